@@ -1,0 +1,15 @@
+# Warnings-as-errors apply to project targets only, never to generated protobuf code.
+function(ferry_project_target target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+endfunction()
+
+set(FERRY_SANITIZE "" CACHE STRING "Sanitizers: '', 'address' (ASan+UBSan) or 'thread' (TSan)")
+if(FERRY_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(FERRY_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT FERRY_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "FERRY_SANITIZE must be '', 'address' or 'thread', got '${FERRY_SANITIZE}'")
+endif()

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace ferry {
+
+using Attachments = std::map<std::string, std::string>;
+
+struct CallOptions {
+  // Whole budget of the call; zero means the channel's default timeout.
+  std::chrono::milliseconds timeout{0};
+  // Carried to the server's ServerContext::attachments().
+  Attachments attachments;
+  // Caller's id of the logical call, carried to ServerContext::request_id() and kept across
+  // retries; zero means none. It is not the wire request id, which the connection assigns.
+  uint64_t request_id = 0;
+  // Empty: a new trace id is generated for the call.
+  std::string trace_id;
+  // Key for consistent-hash balancing; when absent the balancer hashes a request field.
+  std::optional<uint64_t> hash_key;
+};
+
+}  // namespace ferry

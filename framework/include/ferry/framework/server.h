@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ferry/codec/status.h"
+#include "ferry/framework/server_options.h"
+#include "ferry/framework/service.h"
+
+namespace ferry {
+
+// Acceptor, IO threads and a bounded business pool. Handlers run on the pool, or on the IO
+// thread for methods marked (ferry.inline_method); a full pool answers OVERLOADED at once.
+class Server {
+ public:
+  explicit Server(ServerOptions options);
+  ~Server();  // Stop()s if still running
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Before Start(). The service is not owned and must outlive the server.
+  // ALREADY_EXISTS when a service of the same full name was added.
+  Status AddService(Service* service);
+
+  // Binds and listens; port() is valid afterwards. UNAVAILABLE when the address cannot be bound.
+  Status Start();
+  uint16_t port() const;
+
+  // Graceful: stop accepting, let in-flight calls finish for up to the grace period, close.
+  // Safe to call more than once and from any thread but a handler's.
+  void Stop();
+  // Blocks until Stop() has completed.
+  void Wait();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ferry

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ferry/framework/call_options.h"
+
+namespace ferry {
+
+// What a handler knows about the call it serves. Owned by the server for the call's duration.
+class ServerContext {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  std::string_view service() const { return service_; }
+  std::string_view method() const { return method_; }
+  // Clock::time_point::max() when the caller set no deadline.
+  Clock::time_point deadline() const { return deadline_; }
+  bool has_deadline() const { return deadline_ != Clock::time_point::max(); }
+  bool deadline_passed() const { return has_deadline() && Clock::now() >= deadline_; }
+  // "ip:port" of the caller.
+  const std::string& peer() const { return peer_; }
+  const std::string& trace_id() const { return trace_id_; }
+  // CallOptions::request_id of the caller; 0 when it set none.
+  uint64_t request_id() const { return request_id_; }
+  const Attachments& attachments() const { return attachments_; }
+  // True once the caller cancelled (it timed out or gave up); long handlers may stop early.
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+  // Filled by the server before the handler runs.
+  void set_service(std::string_view s) { service_ = s; }
+  void set_method(std::string_view m) { method_ = m; }
+  void set_deadline(Clock::time_point d) { deadline_ = d; }
+  void set_peer(std::string p) { peer_ = std::move(p); }
+  void set_trace_id(std::string t) { trace_id_ = std::move(t); }
+  void set_request_id(uint64_t id) { request_id_ = id; }
+  Attachments* mutable_attachments() { return &attachments_; }
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+
+ private:
+  std::string_view service_;
+  std::string_view method_;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  std::string peer_;
+  std::string trace_id_;
+  uint64_t request_id_ = 0;
+  Attachments attachments_;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace ferry

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace ferry::transport {
+
+// Bytes waiting to be written to one socket. Any thread appends; the socket's IO thread takes
+// everything appended so far in one swap, so frames from many callers leave in one write().
+//
+// Protocol: Append() returns true when no flush is running, and the caller must then schedule
+// one on the IO thread. The flush loops TakeAll() + async_write until TakeAll() returns false,
+// which also marks the queue idle again.
+class OutboundQueue {
+ public:
+  // Returns true if the caller must start a flush.
+  bool Append(std::string_view bytes) {
+    std::lock_guard lock(mu_);
+    pending_.append(bytes);
+    if (flushing_) return false;
+    flushing_ = true;
+    return true;
+  }
+
+  // Swaps the pending bytes into `*out` (whose old contents are discarded; its capacity is
+  // reused next time). Returns false, and ends the flush, when nothing is pending.
+  bool TakeAll(std::string* out) {
+    out->clear();
+    std::lock_guard lock(mu_);
+    if (pending_.empty()) {
+      flushing_ = false;
+      return false;
+    }
+    pending_.swap(*out);
+    return true;
+  }
+
+  // Drops everything pending (the socket is gone) and ends any flush.
+  void Clear() {
+    std::lock_guard lock(mu_);
+    pending_.clear();
+    flushing_ = false;
+  }
+
+  size_t pending_bytes() const {
+    std::lock_guard lock(mu_);
+    return pending_.size();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string pending_;
+  bool flushing_ = false;
+};
+
+}  // namespace ferry::transport
