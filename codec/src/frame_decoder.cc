@@ -40,8 +40,8 @@ FrameDecoder::Result FrameDecoder::Next(Frame* out) {
   const size_t available = end_ - begin_;
   if (available < kHeaderSize) {
     // Reject a wrong magic as soon as its two bytes are in, not after 28.
-    if (available >= 2 && (buffer_[begin_] != (kMagic >> 8) ||
-                           buffer_[begin_ + 1] != (kMagic & 0xFF))) {
+    if (available >= 2 &&
+        (buffer_[begin_] != (kMagic >> 8) || buffer_[begin_ + 1] != (kMagic & 0xFF))) {
       return Fail("bad magic");
     }
     return Result::kNeedMore;

@@ -65,10 +65,14 @@ bool ReadHeader(const uint8_t* in, FrameHeader* h) {
 
 std::string_view MessageTypeName(MessageType type) {
   switch (type) {
-    case MessageType::kRequest: return "request";
-    case MessageType::kResponse: return "response";
-    case MessageType::kHeartbeat: return "heartbeat";
-    case MessageType::kCancel: return "cancel";
+    case MessageType::kRequest:
+      return "request";
+    case MessageType::kResponse:
+      return "response";
+    case MessageType::kHeartbeat:
+      return "heartbeat";
+    case MessageType::kCancel:
+      return "cancel";
   }
   return "unknown";
 }

@@ -84,9 +84,8 @@ Status ParseBody(const FrameHeader& header, std::string_view body, size_t max_bo
     raw = plain;
   }
   if (!serializer->Parse(raw, out)) {
-    return Status(StatusCode::INVALID_ARGUMENT,
-                  "cannot parse body as " + out->GetTypeName() + " with " +
-                      std::string(serializer->name()));
+    return Status(StatusCode::INVALID_ARGUMENT, "cannot parse body as " + out->GetTypeName() +
+                                                    " with " + std::string(serializer->name()));
   }
   return Status::Ok();
 }

@@ -34,8 +34,8 @@ class ZstdCompressor final : public Compressor {
   bool Compress(std::string_view input, int level, std::string* out) const override {
     const size_t old_size = out->size();
     out->resize(old_size + ZSTD_compressBound(input.size()));
-    const size_t n = ZSTD_compressCCtx(ThreadCctx(), out->data() + old_size,
-                                       out->size() - old_size, input.data(), input.size(), level);
+    const size_t n = ZSTD_compressCCtx(ThreadCctx(), out->data() + old_size, out->size() - old_size,
+                                       input.data(), input.size(), level);
     if (ZSTD_isError(n)) {
       out->resize(old_size);
       return false;

@@ -21,7 +21,7 @@ enum class MessageType : uint8_t {
 };
 
 namespace flags {
-inline constexpr uint8_t kOneWay = 0x01;         // request expects no response
+inline constexpr uint8_t kOneWay = 0x01;          // request expects no response
 inline constexpr uint8_t kHeartbeatReply = 0x02;  // heartbeat answering a peer's heartbeat
 }  // namespace flags
 

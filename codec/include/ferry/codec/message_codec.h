@@ -19,8 +19,8 @@ namespace ferry::codec {
 
 // How bodies are written by one client or service.
 struct BodyOptions {
-  uint8_t serializer = 0;          // serializer_id
-  uint8_t compression = 0;         // compression_id; applied only at or above the threshold
+  uint8_t serializer = 0;   // serializer_id
+  uint8_t compression = 0;  // compression_id; applied only at or above the threshold
   size_t compress_threshold = 4096;
   int compression_level = 1;
 };

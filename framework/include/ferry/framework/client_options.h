@@ -8,7 +8,7 @@ namespace ferry {
 
 // Every field maps to a YAML key under `client:` (docs/configuration.md).
 struct ClientOptions {
-  std::string target;                                 // target: "127.0.0.1:7001"
+  std::string target;                                  // target: "127.0.0.1:7001"
   std::chrono::milliseconds default_timeout{1000};     // timeout_ms
   std::chrono::milliseconds connect_timeout{1000};     // connect_timeout_ms
   std::string serializer = "protobuf";                 // serializer: protobuf | json

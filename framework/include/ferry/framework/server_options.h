@@ -8,16 +8,16 @@ namespace ferry {
 
 // Every field maps to a YAML key under `server:` (docs/configuration.md).
 struct ServerOptions {
-  std::string listen = "127.0.0.1:0";              // listen: "host:port"; port 0 picks one
-  size_t io_threads = 1;                           // io_threads
-  size_t worker_threads = 4;                       // business_pool.threads
-  size_t queue_capacity = 1024;                    // business_pool.queue_capacity
-  std::chrono::milliseconds grace_period{5000};    // grace_period_ms
-  std::chrono::milliseconds idle_timeout{60000};   // idle_timeout_ms: close silent connections
-  std::string compression = "none";                // compression.algorithm: none | zstd
-  size_t compress_threshold = 4096;                // compression.threshold_bytes
-  int compression_level = 1;                       // compression.level
-  size_t max_frame_bytes = 16u << 20;              // max_frame_bytes
+  std::string listen = "127.0.0.1:0";             // listen: "host:port"; port 0 picks one
+  size_t io_threads = 1;                          // io_threads
+  size_t worker_threads = 4;                      // business_pool.threads
+  size_t queue_capacity = 1024;                   // business_pool.queue_capacity
+  std::chrono::milliseconds grace_period{5000};   // grace_period_ms
+  std::chrono::milliseconds idle_timeout{60000};  // idle_timeout_ms: close silent connections
+  std::string compression = "none";               // compression.algorithm: none | zstd
+  size_t compress_threshold = 4096;               // compression.threshold_bytes
+  int compression_level = 1;                      // compression.level
+  size_t max_frame_bytes = 16u << 20;             // max_frame_bytes
 };
 
 }  // namespace ferry
