@@ -13,3 +13,13 @@ elseif(FERRY_SANITIZE STREQUAL "thread")
 elseif(NOT FERRY_SANITIZE STREQUAL "")
   message(FATAL_ERROR "FERRY_SANITIZE must be '', 'address' or 'thread', got '${FERRY_SANITIZE}'")
 endif()
+
+# ferry_whole_archive_library(<name> <sources...>): a static library <name>_objects whose
+# self-registering extensions (FERRY_REGISTER_BUILTIN_EXTENSIONS) survive linking, exposed as the
+# INTERFACE target <name> that every consumer links whole.
+function(ferry_whole_archive_library name)
+  add_library(${name}_objects STATIC ${ARGN})
+  add_library(${name} INTERFACE)
+  target_link_libraries(${name} INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}_objects>")
+  ferry_project_target(${name}_objects)
+endfunction()

@@ -55,3 +55,13 @@ class ExtensionRegistry {
 };
 
 }  // namespace ferry
+
+// Registers a library's built-in extensions when the library is loaded, by calling the same
+// `void fn(ferry::ExtensionRegistry&)` that a plugin's entry point calls. A static library
+// using it must be linked whole (see ferry_whole_archive_library in cmake/) or the linker drops
+// the unreferenced registrar.
+#define FERRY_REGISTER_BUILTIN_EXTENSIONS(fn)                \
+  namespace {                                                \
+  [[maybe_unused]] const bool ferry_builtin_registrar_##fn = \
+      (fn(::ferry::ExtensionRegistry::Instance()), true);    \
+  }
