@@ -1,0 +1,74 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ferry::server {
+
+// Fixed worker threads behind a bounded lock-free queue. Submitting never blocks and never
+// allocates: a full pool refuses at once, so the IO thread can answer OVERLOADED instead of
+// stalling every connection it serves.
+class BusinessPool {
+ public:
+  // Intrusive unit of work: the caller's own call object is queued, no std::function per call.
+  class Task {
+   public:
+    virtual ~Task() = default;
+    virtual void Run() = 0;
+  };
+
+  // Admits at most `threads + queue_capacity` tasks at once: one running per thread, the rest
+  // waiting. Counting running tasks too makes the bound independent of how quickly a worker
+  // picks up what was just queued.
+  BusinessPool(size_t threads, size_t queue_capacity, const std::string& thread_name);
+  ~BusinessPool();  // Stop() + Join()
+  BusinessPool(const BusinessPool&) = delete;
+  BusinessPool& operator=(const BusinessPool&) = delete;
+
+  // Takes `*task` and returns true, or leaves it with the caller and returns false when full
+  // or stopped. The pool deletes a task after running it. Any thread.
+  bool TrySubmit(std::unique_ptr<Task>* task);
+
+  // Workers finish the task they are running, then exit; queued tasks are deleted unrun by
+  // Join(). Does not wait.
+  void Stop();
+  // Waits for every worker to exit. Blocks as long as a task is still running.
+  void Join();
+
+  size_t queue_capacity() const { return queue_capacity_; }
+
+ private:
+  // One slot of Vyukov's bounded MPMC queue: `sequence` says whose turn the slot is.
+  struct Cell {
+    std::atomic<size_t> sequence;
+    Task* task = nullptr;
+  };
+
+  bool TryPush(Task* task);
+  Task* TryPop();
+  void WorkerLoop();
+  void RunAndRetire(Task* task);
+
+  const size_t queue_capacity_;
+  const size_t admit_limit_;
+  std::unique_ptr<Cell[]> cells_;
+  const size_t cell_count_;
+  alignas(64) std::atomic<size_t> enqueue_pos_{0};
+  alignas(64) std::atomic<size_t> dequeue_pos_{0};
+  alignas(64) std::atomic<size_t> admitted_{0};
+  // Workers with nothing to do sleep on cv_; producers look at sleepers_ so that a busy pool
+  // is fed without ever touching mu_.
+  alignas(64) std::atomic<size_t> sleepers_{0};
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace ferry::server

@@ -1,0 +1,62 @@
+#include "server/connection_registry.h"
+
+#include "server/server_connection.h"
+
+namespace ferry::server {
+
+void ConnectionRegistry::Add(std::shared_ptr<ServerConnection> connection) {
+  std::lock_guard lock(mu_);
+  ServerConnection* key = connection.get();
+  connections_.emplace(key, std::move(connection));
+}
+
+void ConnectionRegistry::Remove(ServerConnection* connection) {
+  std::shared_ptr<ServerConnection> removed;  // released outside the lock
+  {
+    std::lock_guard lock(mu_);
+    const auto it = connections_.find(connection);
+    if (it == connections_.end()) return;
+    removed = std::move(it->second);
+    connections_.erase(it);
+  }
+  changed_.notify_all();
+}
+
+void ConnectionRegistry::NotifyCallsFinished() {
+  // Taking the lock orders this notification after a waiter's predicate check, so it is not
+  // lost between the check and the wait.
+  { std::lock_guard lock(mu_); }
+  changed_.notify_all();
+}
+
+std::vector<std::shared_ptr<ServerConnection>> ConnectionRegistry::Snapshot() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<ServerConnection>> out;
+  out.reserve(connections_.size());
+  for (const auto& [key, connection] : connections_) out.push_back(connection);
+  return out;
+}
+
+bool ConnectionRegistry::NoCallsInFlightLocked() const {
+  for (const auto& [key, connection] : connections_) {
+    if (connection->HasCallsInFlight()) return false;
+  }
+  return true;
+}
+
+bool ConnectionRegistry::NoCallsInFlight() const {
+  std::lock_guard lock(mu_);
+  return NoCallsInFlightLocked();
+}
+
+bool ConnectionRegistry::WaitUntilNoCallsInFlight(Clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  return changed_.wait_until(lock, deadline, [&] { return NoCallsInFlightLocked(); });
+}
+
+bool ConnectionRegistry::WaitUntilEmpty(Clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  return changed_.wait_until(lock, deadline, [&] { return connections_.empty(); });
+}
+
+}  // namespace ferry::server

@@ -1,0 +1,87 @@
+#include "server/server_call.h"
+
+#include <google/protobuf/message.h>
+
+#include <exception>
+#include <string>
+
+#include "ferry/codec/message_codec.h"
+#include "ferry/rpc_meta.pb.h"
+#include "logger.h"
+#include "server/server_connection.h"
+
+namespace ferry::server {
+namespace {
+
+// A budget beyond a year is no deadline at all, and would overflow the clock arithmetic.
+constexpr uint64_t kMaxTimeoutUs = uint64_t{365} * 24 * 3600 * 1000 * 1000;
+
+}  // namespace
+
+ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
+                       const MethodTable::Entry& method, const codec::FrameHeader& header)
+    : connection_(std::move(connection)),
+      method_(method),
+      request_id_(header.request_id),
+      serializer_(header.serializer),
+      one_way_((header.flags & codec::flags::kOneWay) != 0),
+      request_(method.method->request_prototype->New()),
+      response_(method.method->response_prototype->New()) {}
+
+ServerCall::~ServerCall() {
+  if (tracked_) connection_->Untrack(this);
+}
+
+Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
+                           ServerContext::Clock::time_point received, size_t max_body_bytes) {
+  Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_.get());
+  if (!status.ok()) return status;
+  context_.set_service(method_.service_name);
+  context_.set_method(method_.method->spec->method);
+  if (meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs) {
+    context_.set_deadline(received + std::chrono::microseconds(meta->timeout_us()));
+  }
+  context_.set_peer(connection_->peer());
+  context_.set_trace_id(std::move(*meta->mutable_trace_id()));
+  context_.set_request_id(meta->call_id());
+  if (!meta->attachments().empty()) {
+    context_.mutable_attachments()->insert(meta->attachments().begin(), meta->attachments().end());
+  }
+  return Status::Ok();
+}
+
+void ServerCall::Track() {
+  connection_->Track(this);
+  tracked_ = true;
+}
+
+void ServerCall::Complete(bool on_io_thread) {
+  const Status status = Execute();
+  if (!one_way_) {
+    connection_->SendResponse(request_id_, serializer_, status, response_.get(), on_io_thread);
+  }
+}
+
+Status ServerCall::Execute() {
+  // Work nobody waits for any more is skipped: running it would only delay the calls behind it.
+  if (context_.cancelled()) {
+    return Status(StatusCode::CANCELLED,
+                  "call to " + method_.full_name + " was cancelled by the caller before it ran");
+  }
+  if (context_.deadline_passed()) {
+    return Status(StatusCode::DEADLINE_EXCEEDED,
+                  "deadline of " + method_.full_name + " passed before it ran");
+  }
+  try {
+    return method_.method->invoke(*method_.service, context_, *request_, response_.get());
+  } catch (const std::exception& e) {
+    Logger().warn("ferry server: handler {} threw: {}", method_.full_name, e.what());
+    return Status(StatusCode::INTERNAL, "handler " + method_.full_name + " threw: " + e.what());
+  } catch (...) {
+    Logger().warn("ferry server: handler {} threw a non-standard exception", method_.full_name);
+    return Status(StatusCode::INTERNAL,
+                  "handler " + method_.full_name + " threw a non-standard exception");
+  }
+}
+
+}  // namespace ferry::server

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "ferry/codec/frame_decoder.h"
+#include "ferry/codec/status.h"
+#include "ferry/framework/server_context.h"
+#include "server/business_pool.h"
+#include "server/method_table.h"
+
+namespace google::protobuf {
+class Message;
+}
+namespace ferry::wire {
+class RpcMeta;
+}
+
+namespace ferry::server {
+
+class ServerConnection;
+
+// One request being served: its messages, its context and where its answer goes. Lives on the
+// IO thread's stack for inline methods, on the heap while queued for or running on the pool.
+class ServerCall final : public BusinessPool::Task {
+ public:
+  ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
+             const codec::FrameHeader& header);
+  ~ServerCall() override;  // leaves the connection's in-flight list
+  ServerCall(const ServerCall&) = delete;
+  ServerCall& operator=(const ServerCall&) = delete;
+
+  // Decodes the body and fills the context. Moves strings out of `meta`. On failure the
+  // status is what the caller should be answered.
+  Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
+                 ServerContext::Clock::time_point received, size_t max_body_bytes);
+
+  // Joins the connection's in-flight list, where Stop() waits for it and a cancel frame finds
+  // it. Before handing the call to the pool, which may finish it at once.
+  void Track();
+
+  // On a pool worker.
+  void Run() override { Complete(/*on_io_thread=*/false); }
+  // On the connection's IO thread, for inline methods.
+  void RunInline() { Complete(/*on_io_thread=*/true); }
+
+  uint64_t request_id() const { return request_id_; }
+  ServerContext& context() { return context_; }
+
+  // The connection's in-flight list, guarded by its mutex.
+  ServerCall* prev_in_flight = nullptr;
+  ServerCall* next_in_flight = nullptr;
+
+ private:
+  void Complete(bool on_io_thread);
+  Status Execute();
+
+  const std::shared_ptr<ServerConnection> connection_;
+  const MethodTable::Entry& method_;
+  const uint64_t request_id_;
+  const uint8_t serializer_;
+  const bool one_way_;
+  bool tracked_ = false;
+  std::unique_ptr<google::protobuf::Message> request_;
+  std::unique_ptr<google::protobuf::Message> response_;
+  ServerContext context_;
+};
+
+}  // namespace ferry::server

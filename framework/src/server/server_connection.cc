@@ -1,0 +1,312 @@
+#include "server/server_connection.h"
+
+#include <google/protobuf/message.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <span>
+
+#include "ferry/codec/message_codec.h"
+#include "logger.h"
+#include "server/business_pool.h"
+#include "server/server_call.h"
+
+namespace ferry::server {
+namespace {
+
+constexpr size_t kReadChunk = 16 * 1024;
+
+std::string PeerOf(const boost::asio::ip::tcp::socket& socket) {
+  boost::system::error_code error;
+  const auto endpoint = socket.remote_endpoint(error);
+  if (error) return "unknown peer";
+  const auto address = endpoint.address();
+  const std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  return host + ":" + std::to_string(endpoint.port());
+}
+
+}  // namespace
+
+ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket)
+    : core_(core),
+      socket_(std::move(socket)),
+      peer_(PeerOf(socket_)),
+      decoder_(core.limits),
+      idle_timer_(socket_.get_executor()) {}
+
+void ServerConnection::Start() {
+  if (closed_) return;
+  last_receive_ = Clock::now();
+  if (core_.idle_timeout.count() > 0) ArmIdleTimer(last_receive_ + core_.idle_timeout);
+  Read();
+}
+
+void ServerConnection::Read() {
+  const std::span<uint8_t> space = decoder_.PrepareWrite(kReadChunk);
+  socket_.async_read_some(
+      boost::asio::buffer(space.data(), space.size()),
+      [self = shared_from_this()](const boost::system::error_code& error, size_t bytes) {
+        self->OnRead(error, bytes);
+      });
+}
+
+void ServerConnection::OnRead(const boost::system::error_code& error, size_t bytes) {
+  if (closed_ || closing_) return;
+  if (error == boost::asio::error::eof) {
+    if (decoder_.buffered_bytes() == 0) {
+      Close("peer closed the connection", spdlog::level::debug);
+    } else {
+      Close("peer closed the connection in the middle of a frame (" +
+                std::to_string(decoder_.buffered_bytes()) + " bytes buffered)",
+            spdlog::level::info);
+    }
+    return;
+  }
+  if (error) {
+    Close("read failed: " + error.message(), spdlog::level::info);
+    return;
+  }
+  decoder_.CommitWrite(bytes);
+  // One clock read per batch: every frame in it arrived at the same moment as far as
+  // deadlines are concerned.
+  const Clock::time_point received = Clock::now();
+  last_receive_ = received;
+  for (;;) {
+    const codec::FrameDecoder::Result result = decoder_.Next(&frame_);
+    if (result == codec::FrameDecoder::Result::kNeedMore) break;
+    if (result == codec::FrameDecoder::Result::kError) {
+      Close("malformed input: " + decoder_.error(), spdlog::level::warn);
+      return;
+    }
+    HandleFrame(received);
+  }
+  if (flush_requested_) {
+    flush_requested_ = false;
+    Flush();
+  }
+  Read();
+}
+
+void ServerConnection::HandleFrame(Clock::time_point received) {
+  const codec::FrameHeader& header = frame_.header;
+  switch (header.type) {
+    case codec::MessageType::kRequest:
+      HandleRequest(received);
+      return;
+    case codec::MessageType::kHeartbeat:
+      if ((header.flags & codec::flags::kHeartbeatReply) == 0) {
+        SendHeartbeatReply(header.request_id);
+      }
+      return;
+    case codec::MessageType::kCancel:
+      CancelCall(header.request_id);
+      return;
+    case codec::MessageType::kResponse:
+      break;
+  }
+  // The frame's lengths were valid, so the stream stays in step: skip it, as a newer minor
+  // version may add message types.
+  Logger().warn("ferry server: ignoring {} frame (type {}) from {}",
+                codec::MessageTypeName(header.type), static_cast<int>(header.type), peer_);
+}
+
+void ServerConnection::HandleRequest(Clock::time_point received) {
+  const codec::FrameHeader& header = frame_.header;
+  const auto reject = [&](const Status& status) {
+    if ((header.flags & codec::flags::kOneWay) == 0) {
+      SendResponse(header.request_id, header.serializer, status, nullptr, true);
+    }
+  };
+  if (core_.shutting_down.load(std::memory_order_relaxed)) {
+    return reject(Status(StatusCode::UNAVAILABLE, "server is shutting down"));
+  }
+  Status status = codec::ParseMeta(frame_.meta, &meta_);
+  if (!status.ok()) return reject(status);
+  const MethodTable::Entry* method = nullptr;
+  status = core_.methods.Find(meta_.service(), meta_.method(), &method);
+  if (!status.ok()) return reject(status);
+
+  if (method->method->spec->inline_method) {
+    ServerCall call(shared_from_this(), *method, header);
+    status = call.Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+    if (!status.ok()) return reject(status);
+    call.RunInline();
+    return;
+  }
+  auto call = std::make_unique<ServerCall>(shared_from_this(), *method, header);
+  status = call->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+  if (!status.ok()) return reject(status);
+  call->Track();
+  std::unique_ptr<BusinessPool::Task> task = std::move(call);
+  if (!core_.pool->TrySubmit(&task)) {
+    task.reset();  // leaves the in-flight list before the answer goes out
+    reject(Status(StatusCode::OVERLOADED, "server overloaded: business queue full (capacity " +
+                                              std::to_string(core_.pool->queue_capacity()) + ")"));
+  }
+}
+
+void ServerConnection::CancelCall(uint64_t request_id) {
+  std::lock_guard lock(calls_mu_);
+  for (ServerCall* call = calls_in_flight_; call != nullptr; call = call->next_in_flight) {
+    if (call->request_id() == request_id) {
+      call->context().Cancel();
+      return;
+    }
+  }
+}
+
+void ServerConnection::SendResponse(uint64_t request_id, uint8_t serializer, const Status& status,
+                                    const google::protobuf::Message* body, bool on_io_thread) {
+  // Serialized outside any lock into a per-thread buffer whose capacity is kept across calls.
+  thread_local std::string frame;
+  frame.clear();
+  codec::FrameHeader header;
+  header.type = codec::MessageType::kResponse;
+  header.request_id = request_id;
+  codec::BodyOptions options = core_.response_body;
+  options.serializer = serializer;
+  Status outcome = status;
+  if (outcome.ok()) {
+    outcome = codec::AppendFrame(header, nullptr, body, options, &frame);
+    if (!outcome.ok()) {
+      Logger().error("ferry server: cannot write response to {}: {}", peer_, outcome.ToString());
+    }
+  }
+  if (!outcome.ok()) {
+    thread_local wire::RpcMeta meta;
+    meta.Clear();
+    meta.set_error_message(outcome.message());
+    header.status = static_cast<uint16_t>(outcome.code());
+    // Cannot fail: there is no body to serialize.
+    codec::AppendFrame(header, &meta, nullptr, options, &frame);
+  }
+  Enqueue(frame, on_io_thread);
+}
+
+void ServerConnection::SendHeartbeatReply(uint64_t request_id) {
+  thread_local std::string frame;
+  frame.clear();
+  codec::FrameHeader header;
+  header.type = codec::MessageType::kHeartbeat;
+  header.flags = codec::flags::kHeartbeatReply;
+  header.request_id = request_id;
+  codec::AppendFrame(header, nullptr, nullptr, codec::BodyOptions{}, &frame);
+  Enqueue(frame, /*on_io_thread=*/true);
+}
+
+void ServerConnection::Enqueue(std::string_view frame, bool on_io_thread) {
+  if (!outbound_.Append(frame)) return;  // a flush is already on its way
+  if (on_io_thread) {
+    flush_requested_ = true;
+    return;
+  }
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Flush(); });
+}
+
+// Loops until the queue is empty: each round writes everything appended meanwhile in one go.
+void ServerConnection::Flush() {
+  if (closed_) {
+    outbound_.Clear();
+    return;
+  }
+  if (writing_) return;  // the running write's completion continues the loop
+  if (!outbound_.TakeAll(&write_buffer_)) {
+    if (closing_) Close("server is shutting down", spdlog::level::debug);
+    return;
+  }
+  writing_ = true;
+  boost::asio::async_write(
+      socket_, boost::asio::buffer(write_buffer_),
+      [self = shared_from_this()](const boost::system::error_code& error, size_t) {
+        self->writing_ = false;
+        if (error) {
+          self->Close("write failed: " + error.message(), spdlog::level::info);
+          return;
+        }
+        self->Flush();
+      });
+}
+
+void ServerConnection::ArmIdleTimer(Clock::time_point at) {
+  idle_timer_.expires_at(at);
+  idle_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    self->OnIdleTimer(error);
+  });
+}
+
+void ServerConnection::OnIdleTimer(const boost::system::error_code& error) {
+  if (error || closed_) return;
+  const Clock::time_point now = Clock::now();
+  const Clock::time_point due = last_receive_ + core_.idle_timeout;
+  if (now < due) return ArmIdleTimer(due);
+  // A caller waiting for a long call may legitimately stay silent meanwhile.
+  if (HasCallsInFlight()) return ArmIdleTimer(now + core_.idle_timeout);
+  Close("idle for " + std::to_string(core_.idle_timeout.count()) + " ms", spdlog::level::info);
+}
+
+void ServerConnection::Track(ServerCall* call) {
+  std::lock_guard lock(calls_mu_);
+  call->next_in_flight = calls_in_flight_;
+  if (calls_in_flight_ != nullptr) calls_in_flight_->prev_in_flight = call;
+  calls_in_flight_ = call;
+}
+
+void ServerConnection::Untrack(ServerCall* call) {
+  bool now_idle = false;
+  bool unregister = false;
+  {
+    std::lock_guard lock(calls_mu_);
+    if (call->prev_in_flight != nullptr) {
+      call->prev_in_flight->next_in_flight = call->next_in_flight;
+    } else {
+      calls_in_flight_ = call->next_in_flight;
+    }
+    if (call->next_in_flight != nullptr) {
+      call->next_in_flight->prev_in_flight = call->prev_in_flight;
+    }
+    now_idle = calls_in_flight_ == nullptr;
+    unregister = now_idle && disconnected_;
+  }
+  if (unregister) {
+    core_.connections.Remove(this);
+  } else if (now_idle && core_.shutting_down.load(std::memory_order_relaxed)) {
+    core_.connections.NotifyCallsFinished();
+  }
+}
+
+bool ServerConnection::HasCallsInFlight() const {
+  std::lock_guard lock(calls_mu_);
+  return calls_in_flight_ != nullptr;
+}
+
+void ServerConnection::CloseGracefully() {
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    if (self->closed_) return;
+    self->closing_ = true;
+    self->Flush();
+  });
+}
+
+void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum level) {
+  if (closed_) return;
+  closed_ = true;
+  Logger().log(level, "ferry server: closing connection from {}: {}", peer_, reason);
+  boost::system::error_code ignored;
+  socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  idle_timer_.cancel();
+  outbound_.Clear();
+  bool unregister = false;
+  {
+    std::lock_guard lock(calls_mu_);
+    disconnected_ = true;
+    // Nobody can receive their answers any more; handlers that watch cancelled() may stop.
+    for (ServerCall* call = calls_in_flight_; call != nullptr; call = call->next_in_flight) {
+      call->context().Cancel();
+    }
+    unregister = calls_in_flight_ == nullptr;
+  }
+  if (unregister) core_.connections.Remove(this);
+}
+
+}  // namespace ferry::server

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <spdlog/common.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "ferry/codec/frame_decoder.h"
+#include "ferry/codec/status.h"
+#include "ferry/rpc_meta.pb.h"
+#include "server/server_core.h"
+#include "transport/outbound_queue.h"
+
+namespace google::protobuf {
+class Message;
+}
+
+namespace ferry::server {
+
+class ServerCall;
+
+// One accepted socket. It lives on one io_context for its whole life, so everything but the
+// outbound queue and the in-flight list is touched by that one IO thread only.
+class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket);
+
+  // Starts reading and the idle timer. On the connection's IO thread (post to executor()).
+  void Start();
+  boost::asio::any_io_executor executor() { return socket_.get_executor(); }
+  const std::string& peer() const { return peer_; }
+
+  // Queues the answer to `request_id`; the body is written only with an OK status. Any thread.
+  // `on_io_thread` (the connection's own thread, while it handles a read) defers the write to
+  // the end of that read, so answers to pipelined requests leave in one write.
+  void SendResponse(uint64_t request_id, uint8_t serializer, const Status& status,
+                    const google::protobuf::Message* body, bool on_io_thread);
+
+  // The calls running or queued on the pool. Any thread.
+  void Track(ServerCall* call);
+  void Untrack(ServerCall* call);
+  bool HasCallsInFlight() const;
+
+  // Stops reading, writes what is queued, then closes. Any thread.
+  void CloseGracefully();
+  // On the IO thread, or on any thread once the IO threads have been joined.
+  void Close(std::string_view reason, spdlog::level::level_enum level);
+
+ private:
+  void Read();
+  void OnRead(const boost::system::error_code& error, size_t bytes);
+  void HandleFrame(Clock::time_point received);
+  void HandleRequest(Clock::time_point received);
+  void CancelCall(uint64_t request_id);
+  void SendHeartbeatReply(uint64_t request_id);
+  void Enqueue(std::string_view frame, bool on_io_thread);
+  void Flush();
+  void ArmIdleTimer(Clock::time_point at);
+  void OnIdleTimer(const boost::system::error_code& error);
+
+  ServerCore& core_;
+  boost::asio::ip::tcp::socket socket_;
+  const std::string peer_;
+
+  // IO thread only.
+  codec::FrameDecoder decoder_;
+  codec::Frame frame_;  // reused for every frame, keeping its buffers' capacity
+  wire::RpcMeta meta_;  // likewise
+  std::string write_buffer_;
+  boost::asio::steady_timer idle_timer_;
+  Clock::time_point last_receive_;
+  bool flush_requested_ = false;  // by the read being handled
+  bool writing_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+
+  transport::OutboundQueue outbound_;
+
+  mutable std::mutex calls_mu_;
+  ServerCall* calls_in_flight_ = nullptr;  // intrusive list: no allocation per call
+  bool disconnected_ = false;              // closed; unregisters when its last call ends
+};
+
+}  // namespace ferry::server

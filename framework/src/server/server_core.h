@@ -1,0 +1,29 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+
+#include "ferry/codec/frame_decoder.h"
+#include "ferry/codec/message_codec.h"
+#include "server/connection_registry.h"
+#include "server/method_table.h"
+
+namespace ferry::server {
+
+class BusinessPool;
+
+// What every connection and call of one server shares. The server owns it and keeps it alive
+// until the last connection, call and IO handler is gone.
+struct ServerCore {
+  MethodTable methods;
+  BusinessPool* pool = nullptr;
+  codec::DecoderLimits limits;
+  // Compression settings for responses; the serializer is the request's, set per response.
+  codec::BodyOptions response_body;
+  std::chrono::milliseconds idle_timeout{0};  // zero: never close idle connections
+  // Set once by Stop(): from then on requests are answered UNAVAILABLE instead of run.
+  std::atomic<bool> shutting_down{false};
+  ConnectionRegistry connections;
+};
+
+}  // namespace ferry::server
