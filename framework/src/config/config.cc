@@ -1,0 +1,160 @@
+#include "ferry/framework/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "config/config_reader.h"
+#include "ferry/codec/compressor.h"
+#include "ferry/codec/extension_registry.h"
+#include "ferry/codec/frame_header.h"
+#include "ferry/codec/serializer.h"
+#include "logger.h"
+#include "transport/endpoint.h"
+
+namespace ferry {
+namespace {
+
+using config::ConfigErrors;
+using config::ConfigReader;
+
+// Bounds that catch typos (an extra zero) without second-guessing real deployments.
+constexpr int64_t kMaxThreads = 1024;
+constexpr int64_t kMaxQueueCapacity = int64_t{1} << 24;
+constexpr int64_t kMinFrameBytes = 4096;
+constexpr int64_t kMaxFrameBytes = int64_t{1} << 31;
+constexpr int64_t kMinCompressionLevel = 1;
+constexpr int64_t kMaxCompressionLevel = 22;  // zstd's maximum
+// A day: anything longer is a typo, and would overflow deadline arithmetic on the way.
+constexpr int64_t kMaxMillis = 24 * 3600 * 1000;
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+void ReadCompression(ConfigReader section, std::string* algorithm, size_t* threshold, int* level) {
+  section.String("algorithm", algorithm);
+  if (*algorithm != "none" && codec::FindCompressor(*algorithm) == nullptr) {
+    section.Invalid("algorithm",
+                    "unknown compression algorithm '" + *algorithm + "' (expected one of: none, " +
+                        JoinNames(ExtensionRegistry::Instance().Names<codec::Compressor>()) + ")");
+  }
+  section.Integer("threshold_bytes", 0, ConfigReader::kNoMax, threshold);
+  section.Integer("level", kMinCompressionLevel, kMaxCompressionLevel, level);
+  section.RejectUnknownKeys();
+}
+
+void ReadLog(ConfigReader section, LogOptions* out) {
+  section.String("level", &out->level);
+  if (!ParseLogLevel(out->level)) {
+    section.Invalid("level", "unknown log level '" + out->level +
+                                 "' (expected one of: " + std::string(kLogLevelNames) + ")");
+  }
+  section.RejectUnknownKeys();
+}
+
+void ReadServer(ConfigReader section, ServerOptions* out) {
+  section.String("listen", &out->listen);
+  transport::Endpoint endpoint;
+  if (Status parsed = transport::ParseEndpoint(out->listen, &endpoint); !parsed.ok()) {
+    section.Invalid("listen", parsed.message());
+  }
+  section.Integer("io_threads", 1, kMaxThreads, &out->io_threads);
+  ConfigReader pool = section.Section("business_pool");
+  pool.Integer("threads", 1, kMaxThreads, &out->worker_threads);
+  pool.Integer("queue_capacity", 1, kMaxQueueCapacity, &out->queue_capacity);
+  pool.RejectUnknownKeys();
+  section.Millis("grace_period_ms", 0, kMaxMillis, &out->grace_period);
+  section.Millis("idle_timeout_ms", 0, kMaxMillis, &out->idle_timeout);
+  ReadCompression(section.Section("compression"), &out->compression, &out->compress_threshold,
+                  &out->compression_level);
+  section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
+  section.RejectUnknownKeys();
+}
+
+void ReadClient(ConfigReader section, ClientOptions* out) {
+  section.String("target", &out->target);
+  section.Millis("timeout_ms", 1, kMaxMillis, &out->default_timeout);
+  section.Millis("connect_timeout_ms", 1, kMaxMillis, &out->connect_timeout);
+  section.String("serializer", &out->serializer);
+  if (codec::FindSerializer(out->serializer) == nullptr) {
+    section.Invalid("serializer",
+                    "unknown serializer '" + out->serializer + "' (expected one of: " +
+                        JoinNames(ExtensionRegistry::Instance().Names<codec::Serializer>()) + ")");
+  }
+  ReadCompression(section.Section("compression"), &out->compression, &out->compress_threshold,
+                  &out->compression_level);
+  section.Integer("io_threads", 1, kMaxThreads, &out->io_threads);
+
+  ConfigReader reconnect = section.Section("reconnect");
+  reconnect.Millis("initial_ms", 1, kMaxMillis, &out->reconnect_initial);
+  reconnect.Millis("max_ms", 1, kMaxMillis, &out->reconnect_max);
+  if (out->reconnect_max < out->reconnect_initial) {
+    reconnect.Invalid("max_ms", "must be >= reconnect.initial_ms (" +
+                                    std::to_string(out->reconnect_initial.count()) + ")");
+  }
+  reconnect.RejectUnknownKeys();
+
+  ConfigReader heartbeat = section.Section("heartbeat");
+  heartbeat.Millis("interval_ms", 1, kMaxMillis, &out->heartbeat_interval);
+  heartbeat.Millis("timeout_ms", 1, kMaxMillis, &out->heartbeat_timeout);
+  if (out->heartbeat_timeout <= out->heartbeat_interval) {
+    heartbeat.Invalid("timeout_ms", "must be greater than heartbeat.interval_ms (" +
+                                        std::to_string(out->heartbeat_interval.count()) + ")");
+  }
+  heartbeat.RejectUnknownKeys();
+
+  section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
+  section.RejectUnknownKeys();
+}
+
+}  // namespace
+
+Status ParseConfig(const std::string& yaml_text, const std::string& source_name, Config* out) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  source_name + ": line " + std::to_string(e.mark.line + 1) + ", column " +
+                      std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
+  }
+  ConfigErrors errors(source_name);
+  if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  source_name + ": expected a mapping of sections (log, server, client, service)");
+  }
+  Config config;
+  ConfigReader top(root, "", &errors);
+  ReadLog(top.Section("log"), &config.log);
+  ReadServer(top.Section("server"), &config.server);
+  ReadClient(top.Section("client"), &config.client);
+  if (const YAML::Node service = top.Raw("service"); service.IsDefined() && !service.IsNull()) {
+    config.service_yaml = YAML::Dump(service);
+  }
+  top.RejectUnknownKeys();
+  if (!errors.first().ok()) return errors.first();
+  *out = std::move(config);
+  return Status::Ok();
+}
+
+Status LoadConfigFile(const std::string& path, Config* out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return Status(StatusCode::NOT_FOUND,
+                  "cannot open config file '" + path + "': " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "cannot read config file '" + path + "'");
+  }
+  return ParseConfig(text.str(), path, out);
+}
+
+}  // namespace ferry

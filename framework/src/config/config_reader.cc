@@ -1,0 +1,117 @@
+#include "config/config_reader.h"
+
+#include <charconv>
+
+namespace ferry::config {
+namespace {
+
+std::string Describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Undefined:
+      break;
+  }
+  return "nothing";
+}
+
+std::string IntegerExpectation(int64_t min, int64_t max) {
+  if (max == ConfigReader::kNoMax) return "expected an integer >= " + std::to_string(min);
+  return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+}  // namespace
+
+void ConfigErrors::Add(std::string_view key_path, std::string_view message, const YAML::Mark& at) {
+  if (!first_.ok()) return;
+  std::string text = source_ + ": " + std::string(key_path) + ": " + std::string(message);
+  if (at.line >= 0) text += " (line " + std::to_string(at.line + 1) + ")";
+  first_ = Status(StatusCode::INVALID_ARGUMENT, std::move(text));
+}
+
+ConfigReader::ConfigReader(YAML::Node mapping, std::string path, ConfigErrors* errors)
+    : mapping_(std::move(mapping)), path_(std::move(path)), errors_(errors) {}
+
+std::string ConfigReader::PathOf(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+YAML::Node ConfigReader::Find(std::string_view key) {
+  known_.emplace(key);
+  if (!mapping_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  // A linear scan: yaml-cpp's operator[] on a non-const node would insert the key.
+  for (const auto& entry : mapping_) {
+    if (entry.first.IsScalar() && entry.first.Scalar() == key) return entry.second;
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+ConfigReader ConfigReader::Section(std::string_view key) {
+  YAML::Node node = Find(key);
+  if (node.IsDefined() && !node.IsNull() && !node.IsMap()) {
+    errors_->Add(PathOf(key), "expected a mapping, got " + Describe(node), node.Mark());
+    node = YAML::Node(YAML::NodeType::Undefined);
+  }
+  return ConfigReader(node, PathOf(key), errors_);
+}
+
+void ConfigReader::Integer(std::string_view key, int64_t min, int64_t max, int64_t* out) {
+  const YAML::Node node = Find(key);
+  if (!node.IsDefined()) return;
+  int64_t value = 0;
+  bool parsed = false;
+  if (node.IsScalar()) {
+    const std::string& text = node.Scalar();
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    parsed = error == std::errc() && end == text.data() + text.size() && !text.empty();
+  }
+  if (!parsed || value < min || value > max) {
+    errors_->Add(PathOf(key), IntegerExpectation(min, max) + ", got " + Describe(node),
+                 node.Mark());
+    return;
+  }
+  *out = value;
+}
+
+void ConfigReader::Millis(std::string_view key, int64_t min, int64_t max,
+                          std::chrono::milliseconds* out) {
+  int64_t ms = out->count();
+  Integer(key, min, max, &ms);
+  *out = std::chrono::milliseconds(ms);
+}
+
+void ConfigReader::String(std::string_view key, std::string* out) {
+  const YAML::Node node = Find(key);
+  if (!node.IsDefined()) return;
+  if (!node.IsScalar()) {
+    errors_->Add(PathOf(key), "expected a string, got " + Describe(node), node.Mark());
+    return;
+  }
+  *out = node.Scalar();
+}
+
+YAML::Node ConfigReader::Raw(std::string_view key) { return Find(key); }
+
+void ConfigReader::Invalid(std::string_view key, std::string_view message) {
+  errors_->Add(PathOf(key), message, Find(key).Mark());
+}
+
+void ConfigReader::RejectUnknownKeys() {
+  if (!mapping_.IsMap()) return;
+  for (const auto& entry : mapping_) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : Describe(entry.first);
+    if (entry.first.IsScalar() && known_.count(key) != 0) continue;
+    std::string message = "unknown key (expected one of:";
+    for (const std::string& known : known_) message += " " + known;
+    message += ")";
+    errors_->Add(PathOf(key), message, entry.first.Mark());
+  }
+}
+
+}  // namespace ferry::config

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "ferry/codec/status.h"
+
+namespace ferry::config {
+
+// The first error met while reading one config file; later ones are usually consequences.
+class ConfigErrors {
+ public:
+  explicit ConfigErrors(std::string source) : source_(std::move(source)) {}
+
+  // "echo.yaml: server.io_threads: expected an integer >= 1, got 'x' (line 3)"
+  void Add(std::string_view key_path, std::string_view message, const YAML::Mark& at);
+  const Status& first() const { return first_; }
+
+ private:
+  std::string source_;
+  Status first_;
+};
+
+// Reads one YAML mapping of a config file. It remembers which keys were asked for, so that
+// RejectUnknownKeys() can name any key nobody reads, typically a typo.
+class ConfigReader {
+ public:
+  static constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
+
+  // `path` is the mapping's full key path, e.g. "server.business_pool"; empty at top level.
+  ConfigReader(YAML::Node mapping, std::string path, ConfigErrors* errors);
+
+  // A nested mapping; absent or null reads as empty, so every key keeps its default.
+  ConfigReader Section(std::string_view key);
+
+  // Each leaves `*out` untouched when the key is absent or invalid.
+  void Integer(std::string_view key, int64_t min, int64_t max, int64_t* out);
+  template <class T>
+  void Integer(std::string_view key, int64_t min, int64_t max, T* out) {
+    int64_t value = static_cast<int64_t>(*out);
+    Integer(key, min, max, &value);
+    *out = static_cast<T>(value);
+  }
+  void Millis(std::string_view key, int64_t min, int64_t max, std::chrono::milliseconds* out);
+  void String(std::string_view key, std::string* out);
+  // The raw node, for free-form sections; an undefined node when absent.
+  YAML::Node Raw(std::string_view key);
+
+  // Reports `message` against `key` of this mapping, for checks the reader cannot make itself.
+  void Invalid(std::string_view key, std::string_view message);
+  // Call after reading every known key.
+  void RejectUnknownKeys();
+
+ private:
+  YAML::Node Find(std::string_view key);  // marks `key` as known
+  std::string PathOf(std::string_view key) const;
+
+  YAML::Node mapping_;
+  std::string path_;
+  ConfigErrors* errors_;
+  std::set<std::string, std::less<>> known_;
+};
+
+}  // namespace ferry::config
