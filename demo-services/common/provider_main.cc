@@ -1,0 +1,82 @@
+#include "common/provider_main.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "common/provider_flags.h"
+#include "ferry/framework/config.h"
+#include "ferry/framework/logging.h"
+#include "ferry/framework/server.h"
+
+namespace ferry::demo {
+
+namespace {
+
+constexpr int kExitStartFailed = 1;
+constexpr int kExitBadUsage = 2;
+
+// Blocked in every thread (the server's inherit the mask) and taken synchronously by
+// sigwait, so shutdown runs as ordinary code rather than inside a signal handler.
+sigset_t StopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
+int Fail(std::string_view name, int exit_code, const Status& status) {
+  std::cerr << name << ": " << status << "\n";
+  if (exit_code == kExitBadUsage && status.message().starts_with("--")) {
+    std::cerr << "usage: " << name << " --config <file.yaml> [--port N]\n";
+  }
+  return exit_code;
+}
+
+std::string ListenHost(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
+
+}  // namespace
+
+int RunProvider(std::string_view name, int argc, char** argv, std::span<Service* const> services) {
+  const sigset_t stop_signals = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  ProviderFlags flags;
+  if (Status s = ParseProviderFlags({argv + 1, static_cast<size_t>(argc - 1)}, &flags); !s.ok()) {
+    return Fail(name, kExitBadUsage, s);
+  }
+  Config config;
+  if (Status s = LoadConfigFile(flags.config_path, &config); !s.ok()) {
+    return Fail(name, kExitBadUsage, s);
+  }
+  if (flags.port) {
+    if (Status s = OverrideListenPort(*flags.port, &config.server.listen); !s.ok()) {
+      return Fail(name, kExitBadUsage, s);
+    }
+  }
+  if (Status s = SetLogLevel(config.log.level); !s.ok()) return Fail(name, kExitBadUsage, s);
+
+  Server server(config.server);
+  for (Service* service : services) {
+    if (Status s = server.AddService(service); !s.ok()) return Fail(name, kExitStartFailed, s);
+  }
+  if (Status s = server.Start(); !s.ok()) return Fail(name, kExitStartFailed, s);
+
+  const std::string address =
+      ListenHost(config.server.listen) + ":" + std::to_string(server.port());
+  spdlog::info("{} serving {} service(s) on {}", name, services.size(), address);
+  std::cout << name << " listening on " << address << std::endl;
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  spdlog::info("{} stopping on {}", name, sigabbrev_np(signal_number));
+  server.Stop();
+  return 0;
+}
+
+}  // namespace ferry::demo

@@ -1,0 +1,68 @@
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/provider_flags.h"
+
+namespace ferry::demo {
+namespace {
+
+Status Parse(std::vector<const char*> args, ProviderFlags* flags) {
+  return ParseProviderFlags(args, flags);
+}
+
+TEST(ProviderFlagsTest, ConfigAlone) {
+  ProviderFlags flags;
+  ASSERT_TRUE(Parse({"--config", "echo.yaml"}, &flags).ok());
+  EXPECT_EQ(flags.config_path, "echo.yaml");
+  EXPECT_FALSE(flags.port.has_value());
+}
+
+TEST(ProviderFlagsTest, SeparateAndJoinedValues) {
+  ProviderFlags flags;
+  ASSERT_TRUE(Parse({"--port=0", "--config", "a.yaml"}, &flags).ok());
+  EXPECT_EQ(flags.port, 0);
+  EXPECT_EQ(flags.config_path, "a.yaml");
+
+  ASSERT_TRUE(Parse({"--config=b.yaml", "--port", "65535"}, &flags).ok());
+  EXPECT_EQ(flags.port, 65535);
+  EXPECT_EQ(flags.config_path, "b.yaml");
+}
+
+TEST(ProviderFlagsTest, RejectsWhatItCannotUse) {
+  const std::vector<std::vector<const char*>> bad = {
+      {},                  // --config is required
+      {"--port", "7001"},  // still required
+      {"--config"},        // no value
+      {"--config="},       // empty value
+      {"--config", "a.yaml", "--port", "70000"},
+      {"--config", "a.yaml", "--port", "-1"},
+      {"--config", "a.yaml", "--port", "80x"},
+      {"--config", "a.yaml", "--port="},
+      {"--config", "a.yaml", "--verbose"},
+      {"--config", "a.yaml", "stray"},
+  };
+  for (const auto& args : bad) {
+    ProviderFlags flags;
+    std::string joined;
+    for (const char* arg : args) joined += std::string(arg) + " ";
+    EXPECT_EQ(Parse(args, &flags).code(), StatusCode::INVALID_ARGUMENT) << joined;
+  }
+}
+
+TEST(ProviderFlagsTest, OverrideListenPort) {
+  std::string listen = "127.0.0.1:7001";
+  ASSERT_TRUE(OverrideListenPort(7100, &listen).ok());
+  EXPECT_EQ(listen, "127.0.0.1:7100");
+
+  listen = "[::1]:7001";
+  ASSERT_TRUE(OverrideListenPort(0, &listen).ok());
+  EXPECT_EQ(listen, "[::1]:0");
+
+  listen = "localhost";
+  EXPECT_EQ(OverrideListenPort(1, &listen).code(), StatusCode::INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace ferry::demo
