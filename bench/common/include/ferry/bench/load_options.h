@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ferry/bench/flag_parser.h"
+
+namespace ferry::bench {
+
+// The load shape every bench client (bare, grpc, ferry) accepts, so their RESULT lines compare.
+struct LoadOptions {
+  std::string target;            // --target host:port (required)
+  uint32_t conns = 1;            // --conns: connections (channels)
+  uint32_t depth = 1;            // --depth: calls outstanding per connection
+  uint32_t size = 16;            // --size: payload bytes per request
+  double duration_seconds = 10;  // --duration: measured time, after warmup
+  double warmup_seconds = 0;     // --warmup: calls run but are not recorded
+  uint32_t threads = 1;          // --threads: client IO / completion threads
+  double slow_ratio = 0;         // --slow-ratio: fraction of calls sent to the slow method
+  uint32_t slow_ms = 5;          // --slow-ms: how long a slow call sleeps on the server
+};
+
+inline constexpr uint32_t kMaxPayloadBytes = 16u << 20;
+
+// Registers the flags above on `flags`, plus a check that --target is present and well formed.
+// Clients with flags of their own add them to the same parser.
+void AddLoadFlags(FlagParser& flags, LoadOptions* options);
+
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+};
+
+// "127.0.0.1:7001", "localhost:7001", "[::1]:7001". False (and `*error`) otherwise.
+bool ParseHostPort(std::string_view text, HostPort* out, std::string* error);
+
+}  // namespace ferry::bench
