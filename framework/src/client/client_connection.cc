@@ -1,0 +1,421 @@
+#include "client/client_connection.h"
+
+#include <google/protobuf/message.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <span>
+#include <utility>
+
+#include "ferry/rpc_meta.pb.h"
+#include "logger.h"
+
+namespace ferry::client {
+namespace {
+
+using boost::asio::ip::tcp;
+using std::chrono::milliseconds;
+
+// Timeouts are swept at this granularity: calls expiring within one tick share one wake-up.
+constexpr milliseconds kSweepTick{1};
+constexpr size_t kReadChunk = 64 * 1024;
+
+std::string Ms(milliseconds d) { return std::to_string(d.count()) + " ms"; }
+
+}  // namespace
+
+ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpoint endpoint,
+                                   const ClientOptions& options, codec::BodyOptions body_options)
+    : io_(io),
+      endpoint_(std::move(endpoint)),
+      peer_(endpoint_.ToString()),
+      options_(options),
+      body_options_(body_options),
+      resolver_(io),
+      socket_(io),
+      connect_timer_(io),
+      heartbeat_timer_(io),
+      backoff_timer_(io),
+      sweep_timer_(io),
+      backoff_(options.reconnect_initial, options.reconnect_max) {}
+
+void ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
+                            google::protobuf::Message* response, Clock::time_point deadline,
+                            milliseconds timeout, CallDone done) {
+  // Read before Admit(): if it differs once the request is queued, the link this call was
+  // admitted to ended meanwhile, and may have missed the call when failing its pending ones.
+  const uint64_t epoch = epoch_.load(std::memory_order_acquire);
+  if (Status admitted = Admit(); !admitted.ok()) {
+    done(admitted);
+    return;
+  }
+  const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  // Serialized outside any lock into a buffer this thread reuses; the queue copies it.
+  thread_local std::string frame;
+  frame.clear();
+  codec::FrameHeader header;
+  header.type = codec::MessageType::kRequest;
+  header.request_id = id;
+  if (Status encoded = codec::AppendFrame(header, &meta, &request, body_options_, &frame);
+      !encoded.ok()) {
+    done(encoded);
+    return;
+  }
+  pending_.Insert(id, PendingCall{response, std::move(done), deadline, timeout});
+  ScheduleSweepBy(deadline);
+  Enqueue(frame);
+  if (epoch_.load(std::memory_order_acquire) != epoch) Abandon(id);
+}
+
+Status ClientConnection::Admit() {
+  State state = state_.load(std::memory_order_acquire);
+  for (;;) {
+    switch (state) {
+      case State::kConnecting:
+      case State::kConnected:
+        return Status::Ok();
+      case State::kShutdown:
+        return DownStatus();
+      case State::kIdle:
+        if (state_.compare_exchange_weak(state, State::kConnecting)) {
+          boost::asio::post(io_, [self = shared_from_this()] { self->StartConnect(); });
+          return Status::Ok();
+        }
+        break;
+      case State::kBackoff: {
+        // Fail fast rather than wait out the backoff: a caller with other endpoints can retry
+        // there at once. Once the backoff has elapsed, the call itself starts the next attempt.
+        const Clock::time_point now = Clock::now();
+        const Clock::time_point retry_at = retry_at_.load(std::memory_order_acquire);
+        if (now < retry_at) {
+          const auto wait = std::chrono::ceil<milliseconds>(retry_at - now);
+          return Status(StatusCode::UNAVAILABLE,
+                        DownStatus().message() + " (next attempt in " + Ms(wait) + ")");
+        }
+        if (state_.compare_exchange_weak(state, State::kConnecting)) {
+          boost::asio::post(io_, [self = shared_from_this()] { self->StartConnect(); });
+          return Status::Ok();
+        }
+        break;
+      }
+    }
+  }
+}
+
+Status ClientConnection::DownStatus() const {
+  if (state_.load(std::memory_order_acquire) == State::kShutdown) {
+    return Status(StatusCode::CANCELLED, "channel to " + peer_ + " was shut down");
+  }
+  std::lock_guard lock(last_error_mu_);
+  return Status(StatusCode::UNAVAILABLE, last_error_);
+}
+
+void ClientConnection::Abandon(uint64_t id) {
+  if (auto call = pending_.Take(id)) call->done(DownStatus());
+  // The request may sit in the queue of the next link: tell the server to skip it.
+  SendControl(codec::MessageType::kCancel, id, 0);
+}
+
+void ClientConnection::Enqueue(std::string_view frame) {
+  if (outbox_.Append(frame)) {
+    boost::asio::post(io_, [self = shared_from_this()] { self->Flush(); });
+  }
+}
+
+void ClientConnection::SendControl(codec::MessageType type, uint64_t id, uint8_t flags) {
+  codec::FrameHeader header;
+  header.type = type;
+  header.request_id = id;
+  header.flags = flags;
+  const std::array<uint8_t, codec::kHeaderSize> bytes = codec::WriteHeader(header);
+  Enqueue(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+// Calls with equal timeouts expire in the order they were made, so the sweep already due
+// earlier covers a new call and this is one atomic load; only a call due sooner than every
+// pending one posts to the IO thread.
+void ClientConnection::ScheduleSweepBy(Clock::time_point deadline) {
+  if (deadline == Clock::time_point::max()) return;
+  const auto due = std::chrono::ceil<milliseconds>(deadline);
+  Clock::time_point scheduled = sweep_at_.load(std::memory_order_acquire);
+  while (due < scheduled) {
+    if (sweep_at_.compare_exchange_weak(scheduled, due)) {
+      boost::asio::post(io_, [self = shared_from_this()] { self->ArmSweepTimer(); });
+      return;
+    }
+  }
+}
+
+void ClientConnection::FailAll(const Status& status) {
+  std::vector<PendingCallTable::Entry> calls;
+  pending_.TakeAll(&calls);
+  for (auto& [id, call] : calls) call.done(status);
+}
+
+void ClientConnection::Shutdown() {
+  if (state_.exchange(State::kShutdown) == State::kShutdown) return;
+  epoch_.fetch_add(1, std::memory_order_acq_rel);
+  FailAll(DownStatus());
+  boost::asio::post(io_, [self = shared_from_this()] {
+    self->CloseSocket();
+    self->backoff_timer_.cancel();
+    self->sweep_timer_.cancel();
+    self->outbox_.Clear();
+  });
+}
+
+ClientStats ClientConnection::stats() const {
+  ClientStats stats;
+  stats.late_responses = late_responses_.load(std::memory_order_relaxed);
+  stats.calls_in_flight = pending_.size();
+  stats.reconnects = reconnects_.load(std::memory_order_relaxed);
+  stats.requests_sent = pending_.inserted();
+  stats.flushes = flushes_.load(std::memory_order_relaxed);
+  return stats;
+}
+
+void ClientConnection::StartConnect() {
+  if (state_.load(std::memory_order_acquire) != State::kConnecting) return;
+  const uint64_t link = epoch_.load(std::memory_order_acquire);
+  backoff_timer_.cancel();
+  decoder_ = codec::FrameDecoder(codec::DecoderLimits{.max_frame_bytes = options_.max_frame_bytes});
+  connect_timer_.expires_after(options_.connect_timeout);
+  connect_timer_.async_wait([self = shared_from_this(), link](const boost::system::error_code& ec) {
+    // The state check covers a timer that expired just as the connect completed.
+    if (!ec && self->IsCurrent(link) && self->state_.load() == State::kConnecting) {
+      self->EndLink("connect timed out after " + Ms(self->options_.connect_timeout));
+    }
+  });
+  resolver_.async_resolve(
+      endpoint_.host, std::to_string(endpoint_.port),
+      [self = shared_from_this(), link](const boost::system::error_code& ec,
+                                        const tcp::resolver::results_type& endpoints) {
+        if (!self->IsCurrent(link)) return;
+        if (ec) {
+          self->EndLink("cannot resolve '" + self->endpoint_.host + "': " + ec.message());
+          return;
+        }
+        boost::asio::async_connect(
+            self->socket_, endpoints,
+            [self, link](const boost::system::error_code& ec, const tcp::endpoint&) {
+              self->OnConnected(link, ec);
+            });
+      });
+}
+
+void ClientConnection::OnConnected(uint64_t link, const boost::system::error_code& ec) {
+  if (!IsCurrent(link)) return;
+  if (ec) {
+    EndLink(ec.message());
+    return;
+  }
+  State expected = State::kConnecting;
+  if (!state_.compare_exchange_strong(expected, State::kConnected)) return;  // shut down
+  connect_timer_.cancel();
+  boost::system::error_code ignored;
+  socket_.set_option(tcp::no_delay(true), ignored);
+  if (ever_connected_) reconnects_.fetch_add(1, std::memory_order_relaxed);
+  ever_connected_ = true;
+  backoff_.Reset();
+  last_received_ = Clock::now();
+  StartRead(link);
+  ArmHeartbeat(link);
+  Flush();  // requests queued while connecting
+}
+
+void ClientConnection::StartRead(uint64_t link) {
+  std::span<uint8_t> space = decoder_.PrepareWrite(kReadChunk);
+  socket_.async_read_some(
+      boost::asio::buffer(space.data(), space.size()),
+      [self = shared_from_this(), link](const boost::system::error_code& ec, size_t bytes) {
+        self->OnRead(link, ec, bytes);
+      });
+}
+
+void ClientConnection::OnRead(uint64_t link, const boost::system::error_code& ec, size_t bytes) {
+  if (!IsCurrent(link)) return;
+  if (ec) {
+    EndLink(ec == boost::asio::error::eof ? "server closed the connection" : ec.message());
+    return;
+  }
+  decoder_.CommitWrite(bytes);
+  last_received_ = Clock::now();
+  for (;;) {
+    switch (decoder_.Next(&frame_)) {
+      case codec::FrameDecoder::Result::kNeedMore:
+        StartRead(link);
+        return;
+      case codec::FrameDecoder::Result::kError:
+        Logger().error("closing connection to {}: {}", peer_, decoder_.error());
+        EndLink("bad frame: " + decoder_.error());
+        return;
+      case codec::FrameDecoder::Result::kFrame:
+        Dispatch(frame_);
+        // A completion callback may have shut the channel down.
+        if (!IsCurrent(link)) return;
+        break;
+    }
+  }
+}
+
+void ClientConnection::Dispatch(const codec::Frame& frame) {
+  switch (frame.header.type) {
+    case codec::MessageType::kResponse:
+      CompleteCall(frame);
+      return;
+    case codec::MessageType::kHeartbeat:
+      if ((frame.header.flags & codec::flags::kHeartbeatReply) == 0) {
+        SendControl(codec::MessageType::kHeartbeat, frame.header.request_id,
+                    codec::flags::kHeartbeatReply);
+      }
+      return;
+    default:
+      Logger().debug("ignoring {} frame from server {}", codec::MessageTypeName(frame.header.type),
+                     peer_);
+      return;
+  }
+}
+
+void ClientConnection::CompleteCall(const codec::Frame& frame) {
+  std::optional<PendingCall> call = pending_.Take(frame.header.request_id);
+  if (!call) {
+    late_responses_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  Status status;
+  if (frame.header.status != 0) {
+    wire::RpcMeta meta;
+    status = codec::ParseMeta(frame.meta, &meta);
+    if (status.ok()) {
+      status = Status(static_cast<StatusCode>(frame.header.status), meta.error_message());
+    }
+  } else {
+    status = codec::ParseBody(frame.header, frame.body, options_.max_frame_bytes, call->response);
+  }
+  call->done(status);
+}
+
+void ClientConnection::Flush() {
+  if (writing_ || state_.load(std::memory_order_acquire) != State::kConnected) return;
+  if (!outbox_.TakeAll(&write_buffer_)) return;
+  writing_ = true;
+  flushes_.fetch_add(1, std::memory_order_relaxed);
+  boost::asio::async_write(
+      socket_, boost::asio::buffer(write_buffer_),
+      [self = shared_from_this(), link = epoch_.load(std::memory_order_acquire)](
+          const boost::system::error_code& ec, size_t) { self->OnWritten(link, ec); });
+}
+
+void ClientConnection::OnWritten(uint64_t link, const boost::system::error_code& ec) {
+  if (!IsCurrent(link)) return;
+  writing_ = false;
+  if (ec) {
+    EndLink("write failed: " + ec.message());
+    return;
+  }
+  Flush();
+}
+
+// Heartbeats go out only while nothing arrives: any frame proves the server alive.
+void ClientConnection::ArmHeartbeat(uint64_t link) {
+  const milliseconds interval = options_.heartbeat_interval;
+  if (interval <= milliseconds::zero()) return;
+  const Clock::time_point now = Clock::now();
+  Clock::time_point due = last_received_ + interval;
+  if (due <= now) {
+    // Already idle: a heartbeat went out; check again after another interval or when the
+    // server's silence reaches the timeout, whichever comes first.
+    due = now + interval;
+    if (options_.heartbeat_timeout > milliseconds::zero()) {
+      due = std::min(due, last_received_ + options_.heartbeat_timeout);
+    }
+  }
+  heartbeat_timer_.expires_at(due);
+  heartbeat_timer_.async_wait(
+      [self = shared_from_this(), link](const boost::system::error_code& ec) {
+        if (!ec && self->IsCurrent(link)) self->OnHeartbeatDue(link);
+      });
+}
+
+void ClientConnection::OnHeartbeatDue(uint64_t link) {
+  const auto idle = Clock::now() - last_received_;
+  const milliseconds timeout = options_.heartbeat_timeout;
+  if (timeout > milliseconds::zero() && idle >= timeout) {
+    EndLink("nothing received for " + Ms(std::chrono::duration_cast<milliseconds>(idle)) +
+            ", heartbeat timeout is " + Ms(timeout));
+    return;
+  }
+  if (idle >= options_.heartbeat_interval) SendControl(codec::MessageType::kHeartbeat, 0, 0);
+  ArmHeartbeat(link);
+}
+
+void ClientConnection::EndLink(std::string_view reason) {
+  CloseSocket();
+  State state = state_.load(std::memory_order_acquire);
+  const std::string message = (state == State::kConnected ? "connection to " + peer_ + " lost: "
+                                                          : "cannot connect to " + peer_ + ": ") +
+                              std::string(reason);
+  const milliseconds delay = backoff_.Next();
+  {
+    std::lock_guard lock(last_error_mu_);
+    last_error_ = message;
+  }
+  retry_at_.store(Clock::now() + delay, std::memory_order_release);
+  // Racing callers read epoch_ before state_ (see Call), so state_ moves first: a caller that
+  // sees the new epoch also sees the backoff and fails fast instead of queueing a request.
+  do {
+    if (state == State::kShutdown) return;
+  } while (!state_.compare_exchange_weak(state, State::kBackoff));
+  const uint64_t link = epoch_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  Logger().warn("{}; reconnecting in {}", message, Ms(delay));
+  outbox_.Clear();
+  FailAll(Status(StatusCode::UNAVAILABLE, message));
+  backoff_timer_.expires_after(delay);
+  backoff_timer_.async_wait([self = shared_from_this(), link](const boost::system::error_code& ec) {
+    if (!ec) self->OnBackoffElapsed(link);
+  });
+}
+
+void ClientConnection::CloseSocket() {
+  boost::system::error_code ignored;
+  resolver_.cancel();
+  socket_.close(ignored);
+  connect_timer_.cancel();
+  heartbeat_timer_.cancel();
+  writing_ = false;
+}
+
+void ClientConnection::OnBackoffElapsed(uint64_t link) {
+  if (!IsCurrent(link)) return;
+  State expected = State::kBackoff;
+  // A call may have started the attempt already.
+  if (state_.compare_exchange_strong(expected, State::kConnecting)) StartConnect();
+}
+
+void ClientConnection::ArmSweepTimer() {
+  const Clock::time_point due = sweep_at_.load(std::memory_order_acquire);
+  if (due == Clock::time_point::max()) return;
+  sweep_timer_.expires_at(due);
+  sweep_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (!ec) self->Sweep();
+  });
+}
+
+// Unscheduling before scanning matters: a call inserted after its shard was scanned then sees
+// no sweep scheduled and schedules one itself.
+void ClientConnection::Sweep() {
+  sweep_at_.store(Clock::time_point::max(), std::memory_order_release);
+  const Clock::time_point now = Clock::now();
+  const Clock::time_point next = pending_.TakeExpired(now, &expired_);
+  for (auto& [id, call] : expired_) {
+    SendControl(codec::MessageType::kCancel, id, 0);
+    call.done(Status(StatusCode::DEADLINE_EXCEEDED, "call timed out after " + Ms(call.timeout)));
+  }
+  expired_.clear();
+  if (next != Clock::time_point::max()) ScheduleSweepBy(std::max(next, now + kSweepTick));
+}
+
+}  // namespace ferry::client

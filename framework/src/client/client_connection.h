@@ -1,0 +1,124 @@
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/client_stats.h"
+#include "client/pending_call_table.h"
+#include "client/reconnect_backoff.h"
+#include "ferry/codec/frame_decoder.h"
+#include "ferry/codec/message_codec.h"
+#include "ferry/framework/channel.h"
+#include "ferry/framework/client_options.h"
+#include "transport/endpoint.h"
+#include "transport/outbound_queue.h"
+
+namespace ferry::client {
+
+// One TCP connection to one endpoint, shared by every call to it, living on one io_context.
+// Connects lazily on the first call, and after a failure reconnects with capped exponential
+// backoff. A "link" is one socket's life; when it ends every call pending on it fails at once.
+//
+// Call() is safe from any thread; everything else in here runs on the io_context's thread.
+class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
+ public:
+  ClientConnection(boost::asio::io_context& io, transport::Endpoint endpoint,
+                   const ClientOptions& options, codec::BodyOptions body_options);
+
+  // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
+  // fails before anything is queued, e.g. while the connection is down in backoff.
+  void Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
+            google::protobuf::Message* response, Clock::time_point deadline,
+            std::chrono::milliseconds timeout, CallDone done);
+
+  // Completes every pending call with CANCELLED, on the calling thread, and closes the socket.
+  // Later calls fail with CANCELLED. Idempotent.
+  void Shutdown();
+
+  ClientStats stats() const;
+
+ private:
+  enum class State : uint8_t { kIdle, kConnecting, kConnected, kBackoff, kShutdown };
+
+  // Calling-thread side.
+  Status Admit();
+  Status DownStatus() const;
+  void Abandon(uint64_t id);
+  void Enqueue(std::string_view frame);
+  void SendControl(codec::MessageType type, uint64_t id, uint8_t flags);
+  void ScheduleSweepBy(Clock::time_point deadline);
+  void FailAll(const Status& status);
+
+  // IO-thread side.
+  bool IsCurrent(uint64_t link) const { return epoch_.load(std::memory_order_acquire) == link; }
+  void StartConnect();
+  void OnConnected(uint64_t link, const boost::system::error_code& ec);
+  void StartRead(uint64_t link);
+  void OnRead(uint64_t link, const boost::system::error_code& ec, size_t bytes);
+  void Dispatch(const codec::Frame& frame);
+  void CompleteCall(const codec::Frame& frame);
+  void Flush();
+  void OnWritten(uint64_t link, const boost::system::error_code& ec);
+  void ArmHeartbeat(uint64_t link);
+  void OnHeartbeatDue(uint64_t link);
+  void EndLink(std::string_view reason);
+  void CloseSocket();
+  void OnBackoffElapsed(uint64_t link);
+  void ArmSweepTimer();
+  void Sweep();
+
+  boost::asio::io_context& io_;
+  const transport::Endpoint endpoint_;
+  const std::string peer_;
+  const ClientOptions options_;
+  const codec::BodyOptions body_options_;
+
+  // Read by every calling thread on every call; written only when a link starts or ends.
+  std::atomic<State> state_{State::kIdle};
+  // Bumped whenever a link ends (and on shutdown). IO handlers carry the epoch of the link they
+  // belong to and ignore themselves once it moved on; callers use it to notice a link ending
+  // while they were queueing a request.
+  std::atomic<uint64_t> epoch_{0};
+  std::atomic<Clock::time_point> retry_at_{Clock::time_point::min()};
+  // When the timeout sweep is due; max() while none is scheduled.
+  std::atomic<Clock::time_point> sweep_at_{Clock::time_point::max()};
+  // Written by every call: kept off the read-mostly line above.
+  alignas(64) std::atomic<uint64_t> next_id_{1};
+
+  PendingCallTable pending_;
+  transport::OutboundQueue outbox_;
+  mutable std::mutex last_error_mu_;
+  std::string last_error_;
+
+  // Written by the IO thread, read by stats().
+  std::atomic<uint64_t> late_responses_{0};
+  std::atomic<uint64_t> reconnects_{0};
+  std::atomic<uint64_t> flushes_{0};
+
+  // IO thread only.
+  boost::asio::ip::tcp::resolver resolver_;
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer connect_timer_;
+  boost::asio::steady_timer heartbeat_timer_;
+  boost::asio::steady_timer backoff_timer_;
+  boost::asio::steady_timer sweep_timer_;
+  codec::FrameDecoder decoder_;
+  codec::Frame frame_;
+  std::string write_buffer_;
+  bool writing_ = false;
+  bool ever_connected_ = false;
+  Clock::time_point last_received_;
+  ReconnectBackoff backoff_;
+  std::vector<PendingCallTable::Entry> expired_;
+};
+
+}  // namespace ferry::client

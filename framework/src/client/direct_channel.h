@@ -1,0 +1,41 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "client/client_connection.h"
+#include "client/client_stats.h"
+#include "ferry/framework/channel.h"
+#include "transport/endpoint.h"
+#include "transport/io_thread_pool.h"
+
+namespace ferry::client {
+
+// The channel NewChannel() returns: every call to one endpoint over one multiplexed connection,
+// on IO threads the channel owns.
+class DirectChannel final : public Channel {
+ public:
+  // `body_options` carries the already resolved serializer and compressor ids.
+  DirectChannel(const ClientOptions& options, transport::Endpoint endpoint,
+                codec::BodyOptions body_options);
+  // Completes pending calls with CANCELLED. May run inside a `done` callback on one of the
+  // channel's own IO threads; the threads are then joined from a helper thread instead.
+  ~DirectChannel() override;
+
+  void CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
+                  google::protobuf::Message* response, const CallOptions& options,
+                  CallDone done) override;
+
+  ClientStats stats() const { return connection_->stats(); }
+
+ private:
+  bool OnOwnIoThread() const;
+
+  std::chrono::milliseconds default_timeout_;
+  // Declared before the connection so that it is destroyed after it: the pool's io_contexts
+  // hold handlers that keep the connection alive until they are destroyed.
+  std::unique_ptr<transport::IoThreadPool> pool_;
+  std::shared_ptr<ClientConnection> connection_;
+};
+
+}  // namespace ferry::client
