@@ -153,7 +153,8 @@ Status Server::Impl::Start() {
   accept_retry_.emplace(io_->At(0));
   boost::asio::post(io_->At(0), [this] { Accept(); });
   state_ = State::kRunning;
-  Logger().info("ferry server: listening on {} (port {})", options_.listen, port_);
+  Logger().info("ferry server: listening on {}",
+                endpoint.address().to_string() + ":" + std::to_string(port_));
   return Status::Ok();
 }
 

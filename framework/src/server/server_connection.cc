@@ -63,7 +63,10 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
     return;
   }
   if (error) {
-    Close("read failed: " + error.message(), spdlog::level::info);
+    // A reset is how many clients hang up; anything else is worth an operator's attention.
+    Close("read failed: " + error.message(), error == boost::asio::error::connection_reset
+                                                 ? spdlog::level::debug
+                                                 : spdlog::level::info);
     return;
   }
   decoder_.CommitWrite(bytes);

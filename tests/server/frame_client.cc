@@ -1,0 +1,166 @@
+#include "frame_client.h"
+
+#include <arpa/inet.h>
+#include <google/protobuf/wrappers.pb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "ferry/rpc_meta.pb.h"
+
+namespace ferry::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int ConnectTo(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    return -1;
+  }
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return fd;
+}
+
+}  // namespace
+
+FrameClient::FrameClient(uint16_t port) : fd_(ConnectTo(port)) {}
+
+FrameClient::~FrameClient() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool FrameClient::SendBytes(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+bool FrameClient::SendFrame(const codec::FrameHeader& header, const std::string& meta,
+                            const std::string& body) {
+  codec::FrameHeader h = header;
+  h.meta_length = static_cast<uint32_t>(meta.size());
+  h.body_length = static_cast<uint32_t>(body.size());
+  const auto bytes = codec::WriteHeader(h);
+  std::string frame(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  frame += meta;
+  frame += body;
+  return SendBytes(frame);
+}
+
+void FrameClient::AppendRequest(uint64_t request_id, std::string_view service,
+                                std::string_view method, std::string_view value, std::string* out) {
+  wire::RpcMeta meta;
+  meta.set_service(std::string(service));
+  meta.set_method(std::string(method));
+  google::protobuf::StringValue body;
+  body.set_value(std::string(value));
+  codec::FrameHeader header;
+  header.request_id = request_id;
+  codec::AppendFrame(header, &meta, &body, codec::BodyOptions{}, out);
+}
+
+bool FrameClient::SendRequest(uint64_t request_id, std::string_view service,
+                              std::string_view method, std::string_view value, uint64_t timeout_us,
+                              uint8_t flags, const codec::BodyOptions& options) {
+  wire::RpcMeta meta;
+  meta.set_service(std::string(service));
+  meta.set_method(std::string(method));
+  meta.set_timeout_us(timeout_us);
+  google::protobuf::StringValue body;
+  body.set_value(std::string(value));
+  codec::FrameHeader header;
+  header.request_id = request_id;
+  header.flags = flags;
+  std::string frame;
+  if (!codec::AppendFrame(header, &meta, &body, options, &frame).ok()) return false;
+  return SendBytes(frame);
+}
+
+std::optional<codec::Frame> FrameClient::ReadFrame(std::chrono::milliseconds wait) {
+  const Clock::time_point deadline = Clock::now() + wait;
+  codec::Frame frame;
+  for (;;) {
+    const auto result = decoder_.Next(&frame);
+    if (result == codec::FrameDecoder::Result::kFrame) return frame;
+    if (result == codec::FrameDecoder::Result::kError || peer_closed_) return std::nullopt;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return std::nullopt;
+    auto space = decoder_.PrepareWrite(64 * 1024);
+    const ssize_t n = ::recv(fd_, space.data(), space.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      peer_closed_ = true;
+      continue;
+    }
+    decoder_.CommitWrite(static_cast<size_t>(n));
+  }
+}
+
+std::optional<Reply> FrameClient::ReadReply(std::chrono::milliseconds wait) {
+  std::optional<codec::Frame> frame = ReadFrame(wait);
+  if (!frame || frame->header.type != codec::MessageType::kResponse) return std::nullopt;
+  Reply reply;
+  reply.request_id = frame->header.request_id;
+  reply.code = static_cast<StatusCode>(frame->header.status);
+  reply.serializer = frame->header.serializer;
+  reply.compression = frame->header.compression;
+  wire::RpcMeta meta;
+  if (!codec::ParseMeta(frame->meta, &meta).ok()) return std::nullopt;
+  reply.error = meta.error_message();
+  if (reply.code == StatusCode::OK) {
+    google::protobuf::StringValue body;
+    if (!codec::ParseBody(frame->header, frame->body, 1 << 20, &body).ok()) return std::nullopt;
+    reply.value = body.value();
+  }
+  return reply;
+}
+
+bool FrameClient::WaitForClose(std::chrono::milliseconds wait) {
+  const Clock::time_point deadline = Clock::now() + wait;
+  char buffer[4096];
+  while (Clock::now() < deadline) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(left.count(), 1)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    const ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) return true;
+  }
+  return false;
+}
+
+void FrameClient::ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
+
+bool ConnectionRefused(uint16_t port) {
+  const int fd = ConnectTo(port);
+  if (fd < 0) return errno == ECONNREFUSED;
+  ::close(fd);
+  return false;
+}
+
+}  // namespace ferry::test

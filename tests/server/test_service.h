@@ -1,0 +1,81 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ferry/framework/server.h"
+#include "ferry/framework/service.h"
+#include "frame_client.h"
+
+namespace ferry::test {
+
+// A latch the test opens to let blocked handlers go on. Waits are bounded so that a test that
+// forgets to open it fails rather than hangs.
+class Gate {
+ public:
+  void Open();
+  // False if not opened within `wait`.
+  bool WaitOpen(std::chrono::milliseconds wait = FrameClient::kWait);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+// Counts events and lets a test wait until there have been n of them.
+class Counter {
+ public:
+  void Increment();
+  int value();
+  bool WaitFor(int n, std::chrono::milliseconds wait = FrameClient::kWait);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int value_ = 0;
+};
+
+// "ferry.test.TestService", written by hand against the Service interface with
+// google.protobuf.StringValue requests and responses:
+//   Echo         pool    returns the request
+//   InlineEcho   inline  returns the request
+//   ThreadName   pool    returns the name of the thread it ran on
+//   InlineThreadName  inline  likewise
+//   Block        pool    counts itself started, waits for the gate, returns the request
+//   Count        pool    counts itself run, returns the request
+//   Throw        pool    throws std::runtime_error("boom")
+//   Context      pool    returns what its ServerContext says
+class TestService : public Service {
+ public:
+  static constexpr std::string_view kName = "ferry.test.TestService";
+
+  std::string_view full_name() const override { return kName; }
+  std::span<const Method> methods() const override;
+
+  Gate gate;
+  Counter blocked;  // Block calls started
+  Counter counted;  // Count calls run
+};
+
+// A server with one TestService on an ephemeral loopback port.
+class TestServer {
+ public:
+  explicit TestServer(ServerOptions options = {});
+  ~TestServer();
+
+  Server& server() { return server_; }
+  uint16_t port() const { return server_.port(); }
+  TestService& service() { return service_; }
+
+ private:
+  TestService service_;
+  Server server_;
+};
+
+}  // namespace ferry::test
