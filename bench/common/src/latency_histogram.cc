@@ -43,8 +43,9 @@ std::chrono::nanoseconds LatencyHistogram::ValueAtPercentile(double percentile) 
   for (const auto& bucket : c.buckets) total += bucket.Load();
   if (total == 0) return std::chrono::nanoseconds(0);
   const double clamped = std::clamp(percentile, 0.0, 100.0);
-  const auto rank = std::max<uint64_t>(
-      1, static_cast<uint64_t>(std::ceil(clamped / 100.0 * static_cast<double>(total))));
+  // The small bias keeps float noise (99.9% of 1000 = 999.0000000000001) from skipping a rank.
+  const double exact_rank = clamped * static_cast<double>(total) / 100.0;
+  const auto rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(exact_rank - 1e-9)));
   // The highest value is known exactly; no bucket estimate needed.
   if (rank >= total) return max();
   uint64_t seen = 0;
