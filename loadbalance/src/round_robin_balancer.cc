@@ -1,0 +1,62 @@
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "builtin_balancers.h"
+#include "candidates.h"
+#include "snapshot_balancer.h"
+
+namespace ferry::loadbalance {
+namespace {
+
+// nginx's smooth weighted round robin: every pick adds each candidate's weight to its running
+// credit and takes the candidate with the most, which then pays back the total. Weights 5,1,1
+// give a a b a c a a rather than a a a a a b c, so no provider gets a burst.
+class SmoothRoundRobin {
+ public:
+  SmoothRoundRobin(std::vector<BalancerEndpoint> endpoints, const LoadBalancerOptions& options)
+      : set_(std::move(endpoints), options), credit_(set_.size(), 0) {}
+
+  const EndpointSet& set() const { return set_; }
+
+  std::optional<size_t> Next(const Candidates& candidates) const {
+    std::lock_guard lock(mu_);
+    int64_t total = 0;
+    size_t best = Candidates::kNone;
+    for (size_t i = 0; i < credit_.size(); ++i) {
+      const uint32_t weight = candidates.Weight(i);
+      if (weight == 0) continue;
+      credit_[i] += weight;
+      total += weight;
+      if (best == Candidates::kNone || credit_[i] > credit_[best]) best = i;
+    }
+    if (best == Candidates::kNone) return std::nullopt;
+    credit_[best] -= total;
+    return best;
+  }
+
+ private:
+  EndpointSet set_;
+  mutable std::mutex mu_;  // held for one O(n) pass of additions per pick
+  mutable std::vector<int64_t> credit_;
+};
+
+class RoundRobinBalancer final : public SnapshotBalancer<SmoothRoundRobin> {
+ public:
+  std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
+    const auto state = Current();
+    if (state == nullptr) return std::nullopt;
+    const auto pick = state->Next(Candidates(state->set(), request.excluded));
+    if (!pick) return std::nullopt;
+    return state->set()[*pick];
+  }
+};
+
+}  // namespace
+
+void RegisterRoundRobinBalancer(ExtensionRegistry& registry) {
+  registry.Register<LoadBalancer>("round_robin",
+                                  [] { return std::make_shared<RoundRobinBalancer>(); });
+}
+
+}  // namespace ferry::loadbalance
