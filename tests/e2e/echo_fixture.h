@@ -7,7 +7,7 @@
 #include "echo.ferry.h"
 #include "ferry/framework/channel.h"
 #include "ferry/framework/server.h"
-#include "service/echo_service.h"
+#include "echo/service/echo_service.h"
 
 namespace ferry::e2e {
 

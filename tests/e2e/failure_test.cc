@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "echo_fixture.h"
+#include "ferry/codec/frame_header.h"
 
 namespace ferry::e2e {
 namespace {

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "echo.ferry.h"
 #include "ferry/framework/channel.h"
 
