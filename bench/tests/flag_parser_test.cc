@@ -70,6 +70,7 @@ TEST(LoadFlagsTest, BadValuesNameTheFlag) {
       {{"--target", "::1:80"}, "--target"},
       {{"--conns", "2"}, "--target"},
       {{"--target", "h:1", "--depth"}, "--depth"},
+      {{"--target", "h:1", "--conns", "10000", "--depth", "10000"}, "--conns x --depth"},
       {{"--target", "h:1", "--bogus", "1"}, "--bogus"},
       {{"--target", "h:1", "stray"}, "stray"},
   };

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <limits>
+#include <string>
 
 namespace ferry::bench {
 
@@ -25,6 +26,11 @@ void AddLoadFlags(FlagParser& flags, LoadOptions* o) {
   flags.AddCheck([o](std::string* error) {
     if (o->target.empty()) {
       *error = "--target: required (host:port)";
+      return false;
+    }
+    if (uint64_t{o->conns} * o->depth > kMaxCallsInFlight) {
+      *error = "--conns x --depth: at most " + std::to_string(kMaxCallsInFlight) +
+               " calls in flight, got " + std::to_string(uint64_t{o->conns} * o->depth);
       return false;
     }
     HostPort ignored;

@@ -23,6 +23,8 @@ struct LoadOptions {
 };
 
 inline constexpr uint32_t kMaxPayloadBytes = 16u << 20;
+// Every slot of the closed loop holds per-call state in each client, so this bounds memory.
+inline constexpr uint32_t kMaxCallsInFlight = 1'000'000;
 
 // Registers the flags above on `flags`, plus a check that --target is present and well formed.
 // Clients with flags of their own add them to the same parser.
