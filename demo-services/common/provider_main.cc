@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -45,6 +46,10 @@ std::string ListenHost(const std::string& listen) { return listen.substr(0, list
 int RunProvider(std::string_view name, int argc, char** argv, std::span<Service* const> services) {
   const sigset_t stop_signals = StopSignals();
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Shells start background jobs with SIGINT ignored, and sigwait never sees an ignored signal;
+  // the default action cannot fire while the signals are blocked.
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
 
   ProviderFlags flags;
   if (Status s = ParseProviderFlags({argv + 1, static_cast<size_t>(argc - 1)}, &flags); !s.ok()) {
@@ -60,6 +65,9 @@ int RunProvider(std::string_view name, int argc, char** argv, std::span<Service*
     }
   }
   if (Status s = SetLogLevel(config.log.level); !s.ok()) return Fail(name, kExitBadUsage, s);
+  // SetLogLevel registered the framework's stderr logger; the provider's lines join it, so
+  // log.level governs them too and stdout keeps only the ready line.
+  const std::shared_ptr<spdlog::logger> log = spdlog::get("ferry");
 
   Server server(config.server);
   for (Service* service : services) {
@@ -69,12 +77,12 @@ int RunProvider(std::string_view name, int argc, char** argv, std::span<Service*
 
   const std::string address =
       ListenHost(config.server.listen) + ":" + std::to_string(server.port());
-  spdlog::info("{} serving {} service(s) on {}", name, services.size(), address);
+  log->info("{} serving {} service(s) on {}", name, services.size(), address);
   std::cout << name << " listening on " << address << std::endl;
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  spdlog::info("{} stopping on {}", name, sigabbrev_np(signal_number));
+  log->info("{} stopping on {}", name, sigabbrev_np(signal_number));
   server.Stop();
   return 0;
 }
