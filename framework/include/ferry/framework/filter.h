@@ -1,0 +1,60 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "ferry/codec/status.h"
+#include "ferry/framework/call_options.h"
+#include "ferry/framework/method_spec.h"
+#include "ferry/framework/server_context.h"
+
+namespace google::protobuf {
+class Message;
+}
+
+namespace ferry {
+
+// A call as client filters see it; filters may change `options` (attachments, auth token,
+// trace id) before it is sent.
+struct ClientCall {
+  const MethodSpec& method;
+  const google::protobuf::Message& request;
+  CallOptions& options;
+};
+
+// Interceptor around every call a client makes, in the order configured (YAML
+// `filters.client`). Implementations register by name (kind "client_filter"); one instance per
+// channel, called concurrently from many threads.
+class ClientFilter {
+ public:
+  static constexpr std::string_view kExtensionKind = "client_filter";
+  virtual ~ClientFilter() = default;
+  // `yaml` is the filter's own mapping from the config, e.g. "{name: auth, secret: s3cr3t}".
+  // INVALID_ARGUMENT naming the key when it is wrong.
+  virtual Status Configure(const std::string& yaml) = 0;
+  // Before sending. A non-OK status fails the call with it; nothing is sent.
+  virtual Status OnCall(ClientCall& call) = 0;
+  // After the call completed, whatever the outcome. Must not block.
+  virtual void OnDone(const ClientCall& call, const Status& status,
+                      std::chrono::nanoseconds latency) = 0;
+};
+
+struct ServerCall {
+  ServerContext& context;
+  const google::protobuf::Message& request;
+};
+
+// Interceptor around every call a server runs (YAML `filters.server`); kind "server_filter".
+class ServerFilter {
+ public:
+  static constexpr std::string_view kExtensionKind = "server_filter";
+  virtual ~ServerFilter() = default;
+  virtual Status Configure(const std::string& yaml) = 0;
+  // Before the handler. A non-OK status is the call's answer; the handler does not run.
+  virtual Status OnCall(ServerCall& call) = 0;
+  virtual void OnDone(const ServerCall& call, const Status& status,
+                      std::chrono::nanoseconds latency) = 0;
+};
+
+}  // namespace ferry
