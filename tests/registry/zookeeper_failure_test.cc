@@ -1,0 +1,139 @@
+// The ZooKeeper registry when things go wrong: bad data in znodes, ZooKeeper down and back,
+// session expiry, and a leftover node of another session at a provider's path.
+#include <memory>
+#include <thread>
+
+#include "provider_record.h"
+#include "zookeeper_registry_fixture.h"
+
+namespace ferry::registry {
+namespace {
+
+using testsupport::Addresses;
+using testsupport::ProviderListRecorder;
+using testsupport::RawZooKeeperClient;
+
+constexpr char kService[] = "ferry.demo.EchoService";
+constexpr auto kRecovery = 15s;  // reconnect after a JVM restart on a busy machine
+
+std::string Record(const ProviderInfo& provider) {
+  std::string record;
+  EXPECT_TRUE(EncodeProviderRecord(provider, &record).ok());
+  return record;
+}
+
+TEST_F(ZooKeeperRegistryTest, MalformedZnodesAreSkippedAndValidSiblingsDelivered) {
+  RawZooKeeperClient writer(server_->address());
+  ASSERT_TRUE(writer.connected());
+  ASSERT_EQ(
+      writer.Create(ProviderZnode(kService, "127.0.0.1:7101"), "{\"weight\": 100}", ZOO_PERSISTENT),
+      ZOK);
+  ASSERT_EQ(writer.Create(ProviderZnode(kService, "not-an-address"),
+                          Record(TestProvider("127.0.0.1:7102")), ZOO_PERSISTENT),
+            ZOK);
+  ASSERT_EQ(writer.Create(ProviderZnode(kService, "127.0.0.1:7103"),
+                          "ferry-provider 1\nweight=lots\n", ZOO_PERSISTENT),
+            ZOK);
+  auto provider_side = Open();
+  auto client_side = Open();
+  ASSERT_TRUE(provider_side && client_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001")).ok());
+
+  ProviderListRecorder recorder;
+  client_side->Subscribe(kService, recorder.Listener());
+  EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001"}, kWait));
+  EXPECT_TRUE(log_.WaitFor("malformed record of provider '127.0.0.1:7101'", kWait));
+  EXPECT_TRUE(log_.WaitFor("malformed record of provider 'not-an-address'", kWait));
+
+  // A valid node written by hand joins; a later malformed one does not disturb the others.
+  ASSERT_EQ(writer.Create(ProviderZnode(kService, "127.0.0.1:7104"),
+                          Record(TestProvider("127.0.0.1:7104")), ZOO_EPHEMERAL),
+            ZOK);
+  EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001", "127.0.0.1:7104"}, kWait));
+  ASSERT_EQ(writer.Create(ProviderZnode(kService, "127.0.0.1:7105"), "", ZOO_EPHEMERAL), ZOK);
+  ASSERT_TRUE(log_.WaitFor("malformed record of provider '127.0.0.1:7105'", kWait));
+  EXPECT_EQ(Addresses(client_side->Snapshot(kService)),
+            (std::vector<std::string>{"127.0.0.1:7001", "127.0.0.1:7104"}));
+}
+
+TEST_F(ZooKeeperRegistryTest, CachedListSurvivesAnOutageAndIsReReadAfterRestart) {
+  auto provider_side = Open();
+  auto client_side = Open(/*empty_protection=*/false);
+  ASSERT_TRUE(provider_side && client_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001")).ok());
+  ProviderListRecorder recorder;
+  client_side->Subscribe(kService, recorder.Listener());
+  ASSERT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001"}, kWait));
+
+  server_->Stop();
+  ASSERT_TRUE(log_.WaitFor("lost ZooKeeper", kRecovery, /*count=*/2));  // both registries
+  EXPECT_EQ(Addresses(client_side->Snapshot(kService)), std::vector<std::string>{"127.0.0.1:7001"});
+  // Accepted while ZooKeeper is down, published once it is back.
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7002")).ok());
+  EXPECT_EQ(Addresses(client_side->Snapshot(kService)), std::vector<std::string>{"127.0.0.1:7001"});
+
+  ASSERT_TRUE(server_->Start());
+  EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001", "127.0.0.1:7002"}, kRecovery));
+}
+
+TEST_F(ZooKeeperRegistryTest, SessionExpiryReRegistersAutomatically) {
+  auto provider_side = Open();
+  auto client_side = Open(/*empty_protection=*/true);
+  ASSERT_TRUE(provider_side && client_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001")).ok());
+  ProviderListRecorder recorder;
+  client_side->Subscribe(kService, recorder.Listener());
+  ASSERT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001"}, kWait));
+  const auto credentials = provider_side->session_credentials();
+  ASSERT_TRUE(credentials);
+
+  // The documented way to expire a session: attach a second client to it, then close that.
+  {
+    RawZooKeeperClient thief(server_->address(), &*credentials);
+    ASSERT_TRUE(thief.connected());
+  }
+  ASSERT_TRUE(log_.WaitFor("session expired", kRecovery));
+
+  RawZooKeeperClient observer(server_->address());
+  ASSERT_TRUE(observer.connected());
+  const std::string znode = ProviderZnode(kService, "127.0.0.1:7001");
+  Stat stat{};
+  const auto deadline = std::chrono::steady_clock::now() + kRecovery;
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(observer.Get(znode, &stat) == ZOK && stat.ephemeralOwner != credentials->client_id)) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(observer.Get(znode, &stat), ZOK);
+  EXPECT_NE(stat.ephemeralOwner, credentials->client_id);
+  const auto new_credentials = provider_side->session_credentials();
+  ASSERT_TRUE(new_credentials);
+  EXPECT_EQ(stat.ephemeralOwner, new_credentials->client_id);
+  EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001"}, kWait));
+}
+
+// After an expiry the old session's node may still be there when the new session publishes
+// (NodeExists); it would vanish with the old session and take the registration along.
+TEST_F(ZooKeeperRegistryTest, LeftoverNodeOfAnotherSessionIsReplaced) {
+  const std::string znode = ProviderZnode(kService, "127.0.0.1:7001");
+  auto leftover_owner = std::make_unique<RawZooKeeperClient>(server_->address());
+  ASSERT_TRUE(leftover_owner->connected());
+  ASSERT_EQ(leftover_owner->Create(znode, Record(TestProvider("127.0.0.1:7001", 1)), ZOO_EPHEMERAL),
+            ZOK);
+
+  auto provider_side = Open();
+  ASSERT_TRUE(provider_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001", 100)).ok());
+  EXPECT_TRUE(log_.WaitFor("replacing " + znode, kWait));
+  leftover_owner.reset();  // the old session ends
+
+  RawZooKeeperClient observer(server_->address());
+  ASSERT_TRUE(observer.connected());
+  Stat stat{};
+  std::string data;
+  ASSERT_EQ(observer.Get(znode, &stat, &data), ZOK);
+  EXPECT_EQ(stat.ephemeralOwner, provider_side->session_credentials()->client_id);
+  EXPECT_EQ(data, Record(TestProvider("127.0.0.1:7001", 100)));
+}
+
+}  // namespace
+}  // namespace ferry::registry

@@ -1,0 +1,227 @@
+#include "zookeeper_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace ferry::testsupport {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A port the kernel considers free right now. The server binds it a moment later; losing that
+// race shows up as an early exit, and Start() then tries another port.
+uint16_t PickFreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  uint16_t port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+bool Exited(pid_t pid) {
+  int status = 0;
+  return waitpid(pid, &status, WNOHANG) == pid;
+}
+
+void NoWatcher(zhandle_t*, int, int, const char*, void*) {}
+
+}  // namespace
+
+ZooKeeperServer::ZooKeeperServer() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "ferry-zk-XXXXXX").string();
+  if (mkdtemp(pattern.data()) != nullptr) dir_ = pattern;
+}
+
+ZooKeeperServer::~ZooKeeperServer() {
+  Stop();
+  std::error_code ignored;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+}
+
+::testing::AssertionResult ZooKeeperServer::Start() {
+  if (dir_.empty()) return ::testing::AssertionFailure() << "cannot create a temporary directory";
+  if (running()) return ::testing::AssertionSuccess();
+  const bool port_chosen = port_ != 0;
+  ::testing::AssertionResult result = ::testing::AssertionFailure();
+  for (int attempt = 0; attempt < (port_chosen ? 1 : 3); ++attempt) {
+    if (!port_chosen) port_ = PickFreePort();
+    result = StartOnce();
+    if (result) break;
+  }
+  return result;
+}
+
+::testing::AssertionResult ZooKeeperServer::StartOnce() {
+  if (std::string(FERRY_JAVA).find("NOTFOUND") != std::string::npos ||
+      std::string(FERRY_ZOOKEEPER_CLASSPATH).find("NOTFOUND") != std::string::npos) {
+    return ::testing::AssertionFailure()
+           << "java or the ZooKeeper jars were not found when configuring; install Debian's "
+              "zookeeper package (scripts/lib/common.sh) and re-run cmake";
+  }
+  std::filesystem::create_directories(dir_ / "data");
+  {
+    // Short ticks keep session expiry quick; no admin web server (it would take port 8080);
+    // no fsync, since the tests only ever kill the process, never the machine.
+    std::ofstream cfg(dir_ / "zoo.cfg");
+    cfg << "tickTime=250\n"
+        << "dataDir=" << (dir_ / "data").string() << "\n"
+        << "clientPort=" << port_ << "\n"
+        << "clientPortAddress=127.0.0.1\n"
+        << "minSessionTimeout=1000\nmaxSessionTimeout=60000\n"
+        << "admin.enableServer=false\n"
+        << "4lw.commands.whitelist=ruok,srvr\n"
+        << "forceSync=no\npreAllocSize=1024\n";
+  }
+  const std::string cfg_path = (dir_ / "zoo.cfg").string();
+  const std::string log_file = log_path().string();
+  std::vector<std::string> args = {FERRY_JAVA,
+                                   "-Xmx128m",
+                                   "-XX:+UseSerialGC",
+                                   "-XX:TieredStopAtLevel=1",
+                                   "-XX:-UsePerfData",
+                                   "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+                                   "-cp",
+                                   FERRY_ZOOKEEPER_CLASSPATH,
+                                   "org.apache.zookeeper.server.ZooKeeperServerMain",
+                                   cfg_path};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  const int spawn_error = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawn_error != 0) {
+    pid_ = -1;
+    return ::testing::AssertionFailure()
+           << "cannot run " << FERRY_JAVA << ": " << std::strerror(spawn_error);
+  }
+
+  // A JVM on a busy two-core machine can take many seconds to come up.
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Exited(pid_)) {
+      pid_ = -1;
+      return ::testing::AssertionFailure()
+             << "ZooKeeper exited during startup on port " << port_ << "; log:\n"
+             << LogTail();
+    }
+    if (AnswersRuok()) return ::testing::AssertionSuccess();
+    std::this_thread::sleep_for(50ms);
+  }
+  Stop();
+  return ::testing::AssertionFailure()
+         << "ZooKeeper did not answer ruok on port " << port_ << " within 30 s; log:\n"
+         << LogTail();
+}
+
+void ZooKeeperServer::Stop() {
+  if (!running()) return;
+  kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!Exited(pid_)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  pid_ = -1;
+}
+
+bool ZooKeeperServer::AnswersRuok() const {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  timeval timeout{.tv_sec = 1, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port_);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string reply;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      send(fd, "ruok", 4, MSG_NOSIGNAL) == 4) {
+    char buffer[16];
+    ssize_t n = 0;
+    while (reply.size() < 4 && (n = recv(fd, buffer, sizeof(buffer), 0)) > 0) {
+      reply.append(buffer, n);
+    }
+  }
+  close(fd);
+  return reply == "imok";
+}
+
+std::string ZooKeeperServer::LogTail() const {
+  std::ifstream log(log_path());
+  std::stringstream content;
+  content << log.rdbuf();
+  const std::string text = content.str();
+  constexpr size_t kTail = 4000;
+  return text.size() > kTail ? text.substr(text.size() - kTail) : text;
+}
+
+RawZooKeeperClient::RawZooKeeperClient(const std::string& hosts, const clientid_t* session) {
+  zh_ = zookeeper_init(hosts.c_str(), &NoWatcher, 10000, session, nullptr, 0);
+  if (zh_ == nullptr) return;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (zoo_state(zh_) == ZOO_CONNECTED_STATE) {
+      connected_ = true;
+      return;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
+RawZooKeeperClient::~RawZooKeeperClient() {
+  if (zh_ != nullptr) zookeeper_close(zh_);
+}
+
+int RawZooKeeperClient::Create(const std::string& path, const std::string& data, int mode) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    zoo_create(zh_, path.substr(0, slash).c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE,
+               ZOO_PERSISTENT, nullptr, 0);
+  }
+  return zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()),
+                    &ZOO_OPEN_ACL_UNSAFE, mode, nullptr, 0);
+}
+
+int RawZooKeeperClient::Get(const std::string& path, Stat* stat, std::string* data) {
+  if (data == nullptr) return zoo_exists(zh_, path.c_str(), 0, stat);
+  std::string buffer(64 * 1024, '\0');
+  int length = static_cast<int>(buffer.size());
+  const int rc = zoo_get(zh_, path.c_str(), 0, buffer.data(), &length, stat);
+  if (rc == ZOK) data->assign(buffer.data(), length < 0 ? 0 : length);
+  return rc;
+}
+
+}  // namespace ferry::testsupport
