@@ -76,6 +76,26 @@ TEST_F(ZooKeeperRegistryTest, CachedListSurvivesAnOutageAndIsReReadAfterRestart)
   EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001", "127.0.0.1:7002"}, kRecovery));
 }
 
+TEST_F(ZooKeeperRegistryTest, StoppingWhileZooKeeperIsDownLeavesCleanupToSessionExpiry) {
+  RegistryOptions options = Options();
+  options.session_timeout = 2s;
+  auto provider_side = Open(options);
+  auto client_side = Open(/*empty_protection=*/false);
+  ASSERT_TRUE(provider_side && client_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001")).ok());
+  ProviderListRecorder recorder;
+  client_side->Subscribe(kService, recorder.Listener());
+  ASSERT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001"}, kWait));
+
+  server_->Stop();
+  ASSERT_TRUE(log_.WaitFor("lost ZooKeeper", kRecovery, /*count=*/2));
+  provider_side->Stop();  // cannot unregister, must not hang either
+  EXPECT_TRUE(log_.WaitFor("1 providers stay listed until the session expires", kWait));
+  ASSERT_TRUE(server_->Start());
+  // The restarted server expires the orphaned session, deleting its node.
+  EXPECT_TRUE(recorder.WaitForAddresses({}, kRecovery));
+}
+
 TEST_F(ZooKeeperRegistryTest, SessionExpiryReRegistersAutomatically) {
   auto provider_side = Open();
   auto client_side = Open(/*empty_protection=*/true);
@@ -111,6 +131,32 @@ TEST_F(ZooKeeperRegistryTest, SessionExpiryReRegistersAutomatically) {
   EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001"}, kWait));
 }
 
+TEST_F(ZooKeeperRegistryTest, SubscriberReReadsTheFullListAfterItsSessionExpires) {
+  auto provider_side = Open();
+  auto client_side = Open();
+  ASSERT_TRUE(provider_side && client_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001")).ok());
+  ProviderListRecorder recorder;
+  client_side->Subscribe(kService, recorder.Listener());
+  ASSERT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001"}, kWait));
+  const auto credentials = client_side->session_credentials();
+  ASSERT_TRUE(credentials);
+
+  {
+    RawZooKeeperClient thief(server_->address(), &*credentials);
+    ASSERT_TRUE(thief.connected());
+    // Joins while the subscriber is cut off: only a full re-read can reveal it, since the
+    // expired session's watch is gone.
+    ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7002")).ok());
+  }
+  ASSERT_TRUE(log_.WaitFor("session expired", kRecovery));
+  EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001", "127.0.0.1:7002"}, kRecovery));
+  // And the new session watches again.
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7003")).ok());
+  EXPECT_TRUE(
+      recorder.WaitForAddresses({"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"}, kWait));
+}
+
 // After an expiry the old session's node may still be there when the new session publishes
 // (NodeExists); it would vanish with the old session and take the registration along.
 TEST_F(ZooKeeperRegistryTest, LeftoverNodeOfAnotherSessionIsReplaced) {
@@ -133,6 +179,23 @@ TEST_F(ZooKeeperRegistryTest, LeftoverNodeOfAnotherSessionIsReplaced) {
   ASSERT_EQ(observer.Get(znode, &stat, &data), ZOK);
   EXPECT_EQ(stat.ephemeralOwner, provider_side->session_credentials()->client_id);
   EXPECT_EQ(data, Record(TestProvider("127.0.0.1:7001", 100)));
+}
+
+TEST_F(ZooKeeperRegistryTest, UnregisterLeavesANodeThatIsNoLongerOurs) {
+  auto provider_side = Open();
+  ASSERT_TRUE(provider_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001")).ok());
+  // A new process took over the address (say, after this one was partitioned away).
+  RawZooKeeperClient successor(server_->address());
+  ASSERT_TRUE(successor.connected());
+  const std::string znode = ProviderZnode(kService, "127.0.0.1:7001");
+  ASSERT_EQ(zoo_delete(successor.handle(), znode.c_str(), -1), ZOK);
+  ASSERT_EQ(successor.Create(znode, Record(TestProvider("127.0.0.1:7001", 7)), ZOO_EPHEMERAL), ZOK);
+
+  ASSERT_TRUE(provider_side->Unregister(kService, "127.0.0.1:7001").ok());
+  Stat stat{};
+  ASSERT_EQ(successor.Get(znode, &stat), ZOK);
+  EXPECT_EQ(stat.ephemeralOwner, successor.session_id());
 }
 
 }  // namespace
