@@ -11,6 +11,7 @@ FERRY_PACKAGES=(
   libzstd-dev libyaml-cpp-dev libspdlog-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc
+  zookeeper libzookeeper-mt-dev
 )
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
