@@ -138,6 +138,18 @@ std::optional<Reply> FrameClient::ReadReply(std::chrono::milliseconds wait) {
   return reply;
 }
 
+std::pair<std::optional<Reply>, std::optional<Reply>> FrameClient::ReadTwoReplies(
+    uint64_t first_id, uint64_t second_id) {
+  std::pair<std::optional<Reply>, std::optional<Reply>> out;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<Reply> reply = ReadReply();
+    if (!reply) break;
+    (reply->request_id == first_id ? out.first : out.second) = std::move(reply);
+  }
+  if (out.second && out.second->request_id != second_id) out.second.reset();
+  return out;
+}
+
 bool FrameClient::WaitForClose(std::chrono::milliseconds wait) {
   const Clock::time_point deadline = Clock::now() + wait;
   char buffer[4096];

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/message_codec.h"
@@ -54,6 +55,10 @@ class FrameClient {
   std::optional<codec::Frame> ReadFrame(std::chrono::milliseconds wait = kWait);
   // The next frame as a response; nullopt as for ReadFrame or when it is no response.
   std::optional<Reply> ReadReply(std::chrono::milliseconds wait = kWait);
+  // The replies to `first_id` and `second_id`, whichever order they come in: pool calls may
+  // finish out of order.
+  std::pair<std::optional<Reply>, std::optional<Reply>> ReadTwoReplies(uint64_t first_id,
+                                                                       uint64_t second_id);
   // True when the server closes the connection within `wait`; frames on the way are skipped.
   bool WaitForClose(std::chrono::milliseconds wait = kWait);
   // Half-closes our side, as a peer that has nothing more to send.

@@ -26,8 +26,10 @@ std::string ThisThreadName() {
   return name;
 }
 
+// Leaves the response untouched for an empty request, so a test can tell whether the server
+// hands each call a fresh response.
 Status Echo(Service&, ServerContext&, const Message& request, Message* response) {
-  Out(response, In(request));
+  if (!In(request).empty()) Out(response, In(request));
   return Status::Ok();
 }
 

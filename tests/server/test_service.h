@@ -43,7 +43,7 @@ class Counter {
 
 // "ferry.test.TestService", written by hand against the Service interface with
 // google.protobuf.StringValue requests and responses:
-//   Echo         pool    returns the request
+//   Echo         pool    returns the request (an empty one leaves the response untouched)
 //   InlineEcho   inline  returns the request
 //   ThreadName   pool    returns the name of the thread it ran on
 //   InlineThreadName  inline  likewise

@@ -16,6 +16,22 @@ namespace {
 // A budget beyond a year is no deadline at all, and would overflow the clock arithmetic.
 constexpr uint64_t kMaxTimeoutUs = uint64_t{365} * 24 * 3600 * 1000 * 1000;
 
+ServerCall::Messages NewMessages(const MethodTable::Entry& method) {
+  return {&method,
+          std::unique_ptr<google::protobuf::Message>(method.method->request_prototype->New()),
+          std::unique_ptr<google::protobuf::Message>(method.method->response_prototype->New())};
+}
+
+// Parsing clears the request itself; the response must start empty for the handler.
+ServerCall::Messages* Recycle(const MethodTable::Entry& method, ServerCall::Messages* messages) {
+  if (messages->method == &method) {
+    messages->response->Clear();
+  } else {
+    *messages = NewMessages(method);
+  }
+  return messages;
+}
+
 }  // namespace
 
 ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
@@ -25,8 +41,20 @@ ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
       request_id_(header.request_id),
       serializer_(header.serializer),
       one_way_((header.flags & codec::flags::kOneWay) != 0),
-      request_(method.method->request_prototype->New()),
-      response_(method.method->response_prototype->New()) {}
+      owned_(NewMessages(method)),
+      request_(owned_.request.get()),
+      response_(owned_.response.get()) {}
+
+ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
+                       const MethodTable::Entry& method, const codec::FrameHeader& header,
+                       Messages* messages)
+    : connection_(std::move(connection)),
+      method_(method),
+      request_id_(header.request_id),
+      serializer_(header.serializer),
+      one_way_((header.flags & codec::flags::kOneWay) != 0),
+      request_(Recycle(method, messages)->request.get()),
+      response_(messages->response.get()) {}
 
 ServerCall::~ServerCall() {
   if (tracked_) connection_->Untrack(this);
@@ -34,7 +62,7 @@ ServerCall::~ServerCall() {
 
 Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
                            ServerContext::Clock::time_point received, size_t max_body_bytes) {
-  Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_.get());
+  Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_);
   if (!status.ok()) return status;
   context_.set_service(method_.service_name);
   context_.set_method(method_.method->spec->method);
@@ -58,7 +86,7 @@ void ServerCall::Track() {
 void ServerCall::Complete(bool on_io_thread) {
   const Status status = Execute();
   if (!one_way_) {
-    connection_->SendResponse(request_id_, serializer_, status, response_.get(), on_io_thread);
+    connection_->SendResponse(request_id_, serializer_, status, response_, on_io_thread);
   }
 }
 
@@ -73,7 +101,7 @@ Status ServerCall::Execute() {
                   "deadline of " + method_.full_name + " passed before it ran");
   }
   try {
-    return method_.method->invoke(*method_.service, context_, *request_, response_.get());
+    return method_.method->invoke(*method_.service, context_, *request_, response_);
   } catch (const std::exception& e) {
     Logger().warn("ferry server: handler {} threw: {}", method_.full_name, e.what());
     return Status(StatusCode::INTERNAL, "handler " + method_.full_name + " threw: " + e.what());

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -10,9 +12,6 @@
 #include "server/business_pool.h"
 #include "server/method_table.h"
 
-namespace google::protobuf {
-class Message;
-}
 namespace ferry::wire {
 class RpcMeta;
 }
@@ -25,8 +24,21 @@ class ServerConnection;
 // IO thread's stack for inline methods, on the heap while queued for or running on the pool.
 class ServerCall final : public BusinessPool::Task {
  public:
+  // Reusable request and response messages of one method, lent to inline calls so that a
+  // connection calling the same method again allocates no new messages.
+  struct Messages {
+    const MethodTable::Entry* method = nullptr;
+    std::unique_ptr<google::protobuf::Message> request;
+    std::unique_ptr<google::protobuf::Message> response;
+  };
+
+  // A call that owns new messages, for the pool.
   ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
              const codec::FrameHeader& header);
+  // A call that borrows `*messages` (replaced when they belong to another method), for inline
+  // methods.
+  ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
+             const codec::FrameHeader& header, Messages* messages);
   ~ServerCall() override;  // leaves the connection's in-flight list
   ServerCall(const ServerCall&) = delete;
   ServerCall& operator=(const ServerCall&) = delete;
@@ -62,8 +74,9 @@ class ServerCall final : public BusinessPool::Task {
   const uint8_t serializer_;
   const bool one_way_;
   bool tracked_ = false;
-  std::unique_ptr<google::protobuf::Message> request_;
-  std::unique_ptr<google::protobuf::Message> response_;
+  Messages owned_;  // empty when borrowed
+  google::protobuf::Message* const request_;
+  google::protobuf::Message* const response_;
   ServerContext context_;
 };
 

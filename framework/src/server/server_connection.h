@@ -14,6 +14,7 @@
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
 #include "ferry/rpc_meta.pb.h"
+#include "server/server_call.h"
 #include "server/server_core.h"
 #include "transport/outbound_queue.h"
 
@@ -22,8 +23,6 @@ class Message;
 }
 
 namespace ferry::server {
-
-class ServerCall;
 
 // One accepted socket. It lives on one io_context for its whole life, so everything but the
 // outbound queue and the in-flight list is touched by that one IO thread only.
@@ -74,6 +73,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   codec::FrameDecoder decoder_;
   codec::Frame frame_;  // reused for every frame, keeping its buffers' capacity
   wire::RpcMeta meta_;  // likewise
+  ServerCall::Messages inline_messages_;
   std::string write_buffer_;
   boost::asio::steady_timer idle_timer_;
   Clock::time_point last_receive_;
