@@ -20,6 +20,8 @@ struct CallOptions {
   uint64_t request_id = 0;
   // Empty: a new trace id is generated for the call.
   std::string trace_id;
+  // Credentials for the server's auth filter; normally set by the client's auth filter.
+  std::string auth_token;
   // Key for consistent-hash balancing; when absent the balancer hashes a request field.
   std::optional<uint64_t> hash_key;
 };

@@ -3,6 +3,9 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "ferry/framework/filter.h"
 
 namespace ferry {
 
@@ -21,6 +24,7 @@ struct ClientOptions {
   std::chrono::milliseconds heartbeat_interval{2000};  // heartbeat.interval_ms
   std::chrono::milliseconds heartbeat_timeout{6000};   // heartbeat.timeout_ms
   size_t max_frame_bytes = 16u << 20;                  // max_frame_bytes
+  std::vector<FilterSpec> filters;                     // filters: run around every call, in order
 };
 
 }  // namespace ferry

@@ -15,6 +15,13 @@ class Message;
 
 namespace ferry {
 
+// One entry of a `filters:` list in YAML: the filter's registered name and its whole mapping
+// re-emitted as YAML, handed to Configure().
+struct FilterSpec {
+  std::string name;
+  std::string yaml;
+};
+
 // A call as client filters see it; filters may change `options` (attachments, auth token,
 // trace id) before it is sent.
 struct ClientCall {

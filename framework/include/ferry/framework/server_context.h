@@ -27,6 +27,8 @@ class ServerContext {
   // CallOptions::request_id of the caller; 0 when it set none.
   uint64_t request_id() const { return request_id_; }
   const Attachments& attachments() const { return attachments_; }
+  // What the caller sent in the frame's auth_token (checked by the auth filter).
+  const std::string& auth_token() const { return auth_token_; }
   // True once the caller cancelled (it timed out or gave up); long handlers may stop early.
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
@@ -38,6 +40,7 @@ class ServerContext {
   void set_trace_id(std::string t) { trace_id_ = std::move(t); }
   void set_request_id(uint64_t id) { request_id_ = id; }
   Attachments* mutable_attachments() { return &attachments_; }
+  void set_auth_token(std::string token) { auth_token_ = std::move(token); }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
  private:
@@ -48,6 +51,7 @@ class ServerContext {
   std::string trace_id_;
   uint64_t request_id_ = 0;
   Attachments attachments_;
+  std::string auth_token_;
   std::atomic<bool> cancelled_{false};
 };
 

@@ -3,6 +3,9 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "ferry/framework/filter.h"
 
 namespace ferry {
 
@@ -18,6 +21,7 @@ struct ServerOptions {
   size_t compress_threshold = 4096;               // compression.threshold_bytes
   int compression_level = 1;                      // compression.level
   size_t max_frame_bytes = 16u << 20;             // max_frame_bytes
+  std::vector<FilterSpec> filters;                // filters: run around every call, in order
 };
 
 }  // namespace ferry
