@@ -87,6 +87,7 @@ void DirectChannel::CallMethod(const MethodSpec& method, const google::protobuf:
     meta.set_trace_id(options.trace_id);
   }
   meta.set_call_id(options.request_id);
+  if (!options.auth_token.empty()) meta.set_auth_token(options.auth_token);
   for (const auto& [key, value] : options.attachments) (*meta.mutable_attachments())[key] = value;
   connection_->Call(meta, request, response, deadline, timeout, std::move(done));
 }
