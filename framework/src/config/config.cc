@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "config/config_reader.h"
+#include "config/section_readers.h"
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/codec/frame_header.h"
@@ -74,10 +75,11 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
   ReadCompression(section.Section("compression"), &out->compression, &out->compress_threshold,
                   &out->compression_level);
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
+  config::ReadFilters(section, "server", &out->filters);
   section.RejectUnknownKeys();
 }
 
-void ReadClient(ConfigReader section, ClientOptions* out) {
+void ReadClient(ConfigReader section, ClientOptions* out, ClusterOptions* cluster) {
   section.String("target", &out->target);
   section.Millis("timeout_ms", 1, kMaxMillis, &out->default_timeout);
   section.Millis("connect_timeout_ms", 1, kMaxMillis, &out->connect_timeout);
@@ -110,7 +112,10 @@ void ReadClient(ConfigReader section, ClientOptions* out) {
   heartbeat.RejectUnknownKeys();
 
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
+  config::ReadFilters(section, "client", &out->filters);
+  config::ReadClusterKeys(section, cluster);
   section.RejectUnknownKeys();
+  cluster->client = *out;
 }
 
 }  // namespace
@@ -131,9 +136,13 @@ Status ParseConfig(const std::string& yaml_text, const std::string& source_name,
   }
   Config config;
   ConfigReader top(root, "", &errors);
+  // Plugins first: the names they register are valid everywhere else in the file.
+  config::ReadPlugins(top, &config.plugins);
   ReadLog(top.Section("log"), &config.log);
+  config::ReadRegistry(top.Section("registry"), &config.registry);
+  config::ReadProvider(top.Section("provider"), &config.provider);
   ReadServer(top.Section("server"), &config.server);
-  ReadClient(top.Section("client"), &config.client);
+  ReadClient(top.Section("client"), &config.client, &config.cluster);
   if (const YAML::Node service = top.Raw("service"); service.IsDefined() && !service.IsNull()) {
     config.service_yaml = YAML::Dump(service);
   }

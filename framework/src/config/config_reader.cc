@@ -1,6 +1,7 @@
 #include "config/config_reader.h"
 
 #include <charconv>
+#include <sstream>
 
 namespace ferry::config {
 namespace {
@@ -24,6 +25,12 @@ std::string Describe(const YAML::Node& node) {
 std::string IntegerExpectation(int64_t min, int64_t max) {
   if (max == ConfigReader::kNoMax) return "expected an integer >= " + std::to_string(min);
   return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+std::string FormatNumber(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
 }
 
 }  // namespace
@@ -94,6 +101,55 @@ void ConfigReader::String(std::string_view key, std::string* out) {
     return;
   }
   *out = node.Scalar();
+}
+
+void ConfigReader::Bool(std::string_view key, bool* out) {
+  const YAML::Node node = Find(key);
+  if (!node.IsDefined()) return;
+  if (node.IsScalar() && (node.Scalar() == "true" || node.Scalar() == "false")) {
+    *out = node.Scalar() == "true";
+    return;
+  }
+  errors_->Add(PathOf(key), "expected true or false, got " + Describe(node), node.Mark());
+}
+
+void ConfigReader::Double(std::string_view key, double min, double max, double* out) {
+  const YAML::Node node = Find(key);
+  if (!node.IsDefined()) return;
+  double value = 0;
+  bool parsed = false;
+  if (node.IsScalar()) {
+    const std::string& text = node.Scalar();
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    parsed = error == std::errc() && end == text.data() + text.size() && !text.empty();
+  }
+  if (!parsed || value < min || value > max) {
+    errors_->Add(PathOf(key),
+                 "expected a number from " + FormatNumber(min) + " to " + FormatNumber(max) +
+                     ", got " + Describe(node),
+                 node.Mark());
+    return;
+  }
+  *out = value;
+}
+
+void ConfigReader::StringList(std::string_view key, std::vector<std::string>* out) {
+  const YAML::Node node = Find(key);
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsSequence()) {
+    errors_->Add(PathOf(key), "expected a list, got " + Describe(node), node.Mark());
+    return;
+  }
+  std::vector<std::string> values;
+  for (size_t i = 0; i < node.size(); ++i) {
+    if (!node[i].IsScalar()) {
+      errors_->Add(PathOf(key) + "[" + std::to_string(i) + "]",
+                   "expected a string, got " + Describe(node[i]), node[i].Mark());
+      return;
+    }
+    values.push_back(node[i].Scalar());
+  }
+  *out = std::move(values);
 }
 
 YAML::Node ConfigReader::Raw(std::string_view key) { return Find(key); }

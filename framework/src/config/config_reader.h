@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ferry/codec/status.h"
 
@@ -50,6 +51,13 @@ class ConfigReader {
   }
   void Millis(std::string_view key, int64_t min, int64_t max, std::chrono::milliseconds* out);
   void String(std::string_view key, std::string* out);
+  void Bool(std::string_view key, bool* out);
+  void Double(std::string_view key, double min, double max, double* out);
+  // A list of strings, e.g. `plugins: [a.so, b.so]`.
+  void StringList(std::string_view key, std::vector<std::string>* out);
+  // Path of `key` in this mapping, e.g. "client.filters", for nested readers and messages.
+  std::string PathOf(std::string_view key) const;
+  ConfigErrors* errors() const { return errors_; }
   // The raw node, for free-form sections; an undefined node when absent.
   YAML::Node Raw(std::string_view key);
 
@@ -60,7 +68,6 @@ class ConfigReader {
 
  private:
   YAML::Node Find(std::string_view key);  // marks `key` as known
-  std::string PathOf(std::string_view key) const;
 
   YAML::Node mapping_;
   std::string path_;

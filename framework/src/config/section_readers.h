@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "config/config_reader.h"
+#include "ferry/framework/config.h"
+
+// Readers of the config sections that name extensions (plugins, registries, balancers, filters).
+// Each checks names against the ExtensionRegistry, so plugins must be loaded first.
+namespace ferry::config {
+
+void ReadPlugins(ConfigReader& top, std::vector<std::string>* out);
+void ReadRegistry(ConfigReader section, RegistryOptions* out);
+void ReadProvider(ConfigReader section, ProviderOptions* out);
+// `kind` is "client" or "server".
+void ReadFilters(ConfigReader& parent, std::string_view kind, std::vector<FilterSpec>* out);
+// The cluster keys of the `client:` section.
+void ReadClusterKeys(ConfigReader& client, ClusterOptions* out);
+
+}  // namespace ferry::config
