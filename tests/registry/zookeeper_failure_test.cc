@@ -107,11 +107,7 @@ TEST_F(ZooKeeperRegistryTest, SessionExpiryReRegistersAutomatically) {
   const auto credentials = provider_side->session_credentials();
   ASSERT_TRUE(credentials);
 
-  // The documented way to expire a session: attach a second client to it, then close that.
-  {
-    RawZooKeeperClient thief(server_->address(), &*credentials);
-    ASSERT_TRUE(thief.connected());
-  }
+  ASSERT_TRUE(testsupport::ExpireSession(server_->address(), *credentials));
   ASSERT_TRUE(log_.WaitFor("session expired", kRecovery));
 
   RawZooKeeperClient observer(server_->address());
@@ -142,13 +138,11 @@ TEST_F(ZooKeeperRegistryTest, SubscriberReReadsTheFullListAfterItsSessionExpires
   const auto credentials = client_side->session_credentials();
   ASSERT_TRUE(credentials);
 
-  {
-    RawZooKeeperClient thief(server_->address(), &*credentials);
-    ASSERT_TRUE(thief.connected());
-    // Joins while the subscriber is cut off: only a full re-read can reveal it, since the
-    // expired session's watch is gone.
-    ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7002")).ok());
-  }
+  // A provider joins while the subscriber is cut off: only a full re-read can reveal it, since
+  // the expired session's watch is gone.
+  ASSERT_TRUE(testsupport::ExpireSession(server_->address(), *credentials, [&] {
+    EXPECT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7002")).ok());
+  }));
   ASSERT_TRUE(log_.WaitFor("session expired", kRecovery));
   EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001", "127.0.0.1:7002"}, kRecovery));
   // And the new session watches again.

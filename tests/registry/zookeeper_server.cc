@@ -4,19 +4,19 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
-
-extern char** environ;
 
 namespace ferry::testsupport {
 namespace {
@@ -44,8 +44,6 @@ bool Exited(pid_t pid) {
   int status = 0;
   return waitpid(pid, &status, WNOHANG) == pid;
 }
-
-void NoWatcher(zhandle_t*, int, int, const char*, void*) {}
 
 // Tests that steal sessions make the C client complain on purpose; keep the output readable.
 void DiscardClientLog(const char*) {}
@@ -77,7 +75,7 @@ ZooKeeperServer::~ZooKeeperServer() {
 }
 
 ::testing::AssertionResult ZooKeeperServer::StartOnce() {
-  if (std::string(FERRY_JAVA).find("NOTFOUND") != std::string::npos ||
+  if (access(FERRY_JAVA, X_OK) != 0 ||
       std::string(FERRY_ZOOKEEPER_CLASSPATH).find("NOTFOUND") != std::string::npos) {
     return ::testing::AssertionFailure()
            << "java or the ZooKeeper jars were not found when configuring; install Debian's "
@@ -113,18 +111,34 @@ ZooKeeperServer::~ZooKeeperServer() {
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  const int spawn_error = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawn_error != 0) {
+  // Opened before fork: between fork and exec the child may only make async-signal-safe calls.
+  const int log_fd = open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (log_fd < 0 || null_fd < 0) {
+    if (log_fd >= 0) close(log_fd);
+    if (null_fd >= 0) close(null_fd);
+    return ::testing::AssertionFailure() << "cannot open " << log_file << " or /dev/null";
+  }
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ == 0) {
+    // A test process that crashes or is killed by ctest's timeout takes the server along,
+    // instead of leaving a JVM behind. (The signal follows the thread that forked, the test's
+    // main thread here.)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    dup2(null_fd, 0);
+    dup2(log_fd, 1);
+    dup2(log_fd, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  const int fork_errno = errno;
+  close(log_fd);
+  close(null_fd);
+  if (pid_ < 0) {
     pid_ = -1;
-    return ::testing::AssertionFailure()
-           << "cannot run " << FERRY_JAVA << ": " << std::strerror(spawn_error);
+    return ::testing::AssertionFailure() << "cannot fork: " << std::strerror(fork_errno);
   }
 
   // A JVM on a busy two-core machine can take many seconds to come up.
@@ -191,21 +205,55 @@ std::string ZooKeeperServer::LogTail() const {
   return text.size() > kTail ? text.substr(text.size() - kTail) : text;
 }
 
-RawZooKeeperClient::RawZooKeeperClient(const std::string& hosts, const clientid_t* session) {
-  zh_ = zookeeper_init2(hosts.c_str(), &NoWatcher, 10000, session, nullptr, 0, &DiscardClientLog);
-  if (zh_ == nullptr) return;
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (zoo_state(zh_) == ZOO_CONNECTED_STATE) {
-      connected_ = true;
-      return;
-    }
-    std::this_thread::sleep_for(10ms);
+struct RawZooKeeperClient::SessionEvents {
+  std::mutex mu;
+  std::condition_variable changed;
+  int state = 0;
+};
+
+void RawZooKeeperClient::OnSessionEvent(zhandle_t*, int type, int state, const char*,
+                                        void* context) {
+  if (type != ZOO_SESSION_EVENT) return;
+  auto* events = static_cast<SessionEvents*>(context);
+  {
+    std::lock_guard lock(events->mu);
+    events->state = state;
   }
+  events->changed.notify_all();
+}
+
+RawZooKeeperClient::RawZooKeeperClient(const std::string& hosts, const clientid_t* session)
+    : events_(std::make_unique<SessionEvents>()) {
+  zh_ = zookeeper_init2(hosts.c_str(), &RawZooKeeperClient::OnSessionEvent, 10000, session,
+                        events_.get(), 0, &DiscardClientLog);
+  if (zh_ == nullptr) return;
+  std::unique_lock lock(events_->mu);
+  events_->changed.wait_for(lock, 10s, [&] {
+    return events_->state == ZOO_CONNECTED_STATE || events_->state == ZOO_EXPIRED_SESSION_STATE;
+  });
+  state_ = events_->state;
 }
 
 RawZooKeeperClient::~RawZooKeeperClient() {
   if (zh_ != nullptr) zookeeper_close(zh_);
+}
+
+::testing::AssertionResult ExpireSession(const std::string& hosts, const clientid_t& session,
+                                         const std::function<void()>& while_joined) {
+  bool ran = false;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    RawZooKeeperClient joiner(hosts, &session);
+    if (joiner.expired()) return ::testing::AssertionSuccess();
+    if (!joiner.connected()) {
+      return ::testing::AssertionFailure() << "cannot join the session at " << hosts;
+    }
+    if (while_joined && !ran) {
+      ran = true;
+      while_joined();
+    }
+  }
+  return ::testing::AssertionFailure()
+         << "session " << std::hex << session.client_id << " survived 5 attempts to expire it";
 }
 
 int RawZooKeeperClient::Create(const std::string& path, const std::string& data, int mode) {

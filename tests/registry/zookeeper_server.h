@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace ferry::testsupport {
@@ -50,17 +52,19 @@ class ZooKeeperServer {
 };
 
 // A plain C-client session for tests that poke at znodes directly (malformed data, leftover
-// nodes, expiring another client's session). Connects in the constructor, waiting up to 10 s;
-// check connected() before use.
+// nodes, another client's session). Connects in the constructor, waiting up to 10 s; check
+// connected() before use.
 class RawZooKeeperClient {
  public:
-  // With `session`, joins that existing session instead of opening a new one.
+  // With `session`, joins that existing session instead of opening a new one; expired() tells
+  // when it no longer exists.
   explicit RawZooKeeperClient(const std::string& hosts, const clientid_t* session = nullptr);
-  ~RawZooKeeperClient();  // closes the session: its ephemeral nodes go away
+  ~RawZooKeeperClient();  // closes the session (if connected): its ephemeral nodes go away
   RawZooKeeperClient(const RawZooKeeperClient&) = delete;
   RawZooKeeperClient& operator=(const RawZooKeeperClient&) = delete;
 
-  bool connected() const { return connected_; }
+  bool connected() const { return state_ == ZOO_CONNECTED_STATE; }
+  bool expired() const { return state_ == ZOO_EXPIRED_SESSION_STATE; }
   zhandle_t* handle() const { return zh_; }
   int64_t session_id() const { return zoo_client_id(zh_)->client_id; }
 
@@ -70,8 +74,19 @@ class RawZooKeeperClient {
   int Get(const std::string& path, Stat* stat, std::string* data = nullptr);
 
  private:
+  struct SessionEvents;  // where the C client's thread reports state changes
+  static void OnSessionEvent(zhandle_t* zh, int type, int state, const char* path, void* context);
+
+  std::unique_ptr<SessionEvents> events_;
   zhandle_t* zh_ = nullptr;
-  bool connected_ = false;
+  int state_ = 0;  // as of the end of the constructor
 };
+
+// Expires `session` the documented way: a second client joins it with the same id and
+// password, then closes it. The owner may win the session back in between, so this repeats
+// (at most 5 times) until joining reports the session expired. `while_joined` runs the first
+// time the session is held away from its owner.
+::testing::AssertionResult ExpireSession(const std::string& hosts, const clientid_t& session,
+                                         const std::function<void()>& while_joined = {});
 
 }  // namespace ferry::testsupport
