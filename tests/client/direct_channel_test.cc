@@ -168,5 +168,19 @@ TEST(DirectChannelTest, ZstdCompressionRoundTripsAboveTheThreshold) {
   EXPECT_LT(header.body_length, large.size() / 4);
 }
 
+TEST(DirectChannelTest, ARequestOverTheFrameLimitFailsAloneWithoutBeingSent) {
+  FakeServer server(FakeServer::Mode::kEcho);
+  ClientOptions options = TestOptions(server.target());
+  options.max_frame_bytes = 1024;
+  auto channel = MakeChannel(options);
+  ASSERT_TRUE(Echo(*channel, "small").status.ok());
+
+  const EchoResult result = Echo(*channel, std::string(2000, 'x'));
+  EXPECT_EQ(result.status.code(), StatusCode::RESOURCE_EXHAUSTED) << result.status;
+  EXPECT_NE(result.status.message().find("max_frame_bytes 1024"), std::string::npos);
+  EXPECT_EQ(server.requests_received(), 1u);
+  EXPECT_TRUE(Echo(*channel, "small again").status.ok());
+}
+
 }  // namespace
 }  // namespace ferry::testing

@@ -64,6 +64,13 @@ void ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::M
     done(encoded);
     return;
   }
+  // The server would close the connection over it, failing every other call on it too.
+  if (frame.size() > options_.max_frame_bytes) {
+    done(Status(StatusCode::RESOURCE_EXHAUSTED, "request frame of " + std::to_string(frame.size()) +
+                                                    " bytes exceeds max_frame_bytes " +
+                                                    std::to_string(options_.max_frame_bytes)));
+    return;
+  }
   pending_.Insert(id, PendingCall{response, std::move(done), deadline, timeout});
   ScheduleSweepBy(deadline);
   Enqueue(frame);
@@ -214,6 +221,7 @@ void ClientConnection::OnConnected(uint64_t link, const boost::system::error_cod
   }
   State expected = State::kConnecting;
   if (!state_.compare_exchange_strong(expected, State::kConnected)) return;  // shut down
+  connected_link_.store(link + 1, std::memory_order_release);
   connect_timer_.cancel();
   boost::system::error_code ignored;
   socket_.set_option(tcp::no_delay(true), ignored);

@@ -46,6 +46,16 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
   ClientStats stats() const;
 
+  // The link a call made now would be queued on. A call that failed was certainly never
+  // written to a socket when the link did not change while it was being queued and neither
+  // that link nor a later one ever connected: requests are only written on a connected link,
+  // and a link that ends drops what it has not written. Lets a cluster channel retry such a
+  // call elsewhere even when its method is not idempotent.
+  uint64_t link() const { return epoch_.load(std::memory_order_acquire); }
+  bool ConnectedSince(uint64_t link) const {
+    return connected_link_.load(std::memory_order_acquire) > link;
+  }
+
  private:
   enum class State : uint8_t { kIdle, kConnecting, kConnected, kBackoff, kShutdown };
 
@@ -88,6 +98,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // belong to and ignore themselves once it moved on; callers use it to notice a link ending
   // while they were queueing a request.
   std::atomic<uint64_t> epoch_{0};
+  // 1 + the last link that connected; 0 while none has.
+  std::atomic<uint64_t> connected_link_{0};
   std::atomic<Clock::time_point> retry_at_{Clock::time_point::min()};
   // When the timeout sweep is due; max() while none is scheduled.
   std::atomic<Clock::time_point> sweep_at_{Clock::time_point::max()};

@@ -5,11 +5,14 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "client/trace_id.h"
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/serializer.h"
 #include "ferry/rpc_meta.pb.h"
+#include "filter/filtered_channel.h"
+#include "filter/new_filters.h"
 
 namespace ferry {
 
@@ -34,7 +37,12 @@ Status NewChannel(const ClientOptions& options, std::shared_ptr<Channel>* out) {
     }
     body.compression = compressor->id();
   }
-  *out = std::make_shared<client::DirectChannel>(options, std::move(endpoint), body);
+  std::vector<std::shared_ptr<ClientFilter>> filters;
+  if (Status created = filter::NewClientFilters(options.filters, &filters); !created.ok()) {
+    return created;
+  }
+  *out = filter::WithFilters(std::move(filters), std::make_shared<client::DirectChannel>(
+                                                     options, std::move(endpoint), body));
   return Status::Ok();
 }
 
