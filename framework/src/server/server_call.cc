@@ -22,9 +22,10 @@ ServerCall::Messages NewMessages(const MethodTable::Entry& method) {
           std::unique_ptr<google::protobuf::Message>(method.method->response_prototype->New())};
 }
 
-// Parsing clears the request itself; the response must start empty for the handler.
+// Cleared rather than freed: their strings keep their capacity for the next call.
 ServerCall::Messages* Recycle(const MethodTable::Entry& method, ServerCall::Messages* messages) {
   if (messages->method == &method) {
+    messages->request->Clear();
     messages->response->Clear();
   } else {
     *messages = NewMessages(method);
