@@ -42,15 +42,15 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
       sweep_timer_(io),
       backoff_(options.reconnect_initial, options.reconnect_max) {}
 
-void ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
-                            google::protobuf::Message* response, Clock::time_point deadline,
-                            milliseconds timeout, CallDone done) {
+uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
+                                google::protobuf::Message* response, Clock::time_point deadline,
+                                milliseconds timeout, CallDone done) {
   // Read before Admit(): if it differs once the request is queued, the link this call was
   // admitted to ended meanwhile, and may have missed the call when failing its pending ones.
   const uint64_t epoch = epoch_.load(std::memory_order_acquire);
   if (Status admitted = Admit(); !admitted.ok()) {
     done(admitted);
-    return;
+    return 0;
   }
   const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
   // Serialized outside any lock into a buffer this thread reuses; the queue copies it.
@@ -62,19 +62,27 @@ void ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::M
   if (Status encoded = codec::AppendFrame(header, &meta, &request, body_options_, &frame);
       !encoded.ok()) {
     done(encoded);
-    return;
+    return 0;
   }
   // The server would close the connection over it, failing every other call on it too.
   if (frame.size() > options_.max_frame_bytes) {
     done(Status(StatusCode::RESOURCE_EXHAUSTED, "request frame of " + std::to_string(frame.size()) +
                                                     " bytes exceeds max_frame_bytes " +
                                                     std::to_string(options_.max_frame_bytes)));
-    return;
+    return 0;
   }
   pending_.Insert(id, PendingCall{response, std::move(done), deadline, timeout});
   ScheduleSweepBy(deadline);
   Enqueue(frame);
   if (epoch_.load(std::memory_order_acquire) != epoch) Abandon(id);
+  return id;
+}
+
+void ClientConnection::Cancel(uint64_t id) {
+  std::optional<PendingCall> call = pending_.Take(id);
+  if (!call) return;
+  SendControl(codec::MessageType::kCancel, id, 0);
+  call->done(Status(StatusCode::CANCELLED, "cancelled by the caller"));
 }
 
 Status ClientConnection::Admit() {

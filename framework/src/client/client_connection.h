@@ -35,10 +35,16 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
                    const ClientOptions& options, codec::BodyOptions body_options);
 
   // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
-  // fails before anything is queued, e.g. while the connection is down in backoff.
-  void Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
-            google::protobuf::Message* response, Clock::time_point deadline,
-            std::chrono::milliseconds timeout, CallDone done);
+  // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
+  // call's id on this connection, for Cancel(); 0 when it failed before being queued.
+  uint64_t Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
+                google::protobuf::Message* response, Clock::time_point deadline,
+                std::chrono::milliseconds timeout, CallDone done);
+
+  // If call `id` is still pending: completes it with CANCELLED on the calling thread and tells
+  // the server to drop it. For a caller that no longer wants the answer (a backup request's
+  // loser). Safe from any thread.
+  void Cancel(uint64_t id);
 
   // Completes every pending call with CANCELLED, on the calling thread, and closes the socket.
   // Later calls fail with CANCELLED. Idempotent.
