@@ -1,0 +1,19 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ferry/codec/status.h"
+#include "ferry/framework/filter.h"
+
+namespace ferry::filter {
+
+// Creates and configures one filter per spec, in order, through the ExtensionRegistry.
+// INVALID_ARGUMENT naming an unknown filter and listing the known ones; a filter's Configure()
+// error is returned with the filter's name in front.
+Status NewClientFilters(const std::vector<FilterSpec>& specs,
+                        std::vector<std::shared_ptr<ClientFilter>>* out);
+Status NewServerFilters(const std::vector<FilterSpec>& specs,
+                        std::vector<std::shared_ptr<ServerFilter>>* out);
+
+}  // namespace ferry::filter
