@@ -319,15 +319,15 @@ Status ZooKeeperRegistry::Outcome(int rc, const std::string& what) {
 }
 
 void ZooKeeperRegistry::Shutdown() {
-  size_t withdrawn = 0;
-  for (const auto& [path, record] : registrations_) {
-    if (connected_ && Withdraw(path) == ZOK) ++withdrawn;
-  }
-  if (withdrawn < registrations_.size()) {
+  if (connected_) {
+    // Closing the session removes them as well, but only if the close request gets through;
+    // withdrawing first makes every leave certain and visible before Stop() returns.
+    for (const auto& [path, record] : registrations_) Withdraw(path);
+  } else if (!registrations_.empty()) {
     Log()->warn(
-        "registry: stopping while ZooKeeper is unreachable; {} providers stay listed "
-        "until the session expires",
-        registrations_.size() - withdrawn);
+        "registry: stopping while ZooKeeper is unreachable; {} providers stay listed until the "
+        "session expires",
+        registrations_.size());
   }
   registrations_.clear();
   watched_.clear();
