@@ -133,7 +133,8 @@ TEST(DirectChannelTest, ConcurrentCallsShareOneConnectionAndGetTheirOwnResponses
   EXPECT_EQ(stats.late_responses, 0u);
   EXPECT_EQ(stats.requests_sent, static_cast<uint64_t>(kThreads * kCallsPerThread + 1));
   // Coalescing: frames queued while a write is in progress leave together in the next one.
-  EXPECT_LT(stats.flushes, stats.requests_sent);
+  // Without it there would be one write per request.
+  EXPECT_LT(stats.flushes * 4, stats.requests_sent) << stats.flushes << " writes";
 }
 
 TEST(DirectChannelTest, JsonSerializerRoundTrips) {
