@@ -30,7 +30,7 @@ Status ParseProviderFlags(std::span<const char* const> args, ProviderFlags* out)
     std::string_view value;
     if (name.size() < arg.size()) {
       value = arg.substr(name.size() + 1);
-    } else if (name == "--config" || name == "--port") {
+    } else if (name == "--config" || name == "--port" || name == "--registry") {
       if (i + 1 == args.size()) return Invalid(std::string(name) + ": missing value");
       value = args[++i];
     }
@@ -41,6 +41,13 @@ Status ParseProviderFlags(std::span<const char* const> args, ProviderFlags* out)
       uint16_t port = 0;
       if (Status status = ParsePort(value, &port); !status.ok()) return status;
       flags.port = port;
+    } else if (name == "--registry") {
+      if (value.find("://") == std::string_view::npos) {
+        return Invalid(
+            "--registry: expected <scheme>://..., e.g. zookeeper://127.0.0.1:2181, got \"" +
+            std::string(value) + "\"");
+      }
+      flags.registry_url = value;
     } else {
       return Invalid("unknown argument \"" + std::string(arg) + "\"");
     }

@@ -9,10 +9,12 @@
 
 namespace ferry::demo {
 
-// Command line shared by the demo providers: --config <yaml> [--port N]; `--flag=value` works too.
+// Command line shared by the demo providers: --config <yaml> [--port N] [--registry URL];
+// `--flag=value` works too.
 struct ProviderFlags {
   std::string config_path;
   std::optional<uint16_t> port;  // replaces the port of server.listen
+  std::string registry_url;      // replaces registry.url, e.g. zookeeper://127.0.0.1:2181
 };
 
 // `args` excludes the program name. INVALID_ARGUMENT naming the offending argument.

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/provider_flags.h"
+#include "common/provider_registration.h"
 #include "ferry/framework/config.h"
 #include "ferry/framework/logging.h"
 #include "ferry/framework/server.h"
@@ -34,7 +35,7 @@ sigset_t StopSignals() {
 int Fail(std::string_view name, int exit_code, const Status& status) {
   std::cerr << name << ": " << status << "\n";
   if (exit_code == kExitBadUsage && status.message().starts_with("--")) {
-    std::cerr << "usage: " << name << " --config <file.yaml> [--port N]\n";
+    std::cerr << "usage: " << name << " --config <file.yaml> [--port N] [--registry URL]\n";
   }
   return exit_code;
 }
@@ -64,6 +65,7 @@ int RunProvider(std::string_view name, int argc, char** argv, std::span<Service*
       return Fail(name, kExitBadUsage, s);
     }
   }
+  if (!flags.registry_url.empty()) config.registry.url = flags.registry_url;
   if (Status s = SetLogLevel(config.log.level); !s.ok()) return Fail(name, kExitBadUsage, s);
   // SetLogLevel registered the framework's stderr logger; the provider's lines join it, so
   // log.level governs them too and stdout keeps only the ready line.
@@ -78,11 +80,24 @@ int RunProvider(std::string_view name, int argc, char** argv, std::span<Service*
   const std::string address =
       ListenHost(config.server.listen) + ":" + std::to_string(server.port());
   log->info("{} serving {} service(s) on {}", name, services.size(), address);
+
+  std::unique_ptr<ProviderRegistration> registration;
+  if (!config.registry.url.empty()) {
+    const std::string advertised = AdvertisedAddress(config, server.port());
+    if (Status s = ProviderRegistration::Publish(config, advertised, services, &registration);
+        !s.ok()) {
+      server.Stop();
+      return Fail(name, kExitStartFailed, s);
+    }
+    log->info("{} registered as {} in {}", name, advertised, config.registry.url);
+  }
   std::cout << name << " listening on " << address << std::endl;
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   log->info("{} stopping on {}", name, sigabbrev_np(signal_number));
+  // Withdraw first, so that clients stop choosing this provider while it drains.
+  if (registration) registration->Withdraw();
   server.Stop();
   return 0;
 }

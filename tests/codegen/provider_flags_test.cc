@@ -30,6 +30,16 @@ TEST(ProviderFlagsTest, SeparateAndJoinedValues) {
   EXPECT_EQ(flags.config_path, "b.yaml");
 }
 
+TEST(ProviderFlagsTest, RegistryOverridesTheConfig) {
+  ProviderFlags flags;
+  ASSERT_TRUE(
+      Parse({"--config", "a.yaml", "--registry", "zookeeper://127.0.0.1:2181"}, &flags).ok());
+  EXPECT_EQ(flags.registry_url, "zookeeper://127.0.0.1:2181");
+  Status s = Parse({"--config", "a.yaml", "--registry", "127.0.0.1:2181"}, &flags);
+  EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.message().find("--registry"), std::string::npos) << s;
+}
+
 TEST(ProviderFlagsTest, RejectsWhatItCannotUse) {
   const std::vector<std::vector<const char*>> bad = {
       {},                  // --config is required
