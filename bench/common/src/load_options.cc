@@ -6,8 +6,10 @@
 
 namespace ferry::bench {
 
-void AddLoadFlags(FlagParser& flags, LoadOptions* o) {
-  flags.AddString("--target", "HOST:PORT", &o->target, "server to load (required)");
+void AddLoadFlags(FlagParser& flags, LoadOptions* o, TargetFlag target) {
+  const bool required = target == TargetFlag::kRequired;
+  flags.AddString("--target", "HOST:PORT", &o->target,
+                  required ? "server to load (required)" : "server to load");
   flags.AddInteger<uint32_t>("--conns", "C", &o->conns, 1, 100'000, "connections (default 1)");
   flags.AddInteger<uint32_t>("--depth", "D", &o->depth, 1, 100'000,
                              "calls outstanding per connection (default 1)");
@@ -23,8 +25,8 @@ void AddLoadFlags(FlagParser& flags, LoadOptions* o) {
                   "fraction of calls made slow on the server (default 0)");
   flags.AddInteger<uint32_t>("--slow-ms", "MS", &o->slow_ms, 1, 60'000,
                              "server-side delay of a slow call (default 5)");
-  flags.AddCheck([o](std::string* error) {
-    if (o->target.empty()) {
+  flags.AddCheck([o, required](std::string* error) {
+    if (o->target.empty() && required) {
       *error = "--target: required (host:port)";
       return false;
     }
@@ -35,7 +37,7 @@ void AddLoadFlags(FlagParser& flags, LoadOptions* o) {
     }
     HostPort ignored;
     std::string why;
-    if (!ParseHostPort(o->target, &ignored, &why)) {
+    if (!o->target.empty() && !ParseHostPort(o->target, &ignored, &why)) {
       *error = "--target: " + why;
       return false;
     }

@@ -26,9 +26,14 @@ inline constexpr uint32_t kMaxPayloadBytes = 16u << 20;
 // Every slot of the closed loop holds per-call state in each client, so this bounds memory.
 inline constexpr uint32_t kMaxCallsInFlight = 1'000'000;
 
-// Registers the flags above on `flags`, plus a check that --target is present and well formed.
-// Clients with flags of their own add them to the same parser.
-void AddLoadFlags(FlagParser& flags, LoadOptions* options);
+// Whether AddLoadFlags demands --target. kOptional is for clients that can find the server
+// another way (ferry-bench --registry); their own check must then require one of the two.
+enum class TargetFlag { kRequired, kOptional };
+
+// Registers the flags above on `flags`, plus a check that --target is well formed (and present,
+// unless kOptional). Clients with flags of their own add them to the same parser.
+void AddLoadFlags(FlagParser& flags, LoadOptions* options,
+                  TargetFlag target = TargetFlag::kRequired);
 
 struct HostPort {
   std::string host;
