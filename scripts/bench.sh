@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runs the issue-2 comparison: ferry-bench against echo-server, the async gRPC peer and the bare
+# Asio echo, in one run, each shape RUNS times, and prints a Markdown table of medians plus the
+# ratios. Servers and clients get one thread each; everything is on loopback.
+#   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_RUNS (default 3)
+source "$(dirname "$0")/lib/common.sh"
+cd "$FERRY_ROOT"
+
+SECONDS_PER_RUN="${FERRY_BENCH_SECONDS:-5}"
+RUNS="${FERRY_BENCH_RUNS:-3}"
+ferry_install_packages "${FERRY_PACKAGES[@]}" python3
+ferry_build build -DFERRY_BUILD_TESTS=OFF -- echo-server ferry-bench bare-echo-server \
+  bare-echo-bench grpc-echo-server grpc-echo-bench
+
+RUN_DIR="$(mktemp -d /tmp/ferry-bench.XXXXXX)"
+trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
+cat >"$RUN_DIR/echo.yaml" <<YAML
+log: {level: warn}
+server:
+  listen: 127.0.0.1:0
+  io_threads: 1
+  business_pool: {threads: 1, queue_capacity: 4096}
+YAML
+
+FERRY_PORT=$(ferry_free_port)
+ferry_start echo-server "listening on" 20 "$RUN_DIR/ferry.log" \
+  build/bin/echo-server --config "$RUN_DIR/echo.yaml" --port "$FERRY_PORT"
+GRPC_PORT=$(ferry_free_port)
+ferry_start grpc-echo-server "listening on" 20 "$RUN_DIR/grpc.log" \
+  build/bin/grpc-echo-server --bind 127.0.0.1 --port "$GRPC_PORT" --threads 1
+BARE_PORT=$(ferry_free_port)
+ferry_start bare-echo-server "listening on" 20 "$RUN_DIR/bare.log" \
+  build/bin/bare-echo-server --bind 127.0.0.1 --port "$BARE_PORT" --threads 1
+
+# run <system> <conns> <depth> <size>: prints the RESULT line of one run.
+run() {
+  local system="$1" conns="$2" depth="$3" size="$4" bin port
+  case "$system" in
+    ferry) bin="build/bin/ferry-bench echo"; port=$FERRY_PORT ;;
+    grpc) bin="build/bin/grpc-echo-bench"; port=$GRPC_PORT ;;
+    bare) bin="build/bin/bare-echo-bench"; port=$BARE_PORT ;;
+  esac
+  $bin --target "127.0.0.1:$port" --conns "$conns" --depth "$depth" --size "$size" \
+    --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null | tail -n 1
+}
+
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+
+printf '| shape | system | QPS (median of %s) | p50 µs | p99 µs | p999 µs | errors |\n' "$RUNS"
+printf '|---|---|---:|---:|---:|---:|---:|\n'
+for shape in "4 32 16" "1 1 16" "4 32 4096" "1 32 16"; do
+  read -r conns depth size <<<"$shape"
+  for system in ferry grpc bare; do
+    : >"$RUN_DIR/runs"
+    # Interleaving systems within a shape would be fairer still, but each run is long enough
+    # that the medians settle.
+    for _ in $(seq "$RUNS"); do run "$system" "$conns" "$depth" "$size" >>"$RUN_DIR/runs"; done
+    qps=$(field qps <"$RUN_DIR/runs" | median)
+    p50=$(field p50_us <"$RUN_DIR/runs" | median)
+    p99=$(field p99_us <"$RUN_DIR/runs" | median)
+    p999=$(field p999_us <"$RUN_DIR/runs" | median)
+    errors=$(field errors <"$RUN_DIR/runs" | median)
+    printf '| %s conns x %s deep, %s B | %s | %s | %s | %s | %s | %s |\n' \
+      "$conns" "$depth" "$size" "$system" "$qps" "$p50" "$p99" "$p999" "$errors"
+    echo "$system $conns $depth $size $qps $p50 $p99" >>"$RUN_DIR/medians"
+  done
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+get() { awk -v s="$1" -v c="$2" -v d="$3" -v z="$4" -v col="$5" \
+  '$1==s && $2==c && $3==d && $4==z {print $col}' "$RUN_DIR/medians"; }
+echo
+echo "Ratios (4x32, 16 B): ferry/grpc QPS = $(ratio "$(get ferry 4 32 16 5)" "$(get grpc 4 32 16 5)"), " \
+  "grpc/ferry p99 = $(ratio "$(get grpc 4 32 16 7)" "$(get ferry 4 32 16 7)"), " \
+  "ferry/bare QPS = $(ratio "$(get ferry 4 32 16 5)" "$(get bare 4 32 16 5)")"
+echo "Depth 1 (1x1, 16 B): ferry p50 / bare p50 = $(ratio "$(get ferry 1 1 16 6)" "$(get bare 1 1 16 6)")"
