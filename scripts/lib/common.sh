@@ -12,6 +12,7 @@ FERRY_PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc
   zookeeper libzookeeper-mt-dev
+  libssl-dev
 )
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <spdlog/logger.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ferry/codec/status.h"
+
+namespace spdlog::details {
+class thread_pool;
+}
+
+namespace ferry::accesslog {
+
+// Where one accesslog filter writes its lines: its own spdlog logger, not registered with
+// spdlog and so independent of the host's loggers and levels. Lines are formatted on the
+// calling thread and written by a background thread shared by every access log of the
+// process, so that a slow disk never delays calls; when that thread falls behind by more than
+// its queue, the oldest lines are dropped.
+class AccessLog {
+ public:
+  // `file` empty: stderr. FAILED_PRECONDITION when the file cannot be opened for appending.
+  static Status Open(const std::string& file, std::unique_ptr<AccessLog>* out);
+
+  // "client trace=4f2a… call=ferry.demo.EchoService/Echo peer=- status=OK latency_us=57",
+  // followed by ` error="…"` when the status is not OK.
+  void Write(std::string_view side, std::string_view trace_id, std::string_view service,
+             std::string_view method, std::string_view peer, const Status& status,
+             std::chrono::nanoseconds latency);
+
+ private:
+  AccessLog(std::shared_ptr<spdlog::details::thread_pool> writer,
+            std::shared_ptr<spdlog::logger> logger);
+
+  // Declared first so that it outlives the logger, whose queued lines it still has to write.
+  std::shared_ptr<spdlog::details::thread_pool> writer_;
+  std::shared_ptr<spdlog::logger> logger_;
+};
+
+}  // namespace ferry::accesslog

@@ -1,0 +1,61 @@
+#include "accesslog_filters.h"
+
+#include <memory>
+#include <string>
+
+#include "access_log.h"
+#include "ferry/codec/extension_registry.h"
+#include "ferry/framework/filter.h"
+#include "filter_config.h"
+
+namespace ferry::accesslog {
+namespace {
+
+Status OpenFromConfig(const std::string& yaml, std::unique_ptr<AccessLog>* out) {
+  plugins::FilterConfig config(yaml);
+  std::string file;
+  config.String("file", &file);
+  if (Status status = config.Finish(); !status.ok()) return status;
+  return AccessLog::Open(file, out);
+}
+
+class AccessLogClientFilter final : public ClientFilter {
+ public:
+  Status Configure(const std::string& yaml) override { return OpenFromConfig(yaml, &log_); }
+  Status OnCall(ClientCall&) override { return Status::Ok(); }
+  // The client knows no peer: the channel picks the connection after the filters ran.
+  void OnDone(const ClientCall& call, const Status& status,
+              std::chrono::nanoseconds latency) override {
+    log_->Write("client", call.options.trace_id, call.method.service, call.method.method, "-",
+                status, latency);
+  }
+
+ private:
+  std::unique_ptr<AccessLog> log_;
+};
+
+class AccessLogServerFilter final : public ServerFilter {
+ public:
+  Status Configure(const std::string& yaml) override { return OpenFromConfig(yaml, &log_); }
+  Status OnCall(ServerCall&) override { return Status::Ok(); }
+  void OnDone(const ServerCall& call, const Status& status,
+              std::chrono::nanoseconds latency) override {
+    const ServerContext& context = call.context;
+    log_->Write("server", context.trace_id(), context.service(), context.method(), context.peer(),
+                status, latency);
+  }
+
+ private:
+  std::unique_ptr<AccessLog> log_;
+};
+
+}  // namespace
+
+void RegisterAccessLogFilters(ExtensionRegistry& registry) {
+  registry.Register<ClientFilter>("accesslog",
+                                  [] { return std::make_shared<AccessLogClientFilter>(); });
+  registry.Register<ServerFilter>("accesslog",
+                                  [] { return std::make_shared<AccessLogServerFilter>(); });
+}
+
+}  // namespace ferry::accesslog

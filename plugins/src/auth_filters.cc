@@ -1,0 +1,81 @@
+#include <chrono>
+#include <string>
+
+#include "builtin_filters.h"
+#include "ferry/codec/extension_registry.h"
+#include "ferry/framework/filter.h"
+#include "ferry/plugins/auth_token.h"
+#include "filter_config.h"
+
+namespace ferry::plugins {
+namespace {
+
+// A day: anything longer makes the token's timestamp meaningless, and is surely a typo.
+constexpr int64_t kMaxSkewLimitMs = 24 * 3600 * 1000;
+
+int64_t UnixMillisNow() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Reads the `secret` key every auth filter needs.
+void ReadSecret(FilterConfig& config, std::string* secret) {
+  config.String("secret", secret);
+  if (secret->empty()) config.Invalid("secret", "must be set to a non-empty shared secret");
+}
+
+// Signs every call with the shared secret.
+class AuthClientFilter final : public ClientFilter {
+ public:
+  Status Configure(const std::string& yaml) override {
+    FilterConfig config(yaml);
+    ReadSecret(config, &secret_);
+    return config.Finish();
+  }
+
+  Status OnCall(ClientCall& call) override {
+    call.options.auth_token =
+        MakeAuthToken(secret_, call.method.service, call.method.method, UnixMillisNow());
+    return Status::Ok();
+  }
+
+  void OnDone(const ClientCall&, const Status&, std::chrono::nanoseconds) override {}
+
+ private:
+  std::string secret_;
+};
+
+// Answers UNAUTHENTICATED to any call whose token was not made with the shared secret for this
+// method within the allowed clock skew.
+class AuthServerFilter final : public ServerFilter {
+ public:
+  Status Configure(const std::string& yaml) override {
+    FilterConfig config(yaml);
+    ReadSecret(config, &secret_);
+    int64_t max_skew_ms = max_skew_.count();
+    config.Integer("max_skew_ms", 0, kMaxSkewLimitMs, &max_skew_ms);
+    max_skew_ = std::chrono::milliseconds(max_skew_ms);
+    return config.Finish();
+  }
+
+  Status OnCall(ServerCall& call) override {
+    return VerifyAuthToken(secret_, call.context.auth_token(), call.context.service(),
+                           call.context.method(), UnixMillisNow(), max_skew_);
+  }
+
+  void OnDone(const ServerCall&, const Status&, std::chrono::nanoseconds) override {}
+
+ private:
+  std::string secret_;
+  std::chrono::milliseconds max_skew_{30000};
+};
+
+}  // namespace
+
+void RegisterAuthFilters(ExtensionRegistry& registry) {
+  registry.Register<ClientFilter>("auth", [] { return std::make_shared<AuthClientFilter>(); });
+  registry.Register<ServerFilter>("auth", [] { return std::make_shared<AuthServerFilter>(); });
+}
+
+}  // namespace ferry::plugins

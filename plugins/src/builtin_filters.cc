@@ -1,0 +1,18 @@
+#include "builtin_filters.h"
+
+#include "ferry/codec/extension_registry.h"
+
+namespace ferry::plugins {
+namespace {
+
+// The filters every program linking ferry::filters gets, by name, as if from a plugin.
+void RegisterBuiltinFilters(ExtensionRegistry& registry) {
+  RegisterAuthFilters(registry);
+  RegisterRateLimitFilter(registry);
+}
+
+}  // namespace
+
+FERRY_REGISTER_BUILTIN_EXTENSIONS(RegisterBuiltinFilters)
+
+}  // namespace ferry::plugins

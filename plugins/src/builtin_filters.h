@@ -1,0 +1,14 @@
+#pragma once
+
+namespace ferry {
+class ExtensionRegistry;
+}
+
+namespace ferry::plugins {
+
+// Client and server `auth`.
+void RegisterAuthFilters(ExtensionRegistry& registry);
+// Server `ratelimit`.
+void RegisterRateLimitFilter(ExtensionRegistry& registry);
+
+}  // namespace ferry::plugins

@@ -1,0 +1,120 @@
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "bucket_map.h"
+#include "builtin_filters.h"
+#include "ferry/codec/extension_registry.h"
+#include "ferry/framework/filter.h"
+#include "filter_config.h"
+
+namespace ferry::plugins {
+namespace {
+
+constexpr int64_t kMaxBurst = int64_t{1} << 30;
+constexpr int64_t kDefaultMaxCallers = 100000;
+constexpr int64_t kMaxCallers = int64_t{1} << 30;
+constexpr std::string_view kCallerAttachment = "caller";
+
+// Reads `{rate: <per second>, burst: <calls>}`; burst defaults to one second's worth.
+std::optional<RateLimit> ReadLimit(FilterConfig section) {
+  if (!section.Has("rate")) section.Invalid("rate", "must be set");
+  RateLimit limit;
+  section.Double("rate", 0, &limit.rate);
+  int64_t burst = std::max<int64_t>(1, static_cast<int64_t>(limit.rate));
+  section.Integer("burst", 1, kMaxBurst, &burst);
+  if (!section.Finish().ok()) return std::nullopt;
+  limit.burst = static_cast<double>(burst);
+  std::ostringstream description;
+  description << limit.rate << "/s, burst " << burst;
+  limit.description = description.str();
+  return limit;
+}
+
+// "10.0.0.7" of "10.0.0.7:5123", "[::1]" of "[::1]:5123".
+std::string_view HostOf(std::string_view peer) {
+  const size_t colon = peer.rfind(':');
+  return colon == std::string_view::npos ? peer : peer.substr(0, colon);
+}
+
+// Token buckets per method and per caller; a call must find a token in both.
+class RateLimitFilter final : public ServerFilter {
+ public:
+  Status Configure(const std::string& yaml) override {
+    FilterConfig config(yaml);
+    if (config.Has("per_method")) per_method_ = ReadLimit(config.Section("per_method"));
+    if (config.Has("per_caller")) per_caller_ = ReadLimit(config.Section("per_caller"));
+    FilterConfig methods = config.Section("methods");
+    for (const std::string& name : config.KeysOf("methods")) {
+      if (name.find('/') == std::string::npos) {
+        methods.Invalid(name, "expected <full service name>/<method>");
+      } else if (std::optional<RateLimit> limit = ReadLimit(methods.Section(name))) {
+        method_overrides_.emplace(name, std::move(*limit));
+      }
+    }
+    methods.Finish();
+    int64_t max_callers = kDefaultMaxCallers;
+    config.Integer("max_callers", 1, kMaxCallers, &max_callers);
+    if (!per_method_ && !per_caller_ && method_overrides_.empty()) {
+      config.Invalid("per_method", "set at least one of per_method, per_caller or methods");
+    }
+    if (Status status = config.Finish(); !status.ok()) return status;
+    callers_.emplace(static_cast<size_t>(max_callers));
+    return Status::Ok();
+  }
+
+  Status OnCall(ServerCall& call) override {
+    const RateClock::time_point now = RateClock::now();
+    if (per_caller_) {
+      const Attachments& attachments = call.context.attachments();
+      const auto named = attachments.find(std::string(kCallerAttachment));
+      const std::string_view caller = named != attachments.end() ? std::string_view(named->second)
+                                                                 : HostOf(call.context.peer());
+      if (!callers_->TryTake(caller, *per_caller_, now)) {
+        return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
+      }
+    }
+    // Built in a per-thread buffer: no allocation per call once warm.
+    thread_local std::string method_key;
+    method_key.assign(call.context.service()).append("/").append(call.context.method());
+    const auto overridden = method_overrides_.find(method_key);
+    const RateLimit* limit =
+        overridden != method_overrides_.end() ? &overridden->second : LimitOrNull(per_method_);
+    if (limit != nullptr && !methods_.TryTake(method_key, *limit, now)) {
+      return Exhausted("method " + method_key, *limit);
+    }
+    return Status::Ok();
+  }
+
+  void OnDone(const ServerCall&, const Status&, std::chrono::nanoseconds) override {}
+
+ private:
+  static const RateLimit* LimitOrNull(const std::optional<RateLimit>& limit) {
+    return limit ? &*limit : nullptr;
+  }
+
+  static Status Exhausted(const std::string& who, const RateLimit& limit) {
+    return Status(StatusCode::RESOURCE_EXHAUSTED,
+                  "ratelimit: rate limit of " + who + " exceeded (" + limit.description + ")");
+  }
+
+  std::optional<RateLimit> per_method_;
+  std::optional<RateLimit> per_caller_;
+  std::map<std::string, RateLimit, std::less<>> method_overrides_;
+  // One bucket per method the server serves: bounded by its method table, never evicted.
+  BucketMap methods_{SIZE_MAX};
+  std::optional<BucketMap> callers_;
+};
+
+}  // namespace
+
+void RegisterRateLimitFilter(ExtensionRegistry& registry) {
+  registry.Register<ServerFilter>("ratelimit", [] { return std::make_shared<RateLimitFilter>(); });
+}
+
+}  // namespace ferry::plugins

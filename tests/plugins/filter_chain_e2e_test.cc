@@ -1,0 +1,101 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "filter_fixture.h"
+#include "recording_filters.h"
+
+namespace ferry::plugins_test {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class FilterChainTest : public FilterFixture {
+ protected:
+  void SetUp() override { ClearRecordedEvents(); }
+};
+
+TEST_F(FilterChainTest, FiltersWrapTheCallInConfiguredOrderOnBothSides) {
+  StartServer("[{name: test_recorder, tag: s1}, {name: test_recorder, tag: s2}]");
+  demo::EchoServiceProxy proxy =
+      NewProxy("[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2}]");
+  ASSERT_TRUE(proxy.Echo(EchoOf("x")).ok());
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("client c1 call", "client c2 call", "server s1 call", "server s2 call",
+                          "server s2 done OK", "server s1 done OK", "client c2 done OK",
+                          "client c1 done OK"));
+  EXPECT_EQ(service_.handled(), 1);
+}
+
+TEST_F(FilterChainTest, RejectingClientFilterSendsNothing) {
+  StartServer("[{name: test_recorder, tag: s}]");
+  demo::EchoServiceProxy proxy = NewProxy(
+      "[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2, reject: true}, "
+      "{name: test_recorder, tag: c3}]");
+  const auto result = proxy.Echo(EchoOf("x"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status(), Status(StatusCode::PERMISSION_DENIED, "rejected by c2"));
+  // c3 never saw the call, and neither did the server: only the filters that ran see OnDone.
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("client c1 call", "client c2 call", "client c2 done PERMISSION_DENIED",
+                          "client c1 done PERMISSION_DENIED"));
+  EXPECT_EQ(service_.handled(), 0);
+}
+
+TEST_F(FilterChainTest, RejectingServerFilterAnswersInsteadOfTheHandler) {
+  StartServer(
+      "[{name: test_recorder, tag: s1}, {name: test_recorder, tag: s2, reject: true}, "
+      "{name: test_recorder, tag: s3}]");
+  const auto result = NewProxy().Echo(EchoOf("x"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status(), Status(StatusCode::PERMISSION_DENIED, "rejected by s2"));
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("server s1 call", "server s2 call", "server s2 done PERMISSION_DENIED",
+                          "server s1 done PERMISSION_DENIED"));
+  EXPECT_EQ(service_.handled(), 0);
+}
+
+TEST_F(FilterChainTest, HandlerFailureReachesOnDone) {
+  StartServer("[{name: test_recorder, tag: s}]");
+  demo::DelayRequest failing;
+  failing.set_fail_code(static_cast<uint32_t>(StatusCode::NOT_FOUND));
+  ASSERT_EQ(NewProxy().Delay(failing).status().code(), StatusCode::NOT_FOUND);
+  EXPECT_THAT(RecordedEvents(), ElementsAre("server s call", "server s done NOT_FOUND"));
+}
+
+TEST_F(FilterChainTest, UnknownServerFilterFailsStart) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.filters = {FilterSpec{"nope", "{name: nope}"}};
+  Server server(options);
+  const Status status = server.Start();
+  EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
+  EXPECT_THAT(status.message(), AllOf(HasSubstr("unknown server filter 'nope' (known: "),
+                                      HasSubstr("auth"), HasSubstr("ratelimit")));
+}
+
+TEST_F(FilterChainTest, MisconfiguredServerFilterFailsStart) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.filters = Filters("server", "[{name: auth, secret: ''}]");
+  Server server(options);
+  const Status status = server.Start();
+  EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
+  EXPECT_THAT(status.message(), HasSubstr("server filter 'auth': secret: must be set"));
+}
+
+TEST_F(FilterChainTest, UnknownClientFilterFailsNewChannel) {
+  ClientOptions options;
+  options.target = "127.0.0.1:1";
+  options.filters = {FilterSpec{"nope", "{name: nope}"}};
+  std::shared_ptr<Channel> channel;
+  const Status status = NewChannel(options, &channel);
+  EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
+  EXPECT_THAT(status.message(),
+              AllOf(HasSubstr("unknown client filter 'nope' (known: "), HasSubstr("auth")));
+  EXPECT_EQ(channel, nullptr);
+}
+
+}  // namespace
+}  // namespace ferry::plugins_test

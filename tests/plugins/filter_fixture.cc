@@ -1,0 +1,56 @@
+#include "filter_fixture.h"
+
+#include "ferry/framework/config.h"
+
+namespace ferry::plugins_test {
+
+Status CountingEchoService::Echo(ServerContext& context, const demo::EchoRequest& request,
+                                 demo::EchoResponse* response) {
+  ++handled_;
+  return echo_.Echo(context, request, response);
+}
+
+Status CountingEchoService::Delay(ServerContext& context, const demo::DelayRequest& request,
+                                  demo::EchoResponse* response) {
+  ++handled_;
+  return echo_.Delay(context, request, response);
+}
+
+std::vector<FilterSpec> Filters(const std::string& side, const std::string& yaml_list) {
+  Config config;
+  const Status status = ParseConfig(side + ":\n  filters: " + yaml_list + "\n", "test", &config);
+  EXPECT_TRUE(status.ok()) << status;
+  return side == "server" ? config.server.filters : config.client.filters;
+}
+
+void FilterFixture::StartServer(const std::string& server_filters_yaml) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.filters = Filters("server", server_filters_yaml);
+  server_ = std::make_unique<Server>(std::move(options));
+  ASSERT_TRUE(server_->AddService(&service_).ok());
+  const Status status = server_->Start();
+  ASSERT_TRUE(status.ok()) << status;
+}
+
+demo::EchoServiceProxy FilterFixture::NewProxy(const std::string& client_filters_yaml) {
+  ClientOptions options;
+  options.target = "127.0.0.1:" + std::to_string(server_->port());
+  options.filters = Filters("client", client_filters_yaml);
+  std::shared_ptr<Channel> channel;
+  const Status status = NewChannel(options, &channel);
+  EXPECT_TRUE(status.ok()) << status;
+  return demo::EchoServiceProxy(std::move(channel));
+}
+
+void FilterFixture::TearDown() {
+  if (server_) server_->Stop();
+}
+
+demo::EchoRequest EchoOf(std::string payload) {
+  demo::EchoRequest request;
+  request.set_payload(std::move(payload));
+  return request;
+}
+
+}  // namespace ferry::plugins_test

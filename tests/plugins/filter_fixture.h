@@ -1,0 +1,49 @@
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "echo.ferry.h"
+#include "echo/service/echo_service.h"
+#include "ferry/framework/channel.h"
+#include "ferry/framework/server.h"
+
+namespace ferry::plugins_test {
+
+// The echo provider, counting the calls that reach its handlers.
+class CountingEchoService final : public demo::EchoServiceBase {
+ public:
+  Status Echo(ServerContext& context, const demo::EchoRequest& request,
+              demo::EchoResponse* response) override;
+  Status Delay(ServerContext& context, const demo::DelayRequest& request,
+               demo::EchoResponse* response) override;
+  int handled() const { return handled_.load(); }
+
+ private:
+  demo::EchoServiceImpl echo_;
+  std::atomic<int> handled_{0};
+};
+
+// The filter specs of a YAML `filters:` list, read by the real config loader, e.g.
+// Filters("server", "[{name: auth, secret: s3cr3t}]").
+std::vector<FilterSpec> Filters(const std::string& side, const std::string& yaml_list);
+
+// An in-process echo server on an ephemeral loopback port with the given server filters, and
+// proxies to it with client filters.
+class FilterFixture : public ::testing::Test {
+ protected:
+  void StartServer(const std::string& server_filters_yaml);
+  demo::EchoServiceProxy NewProxy(const std::string& client_filters_yaml = "[]");
+  void TearDown() override;
+
+  CountingEchoService service_;
+  std::unique_ptr<Server> server_;
+};
+
+demo::EchoRequest EchoOf(std::string payload);
+
+}  // namespace ferry::plugins_test

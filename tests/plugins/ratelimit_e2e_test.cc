@@ -1,0 +1,99 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "filter_fixture.h"
+
+namespace ferry::plugins_test {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+// At most `attempts` calls, until one is rejected; that rejection, or OK if none was.
+Status CallUntilRejected(demo::EchoServiceProxy& proxy, int attempts,
+                         const CallOptions& options = {}) {
+  for (int i = 0; i < attempts; ++i) {
+    const auto result = proxy.Echo(EchoOf("x"), options);
+    if (!result.ok()) return result.status();
+  }
+  return Status::Ok();
+}
+
+// Calls every 20 ms for up to five seconds, until one is served.
+bool ServedWithinFiveSeconds(demo::EchoServiceProxy& proxy, const CallOptions& options = {}) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (proxy.Echo(EchoOf("x"), options).ok()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+CallOptions As(const std::string& caller) {
+  CallOptions options;
+  options.attachments["caller"] = caller;
+  return options;
+}
+
+using RateLimitTest = FilterFixture;
+
+TEST_F(RateLimitTest, MethodBurstIsExhaustedThenRefills) {
+  StartServer("[{name: ratelimit, per_method: {rate: 1, burst: 2}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  ASSERT_TRUE(proxy.Echo(EchoOf("1")).ok());
+  ASSERT_TRUE(proxy.Echo(EchoOf("2")).ok());
+  // At one token a second, a handful of back-to-back calls cannot all find one.
+  const Status rejected = CallUntilRejected(proxy, 5);
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(),
+              AllOf(HasSubstr("rate limit of method ferry.demo.EchoService/Echo exceeded"),
+                    HasSubstr("1/s, burst 2")));
+  EXPECT_TRUE(ServedWithinFiveSeconds(proxy));
+}
+
+TEST_F(RateLimitTest, EachMethodHasItsOwnBucket) {
+  StartServer("[{name: ratelimit, per_method: {rate: 1, burst: 1}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  ASSERT_EQ(CallUntilRejected(proxy, 5).code(), StatusCode::RESOURCE_EXHAUSTED);
+  demo::DelayRequest delay;
+  const auto delayed = proxy.Delay(delay);
+  EXPECT_TRUE(delayed.ok()) << delayed.status();
+}
+
+TEST_F(RateLimitTest, MethodOverrideReplacesTheDefault) {
+  StartServer(
+      "[{name: ratelimit, per_method: {rate: 1000, burst: 1000}, "
+      "methods: {\"ferry.demo.EchoService/Echo\": {rate: 1, burst: 1}}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  const Status rejected = CallUntilRejected(proxy, 5);
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(), HasSubstr("1/s, burst 1"));
+}
+
+TEST_F(RateLimitTest, CallersAreLimitedSeparately) {
+  StartServer("[{name: ratelimit, per_caller: {rate: 1, burst: 1}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  const Status rejected = CallUntilRejected(proxy, 5, As("alice"));
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(), HasSubstr("rate limit of caller 'alice' exceeded"));
+  const auto bob = proxy.Echo(EchoOf("x"), As("bob"));
+  EXPECT_TRUE(bob.ok()) << bob.status();
+  EXPECT_TRUE(ServedWithinFiveSeconds(proxy, As("alice")));
+}
+
+TEST_F(RateLimitTest, CallerWithoutANameIsItsAddress) {
+  StartServer("[{name: ratelimit, per_caller: {rate: 1, burst: 1}}]");
+  demo::EchoServiceProxy first = NewProxy();
+  demo::EchoServiceProxy second = NewProxy();  // another connection, same host
+  ASSERT_TRUE(first.Echo(EchoOf("x")).ok());
+  const Status rejected = CallUntilRejected(second, 5);
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(), HasSubstr("caller '127.0.0.1'"));
+}
+
+}  // namespace
+}  // namespace ferry::plugins_test
