@@ -1,18 +1,18 @@
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include "ferry/framework/load_balancer.h"
+#include "snapshot_cell.h"
 
 namespace ferry::loadbalance {
 
 // Configure() and Update() for balancers that pick from an immutable snapshot: Update() builds a
-// new `Snapshot(endpoints, options)` and swaps it in atomically, so Select() never waits for an
-// update and never sees half of one. Options apply from the next Update().
+// new `Snapshot(endpoints, options)` and publishes it through a SnapshotCell, so Select() never
+// waits for an update and never sees half of one. Options apply from the next Update().
 template <class Snapshot>
 class SnapshotBalancer : public LoadBalancer {
  public:
@@ -28,23 +28,21 @@ class SnapshotBalancer : public LoadBalancer {
 
   void Update(std::vector<BalancerEndpoint> endpoints) override {
     std::lock_guard lock(options_mu_);
-    snapshot_.store(std::make_shared<const Snapshot>(std::move(endpoints), options_),
-                    std::memory_order_release);
+    snapshot_.Store(std::make_shared<const Snapshot>(std::move(endpoints), options_));
   }
 
  protected:
   // Checks options specific to the balancer.
   virtual Status Validate(const LoadBalancerOptions&) const { return Status::Ok(); }
 
-  // nullptr before the first Update().
-  std::shared_ptr<const Snapshot> Current() const {
-    return snapshot_.load(std::memory_order_acquire);
-  }
+  // nullptr before the first Update(); valid until the calling thread next loads a snapshot of
+  // any balancer (SnapshotCell::Load).
+  const Snapshot* Current() const { return snapshot_.Load(); }
 
  private:
   std::mutex options_mu_;  // Configure() and Update() only, never Select()
   LoadBalancerOptions options_;
-  std::atomic<std::shared_ptr<const Snapshot>> snapshot_;
+  SnapshotCell<Snapshot> snapshot_;
 };
 
 }  // namespace ferry::loadbalance

@@ -28,6 +28,32 @@ TEST_P(BalancerContractTest, NothingToPickBeforeUpdateOrFromAnEmptySet) {
   EXPECT_EQ(balancer->Select({}), std::nullopt);
 }
 
+TEST_P(BalancerContractTest, NextPickSeesTheUpdate) {
+  auto balancer = Make();
+  balancer->Update(Endpoints({{"old", 100}}));
+  EXPECT_EQ(balancer->Select({})->address, "old");
+  balancer->Update(Endpoints({{"new", 100}}));
+  EXPECT_EQ(CountPicks(*balancer, 100, /*keyed=*/true), (PickCounts{{"new", 100}}));
+}
+
+// Balancers cache their snapshots per thread in a fixed number of shared slots; many balancers
+// used in turn by one thread must still each pick from their own providers.
+TEST_P(BalancerContractTest, ManyBalancersOnOneThreadKeepTheirOwnProviders) {
+  constexpr int kBalancers = 40;
+  std::vector<std::shared_ptr<LoadBalancer>> balancers;
+  for (int i = 0; i < kBalancers; ++i) {
+    balancers.push_back(Make());
+    balancers.back()->Update(Endpoints({{std::to_string(i), 100}}));
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < kBalancers; ++i) {
+      const auto pick = balancers[i]->Select({});
+      ASSERT_TRUE(pick);
+      EXPECT_EQ(pick->address, std::to_string(i));
+    }
+  }
+}
+
 TEST_P(BalancerContractTest, ExcludedProviderIsNeverChosen) {
   auto balancer = Make();
   balancer->Update(Endpoints({{"a", 100}, {"b", 500}, {"c", 100}}));
