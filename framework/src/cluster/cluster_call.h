@@ -1,0 +1,119 @@
+#pragma once
+
+#include <atomic>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "cluster/provider_set.h"
+#include "ferry/framework/channel.h"
+#include "ferry/rpc_meta.pb.h"
+
+namespace ferry::cluster {
+
+// One logical call of a cluster channel: its attempts on one or more providers, their shared
+// deadline, the backup request timer, and the single completion of the caller's `done`
+// (docs/fault-tolerance.md).
+//
+// Every decision (retry, backup, finish) is taken under the call's own mutex, by whichever
+// thread has news: the caller while starting, an IO thread with an attempt's result, or the
+// backup timer. Attempts are sent under it too; a send that fails at once only records its
+// status, and the sender processes it after releasing the mutex.
+class ClusterCall {
+ public:
+  static void Start(Cluster& cluster, const MethodSpec& method,
+                    const google::protobuf::Message& request, google::protobuf::Message* response,
+                    const CallOptions& options, CallDone done);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  struct Attempt {
+    explicit Attempt(ClusterCall& c) : call(c) {}
+    ClusterCall& call;
+    ProviderPick pick;
+    // This attempt's own response when attempts may overlap (backup requests): the loser must
+    // not write into the caller's.
+    std::unique_ptr<google::protobuf::Message> scratch;
+    Clock::time_point started;
+    uint64_t link = 0;
+    bool link_held = false;   // the connection's link did not change while the call was queued
+    uint64_t request_id = 0;  // on the connection, for cancelling a loser
+    bool over = false;        // outcome processed; under the call's mutex
+    // Two events, in either order: the connection's Call() returned, and the attempt's done
+    // ran. Whoever comes second processes the outcome, so the outcome is judged knowing
+    // whether the request could have left (link_held) and the request is already kept.
+    std::atomic<int> events{2};
+    Status status;
+  };
+
+  // The request and metadata of a call that may be sent again after Start() returned, when the
+  // caller's request may be gone.
+  struct KeptRequest {
+    std::unique_ptr<google::protobuf::Message> request;
+    wire::RpcMeta meta;
+  };
+
+  ClusterCall(Cluster& cluster, const MethodSpec& method, const FaultTolerancePolicy& policy,
+              google::protobuf::Message* response, std::chrono::milliseconds timeout,
+              std::optional<uint64_t> hash_key, CallDone done);
+
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref();
+
+  // The outcome of `attempt`, then of any attempt that completed while being sent meanwhile.
+  void Process(Attempt* attempt);
+  Attempt* ProcessOne(Attempt* attempt);
+  void OnAttemptDone(Attempt* attempt, const Status& status);
+  void OnBackupDue();
+
+  // Under mu_. Each returns an attempt that completed while being sent (to process once mu_ is
+  // released), or nullptr.
+  bool TryRetryLocked(Attempt** completed);
+  void SendLocked(ProviderPick pick, Attempt** completed);
+  Attempt* NewAttemptLocked();
+  void ArmBackupTimerLocked();
+  // Under mu_: the call is over.
+  void FinishLocked(Status status, Attempt* winner);
+  // After FinishLocked, unlocked: cancels the losers' requests and runs `done_`. The losers'
+  // completions, ignored, may run inside.
+  void Deliver();
+
+  Cluster& cluster_;
+  const MethodSpec method_;
+  const FaultTolerancePolicy& policy_;
+  google::protobuf::Message* const response_;
+  const std::chrono::milliseconds timeout_;
+  const Clock::time_point deadline_;  // max() when unbounded
+  const std::optional<uint64_t> hash_key_;
+  CallDone done_;
+  std::atomic<int> refs_{1};
+
+  // Where the next attempt's request and metadata come from: the caller's until kept.
+  const google::protobuf::Message* request_ = nullptr;
+  wire::RpcMeta* meta_ = nullptr;
+  std::unique_ptr<KeptRequest> kept_;
+
+  std::mutex mu_;
+  Attempt first_{*this};
+  std::vector<std::unique_ptr<Attempt>> more_;  // retries and backups
+  uint32_t sent_ = 0;
+  uint32_t in_flight_ = 0;
+  bool finished_ = false;
+  Status result_;
+  Attempt* winner_ = nullptr;
+  // Attempts still out when the call finished, to cancel.
+  std::vector<std::pair<std::shared_ptr<Provider>, uint64_t>> losers_;
+  // Addresses tried so far, excluded from later picks; filled only when a later pick may come.
+  std::vector<std::string> tried_;
+  std::optional<boost::asio::steady_timer> backup_timer_;
+};
+
+}  // namespace ferry::cluster

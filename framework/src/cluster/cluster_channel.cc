@@ -1,0 +1,66 @@
+#include "cluster/cluster_channel.h"
+
+#include <thread>
+#include <utility>
+
+#include "cluster/cluster_call.h"
+#include "ferry/framework/cluster_channel.h"
+#include "filter/filtered_channel.h"
+#include "filter/new_filters.h"
+#include "logger.h"
+
+namespace ferry {
+
+Status NewClusterChannel(const ClusterOptions& options, std::shared_ptr<Registry> registry,
+                         std::shared_ptr<Channel>* out) {
+  if (registry == nullptr) {
+    return Status(StatusCode::INVALID_ARGUMENT, "a cluster channel needs a registry");
+  }
+  std::unique_ptr<cluster::Cluster> cluster;
+  if (Status status = cluster::Cluster::Create(options, &cluster); !status.ok()) return status;
+  std::vector<std::shared_ptr<ClientFilter>> filters;
+  if (Status status = filter::NewClientFilters(options.client.filters, &filters); !status.ok()) {
+    return status;
+  }
+  auto channel = std::make_shared<cluster::ClusterChannel>(std::move(registry), std::move(cluster));
+  if (!channel->cluster().WaitForFirstList(options.client.connect_timeout)) {
+    Logger().warn(
+        "{}: no provider list from the registry within {} ms; calls fail until one "
+        "arrives",
+        options.service, options.client.connect_timeout.count());
+  }
+  *out = filter::WithFilters(std::move(filters), std::move(channel));
+  return Status::Ok();
+}
+
+namespace cluster {
+
+ClusterChannel::ClusterChannel(std::shared_ptr<Registry> registry, std::unique_ptr<Cluster> cluster)
+    : registry_(std::move(registry)), cluster_(std::move(cluster)) {
+  Cluster* target = cluster_.get();
+  subscription_ = registry_->Subscribe(
+      target->service(),
+      [target](const std::vector<ProviderInfo>& providers) { target->OnProviders(providers); });
+}
+
+ClusterChannel::~ClusterChannel() {
+  // Returns once the listener is not running and never will again.
+  registry_->Unsubscribe(subscription_);
+  cluster_->Close();
+  cluster_->StopThreads();
+  if (cluster_->OnOwnIoThread()) {
+    std::thread([cluster = std::move(cluster_)]() mutable {
+      cluster->StopThreads();
+      cluster.reset();
+    }).detach();
+  }
+}
+
+void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
+                                google::protobuf::Message* response, const CallOptions& options,
+                                CallDone done) {
+  ClusterCall::Start(*cluster_, method, request, response, options, std::move(done));
+}
+
+}  // namespace cluster
+}  // namespace ferry

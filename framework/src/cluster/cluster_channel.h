@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "cluster/cluster.h"
+#include "ferry/framework/channel.h"
+#include "ferry/framework/registry.h"
+
+namespace ferry::cluster {
+
+// The channel NewClusterChannel() returns: follows the registry's providers of one service and
+// starts a ClusterCall per call.
+class ClusterChannel final : public Channel {
+ public:
+  ClusterChannel(std::shared_ptr<Registry> registry, std::unique_ptr<Cluster> cluster);
+  // Stops following the registry and fails pending calls with CANCELLED. May run inside a
+  // `done` on one of the channel's own IO threads; the threads are then joined, and the
+  // cluster freed, from a helper thread.
+  ~ClusterChannel() override;
+
+  void CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
+                  google::protobuf::Message* response, const CallOptions& options,
+                  CallDone done) override;
+
+  Cluster& cluster() { return *cluster_; }
+
+ private:
+  const std::shared_ptr<Registry> registry_;
+  std::unique_ptr<Cluster> cluster_;
+  uint64_t subscription_ = 0;
+};
+
+}  // namespace ferry::cluster

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cluster/retry_budget.h"
+#include "ferry/codec/status.h"
+#include "ferry/framework/cluster_options.h"
+
+namespace ferry::cluster {
+
+enum class FaultToleranceMode : uint8_t { kFailfast, kFailover, kBackup };
+
+// FaultToleranceOptions checked and resolved for the call path.
+struct FaultTolerancePolicy {
+  FaultToleranceMode mode = FaultToleranceMode::kFailfast;
+  uint32_t max_attempts = 1;
+  std::chrono::milliseconds backup_delay{0};
+  // Shared by every method that uses this policy.
+  RetryBudget* budget = nullptr;
+
+  // Whether a call of a method may ever need a second attempt (and so its request kept).
+  bool MayRetry() const { return mode != FaultToleranceMode::kFailfast && max_attempts > 1; }
+  bool Hedges(bool idempotent) const {
+    return mode == FaultToleranceMode::kBackup && idempotent && max_attempts > 1;
+  }
+};
+
+// The policy of every method of one service: `client.fault_tolerance`, unless the method has an
+// entry under `client.methods.<Method>.fault_tolerance`. Each entry has its own retry budget.
+class MethodPolicies {
+ public:
+  // INVALID_ARGUMENT naming the offending key and value.
+  static Status Create(const ClusterOptions& options, std::unique_ptr<MethodPolicies>* out);
+
+  const FaultTolerancePolicy& For(std::string_view method) const;
+
+ private:
+  MethodPolicies() = default;
+
+  std::vector<std::unique_ptr<RetryBudget>> budgets_;
+  FaultTolerancePolicy service_;
+  // Few entries if any: a linear scan beats hashing the name.
+  std::vector<std::pair<std::string, FaultTolerancePolicy>> methods_;
+};
+
+}  // namespace ferry::cluster

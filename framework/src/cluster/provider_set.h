@@ -1,0 +1,82 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/attempt_verdict.h"
+#include "cluster/provider.h"
+#include "ferry/framework/cluster_options.h"
+#include "ferry/framework/load_balancer.h"
+#include "ferry/framework/registry.h"
+#include "transport/io_thread_pool.h"
+
+namespace ferry::cluster {
+
+// A provider chosen for one attempt, kept alive until the attempt ends.
+struct ProviderPick {
+  std::shared_ptr<Provider> provider;
+  bool probe = false;  // this attempt is the probe of a re-admitted provider
+};
+
+// The providers of one service as the registry lists them, with their connections, and the
+// balancer that picks among those not ejected.
+//
+// Picks and reports run on the call path and take no lock of this class while nothing is
+// ejected or re-admitted; registry updates, ejections and re-admissions take `mu_` and hand the
+// balancer a new candidate list.
+class ProviderSet {
+ public:
+  ProviderSet(std::string service, transport::IoThreadPool& pool, const ClientOptions& client,
+              codec::BodyOptions body_options, const OutlierOptions& outlier,
+              std::shared_ptr<LoadBalancer> balancer);
+  ~ProviderSet();
+
+  // The registry's full list: adds new providers, updates changed ones, and lets removed ones
+  // drain (their connection closes when their last call ends).
+  void Apply(const std::vector<ProviderInfo>& providers);
+
+  // A provider not in `excluded` (which is restored before returning), counted in flight
+  // until Report(). nullopt when no provider is eligible.
+  std::optional<ProviderPick> Pick(std::optional<uint64_t> hash_key,
+                                   std::vector<std::string>& excluded);
+  // The end of an attempt to `pick`.
+  void Report(const ProviderPick& pick, const AttemptVerdict& verdict,
+              std::chrono::nanoseconds elapsed);
+
+  // Why Pick() found nothing, for the caller's error message.
+  std::string DescribeNoPick(size_t excluded) const;
+
+  // Closes every connection, failing pending calls with CANCELLED; no lock is held meanwhile,
+  // so their completions may report here.
+  void Shutdown();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  void OnFailure(Provider& provider, bool probe);
+  // Under mu_.
+  void EjectLocked(Provider& provider, Clock::time_point now);
+  void PublishLocked();
+  void Readmit(const std::weak_ptr<Provider>& provider);
+
+  const std::string service_;
+  transport::IoThreadPool& pool_;
+  const ClientOptions client_;
+  const codec::BodyOptions body_options_;
+  const OutlierOptions outlier_;
+  const std::shared_ptr<LoadBalancer> balancer_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Provider>, std::less<>> providers_;
+  // Dropped by the registry but possibly still finishing calls: closed on Shutdown().
+  std::vector<std::weak_ptr<Provider>> draining_;
+  size_t ejected_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace ferry::cluster
