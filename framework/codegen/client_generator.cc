@@ -50,9 +50,8 @@ void PrintClientDeclarations(const google::protobuf::ServiceDescriptor& service,
                              google::protobuf::io::Printer& printer) {
   const Vars vars = ServiceVars(service);
   printer.Print(vars,
-                "// Client of $service_full_name$: blocking, future and callback form of each "
-                "method.\n"
-                "// Callbacks run on an IO thread and must not block.\n"
+                "// Client of $service_full_name$: blocking, future and callback form of\n"
+                "// each method. Callbacks run on an IO thread and must not block.\n"
                 "class $service$Client {\n"
                 " public:\n"
                 "  virtual ~$service$Client() = default;\n\n");
@@ -62,8 +61,7 @@ void PrintClientDeclarations(const google::protobuf::ServiceDescriptor& service,
   printer.Print("};\n\n");
 
   printer.Print(vars,
-                "// Calls $service_full_name$ through a channel, which may be shared by many "
-                "proxies.\n"
+                "// Calls $service_full_name$ through a channel; many proxies may share one.\n"
                 "class $service$Proxy final : public $service$Client {\n"
                 " public:\n"
                 "  explicit $service$Proxy(std::shared_ptr<::ferry::Channel> channel)\n"

@@ -7,6 +7,7 @@ namespace ferry::codegen {
 void PrintMockClient(const google::protobuf::ServiceDescriptor& service,
                      google::protobuf::io::Printer& printer) {
   printer.Print(ServiceVars(service),
+                "// Stands in for $service$Client in callers' unit tests; no channel, no network.\n"
                 "class Mock$service$Client : public $service$Client {\n"
                 " public:\n");
   printer.Indent();

@@ -6,15 +6,16 @@ namespace ferry::codegen {
 
 void PrintServiceBaseDeclaration(const google::protobuf::ServiceDescriptor& service,
                                  google::protobuf::io::Printer& printer) {
-  printer.Print(ServiceVars(service),
-                "// Server side of $service_full_name$: derive, override the methods you serve "
-                "and\n"
-                "// hand the object to ferry::Server::AddService. The rest answer UNIMPLEMENTED.\n"
-                "class $service$Base : public ::ferry::Service {\n"
-                " public:\n"
-                "  std::string_view full_name() const override { return \"$service_full_name$\"; "
-                "}\n"
-                "  std::span<const ::ferry::Service::Method> methods() const override;\n\n");
+  printer.Print(
+      ServiceVars(service),
+      "// Server side of $service_full_name$: derive, override the methods you serve\n"
+      "// and hand the object to ferry::Server::AddService. The rest answer UNIMPLEMENTED.\n"
+      "class $service$Base : public ::ferry::Service {\n"
+      " public:\n"
+      "  std::string_view full_name() const override {\n"
+      "    return \"$service_full_name$\";\n"
+      "  }\n"
+      "  std::span<const ::ferry::Service::Method> methods() const override;\n\n");
   printer.Indent();
   for (int i = 0; i < service.method_count(); ++i) {
     printer.Print(MethodVars(*service.method(i)),
