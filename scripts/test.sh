@@ -15,7 +15,7 @@ ctest --test-dir build --output-on-failure -j "$FERRY_JOBS" --timeout 600
 if [ "${FERRY_SKIP_SANITIZERS:-0}" != "1" ]; then
   # The tests that exercise threads, sockets and parsing; each binary is run directly because
   # the sanitizer trees build only these targets.
-  SANITIZED_TESTS=(codec_test client_test server_test e2e_test)
+  SANITIZED_TESTS=(codec_test client_test server_test e2e_test loadbalance_test)
   run_sanitized() {
     local dir="$1" name="$2"
     for t in "${SANITIZED_TESTS[@]}"; do

@@ -3,6 +3,9 @@ set -euo pipefail
 
 FERRY_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FERRY_JOBS="${FERRY_JOBS:-$(nproc)}"
+# ccache keyed on paths relative to the checkout, so that a fresh clone elsewhere (as CI makes)
+# still hits the cache.
+export CCACHE_BASEDIR="$FERRY_ROOT" CCACHE_NOHASHDIR=1
 
 # Everything the build and the tests need, from Debian's archive only.
 FERRY_PACKAGES=(
