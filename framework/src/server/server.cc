@@ -127,6 +127,7 @@ Status Server::Impl::Start() {
     return Status(StatusCode::FAILED_PRECONDITION, "server already started or stopped");
   }
   Status status = ValidateOptions(options_);
+  if (status.ok()) status = filter::ServerFilterChain::Create(options_.filters, &core_.filters);
   if (!status.ok()) return status;
 
   io_ = std::make_unique<transport::IoThreadPool>(options_.io_threads, "ferry-srv-io");

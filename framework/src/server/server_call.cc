@@ -73,6 +73,7 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
   context_.set_peer(connection_->peer());
   context_.set_trace_id(std::move(*meta->mutable_trace_id()));
   context_.set_request_id(meta->call_id());
+  context_.set_auth_token(std::move(*meta->mutable_auth_token()));
   if (!meta->attachments().empty()) {
     context_.mutable_attachments()->insert(meta->attachments().begin(), meta->attachments().end());
   }
@@ -101,6 +102,10 @@ Status ServerCall::Execute() {
     return Status(StatusCode::DEADLINE_EXCEEDED,
                   "deadline of " + method_.full_name + " passed before it ran");
   }
+  return connection_->filters().Run(context_, *request_, [this] { return Invoke(); });
+}
+
+Status ServerCall::Invoke() {
   try {
     return method_.method->invoke(*method_.service, context_, *request_, response_);
   } catch (const std::exception& e) {

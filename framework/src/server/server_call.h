@@ -66,7 +66,8 @@ class ServerCall final : public BusinessPool::Task {
 
  private:
   void Complete(bool on_io_thread);
-  Status Execute();
+  Status Execute();  // the server filters around Invoke()
+  Status Invoke();
 
   const std::shared_ptr<ServerConnection> connection_;
   const MethodTable::Entry& method_;

@@ -36,6 +36,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void Start();
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   const std::string& peer() const { return peer_; }
+  const filter::ServerFilterChain& filters() const { return core_.filters; }
 
   // Queues the answer to `request_id`; the body is written only with an OK status. Any thread.
   // `on_io_thread` (the connection's own thread, while it handles a read) defers the write to

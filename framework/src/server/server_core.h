@@ -5,6 +5,7 @@
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/message_codec.h"
+#include "filter/server_filter_chain.h"
 #include "server/connection_registry.h"
 #include "server/method_table.h"
 
@@ -21,6 +22,7 @@ struct ServerCore {
   // Compression settings for responses; the serializer is the request's, set per response.
   codec::BodyOptions response_body;
   std::chrono::milliseconds idle_timeout{0};  // zero: never close idle connections
+  filter::ServerFilterChain filters;          // ServerOptions::filters, built by Start()
   // Set once by Stop(): from then on requests are answered UNAVAILABLE instead of run.
   std::atomic<bool> shutting_down{false};
   ConnectionRegistry connections;
