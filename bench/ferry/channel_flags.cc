@@ -3,7 +3,10 @@
 #include <chrono>
 
 #include "ferry/framework/client_options.h"
+#include "ferry/framework/cluster_channel.h"
+#include "ferry/framework/cluster_options.h"
 #include "ferry/framework/load_balancer.h"
+#include "ferry/framework/registry.h"
 
 namespace ferry::bench {
 namespace {
@@ -42,13 +45,7 @@ void AddChannelFlags(FlagParser& flags, ChannelFlags* c, const LoadOptions* load
 
 Status OpenChannels(const ChannelFlags& channel, std::string_view default_service,
                     const LoadOptions& load, std::vector<std::shared_ptr<Channel>>* out) {
-  if (!channel.registry.empty()) {
-    return Status(StatusCode::UNIMPLEMENTED,
-                  "--registry: cluster channels (ferry::NewClusterChannel) are not available "
-                  "yet; use --target HOST:PORT to load service " +
-                      std::string(ServiceOf(channel, default_service)) + " directly");
-  }
-  const ClientOptions options{
+  const ClientOptions client{
       .target = load.target,
       .default_timeout = std::chrono::milliseconds(channel.timeout_ms),
       .serializer = channel.serializer,
@@ -56,9 +53,27 @@ Status OpenChannels(const ChannelFlags& channel, std::string_view default_servic
       .io_threads = load.threads,
   };
   out->clear();
+  if (channel.registry.empty()) {
+    for (uint32_t i = 0; i < load.conns; ++i) {
+      std::shared_ptr<Channel> opened;
+      if (Status status = NewChannel(client, &opened); !status.ok()) return status;
+      out->push_back(std::move(opened));
+    }
+    return Status::Ok();
+  }
+  // One registry session serves every cluster channel: each subscribes to the same service.
+  std::shared_ptr<Registry> registry;
+  if (Status status = OpenRegistry(RegistryOptions{.url = channel.registry}, &registry);
+      !status.ok()) {
+    return status;
+  }
+  ClusterOptions cluster;
+  cluster.service = std::string(ServiceOf(channel, default_service));
+  cluster.client = client;
+  if (!channel.balancer.empty()) cluster.loadbalance.name = channel.balancer;
   for (uint32_t i = 0; i < load.conns; ++i) {
     std::shared_ptr<Channel> opened;
-    if (Status status = NewChannel(options, &opened); !status.ok()) return status;
+    if (Status status = NewClusterChannel(cluster, registry, &opened); !status.ok()) return status;
     out->push_back(std::move(opened));
   }
   return Status::Ok();

@@ -77,7 +77,7 @@ TEST(ChannelFlagsTest, OpensOneChannelPerConnection) {
   EXPECT_NE(channels[0], channels[1]);
 }
 
-TEST(ChannelFlagsTest, UnknownWireFormatsFailToOpen) {
+TEST(ChannelFlagsTest, UnknownNamesFailToOpen) {
   LoadOptions load;
   load.target = "127.0.0.1:7001";
   std::vector<std::shared_ptr<Channel>> channels;
@@ -88,6 +88,15 @@ TEST(ChannelFlagsTest, UnknownWireFormatsFailToOpen) {
   ChannelFlags bad_compression;
   bad_compression.compression = "lz4";
   EXPECT_EQ(OpenChannels(bad_compression, "s", load, &channels).code(),
+            StatusCode::INVALID_ARGUMENT);
+  ChannelFlags bad_registry;
+  bad_registry.registry = "nosuch://127.0.0.1:1";
+  EXPECT_EQ(OpenChannels(bad_registry, "s", LoadOptions{}, &channels).code(),
+            StatusCode::INVALID_ARGUMENT);
+  ChannelFlags bad_balancer;
+  bad_balancer.registry = "static://127.0.0.1:7001";
+  bad_balancer.balancer = "fastest";
+  EXPECT_EQ(OpenChannels(bad_balancer, "s", LoadOptions{}, &channels).code(),
             StatusCode::INVALID_ARGUMENT);
 }
 

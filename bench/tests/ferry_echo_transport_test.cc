@@ -47,6 +47,19 @@ class ExhaustedEcho final : public demo::EchoServiceBase {
   }
 };
 
+// Echoes, and counts what it served, to see where a cluster channel sent the calls.
+class CountingEcho final : public demo::EchoServiceBase {
+ public:
+  Status Echo(ServerContext&, const demo::EchoRequest& request,
+              demo::EchoResponse* response) override {
+    served.fetch_add(1, std::memory_order_relaxed);
+    response->set_payload(request.payload());
+    return Status::Ok();
+  }
+
+  std::atomic<uint64_t> served{0};
+};
+
 // An in-process provider on an ephemeral loopback port.
 class Provider {
  public:
@@ -134,6 +147,34 @@ TEST(EchoTransportTest, FailedCallsAreCountedByStatusName) {
   EXPECT_GT(summary.errors, 0u);
   EXPECT_THAT(summary.errors_by_status, ElementsAre(Pair("RESOURCE_EXHAUSTED", summary.errors)));
   EXPECT_EQ(summary.unfinished_calls, 0u);
+}
+
+TEST(EchoTransportTest, RegistryModeSpreadsEachChannelOverEveryProvider) {
+  CountingEcho first_service;
+  CountingEcho second_service;
+  Provider first(&first_service);
+  Provider second(&second_service);
+  const LoadOptions options = ShortRun("");
+  ChannelFlags channel;
+  channel.registry = "static://" + first.target() + "," + second.target();
+  std::vector<std::shared_ptr<Channel>> channels;
+  const Status opened = OpenChannels(channel, "ferry.demo.EchoService", options, &channels);
+  ASSERT_TRUE(opened.ok()) << opened;
+  ASSERT_EQ(channels.size(), options.conns);
+  LoadDriver driver(options);
+  EchoTransport transport(driver, options, std::move(channels));
+  ASSERT_TRUE(transport.Probe().ok());
+  std::ostringstream out;
+  const LoadReport report("test", options, out);
+
+  const LoadSummary summary = driver.Run(transport, report, std::chrono::seconds(5));
+  transport.Stop();
+
+  EXPECT_EQ(summary.errors, 0u);
+  EXPECT_EQ(summary.unfinished_calls, 0u);
+  EXPECT_GT(first_service.served.load(), 0u);
+  EXPECT_GT(second_service.served.load(), 0u);
+  EXPECT_GE(first_service.served.load() + second_service.served.load(), summary.ok_calls);
 }
 
 TEST(EchoTransportTest, ProbeReportsAnUnreachableService) {
