@@ -2,6 +2,7 @@
 
 #include "cluster_test_util.h"
 #include "test_provider.h"
+#include "unreachable_address.h"
 
 namespace ferry::cluster {
 namespace {

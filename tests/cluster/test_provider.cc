@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <thread>
 
@@ -46,15 +44,6 @@ Status TestProvider::Misbehave() const {
   const uint32_t code = fail_code.load();
   if (code == 0) return Status::Ok();
   return Status(static_cast<StatusCode>(code), "told to fail by the test");
-}
-
-std::string DeadAddress() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor acceptor(
-      io, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
-  const uint16_t port = acceptor.local_endpoint().port();
-  acceptor.close();
-  return "127.0.0.1:" + std::to_string(port);
 }
 
 }  // namespace ferry::cluster

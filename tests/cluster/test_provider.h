@@ -47,7 +47,4 @@ class TestProvider final : public demo::EchoServiceBase {
   std::string address_;
 };
 
-// "127.0.0.1:<port>" where nothing listens: connecting is refused at once.
-std::string DeadAddress();
-
 }  // namespace ferry::cluster

@@ -111,8 +111,9 @@ void ClusterCall::SendLocked(ProviderPick pick, Attempt** completed) {
   attempt->request_id = connection.Call(
       *meta_, *request_, response, deadline_, timeout_,
       [attempt](const Status& status) { attempt->call.OnAttemptDone(attempt, status); });
-  attempt->link_held = connection.link() == attempt->link;
-  if (attempt->events.load(std::memory_order_acquire) == 2) {
+  const bool already_done = attempt->events.load(std::memory_order_acquire) == 1;
+  attempt->maybe_carried_over = already_done && attempt->request_id != 0;
+  if (!already_done) {
     // Still pending: its outcome may be processed, and another attempt sent, after the caller's
     // request and this thread's metadata are gone.
     if (kept_ == nullptr && policy_.MayRetry()) {
@@ -166,8 +167,8 @@ void ClusterCall::Process(Attempt* attempt) {
 }
 
 ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
-  const bool unsent =
-      attempt->link_held && !attempt->pick.provider->connection().ConnectedSince(attempt->link);
+  const bool unsent = !attempt->maybe_carried_over &&
+                      !attempt->pick.provider->connection().ConnectedSince(attempt->link);
   const AttemptVerdict verdict = JudgeAttempt(attempt->status, method_.idempotent, unsent);
   cluster_.providers().Report(attempt->pick, verdict, Clock::now() - attempt->started);
   // Let go of once unlocked: a provider the registry dropped closes with its last attempt.

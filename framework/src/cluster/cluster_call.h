@@ -44,12 +44,14 @@ class ClusterCall {
     std::unique_ptr<google::protobuf::Message> scratch;
     Clock::time_point started;
     uint64_t link = 0;
-    bool link_held = false;   // the connection's link did not change while the call was queued
+    // Queued and already completed when Call() returned: the link ended while the request was
+    // being queued, and the connection may have left it for the next link.
+    bool maybe_carried_over = false;
     uint64_t request_id = 0;  // on the connection, for cancelling a loser
     bool over = false;        // outcome processed; under the call's mutex
     // Two events, in either order: the connection's Call() returned, and the attempt's done
     // ran. Whoever comes second processes the outcome, so the outcome is judged knowing
-    // whether the request could have left (link_held) and the request is already kept.
+    // whether the request could have left (maybe_carried_over) and the request is already kept.
     std::atomic<int> events{2};
     Status status;
   };
