@@ -4,19 +4,19 @@ namespace ferry::loadbalance {
 
 std::optional<size_t> Candidates::PickWeighted(FastRandom& random, size_t skip) const {
   if (unrestricted()) return PickFromCumulative(random, skip);
+  // One pass of weighted reservoir sampling (the i-th candidate replaces the pick with
+  // probability weight_i / running total): a random draw is cheaper than computing a weight
+  // twice.
   uint64_t total = 0;
-  for (size_t i = 0; i < size(); ++i) {
-    if (i != skip) total += Weight(i);
-  }
-  if (total == 0) return std::nullopt;
-  uint64_t point = random.Below(total);
+  std::optional<size_t> pick;
   for (size_t i = 0; i < size(); ++i) {
     if (i == skip) continue;
     const uint32_t weight = Weight(i);
-    if (point < weight) return i;
-    point -= weight;
+    if (weight == 0) continue;
+    total += weight;
+    if (random.Below(total) < weight) pick = i;
   }
-  return std::nullopt;  // unreachable: the weights sum to more than `point`
+  return pick;
 }
 
 // O(log n): a binary search over running sums, with `skip`'s span cut out of the range drawn.

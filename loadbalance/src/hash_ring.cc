@@ -13,6 +13,10 @@ namespace {
 // client allocate billions of points.
 constexpr uint64_t kMaxRingWeight = 10000;
 constexpr uint64_t kPointStride = 0x9e3779b97f4a7c15ULL;
+// A key passes over at most this many points of warming endpoints; then the first of them keeps
+// it. Without a bound, a key that every endpoint declines (all of them restarted together)
+// would walk the whole ring on every pick.
+constexpr int kMaxWarmupPasses = 8;
 
 uint64_t PointCount(uint32_t weight, uint32_t virtual_nodes) {
   if (weight == 0) return 0;
@@ -58,7 +62,8 @@ std::optional<size_t> HashRing::Owner(uint64_t key, const Candidates& candidates
       std::lower_bound(points_.begin(), points_.end(), position,
                        [](const Point& point, uint64_t p) { return point.position < p; }) -
       points_.begin());
-  std::optional<size_t> passed_by_warmup;
+  std::optional<size_t> first_passed;
+  int passes = 0;
   for (size_t step = 0; step < points_.size(); ++step, ++index) {
     if (index == points_.size()) index = 0;
     const Point& point = points_[index];
@@ -68,10 +73,10 @@ std::optional<size_t> HashRing::Owner(uint64_t key, const Candidates& candidates
     if (effective >= full || KeptWhileWarming(position, seeds_[point.endpoint], effective, full)) {
       return point.endpoint;
     }
-    if (!passed_by_warmup) passed_by_warmup = point.endpoint;
+    if (!first_passed) first_passed = point.endpoint;
+    if (++passes == kMaxWarmupPasses) break;
   }
-  // Every candidate is warming and passed the key on: the first of them still serves it.
-  return passed_by_warmup;
+  return first_passed;
 }
 
 }  // namespace ferry::loadbalance

@@ -23,7 +23,8 @@ class HashRing {
 
   // The endpoint that owns `key` among `candidates`: excluded endpoints are passed over as if
   // they had left the ring. A warming endpoint keeps only its effective share of its keys, a
-  // fixed subset per key that grows as warm-up progresses, and passes the rest clockwise.
+  // fixed subset that grows as warm-up progresses, and passes the rest clockwise (a bounded
+  // number of times: see kMaxWarmupPasses).
   std::optional<size_t> Owner(uint64_t key, const Candidates& candidates) const;
 
  private:

@@ -155,6 +155,22 @@ TEST(ConsistentHashTest, WarmingProviderServesAGrowingSubsetOfItsKeys) {
   }
 }
 
+TEST(ConsistentHashTest, WholeClusterWarmingTogetherStillSpreadsEveryKey) {
+  LoadBalancerOptions options;
+  options.warmup = std::chrono::minutes(10);
+  auto endpoints = Providers(10);
+  for (auto& endpoint : endpoints) endpoint.start_time_ms = NowMs();
+  auto balancer = MakeBalancer("consistent_hash", options);
+  balancer->Update(endpoints);
+  const auto owners = Owners(*balancer);
+  for (const auto& endpoint : endpoints) {
+    const double share =
+        static_cast<double>(std::count(owners.begin(), owners.end(), endpoint.address)) / kKeys;
+    EXPECT_NEAR(share, 0.1, 0.04) << endpoint.address;
+  }
+  EXPECT_EQ(std::count(owners.begin(), owners.end(), ""), 0);
+}
+
 TEST(ConsistentHashTest, CallWithoutKeyIsSpreadRandomly) {
   auto balancer = Ring(Providers(4));
   const auto counts = CountPicks(*balancer, 10'000);

@@ -18,9 +18,15 @@ uint32_t EffectiveWeight(const BalancerEndpoint& endpoint, std::chrono::millisec
   // The ramp starts at a tenth, not at zero, so that a young provider still gets the few calls
   // that warm its caches and connection pools.
   const uint32_t floor = weight / 10;
-  // 128-bit so that neither a large weight nor a long warm-up overflows.
-  const auto ramp = static_cast<unsigned __int128>(weight - floor) * static_cast<uint64_t>(age_ms) /
-                    static_cast<uint64_t>(warmup.count());
+  // Balancers call this for every provider on every pick while warm-up lasts: 64-bit division
+  // when the product fits (ages under 49 days), 128-bit otherwise.
+  const uint64_t span = weight - floor;
+  const auto age = static_cast<uint64_t>(age_ms);
+  const auto period = static_cast<uint64_t>(warmup.count());
+  const uint64_t ramp =
+      age <= UINT32_MAX
+          ? span * age / period
+          : static_cast<uint64_t>(static_cast<unsigned __int128>(span) * age / period);
   const auto ramped = floor + static_cast<uint32_t>(ramp);
   return std::max<uint32_t>(ramped, 1);
 }
