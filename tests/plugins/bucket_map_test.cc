@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace ferry::plugins {
 namespace {
@@ -75,6 +78,28 @@ TEST(BucketMapTest, ForgetsRefilledBucketsBeforeBusyOnes) {
   EXPECT_LE(map.size(), 1600u);
   EXPECT_FALSE(map.TryTake("busy", kTenPerSecondBurstTwo, later))
       << "the busy caller's drained bucket was forgotten, loosening its limit";
+}
+
+TEST(BucketMapTest, ConcurrentCallersShareABucketExactly) {
+  // Time stands still, so across all threads exactly `burst` calls per key may pass.
+  const RateLimit limit{.rate = 1, .burst = 100, .description = "1/s, burst 100"};
+  BucketMap map(1000);
+  constexpr int kThreads = 4;
+  constexpr int kCallsPerThreadPerKey = 100;
+  std::atomic<int> passed_shared{0};
+  std::atomic<int> passed_own{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCallsPerThreadPerKey; ++i) {
+        passed_shared += map.TryTake("shared", limit, kStart) ? 1 : 0;
+        passed_own += map.TryTake("own-" + std::to_string(t), limit, kStart) ? 1 : 0;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(passed_shared.load(), 100);
+  EXPECT_EQ(passed_own.load(), kThreads * 100);
 }
 
 }  // namespace
