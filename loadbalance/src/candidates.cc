@@ -2,11 +2,31 @@
 
 namespace ferry::loadbalance {
 
+namespace {
+
+// Draws before PickWeighted gives up on rejection sampling and scans. A draw is rejected only
+// for an excluded or a young endpoint, so more than a few in a row means most candidates are.
+constexpr int kMaxDraws = 4;
+
+}  // namespace
+
+// Rejection sampling: draw by configured weight in O(log n) and keep the draw with probability
+// effective / configured weight (0 when excluded). Kept draws are distributed by effective
+// weight, and retries and warm-ups rarely pay more than a draw or two.
 std::optional<size_t> Candidates::PickWeighted(FastRandom& random, size_t skip) const {
-  if (unrestricted()) return PickFromCumulative(random, skip);
-  // One pass of weighted reservoir sampling (the i-th candidate replaces the pick with
-  // probability weight_i / running total): a random draw is cheaper than computing a weight
-  // twice.
+  for (int draw = 0; draw < kMaxDraws; ++draw) {
+    const auto drawn = PickFromCumulative(random, skip);
+    if (!drawn || unrestricted()) return drawn;
+    const uint32_t configured = set_[*drawn].weight;
+    const uint32_t effective = Weight(*drawn);
+    if (effective == configured || random.Below(configured) < effective) return drawn;
+  }
+  return PickByScan(random, skip);
+}
+
+// One pass of weighted reservoir sampling: the i-th candidate replaces the pick with probability
+// weight_i / running total.
+std::optional<size_t> Candidates::PickByScan(FastRandom& random, size_t skip) const {
   uint64_t total = 0;
   std::optional<size_t> pick;
   for (size_t i = 0; i < size(); ++i) {

@@ -43,6 +43,7 @@ class Candidates {
 
  private:
   std::optional<size_t> PickFromCumulative(FastRandom& random, size_t skip) const;
+  std::optional<size_t> PickByScan(FastRandom& random, size_t skip) const;
 
   const EndpointSet& set_;
   std::span<const std::string> excluded_;
