@@ -7,19 +7,14 @@
 #include <string>
 #include <string_view>
 
+#include "access_log_writer.h"
 #include "ferry/codec/status.h"
-
-namespace spdlog::details {
-class thread_pool;
-}
 
 namespace ferry::accesslog {
 
 // Where one accesslog filter writes its lines: its own spdlog logger, not registered with
 // spdlog and so independent of the host's loggers and levels. Lines are formatted on the
-// calling thread and written by a background thread shared by every access log of the
-// process, so that a slow disk never delays calls; when that thread falls behind by more than
-// its queue, the oldest lines are dropped.
+// calling thread and written, then flushed, by the shared AccessLogWriter.
 class AccessLog {
  public:
   // `file` empty: stderr. FAILED_PRECONDITION when the file cannot be opened for appending.
@@ -32,12 +27,10 @@ class AccessLog {
              std::chrono::nanoseconds latency);
 
  private:
-  AccessLog(std::shared_ptr<spdlog::details::thread_pool> writer,
-            std::shared_ptr<spdlog::logger> logger);
+  AccessLog(std::shared_ptr<AccessLogWriter> writer, std::shared_ptr<spdlog::logger> logger);
 
-  // Declared first so that it outlives the logger, whose queued lines it still has to write.
-  std::shared_ptr<spdlog::details::thread_pool> writer_;
-  std::shared_ptr<spdlog::logger> logger_;
+  const std::shared_ptr<AccessLogWriter> writer_;
+  const std::shared_ptr<spdlog::logger> logger_;
 };
 
 }  // namespace ferry::accesslog

@@ -1,6 +1,7 @@
 #include "filter_config.h"
 
 #include <cmath>
+#include <sstream>
 #include <utility>
 
 namespace ferry::plugins {
@@ -82,7 +83,9 @@ void FilterConfig::Double(std::string_view key, double above, double* out) {
   double value = 0;
   if (!node.IsScalar() || !YAML::convert<double>::decode(node, value) || !std::isfinite(value) ||
       value <= above) {
-    return Invalid(key, "expected a number > " + std::to_string(above) + ", got " + Describe(node));
+    std::ostringstream message;
+    message << "expected a number > " << above << ", got " << Describe(node);
+    return Invalid(key, message.str());
   }
   *out = value;
 }

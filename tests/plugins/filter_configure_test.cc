@@ -71,7 +71,7 @@ TEST(FilterConfigureTest, RatelimitNamesTheBadKey) {
   ExpectInvalid(Configure<ServerFilter>("ratelimit", "{name: ratelimit, per_method: {burst: 3}}"),
                 "per_method.rate: must be set");
   ExpectInvalid(Configure<ServerFilter>("ratelimit", "{name: ratelimit, per_caller: {rate: 0}}"),
-                "per_caller.rate: expected a number > 0");
+                "per_caller.rate: expected a number > 0, got '0'");
   ExpectInvalid(
       Configure<ServerFilter>("ratelimit", "{name: ratelimit, per_caller: {rate: 1, burst: 0}}"),
       "per_caller.burst: expected an integer in [1,");
