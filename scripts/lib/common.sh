@@ -16,6 +16,7 @@ FERRY_PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc
   zookeeper libzookeeper-mt-dev
   libssl-dev
+  redis-server mariadb-server libhiredis-dev libmariadb-dev libsqlite3-dev sqlite3
 )
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
