@@ -1,0 +1,19 @@
+#include "seckill/storage/redis_keys.h"
+
+namespace ferry::seckill {
+
+RedisActivityKeys RedisActivityKeys::For(int64_t activity_id, int64_t sku_id) {
+  const std::string prefix =
+      "seckill:{" + std::to_string(activity_id) + ":" + std::to_string(sku_id) + "}:";
+  return RedisActivityKeys{
+      .stock = prefix + "stock",
+      .loaded = prefix + "loaded",
+      .buyers = prefix + "buyers",
+      .requests = prefix + "requests",
+      .accepted = prefix + "accepted",
+      .released = prefix + "released",
+      .orders = prefix + "orders",
+  };
+}
+
+}  // namespace ferry::seckill

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ferry::seckill {
+
+// The Redis keys of one activity+sku. They all carry the hash tag `{<activity>:<sku>}`, so they
+// live in one Cluster slot and one script may touch all of them; scripts receive every key in
+// KEYS and never build one themselves.
+//
+//   seckill:{A:S}:stock     string   units left (an integer); never expires
+//   seckill:{A:S}:loaded    string   "1" once a preheat loaded the activity
+//   seckill:{A:S}:buyers    set      users holding (or having held) a reservation
+//   seckill:{A:S}:requests  hash     request id -> answer: "A:<order_no>:<reserved_ms>:<user>",
+//                                    "S" (sold out) or "J" (already joined)
+//   seckill:{A:S}:accepted  string   count of "A:" answers
+//   seckill:{A:S}:released  set      release keys already given back to stock
+//   seckill:{A:S}:orders    stream   pending-order events, read through group "order-writers"
+struct RedisActivityKeys {
+  static RedisActivityKeys For(int64_t activity_id, int64_t sku_id);
+
+  std::string stock;
+  std::string loaded;
+  std::string buyers;
+  std::string requests;
+  std::string accepted;
+  std::string released;
+  std::string orders;
+};
+
+// The consumer group every order writer reads the orders stream through.
+inline constexpr const char* kOrderWritersGroup = "order-writers";
+
+}  // namespace ferry::seckill

@@ -1,0 +1,557 @@
+#include "seckill/storage/redis_reservation_cache.h"
+
+#include <hiredis.h>
+
+#include <algorithm>
+#include <charconv>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+
+#include "seckill/storage/redis_keys.h"
+#include "seckill/storage/redis_scripts.h"
+
+namespace ferry::seckill {
+namespace {
+
+constexpr int kScanPage = 1000;
+
+const RedisScript& ScriptFor(int id) {
+  static const RedisScript* const kScripts[] = {&kReserveScript, &kPreheatScript, &kReleaseScript};
+  return *kScripts[id];
+}
+
+std::string_view ReplyText(const redisReply* reply) {
+  return std::string_view(reply->str, reply->len);
+}
+
+bool IsText(const redisReply* reply) {
+  return reply != nullptr &&
+         (reply->type == REDIS_REPLY_STRING || reply->type == REDIS_REPLY_STATUS);
+}
+
+bool IsError(const redisReply* reply, std::string_view code) {
+  if (reply == nullptr || reply->type != REDIS_REPLY_ERROR) return false;
+  const std::string_view text = ReplyText(reply);
+  return text.substr(0, code.size()) == code &&
+         (text.size() == code.size() || text[code.size()] == ' ');
+}
+
+// Redis refused for now; the same call may succeed later.
+bool IsTransientError(const redisReply* reply) {
+  for (std::string_view code :
+       {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN"}) {
+    if (IsError(reply, code)) return true;
+  }
+  return false;
+}
+
+Status ErrorReplyStatus(std::string_view command, const redisReply* reply) {
+  const StatusCode code = IsTransientError(reply) ? StatusCode::UNAVAILABLE : StatusCode::INTERNAL;
+  return Status(code, "Redis " + std::string(command) + ": " + std::string(ReplyText(reply)));
+}
+
+Status Malformed(std::string_view what) {
+  return Status(StatusCode::INTERNAL, "unexpected Redis reply to " + std::string(what));
+}
+
+bool ParseInt64(std::string_view text, int64_t* value) {
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *value);
+  return ec == std::errc() && ptr == end;
+}
+
+// A stream entry [id, [field, value, ...]] written by the reserve script or Requeue.
+bool ParseEvent(const redisReply* entry, ReservationEvent* event) {
+  if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements != 2) return false;
+  const redisReply* id = entry->element[0];
+  const redisReply* fields = entry->element[1];
+  if (!IsText(id) || fields == nullptr || fields->type != REDIS_REPLY_ARRAY ||
+      fields->elements % 2 != 0) {
+    return false;
+  }
+  ReservationEvent parsed;
+  parsed.event_id = std::string(ReplyText(id));
+  unsigned seen = 0;
+  for (size_t i = 0; i < fields->elements; i += 2) {
+    if (!IsText(fields->element[i]) || !IsText(fields->element[i + 1])) return false;
+    const std::string_view name = ReplyText(fields->element[i]);
+    const std::string_view value = ReplyText(fields->element[i + 1]);
+    bool ok = true;
+    if (name == "activity") {
+      ok = ParseInt64(value, &parsed.activity_id);
+      seen |= 1u;
+    } else if (name == "sku") {
+      ok = ParseInt64(value, &parsed.sku_id);
+      seen |= 2u;
+    } else if (name == "user") {
+      parsed.user_id = std::string(value);
+      seen |= 4u;
+    } else if (name == "request") {
+      parsed.request_id = std::string(value);
+      seen |= 8u;
+    } else if (name == "order_no") {
+      ok = ParseInt64(value, &parsed.order_no);
+      seen |= 16u;
+    } else if (name == "reserved_ms") {
+      ok = ParseInt64(value, &parsed.reserved_ms);
+      seen |= 32u;
+    }
+    if (!ok) return false;
+  }
+  if (seen != 63u) return false;
+  *event = std::move(parsed);
+  return true;
+}
+
+// Appends the entries that parse; the others stay pending in the group and are skipped.
+void AppendEvents(const redisReply* entries, std::vector<ReservationEvent>* out) {
+  for (size_t i = 0; i < entries->elements; ++i) {
+    ReservationEvent event;
+    if (ParseEvent(entries->element[i], &event)) out->push_back(std::move(event));
+  }
+}
+
+// "A:<order_no>:<reserved_ms>:<user>" (the user may contain ':').
+bool ParseAcceptedAnswer(std::string_view value, ReservationEvent* event) {
+  if (value.substr(0, 2) != "A:") return false;
+  value.remove_prefix(2);
+  const size_t order_end = value.find(':');
+  if (order_end == std::string_view::npos) return false;
+  const size_t time_end = value.find(':', order_end + 1);
+  if (time_end == std::string_view::npos) return false;
+  if (!ParseInt64(value.substr(0, order_end), &event->order_no) ||
+      !ParseInt64(value.substr(order_end + 1, time_end - order_end - 1), &event->reserved_ms)) {
+    return false;
+  }
+  event->user_id = std::string(value.substr(time_end + 1));
+  return true;
+}
+
+// A recorded answer: "A:<order_no>:...", "S" or "J".
+bool ParseRecordedAnswer(std::string_view value, ReserveResult* result) {
+  if (value == "S" || value == "J") {
+    *result = ReserveResult{
+        .answer = value == "S" ? ReserveAnswer::kSoldOut : ReserveAnswer::kAlreadyJoined,
+        .replayed = true,
+        .order_no = 0};
+    return true;
+  }
+  ReservationEvent event;
+  if (!ParseAcceptedAnswer(value, &event)) return false;
+  *result = ReserveResult{
+      .answer = ReserveAnswer::kAccepted, .replayed = true, .order_no = event.order_no};
+  return true;
+}
+
+Status CheckEventArgs(const std::string& consumer, int max_count) {
+  if (consumer.empty()) return Status(StatusCode::INVALID_ARGUMENT, "empty consumer name");
+  if (max_count < 1) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "max_count must be at least 1, got " + std::to_string(max_count));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+RedisReservationCache::RedisReservationCache(RedisOptions options) : pool_(std::move(options)) {}
+
+Status RedisReservationCache::Command(const std::vector<std::string>& args, RedisReplyPtr* reply) {
+  if (Status status = pool_.Run(args, reply); !status.ok()) return status;
+  if ((*reply)->type == REDIS_REPLY_ERROR) return ErrorReplyStatus(args.front(), reply->get());
+  return Status::Ok();
+}
+
+Status RedisReservationCache::LoadScript(ScriptId id, std::string* sha) {
+  const RedisScript& script = ScriptFor(id);
+  RedisReplyPtr reply;
+  if (Status status = Command({"SCRIPT", "LOAD", std::string(script.source)}, &reply);
+      !status.ok()) {
+    return Status(status.code(),
+                  "loading the " + std::string(script.name) + " script: " + status.message());
+  }
+  if (!IsText(reply.get())) return Malformed("SCRIPT LOAD");
+  *sha = std::string(ReplyText(reply.get()));
+  std::lock_guard lock(sha_mu_);
+  shas_[id] = *sha;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::LoadScripts() {
+  // One pipeline on one connection: connecting and loading are a single round trip.
+  std::vector<std::vector<std::string>> commands;
+  for (int id = 0; id < kScriptCount; ++id) {
+    commands.push_back({"SCRIPT", "LOAD", std::string(ScriptFor(id).source)});
+  }
+  std::vector<RedisReplyPtr> replies;
+  if (Status status = pool_.RunPipeline(commands, &replies); !status.ok()) {
+    return Status(status.code(),
+                  "Redis at " + pool_.address() + " is unreachable: " + status.message());
+  }
+  std::lock_guard lock(sha_mu_);
+  for (int id = 0; id < kScriptCount; ++id) {
+    const redisReply* reply = replies[id].get();
+    if (reply->type == REDIS_REPLY_ERROR) {
+      Status status = ErrorReplyStatus("SCRIPT LOAD", reply);
+      return Status(status.code(), "loading the " + std::string(ScriptFor(id).name) +
+                                       " script: " + status.message());
+    }
+    if (!IsText(reply)) return Malformed("SCRIPT LOAD");
+    shas_[id] = std::string(ReplyText(reply));
+  }
+  return Status::Ok();
+}
+
+Status RedisReservationCache::Eval(ScriptId id, const std::vector<std::string>& keys,
+                                   const std::vector<std::string>& args, RedisReplyPtr* reply) {
+  std::string sha;
+  {
+    std::lock_guard lock(sha_mu_);
+    sha = shas_[id];
+  }
+  if (sha.empty()) {
+    if (Status status = LoadScript(id, &sha); !status.ok()) return status;
+  }
+  std::vector<std::string> command;
+  command.reserve(3 + keys.size() + args.size());
+  command.push_back("EVALSHA");
+  command.push_back(sha);
+  command.push_back(std::to_string(keys.size()));
+  command.insert(command.end(), keys.begin(), keys.end());
+  command.insert(command.end(), args.begin(), args.end());
+  const std::string what = "EVALSHA " + std::string(ScriptFor(id).name);
+  for (int attempt = 0;; ++attempt) {
+    if (Status status = pool_.Run(command, reply); !status.ok()) return status;
+    if (attempt == 0 && IsError(reply->get(), "NOSCRIPT")) {
+      // The server lost its script cache (restart, SCRIPT FLUSH, failover): load and retry once.
+      if (Status status = LoadScript(id, &command[1]); !status.ok()) return status;
+      continue;
+    }
+    if ((*reply)->type == REDIS_REPLY_ERROR) return ErrorReplyStatus(what, reply->get());
+    return Status::Ok();
+  }
+}
+
+Status RedisReservationCache::Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
+                                      const std::vector<std::string>& buyers,
+                                      bool* already_loaded) {
+  if (stock < 0) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "stock must not be negative, got " + std::to_string(stock));
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  std::vector<std::string> args;
+  args.reserve(2 + buyers.size());
+  args.push_back(std::to_string(stock));
+  args.push_back(kOrderWritersGroup);
+  args.insert(args.end(), buyers.begin(), buyers.end());
+  RedisReplyPtr reply;
+  if (Status status =
+          Eval(kPreheat, {keys.stock, keys.loaded, keys.buyers, keys.orders}, args, &reply);
+      !status.ok()) {
+    return status;
+  }
+  if (reply->type != REDIS_REPLY_INTEGER) return Malformed("the preheat script");
+  if (already_loaded != nullptr) *already_loaded = reply->integer == 1;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResult* result) {
+  if (request.user_id.empty() || request.request_id.empty()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "a reservation needs a user id and a request id");
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(request.activity_id, request.sku_id);
+  RedisReplyPtr reply;
+  if (Status status = Eval(
+          kReserve,
+          {keys.stock, keys.loaded, keys.buyers, keys.requests, keys.accepted, keys.orders},
+          {std::to_string(request.activity_id), std::to_string(request.sku_id), request.user_id,
+           request.request_id, std::to_string(request.order_no), std::to_string(request.now_ms)},
+          &reply);
+      !status.ok()) {
+    return status;
+  }
+  const redisReply* r = reply.get();
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 || !IsText(r->element[0]) ||
+      r->element[1]->type != REDIS_REPLY_INTEGER || !IsText(r->element[2])) {
+    return Malformed("the reserve script");
+  }
+  const std::string_view answer = ReplyText(r->element[0]);
+  ReserveResult parsed;
+  parsed.replayed = r->element[1]->integer == 1;
+  if (answer == "A") {
+    parsed.answer = ReserveAnswer::kAccepted;
+    if (!ParseInt64(ReplyText(r->element[2]), &parsed.order_no)) {
+      return Malformed("the reserve script (order number)");
+    }
+  } else if (answer == "S") {
+    parsed.answer = ReserveAnswer::kSoldOut;
+  } else if (answer == "J") {
+    parsed.answer = ReserveAnswer::kAlreadyJoined;
+  } else if (answer == "M") {
+    parsed.answer = ReserveAnswer::kCacheMissing;
+  } else {
+    return Malformed("the reserve script (answer)");
+  }
+  *result = parsed;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::Release(int64_t activity_id, int64_t sku_id,
+                                      const std::string& release_key, bool* released) {
+  if (release_key.empty()) return Status(StatusCode::INVALID_ARGUMENT, "empty release key");
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  RedisReplyPtr reply;
+  if (Status status =
+          Eval(kRelease, {keys.loaded, keys.stock, keys.released}, {release_key}, &reply);
+      !status.ok()) {
+    return status;
+  }
+  if (reply->type != REDIS_REPLY_INTEGER) return Malformed("the release script");
+  if (released != nullptr) *released = reply->integer == 1;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) {
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  std::vector<RedisReplyPtr> replies;
+  if (Status status = pool_.RunPipeline({{"MULTI"},
+                                         {"EXISTS", keys.loaded},
+                                         {"GET", keys.stock},
+                                         {"GET", keys.accepted},
+                                         {"XPENDING", keys.orders, kOrderWritersGroup},
+                                         {"EXEC"}},
+                                        &replies);
+      !status.ok()) {
+    return status;
+  }
+  for (size_t i = 0; i + 1 < replies.size(); ++i) {
+    if (replies[i]->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("MULTI", replies[i].get());
+  }
+  const redisReply* exec = replies.back().get();
+  if (exec->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", exec);
+  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 4) return Malformed("EXEC");
+  const redisReply* loaded = exec->element[0];
+  const redisReply* stock = exec->element[1];
+  const redisReply* accepted = exec->element[2];
+  const redisReply* pending = exec->element[3];
+  if (loaded->type != REDIS_REPLY_INTEGER) return Malformed("EXISTS");
+  if (stock->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET stock", stock);
+  if (accepted->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET accepted", accepted);
+
+  CacheSnapshot snapshot;
+  snapshot.present = loaded->integer == 1 && stock->type != REDIS_REPLY_NIL;
+  if (stock->type != REDIS_REPLY_NIL &&
+      !(IsText(stock) && ParseInt64(ReplyText(stock), &snapshot.stock))) {
+    return Status(StatusCode::INTERNAL, keys.stock + " does not hold an integer");
+  }
+  if (accepted->type != REDIS_REPLY_NIL &&
+      !(IsText(accepted) && ParseInt64(ReplyText(accepted), &snapshot.reservations))) {
+    return Status(StatusCode::INTERNAL, keys.accepted + " does not hold an integer");
+  }
+  if (pending->type == REDIS_REPLY_ARRAY && pending->elements >= 1 &&
+      pending->element[0]->type == REDIS_REPLY_INTEGER) {
+    snapshot.queue_pending = pending->element[0]->integer;
+  } else if (!IsError(pending, "NOGROUP")) {  // no group: nothing can be pending
+    if (pending->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XPENDING", pending);
+    return Malformed("XPENDING");
+  }
+  *out = snapshot;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::FindRequest(int64_t activity_id, int64_t sku_id,
+                                          const std::string& request_id, bool* found,
+                                          ReserveResult* result) {
+  if (request_id.empty()) return Status(StatusCode::INVALID_ARGUMENT, "empty request id");
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  RedisReplyPtr reply;
+  if (Status status = Command({"HGET", keys.requests, request_id}, &reply); !status.ok()) {
+    return status;
+  }
+  if (reply->type == REDIS_REPLY_NIL) {
+    *found = false;
+    return Status::Ok();
+  }
+  ReserveResult parsed;
+  if (!IsText(reply.get()) || !ParseRecordedAnswer(ReplyText(reply.get()), &parsed)) {
+    return Status(StatusCode::INTERNAL,
+                  "request " + request_id + " in " + keys.requests + " has an unreadable answer");
+  }
+  *found = true;
+  *result = parsed;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_id,
+                                               std::vector<ReservationEvent>* out) {
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  std::vector<ReservationEvent> events;
+  std::unordered_set<std::string> seen;  // HSCAN may return a field twice
+  std::string cursor = "0";
+  do {
+    RedisReplyPtr reply;
+    if (Status status =
+            Command({"HSCAN", keys.requests, cursor, "COUNT", std::to_string(kScanPage)}, &reply);
+        !status.ok()) {
+      return status;
+    }
+    const redisReply* r = reply.get();
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !IsText(r->element[0]) ||
+        r->element[1]->type != REDIS_REPLY_ARRAY || r->element[1]->elements % 2 != 0) {
+      return Malformed("HSCAN");
+    }
+    cursor = std::string(ReplyText(r->element[0]));
+    const redisReply* pairs = r->element[1];
+    for (size_t i = 0; i < pairs->elements; i += 2) {
+      const redisReply* field = pairs->element[i];
+      const redisReply* value = pairs->element[i + 1];
+      if (!IsText(field) || !IsText(value)) return Malformed("HSCAN");
+      if (ReplyText(value).substr(0, 2) != "A:") continue;
+      ReservationEvent event;
+      event.activity_id = activity_id;
+      event.sku_id = sku_id;
+      event.request_id = std::string(ReplyText(field));
+      if (!ParseAcceptedAnswer(ReplyText(value), &event)) {
+        return Status(StatusCode::INTERNAL, "request " + event.request_id + " in " + keys.requests +
+                                                " has an unreadable answer");
+      }
+      if (seen.insert(event.request_id).second) events.push_back(std::move(event));
+    }
+  } while (cursor != "0");
+  std::sort(events.begin(), events.end(), [](const ReservationEvent& a, const ReservationEvent& b) {
+    return a.order_no != b.order_no ? a.order_no < b.order_no : a.request_id < b.request_id;
+  });
+  *out = std::move(events);
+  return Status::Ok();
+}
+
+Status RedisReservationCache::RecreateGroup(const std::string& stream, bool* stream_exists) {
+  RedisReplyPtr reply;
+  if (Status status = pool_.Run({"XGROUP", "CREATE", stream, kOrderWritersGroup, "0"}, &reply);
+      !status.ok()) {
+    return status;
+  }
+  *stream_exists = true;
+  if (reply->type != REDIS_REPLY_ERROR || IsError(reply.get(), "BUSYGROUP")) {
+    return Status::Ok();
+  }
+  // Without MKSTREAM a missing stream is refused ("... requires the key to exist ...").
+  RedisReplyPtr exists;
+  if (Status status = Command({"EXISTS", stream}, &exists); !status.ok()) return status;
+  if (exists->type == REDIS_REPLY_INTEGER && exists->integer == 0) {
+    *stream_exists = false;
+    return Status::Ok();
+  }
+  return ErrorReplyStatus("XGROUP CREATE", reply.get());
+}
+
+Status RedisReservationCache::ReadEvents(int64_t activity_id, int64_t sku_id,
+                                         const std::string& consumer, int max_count,
+                                         std::vector<ReservationEvent>* out) {
+  if (Status status = CheckEventArgs(consumer, max_count); !status.ok()) return status;
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  const std::vector<std::string> command = {"XREADGROUP", "GROUP",     kOrderWritersGroup,
+                                            consumer,     "COUNT",     std::to_string(max_count),
+                                            "STREAMS",    keys.orders, ">"};
+  out->clear();
+  for (int attempt = 0;; ++attempt) {
+    RedisReplyPtr reply;
+    if (Status status = pool_.Run(command, &reply); !status.ok()) return status;
+    const redisReply* r = reply.get();
+    if (attempt == 0 && IsError(r, "NOGROUP")) {
+      bool stream_exists = false;
+      if (Status status = RecreateGroup(keys.orders, &stream_exists); !status.ok()) {
+        return status;
+      }
+      if (!stream_exists) return Status::Ok();
+      continue;
+    }
+    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XREADGROUP", r);
+    if (r->type == REDIS_REPLY_NIL) return Status::Ok();
+    // [[stream, [entry, ...]]]
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 1 ||
+        r->element[0]->type != REDIS_REPLY_ARRAY || r->element[0]->elements != 2 ||
+        r->element[0]->element[1]->type != REDIS_REPLY_ARRAY) {
+      return Malformed("XREADGROUP");
+    }
+    AppendEvents(r->element[0]->element[1], out);
+    return Status::Ok();
+  }
+}
+
+Status RedisReservationCache::ClaimStale(int64_t activity_id, int64_t sku_id,
+                                         const std::string& consumer, int64_t min_idle_ms,
+                                         int max_count, std::vector<ReservationEvent>* out) {
+  if (Status status = CheckEventArgs(consumer, max_count); !status.ok()) return status;
+  if (min_idle_ms < 0) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "min_idle_ms must not be negative, got " + std::to_string(min_idle_ms));
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  out->clear();
+  // XAUTOCLAIM looks at a bounded part of the pending list per call; follow its cursor until
+  // max_count events are claimed or the whole list was scanned.
+  std::string start = "0-0";
+  size_t claimed = 0;
+  do {
+    RedisReplyPtr reply;
+    if (Status status = pool_.Run(
+            {"XAUTOCLAIM", keys.orders, kOrderWritersGroup, consumer, std::to_string(min_idle_ms),
+             start, "COUNT", std::to_string(static_cast<size_t>(max_count) - claimed)},
+            &reply);
+        !status.ok()) {
+      return status;
+    }
+    const redisReply* r = reply.get();
+    if (IsError(r, "NOGROUP")) return Status::Ok();  // no group: nothing is pending
+    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XAUTOCLAIM", r);
+    // Redis 7: [next start, [entry, ...], [deleted id, ...]]
+    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 || !IsText(r->element[0]) ||
+        r->element[1]->type != REDIS_REPLY_ARRAY) {
+      return Malformed("XAUTOCLAIM");
+    }
+    start = std::string(ReplyText(r->element[0]));
+    claimed += r->element[1]->elements;
+    AppendEvents(r->element[1], out);
+  } while (start != "0-0" && claimed < static_cast<size_t>(max_count));
+  return Status::Ok();
+}
+
+Status RedisReservationCache::Ack(int64_t activity_id, int64_t sku_id,
+                                  const std::vector<std::string>& event_ids) {
+  if (event_ids.empty()) return Status::Ok();
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  std::vector<std::string> command = {"XACK", keys.orders, kOrderWritersGroup};
+  command.insert(command.end(), event_ids.begin(), event_ids.end());
+  RedisReplyPtr reply;
+  if (Status status = pool_.Run(command, &reply); !status.ok()) return status;
+  if (IsError(reply.get(), "NOGROUP")) return Status::Ok();  // nothing was pending
+  if (reply->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XACK", reply.get());
+  return Status::Ok();
+}
+
+Status RedisReservationCache::Requeue(const ReservationEvent& event) {
+  if (event.user_id.empty() || event.request_id.empty()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "an event needs a user id and a request id");
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(event.activity_id, event.sku_id);
+  RedisReplyPtr reply;
+  return Command(
+      {"XADD", keys.orders, "*", "activity", std::to_string(event.activity_id), "sku",
+       std::to_string(event.sku_id), "user", event.user_id, "request", event.request_id, "order_no",
+       std::to_string(event.order_no), "reserved_ms", std::to_string(event.reserved_ms)},
+      &reply);
+}
+
+Status ConnectRedisReservationCache(const RedisOptions& options,
+                                    std::unique_ptr<ReservationCache>* out) {
+  auto cache = std::make_unique<RedisReservationCache>(options);
+  if (Status status = cache->LoadScripts(); !status.ok()) return status;
+  *out = std::move(cache);
+  return Status::Ok();
+}
+
+}  // namespace ferry::seckill

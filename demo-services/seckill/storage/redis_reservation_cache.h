@@ -1,0 +1,93 @@
+#pragma once
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "seckill/storage/redis_connection_pool.h"
+#include "seckill/storage/reservation_cache.h"
+
+namespace ferry::seckill {
+
+struct RedisScript;
+
+// ReservationCache over Redis (7.0 or later: XAUTOCLAIM's three-element reply), through a pool
+// of blocking hiredis connections; safe to call from many threads. The key layout is in
+// redis_keys.h, the scripts' contracts in redis_scripts.h.
+//
+// Statuses:
+//   UNAVAILABLE       Redis unreachable, a connection broke or timed out, no pooled connection
+//                     came free within timeout_ms, or Redis answered with a transient error
+//                     (LOADING, BUSY, MASTERDOWN, READONLY, TRYAGAIN, CLUSTERDOWN). Retry later;
+//                     Reserve is safe to retry with the same request id.
+//   INVALID_ARGUMENT  refused before reaching Redis (empty user or request id, negative stock,
+//                     max_count < 1, ...).
+//   INTERNAL          any other Redis error reply, with its message: e.g. a key of the wrong type
+//                     or a stock that is not an integer (the script wrote nothing), or a reply
+//                     of an unexpected shape.
+//
+// The order queue is the stream `seckill:{A:S}:orders` read through consumer group
+// "order-writers", which Preheat creates. When the group is missing (e.g. a Requeue created the
+// stream after Redis lost its data), ReadEvents recreates it at id 0 on an existing stream and
+// reads again; with no stream at all there are no events and it returns none with OK.
+// ClaimStale and Ack likewise treat a missing group as "nothing pending". Entries of the
+// stream that do not parse as events (written by something else) are left pending and skipped.
+class RedisReservationCache : public ReservationCache {
+ public:
+  explicit RedisReservationCache(RedisOptions options);
+
+  // Opens a connection and loads the scripts (SCRIPT LOAD). Optional: a script not loaded yet
+  // is loaded on first use, and again after NOSCRIPT (a restarted Redis). UNAVAILABLE when Redis
+  // is unreachable.
+  Status LoadScripts();
+
+  Status Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
+                 const std::vector<std::string>& buyers, bool* already_loaded) override;
+  Status Reserve(const ReserveRequest& request, ReserveResult* result) override;
+  Status Release(int64_t activity_id, int64_t sku_id, const std::string& release_key,
+                 bool* released) override;
+  // A consistent view (one MULTI/EXEC). present needs both the loaded marker and the stock.
+  Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) override;
+  // HGET of the requests hash; writes nothing. A kCacheMissing answer is never recorded, so
+  // such a request is not found.
+  Status FindRequest(int64_t activity_id, int64_t sku_id, const std::string& request_id,
+                     bool* found, ReserveResult* result) override;
+  // Replaces *out with every "A:" answer of the requests hash (paged with HSCAN), ordered by
+  // order_no; event_id is empty (these are not queue entries).
+  Status ListReservations(int64_t activity_id, int64_t sku_id,
+                          std::vector<ReservationEvent>* out) override;
+  // Replace *out.
+  Status ReadEvents(int64_t activity_id, int64_t sku_id, const std::string& consumer, int max_count,
+                    std::vector<ReservationEvent>* out) override;
+  Status ClaimStale(int64_t activity_id, int64_t sku_id, const std::string& consumer,
+                    int64_t min_idle_ms, int max_count,
+                    std::vector<ReservationEvent>* out) override;
+  Status Ack(int64_t activity_id, int64_t sku_id,
+             const std::vector<std::string>& event_ids) override;
+  Status Requeue(const ReservationEvent& event) override;
+
+ private:
+  enum ScriptId { kReserve, kPreheat, kRelease, kScriptCount };
+
+  // Runs a command; an error reply becomes a status.
+  Status Command(const std::vector<std::string>& args, RedisReplyPtr* reply);
+  // EVALSHA, loading the script first if needed and once more after NOSCRIPT.
+  Status Eval(ScriptId id, const std::vector<std::string>& keys,
+              const std::vector<std::string>& args, RedisReplyPtr* reply);
+  Status LoadScript(ScriptId id, std::string* sha);
+  // XGROUP CREATE at id 0 on an existing stream; *stream_exists false when there is none.
+  Status RecreateGroup(const std::string& stream, bool* stream_exists);
+
+  RedisConnectionPool pool_;
+  std::mutex sha_mu_;
+  std::array<std::string, kScriptCount> shas_;  // guarded by sha_mu_; empty until loaded
+};
+
+// Connects once and loads the scripts; UNAVAILABLE with the address and the cause when Redis is
+// unreachable.
+Status ConnectRedisReservationCache(const RedisOptions& options,
+                                    std::unique_ptr<ReservationCache>* out);
+
+}  // namespace ferry::seckill

@@ -1,0 +1,153 @@
+#include "seckill/storage/redis_scripts.h"
+
+namespace ferry::seckill {
+namespace {
+
+// Shared by every script: integer arguments in decimal (at most 19 digits; Redis's INCR/DECR
+// check the int64 range themselves) and the key type check. A key that does not exist passes.
+#define FERRY_SECKILL_LUA_HELPERS                                                       \
+  "local function is_int(s)\n"                                                          \
+  "  if type(s) ~= 'string' then return false end\n"                                    \
+  "  if s == '0' then return true end\n"                                                \
+  "  local digits = string.match(s, '^%-?([1-9]%d*)$')\n"                               \
+  "  return digits ~= nil and #digits <= 19\n"                                          \
+  "end\n"                                                                               \
+  "local function type_error(script, key, want)\n"                                      \
+  "  local t = redis.call('TYPE', key)['ok']\n"                                         \
+  "  if t ~= 'none' and t ~= want then\n"                                               \
+  "    return redis.error_reply('WRONGTYPE seckill ' .. script .. ': key ' .. key ..\n" \
+  "                             ' holds a ' .. t .. ', expected a ' .. want)\n"         \
+  "  end\n"                                                                             \
+  "  return nil\n"                                                                      \
+  "end\n"
+
+constexpr std::string_view kReserveSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 6 or #ARGV ~= 6 then
+  return redis.error_reply('ERR seckill reserve: expected 6 keys and 6 arguments')
+end
+local activity, sku, user, request, order_no, now_ms =
+    ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+if not (is_int(activity) and is_int(sku) and is_int(order_no) and is_int(now_ms)) then
+  return redis.error_reply('ERR seckill reserve: activity, sku, order_no and now_ms must be integers')
+end
+if user == '' or request == '' then
+  return redis.error_reply('ERR seckill reserve: user and request id must not be empty')
+end
+local wants = {'string', 'string', 'set', 'hash', 'string', 'stream'}
+for i = 1, 6 do
+  local err = type_error('reserve', KEYS[i], wants[i])
+  if err then return err end
+end
+
+local previous = redis.call('HGET', KEYS[4], request)
+if previous then
+  if previous == 'S' or previous == 'J' then
+    return {previous, 1, ''}
+  end
+  local recorded = string.match(previous, '^A:(%-?%d+):')
+  if recorded then
+    return {'A', 1, recorded}
+  end
+  return redis.error_reply('ERR seckill reserve: request ' .. request ..
+                           ' has an unreadable answer')
+end
+
+local stock = redis.call('GET', KEYS[1])
+if not stock or redis.call('EXISTS', KEYS[2]) == 0 then
+  return {'M', 0, ''}
+end
+if not is_int(stock) then
+  return redis.error_reply('ERR seckill reserve: ' .. KEYS[1] .. ' does not hold an integer')
+end
+local accepted = redis.call('GET', KEYS[5])
+if accepted and not is_int(accepted) then
+  return redis.error_reply('ERR seckill reserve: ' .. KEYS[5] .. ' does not hold an integer')
+end
+
+if redis.call('SISMEMBER', KEYS[3], user) == 1 then
+  redis.call('HSET', KEYS[4], request, 'J')
+  return {'J', 0, ''}
+end
+if tonumber(stock) <= 0 then
+  redis.call('HSET', KEYS[4], request, 'S')
+  return {'S', 0, ''}
+end
+redis.call('DECR', KEYS[1])
+redis.call('SADD', KEYS[3], user)
+redis.call('HSET', KEYS[4], request, 'A:' .. order_no .. ':' .. now_ms .. ':' .. user)
+redis.call('INCR', KEYS[5])
+redis.call('XADD', KEYS[6], '*', 'activity', activity, 'sku', sku, 'user', user,
+           'request', request, 'order_no', order_no, 'reserved_ms', now_ms)
+return {'A', 0, order_no}
+)lua";
+
+constexpr std::string_view kPreheatSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 4 or #ARGV < 2 then
+  return redis.error_reply('ERR seckill preheat: expected 4 keys and at least 2 arguments')
+end
+if not is_int(ARGV[1]) or string.sub(ARGV[1], 1, 1) == '-' then
+  return redis.error_reply('ERR seckill preheat: stock must be a non-negative integer')
+end
+if ARGV[2] == '' then
+  return redis.error_reply('ERR seckill preheat: the consumer group must not be empty')
+end
+local wants = {'string', 'string', 'set', 'stream'}
+for i = 1, 4 do
+  local err = type_error('preheat', KEYS[i], wants[i])
+  if err then return err end
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return 1
+end
+
+local created = redis.pcall('XGROUP', 'CREATE', KEYS[4], ARGV[2], '0', 'MKSTREAM')
+if type(created) == 'table' and created['err'] and
+    string.sub(created['err'], 1, 9) ~= 'BUSYGROUP' then
+  return redis.error_reply(created['err'])
+end
+redis.call('SET', KEYS[1], ARGV[1])
+for first = 3, #ARGV, 1000 do
+  redis.call('SADD', KEYS[3], unpack(ARGV, first, math.min(first + 999, #ARGV)))
+end
+redis.call('SET', KEYS[2], '1')
+return 0
+)lua";
+
+constexpr std::string_view kReleaseSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 3 or #ARGV ~= 1 then
+  return redis.error_reply('ERR seckill release: expected 3 keys and 1 argument')
+end
+if ARGV[1] == '' then
+  return redis.error_reply('ERR seckill release: the release key must not be empty')
+end
+local wants = {'string', 'string', 'set'}
+for i = 1, 3 do
+  local err = type_error('release', KEYS[i], wants[i])
+  if err then return err end
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+local stock = redis.call('GET', KEYS[2])
+if not stock then
+  return 0
+end
+if not is_int(stock) then
+  return redis.error_reply('ERR seckill release: ' .. KEYS[2] .. ' does not hold an integer')
+end
+if redis.call('SADD', KEYS[3], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('INCR', KEYS[2])
+return 1
+)lua";
+
+#undef FERRY_SECKILL_LUA_HELPERS
+
+}  // namespace
+
+const RedisScript kReserveScript{"reserve", kReserveSource};
+const RedisScript kPreheatScript{"preheat", kPreheatSource};
+const RedisScript kReleaseScript{"release", kReleaseSource};
+
+}  // namespace ferry::seckill

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <string_view>
+
+namespace ferry::seckill {
+
+// The Lua scripts of the Redis reservation cache, loaded with SCRIPT LOAD and run by EVALSHA.
+// Every key a script touches comes in KEYS, all of one activity+sku (one hash tag, see
+// redis_keys.h), so they run unchanged on Redis Cluster. Each script checks its arguments and
+// the types of its keys before its first write; a malformed call or a stock that is not an
+// integer gets an error reply "ERR seckill <script>: ...", a key of the wrong type
+// "WRONGTYPE seckill <script>: ...", and nothing is written. No script sets an expiry.
+struct RedisScript {
+  std::string_view name;  // for error messages
+  std::string_view source;
+};
+
+// KEYS: stock, loaded, buyers, requests, accepted, orders
+// ARGV: activity id, sku id, user, request id, order_no, now_ms (the integers in decimal)
+// Returns {answer, replayed, order_no}:
+//   answer    "A" accepted, "S" sold out, "J" already joined, "M" cache missing
+//   replayed  1 when the request id was answered before: that answer is returned, nothing written
+//   order_no  "A": the order number (the first one when replayed); "" otherwise
+// "M" (no stock or no loaded marker) writes nothing. "J" and "S" record the answer under the
+// request id. "A" decrements stock, adds the user to buyers, records
+// "A:<order_no>:<now_ms>:<user>" under the request id, increments accepted and appends
+// {activity, sku, user, request, order_no, reserved_ms} to the orders stream.
+extern const RedisScript kReserveScript;
+
+// KEYS: stock, loaded, buyers, orders
+// ARGV: stock, consumer group, buyer...
+// Returns 1 (already loaded, nothing written) or 0: the consumer group exists on the orders
+// stream (created at id 0 with MKSTREAM unless it already did), stock is set, the buyers are
+// added and the loaded marker is set.
+extern const RedisScript kPreheatScript;
+
+// KEYS: loaded, stock, released
+// ARGV: release key
+// Returns 1 when the key was added to released and stock incremented; 0 when the key was
+// released before or the activity is not loaded (no marker or no stock), writing nothing.
+extern const RedisScript kReleaseScript;
+
+}  // namespace ferry::seckill
