@@ -1,0 +1,438 @@
+#include "ferry/idgen/zookeeper_worker_id_lease.h"
+
+#include <pthread.h>
+#include <unistd.h>
+#include <zookeeper/zookeeper.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "ferry/idgen/id_layout.h"
+#include "idgen_log.h"
+#include "zookeeper_url.h"
+
+namespace ferry::idgen {
+namespace {
+
+constexpr int32_t kNone = -1;
+
+std::string ErrorText(int rc) { return std::string(zerror(rc)) + " (" + std::to_string(rc) + ")"; }
+
+// The C client's own messages, already filtered to warnings and errors, go to Ferry's logger
+// at debug: while ZooKeeper is down it repeats the same connection error on every attempt,
+// and the lease logs the state changes that matter itself.
+void ForwardClientLog(const char* message) { Log()->debug("idgen zookeeper client: {}", message); }
+
+void SetClientLogLevelOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_WARN); });
+}
+
+std::string StateName(int state) {
+  if (state == ZOO_CONNECTED_STATE) return "connected";
+  if (state == ZOO_CONNECTING_STATE) return "connecting";
+  if (state == ZOO_ASSOCIATING_STATE) return "associating";
+  if (state == ZOO_EXPIRED_SESSION_STATE) return "session expired";
+  if (state == ZOO_AUTH_FAILED_STATE) return "authentication failed";
+  if (state == ZOO_NOTCONNECTED_STATE) return "not connected";
+  return "state " + std::to_string(state);
+}
+
+// Who holds an id, for an operator looking at the znode.
+std::string NodeData() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) std::strcpy(host, "?");
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  return "host=" + std::string(host) + "\npid=" + std::to_string(getpid()) +
+         "\nleased_at_ms=" + std::to_string(now_ms) + "\n";
+}
+
+class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
+ public:
+  ZooKeeperWorkerIdLeaseImpl(ZooKeeperWorkerIdLeaseOptions options, std::string hosts)
+      : options_(std::move(options)),
+        hosts_(std::move(hosts)),
+        workers_dir_("/ferry/idgen/" + options_.namespace_name + "/workers") {}
+
+  ~ZooKeeperWorkerIdLeaseImpl() override { Close(); }
+
+  void Start() {
+    worker_ = std::thread([this] { Run(); });
+  }
+
+  // True once an id is usable, false after `timeout` without.
+  bool WaitHeld(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return usable_id_.load() != kNone; });
+  }
+
+  std::string reason() const {
+    std::lock_guard lock(mu_);
+    return reason_;
+  }
+
+  Status Current(uint32_t* worker_id) const override {
+    const int32_t id = usable_id_.load(std::memory_order_acquire);
+    if (id != kNone) {
+      *worker_id = static_cast<uint32_t>(id);
+      return Status::Ok();
+    }
+    std::lock_guard lock(mu_);
+    return Status(StatusCode::UNAVAILABLE, "no idgen worker id held in namespace '" +
+                                               options_.namespace_name + "': " + reason_);
+  }
+
+  void Close() override {
+    std::lock_guard close_lock(close_mu_);
+    {
+      std::lock_guard lock(mu_);
+      if (closing_) return;
+      closing_ = true;
+      usable_id_ = kNone;
+      reason_ = "the lease is closed";
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+    const int32_t released = leased_id_;
+    CloseSession();
+    {
+      std::lock_guard lock(mu_);
+      credentials_.reset();
+      held_path_.clear();
+    }
+    if (released != kNone) {
+      Log()->info("idgen: released worker id {} of namespace '{}'", released,
+                  options_.namespace_name);
+    }
+  }
+
+  std::optional<SessionCredentials> session_credentials() const override {
+    std::lock_guard lock(mu_);
+    return credentials_;
+  }
+
+  std::string znode_path() const override {
+    std::lock_guard lock(mu_);
+    return held_path_;
+  }
+
+ private:
+  // Identifies the session a callback is about, so that late events of a replaced session are
+  // ignored. Lives until that session's handle is closed.
+  struct SessionContext {
+    ZooKeeperWorkerIdLeaseImpl* owner;
+    uint64_t generation;
+  };
+
+  std::string WorkerPath(int32_t id) const { return workers_dir_ + "/" + std::to_string(id); }
+
+  // The C client's thread: nothing here may block or call ZooKeeper. It only records the
+  // state, suspends the id at once when the session is not connected, and wakes the worker.
+  static void OnSessionEvent(zhandle_t* zh, int type, int state, const char*, void* context) {
+    if (type != ZOO_SESSION_EVENT) return;
+    const auto* session = static_cast<const SessionContext*>(context);
+    session->owner->OnSessionState(session->generation, zh, state);
+  }
+
+  // The C client's thread too: the watch on a worker id node. Its deletion while the session
+  // lives (an operator, or another process "stealing" the id) ends the lease of that id.
+  static void OnNodeEvent(zhandle_t*, int type, int, const char* path, void* context) {
+    if (type != ZOO_DELETED_EVENT || path == nullptr) return;
+    const auto* session = static_cast<const SessionContext*>(context);
+    session->owner->OnNodeDeleted(session->generation, path);
+  }
+
+  void OnNodeDeleted(uint64_t generation, const std::string& path) {
+    {
+      std::lock_guard lock(mu_);
+      if (generation != generation_ || closing_) return;
+      deleted_.insert(path);
+      if (path == held_path_) {
+        usable_id_ = kNone;
+        held_path_.clear();
+        reason_ = path + " was deleted while the session lived; leasing a worker id again";
+        Log()->warn("idgen: {} was deleted by someone else; leasing a worker id again", path);
+      }
+      changed_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  void OnSessionState(uint64_t generation, zhandle_t* zh, int state) {
+    {
+      std::lock_guard lock(mu_);
+      if (generation != generation_ || closing_) return;
+      session_state_ = state;
+      if (state == ZOO_CONNECTED_STATE) {
+        const clientid_t* id = zoo_client_id(zh);
+        SessionCredentials credentials;
+        credentials.session_id = id->client_id;
+        std::memcpy(credentials.password.data(), id->passwd, credentials.password.size());
+        credentials_ = credentials;
+      } else {
+        const int32_t suspended = usable_id_.exchange(kNone);
+        const bool ended = state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+        if (ended) {
+          // The node went with the session: whoever leases next may get this id.
+          session_ended_ = true;
+          credentials_.reset();
+          reason_ =
+              "the ZooKeeper session ended (" + StateName(state) + "); leasing a worker id again";
+          Log()->warn(
+              "idgen: ZooKeeper session of namespace '{}' ended ({}); {}, leasing a worker "
+              "id again",
+              options_.namespace_name, StateName(state),
+              held_path_.empty() ? "no worker id was held" : held_path_ + " is lost");
+          held_path_.clear();
+        } else {
+          reason_ = "disconnected from ZooKeeper (" + StateName(state) +
+                    "); the worker id is suspended until the session reconnects";
+          if (suspended != kNone) {
+            Log()->warn(
+                "idgen: lost the ZooKeeper connection; worker id {} of namespace '{}' is "
+                "suspended until the session reconnects",
+                suspended, options_.namespace_name);
+          }
+        }
+      }
+      changed_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  // The worker thread: owns the session and makes every ZooKeeper call.
+  void Run() {
+    pthread_setname_np(pthread_self(), "ferry-idgen-zk");
+    std::unique_lock lock(mu_);
+    while (!closing_) {
+      const bool need_session = zh_ == nullptr || session_ended_;
+      const bool lease_now =
+          !need_session && session_state_ == ZOO_CONNECTED_STATE && usable_id_.load() == kNone;
+      changed_ = false;
+      lock.unlock();
+      if (need_session) {
+        CloseSession();
+        OpenSession();
+      } else if (lease_now) {
+        Lease();
+      }
+      lock.lock();
+      // Events wake the worker at once; the interval paces retries of whatever failed.
+      cv_.wait_for(lock, options_.retry_interval, [&] { return closing_ || changed_; });
+    }
+  }
+
+  void OpenSession() {
+    SetClientLogLevelOnce();
+    uint64_t generation = 0;
+    {
+      std::lock_guard lock(mu_);
+      generation = ++generation_;
+      session_state_ = 0;
+      session_ended_ = false;
+      deleted_.clear();
+    }
+    leased_id_ = kNone;
+    uncertain_id_ = kNone;
+    context_ = std::make_unique<SessionContext>(SessionContext{this, generation});
+    zh_ = zookeeper_init2(hosts_.c_str(), &OnSessionEvent,
+                          static_cast<int>(options_.session_timeout.count()), nullptr,
+                          context_.get(), 0, &ForwardClientLog);
+    if (zh_ == nullptr) {
+      const std::string error = std::strerror(errno);
+      context_.reset();
+      std::lock_guard lock(mu_);
+      reason_ = "cannot create a ZooKeeper client for '" + hosts_ + "': " + error;
+    }
+  }
+
+  void CloseSession() {
+    // Joins the client's threads: no callback runs for this session afterwards. Closing the
+    // session deletes its ephemeral node, i.e. frees the id.
+    if (zh_ != nullptr) zookeeper_close(zh_);
+    zh_ = nullptr;
+    context_.reset();
+    leased_id_ = kNone;
+  }
+
+  void Fail(std::string reason) {
+    std::lock_guard lock(mu_);
+    reason_ = std::move(reason);
+  }
+
+  // Whether `id`'s node exists and belongs to this session (false with `rc` set on an error),
+  // leaving a watch that reports the node's deletion to OnNodeDeleted.
+  bool IsOursAndWatch(int32_t id, int* rc) {
+    const std::string path = WorkerPath(id);
+    {
+      std::lock_guard lock(mu_);
+      deleted_.erase(path);  // from here on, a deletion is news
+    }
+    Stat stat{};
+    *rc = zoo_wexists(zh_, path.c_str(), &OnNodeEvent, context_.get(), &stat);
+    if (*rc == ZNONODE) *rc = ZOK;
+    return *rc == ZOK && stat.ephemeralOwner == zoo_client_id(zh_)->client_id &&
+           stat.ephemeralOwner != 0;
+  }
+
+  int EnsureWorkersDir() {
+    Stat stat{};
+    int rc = zoo_exists(zh_, workers_dir_.c_str(), 0, &stat);
+    if (rc != ZNONODE) return rc;
+    for (size_t slash = workers_dir_.find('/', 1);; slash = workers_dir_.find('/', slash + 1)) {
+      const std::string prefix = workers_dir_.substr(0, slash);
+      rc = zoo_create(zh_, prefix.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+                      nullptr, 0);
+      if (rc != ZOK && rc != ZNODEEXISTS) return rc;
+      if (slash == std::string::npos) return ZOK;
+    }
+  }
+
+  // Connected: makes sure this session holds a worker id node and makes the id usable.
+  void Lease() {
+    int rc = ZOK;
+    // A node this session created may still be ours: after a reconnect within the session, or
+    // when a create's reply was lost. Reusing it keeps the id and leaks no second one.
+    for (int32_t* candidate : {&leased_id_, &uncertain_id_}) {
+      if (*candidate == kNone) continue;
+      const int32_t id = *candidate;
+      const bool ours = IsOursAndWatch(id, &rc);
+      if (rc != ZOK) return Fail("checking " + WorkerPath(id) + " failed: " + ErrorText(rc));
+      *candidate = kNone;
+      if (ours) return Take(id);
+    }
+    if ((rc = EnsureWorkersDir()) != ZOK) {
+      return Fail("creating " + workers_dir_ + " failed: " + ErrorText(rc));
+    }
+    // One listing skips the taken ids; a race with another process is settled by the create.
+    String_vector children{};
+    if ((rc = zoo_get_children(zh_, workers_dir_.c_str(), 0, &children)) != ZOK) {
+      return Fail("listing " + workers_dir_ + " failed: " + ErrorText(rc));
+    }
+    std::vector<bool> taken(kMaxWorkerId + 1, false);
+    for (int32_t i = 0; i < children.count; ++i) {
+      const std::string_view name = children.data[i];
+      uint32_t id = 0;
+      auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+      if (ec == std::errc() && end == name.data() + name.size() && id <= kMaxWorkerId) {
+        taken[id] = true;
+      }
+    }
+    deallocate_String_vector(&children);
+
+    const std::string data = NodeData();
+    for (int32_t id = 0; id <= static_cast<int32_t>(kMaxWorkerId); ++id) {
+      if (taken[id]) continue;
+      rc = zoo_create(zh_, WorkerPath(id).c_str(), data.data(), static_cast<int>(data.size()),
+                      &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr, 0);
+      if (rc == ZNODEEXISTS) continue;  // lost the race for this id: the next one
+      if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT) uncertain_id_ = id;
+      if (rc != ZOK) return Fail("creating " + WorkerPath(id) + " failed: " + ErrorText(rc));
+      // Created: watch it (and make sure it is still there) before using the id.
+      uncertain_id_ = id;
+      const bool ours = IsOursAndWatch(id, &rc);
+      if (rc != ZOK) return Fail("checking " + WorkerPath(id) + " failed: " + ErrorText(rc));
+      uncertain_id_ = kNone;
+      if (ours) return Take(id);
+      return Fail(WorkerPath(id) + " vanished right after it was created");
+    }
+    Fail("all " + std::to_string(kMaxWorkerId + 1) + " worker ids under " + workers_dir_ +
+         " are leased");
+  }
+
+  // `id`'s node is this session's and watched.
+  void Take(int32_t id) {
+    const std::string path = WorkerPath(id);
+    const int64_t session = zoo_client_id(zh_)->client_id;
+    {
+      std::lock_guard lock(mu_);
+      // Deleted since it was checked: the event has set changed_, so the worker starts over.
+      if (deleted_.count(path) > 0) return;
+      leased_id_ = id;
+      // Disconnected meanwhile: the next connected event brings the worker back to confirm.
+      if (closing_ || session_ended_ || session_state_ != ZOO_CONNECTED_STATE) return;
+      usable_id_.store(id, std::memory_order_release);
+      held_path_ = path;
+      reason_.clear();
+    }
+    cv_.notify_all();
+    Log()->info("idgen: holding worker id {} ({}) with ZooKeeper session {:#x}", id, path, session);
+  }
+
+  const ZooKeeperWorkerIdLeaseOptions options_;
+  const std::string hosts_;
+  const std::string workers_dir_;  // /ferry/idgen/<namespace>/workers
+
+  // The id while usable, kNone otherwise; read without a lock on every id issued. Written
+  // under mu_ so that it agrees with session_state_.
+  std::atomic<int32_t> usable_id_{kNone};
+
+  std::mutex close_mu_;  // serialises Close()
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // changed_, closing_ and usable_id_ changes
+  bool closing_ = false;
+  bool changed_ = false;        // an event the worker has not looked at yet
+  uint64_t generation_ = 0;     // of the current session
+  int session_state_ = 0;       // as last reported for it
+  bool session_ended_ = false;  // expired or auth failed: a new session is needed
+  std::string reason_ = "no worker id leased yet";  // why usable_id_ is kNone
+  std::optional<SessionCredentials> credentials_;
+  std::string held_path_;  // of usable_id_
+  // Watched nodes of this session deleted since last checked; stops Take() from using an id
+  // whose deletion was reported before it was held.
+  std::set<std::string> deleted_;
+
+  std::thread worker_;
+  // The worker thread's (and, once it has been joined, Close()'s).
+  zhandle_t* zh_ = nullptr;
+  std::unique_ptr<SessionContext> context_;
+  int32_t leased_id_ = kNone;     // this session's node, usable or not
+  int32_t uncertain_id_ = kNone;  // a create of this session with an unknown outcome
+};
+
+}  // namespace
+
+Status ZooKeeperWorkerIdLease::Acquire(const ZooKeeperWorkerIdLeaseOptions& options,
+                                       std::shared_ptr<ZooKeeperWorkerIdLease>* out) {
+  std::string hosts;
+  if (Status status = ParseZooKeeperUrl(options.url, &hosts); !status.ok()) return status;
+  if (Status status = CheckNamespace(options.namespace_name); !status.ok()) return status;
+  const auto positive = [](const char* name, std::chrono::milliseconds value) {
+    if (value.count() > 0 && value.count() <= 3600 * 1000) return Status::Ok();
+    return Status(StatusCode::INVALID_ARGUMENT, std::string("idgen ") + name +
+                                                    " must be within 1..3600000 ms, got " +
+                                                    std::to_string(value.count()));
+  };
+  for (const auto& [name, value] : {std::pair{"session_timeout", options.session_timeout},
+                                    std::pair{"connect_timeout", options.connect_timeout},
+                                    std::pair{"retry_interval", options.retry_interval}}) {
+    if (Status status = positive(name, value); !status.ok()) return status;
+  }
+
+  auto lease = std::make_shared<ZooKeeperWorkerIdLeaseImpl>(options, std::move(hosts));
+  lease->Start();
+  if (!lease->WaitHeld(options.connect_timeout)) {
+    Status status(StatusCode::UNAVAILABLE,
+                  "no idgen worker id leased from " + options.url + " in namespace '" +
+                      options.namespace_name + "' within " +
+                      std::to_string(options.connect_timeout.count()) + " ms: " + lease->reason());
+    lease->Close();
+    return status;
+  }
+  *out = std::move(lease);
+  return Status::Ok();
+}
+
+}  // namespace ferry::idgen
