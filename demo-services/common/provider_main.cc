@@ -42,9 +42,26 @@ int Fail(std::string_view name, int exit_code, const Status& status) {
 
 std::string ListenHost(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
 
+// The app of a provider whose services exist before the config is read.
+class FixedServices final : public ProviderApp {
+ public:
+  explicit FixedServices(std::span<Service* const> services) : services_(services) {}
+  std::span<Service* const> services() override { return services_; }
+
+ private:
+  std::span<Service* const> services_;
+};
+
 }  // namespace
 
 int RunProvider(std::string_view name, int argc, char** argv, std::span<Service* const> services) {
+  return RunProvider(name, argc, argv, [services](const ProviderSetup&, auto* app) {
+    *app = std::make_unique<FixedServices>(services);
+    return Status::Ok();
+  });
+}
+
+int RunProvider(std::string_view name, int argc, char** argv, const ProviderAppFactory& factory) {
   const sigset_t stop_signals = StopSignals();
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   // Shells start background jobs with SIGINT ignored, and sigwait never sees an ignored signal;
@@ -71,11 +88,20 @@ int RunProvider(std::string_view name, int argc, char** argv, std::span<Service*
   // log.level governs them too and stdout keeps only the ready line.
   const std::shared_ptr<spdlog::logger> log = spdlog::get("ferry");
 
+  std::unique_ptr<ProviderApp> app;
+  if (Status s = factory(ProviderSetup{config, flags.config_path}, &app); !s.ok()) {
+    return Fail(name, s.code() == StatusCode::INVALID_ARGUMENT ? kExitBadUsage : kExitStartFailed,
+                s);
+  }
+  const std::span<Service* const> services = app->services();
   Server server(config.server);
   for (Service* service : services) {
     if (Status s = server.AddService(service); !s.ok()) return Fail(name, kExitStartFailed, s);
   }
-  if (Status s = server.Start(); !s.ok()) return Fail(name, kExitStartFailed, s);
+  if (Status s = server.Start(); !s.ok()) {
+    app->Stop();
+    return Fail(name, kExitStartFailed, s);
+  }
 
   const std::string address =
       ListenHost(config.server.listen) + ":" + std::to_string(server.port());
@@ -87,6 +113,7 @@ int RunProvider(std::string_view name, int argc, char** argv, std::span<Service*
     if (Status s = ProviderRegistration::Publish(config, advertised, services, &registration);
         !s.ok()) {
       server.Stop();
+      app->Stop();
       return Fail(name, kExitStartFailed, s);
     }
     log->info("{} registered as {} in {}", name, advertised, config.registry.url);
@@ -99,6 +126,7 @@ int RunProvider(std::string_view name, int argc, char** argv, std::span<Service*
   // Withdraw first, so that clients stop choosing this provider while it drains.
   if (registration) registration->Withdraw();
   server.Stop();
+  app->Stop();
   return 0;
 }
 

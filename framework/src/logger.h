@@ -5,11 +5,9 @@
 #include <optional>
 #include <string_view>
 
-namespace ferry {
+#include "ferry/framework/logging.h"
 
-// The "ferry" spdlog logger (stderr), created on first use; safe to call from any thread.
-// Framework code logs through it so that SetLogLevel() governs every message Ferry prints.
-spdlog::logger& Logger();
+namespace ferry {
 
 // The level names SetLogLevel and the `log.level` config key accept; nullopt for any other.
 std::optional<spdlog::level::level_enum> ParseLogLevel(std::string_view name);

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/config_reader.h"
+#include "ferry/framework/config_reader.h"
 #include "config/section_readers.h"
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/extension_registry.h"

@@ -1,4 +1,4 @@
-#include "config/config_reader.h"
+#include "ferry/framework/config_reader.h"
 
 #include <charconv>
 #include <sstream>

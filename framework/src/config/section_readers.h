@@ -3,7 +3,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/config_reader.h"
+#include "ferry/framework/config_reader.h"
 #include "ferry/framework/config.h"
 
 // Readers of the config sections that name extensions (plugins, registries, balancers, filters).

@@ -13,6 +13,8 @@
 
 #include "ferry/codec/status.h"
 
+// Public so that providers read their own `service:` section (Config::service_yaml) with the
+// same key-path errors as the framework's sections.
 namespace ferry::config {
 
 // The first error met while reading one config file; later ones are usually consequences.

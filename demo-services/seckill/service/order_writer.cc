@@ -1,0 +1,79 @@
+#include "seckill/service/order_writer.h"
+
+#include <spdlog/spdlog.h>
+
+#include "ferry/framework/logging.h"
+
+namespace ferry::seckill {
+
+bool OrderWriter::Step() {
+  const int64_t now = core_->deps.now_ms();
+  if (open_.empty() || now - refreshed_ms_ >= options_.refresh_ms) {
+    std::vector<ActivityRecord> open;
+    // Ended activities are still drained for a while: their queues may hold late events.
+    constexpr int64_t kDrainAfterEndMs = 3600 * 1000;
+    if (Status s = core_->deps.store->ListOpenActivities(now - kDrainAfterEndMs, &open); s.ok()) {
+      open_ = std::move(open);
+      refreshed_ms_ = now;
+    } else {
+      Logger().warn("order writer: cannot list open activities: {}", s.ToString());
+    }
+  }
+  bool wrote = false;
+  for (const ActivityRecord& activity : open_) wrote |= Drain(activity);
+  return wrote;
+}
+
+bool OrderWriter::Drain(const ActivityRecord& activity) {
+  ReservationCache& cache = *core_->deps.cache;
+  std::vector<ReservationEvent> events;
+  Status s = cache.ClaimStale(activity.activity_id, activity.sku_id, options_.consumer,
+                              options_.claim_idle_ms, options_.batch, &events);
+  if (s.ok() && events.empty()) {
+    s = cache.ReadEvents(activity.activity_id, activity.sku_id, options_.consumer, options_.batch,
+                         &events);
+  }
+  if (!s.ok()) {
+    Logger().warn("order writer: activity {}: {}", activity.activity_id, s.ToString());
+    return false;
+  }
+  std::vector<std::string> acknowledged;
+  for (const ReservationEvent& event : events) {
+    if (Write(activity, event)) acknowledged.push_back(event.event_id);
+  }
+  if (!acknowledged.empty()) {
+    if (s = cache.Ack(activity.activity_id, activity.sku_id, acknowledged); !s.ok()) {
+      // Unacknowledged events come back after claim_idle_ms and replay harmlessly.
+      Logger().warn("order writer: ack failed: {}", s.ToString());
+    }
+  }
+  return !events.empty();
+}
+
+bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& event) {
+  OrderDraft draft{event.activity_id,
+                   event.sku_id,
+                   event.user_id,
+                   event.request_id,
+                   event.order_no,
+                   event.reserved_ms,
+                   event.reserved_ms + int64_t{activity.pay_timeout_s} * 1000};
+  PlaceResult placed;
+  if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) {
+    Logger().warn("order writer: request {}: {}", event.request_id, s.ToString());
+    return false;
+  }
+  if (placed.outcome == PlaceOutcome::kAlreadyJoined) {
+    bool released = false;
+    Status s = core_->deps.cache->Release(event.activity_id, event.sku_id, "r:" + event.request_id,
+                                          &released);
+    if (!s.ok()) {
+      Logger().warn("order writer: release for request {}: {}", event.request_id, s.ToString());
+      return false;  // redelivered later; the decision replays and the release is retried
+    }
+    if (released) core_->sold_out.Clear(event.activity_id, event.sku_id);
+  }
+  return true;
+}
+
+}  // namespace ferry::seckill

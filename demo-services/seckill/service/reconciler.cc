@@ -1,0 +1,97 @@
+#include "seckill/service/reconciler.h"
+
+#include <string>
+
+namespace ferry::seckill {
+
+namespace {
+
+std::string N(int64_t v) { return std::to_string(v); }
+
+// Re-queues accepted reservations the database has not decided after the grace period.
+Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, ReconcileResponse* out) {
+  std::vector<ReservationEvent> reservations;
+  if (Status s =
+          core.deps.cache->ListReservations(activity.activity_id, activity.sku_id, &reservations);
+      !s.ok()) {
+    return s;
+  }
+  out->set_reservations(static_cast<int64_t>(reservations.size()));
+  const int64_t now = core.deps.now_ms();
+  int64_t undecided = 0;
+  for (const ReservationEvent& reservation : reservations) {
+    RequestRecord decided;
+    Status s = core.deps.store->GetRequest(reservation.request_id, &decided);
+    if (s.ok()) continue;
+    if (s.code() != StatusCode::NOT_FOUND) return s;
+    ++undecided;
+    if (now - reservation.reserved_ms < core.deps.redrive_after_ms) continue;
+    if (s = core.deps.cache->Requeue(reservation); !s.ok()) return s;
+    out->set_redriven(out->redriven() + 1);
+  }
+  out->set_reservations_without_order(undecided);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileResponse* out) {
+  ActivityRecord activity;
+  if (Status s = core.deps.store->GetActivity(activity_id, &activity); !s.ok()) return s;
+  StoreCounts counts;
+  if (Status s = core.deps.store->Count(activity.activity_id, activity.sku_id, &counts); !s.ok()) {
+    return s;
+  }
+  out->set_activity_id(activity.activity_id);
+  out->set_initial_stock(activity.initial_stock);
+  out->set_database_stock(counts.remaining_stock);
+  out->set_orders_unpaid(counts.orders_unpaid);
+  out->set_orders_paid(counts.orders_paid);
+  out->set_orders_cancelled(counts.orders_cancelled);
+  out->set_refunds_required(counts.refunds_required);
+  out->set_users_with_two_orders(counts.users_with_two_orders);
+  out->set_cache_stock(-1);
+
+  auto violation = [out](std::string line) { out->add_violations(std::move(line)); };
+  const int64_t live = counts.orders_unpaid + counts.orders_paid;
+  const int64_t orders = live + counts.orders_cancelled;
+  if (counts.remaining_stock < 0)
+    violation("database stock is negative: " + N(counts.remaining_stock));
+  if (counts.remaining_stock + live != activity.initial_stock) {
+    violation("database stock " + N(counts.remaining_stock) + " + live orders " + N(live) +
+              " != initial stock " + N(activity.initial_stock));
+  }
+  if (live > activity.initial_stock) {
+    violation("live orders " + N(live) + " exceed stock " + N(activity.initial_stock));
+  }
+  if (counts.users_with_two_orders != 0) {
+    violation(N(counts.users_with_two_orders) + " users hold two orders");
+  }
+  if (counts.requests_created != orders) {
+    violation(N(counts.requests_created) + " requests recorded as ordered but " + N(orders) +
+              " orders exist");
+  }
+
+  if (ReservationCache* cache = core.deps.cache) {
+    CacheSnapshot snapshot;
+    if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
+      return s;
+    }
+    if (snapshot.present) {
+      out->set_cache_stock(snapshot.stock);
+      if (snapshot.stock > counts.remaining_stock) {
+        violation("cache stock " + N(snapshot.stock) + " exceeds database stock " +
+                  N(counts.remaining_stock));
+      }
+      if (Status s = RedriveStale(core, activity, out); !s.ok()) return s;
+    } else if (activity.open) {
+      violation("the cache lost the open activity; preheat it again");
+    }
+  } else {
+    out->set_reservations(counts.requests_created);
+  }
+  out->set_invariants_hold(out->violations_size() == 0);
+  return Status::Ok();
+}
+
+}  // namespace ferry::seckill

@@ -1,0 +1,141 @@
+#include "seckill/service/seckill_app.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "ferry/framework/logging.h"
+#include "ferry/idgen/zookeeper_worker_id_lease.h"
+#include "seckill/service/order_closer.h"
+#include "seckill/service/reconciler.h"
+#include "seckill/storage/redis_reservation_cache.h"
+#include "seckill/storage/sql_order_store.h"
+#include "seckill/storage/sqlite_connection.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ferry::seckill {
+
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status OpenStore(const SeckillConfig& config, std::unique_ptr<OrderStore>* out) {
+  std::unique_ptr<SqlConnectionPool> pool;
+  if (config.backend == "embedded") {
+    pool = std::make_unique<SqlConnectionPool>(
+        [path = config.sqlite_path](std::unique_ptr<SqlConnection>* c) {
+          return SqliteConnection::Open(path, c);
+        },
+        config.sqlite_connections);
+  } else {
+    pool = std::make_unique<SqlConnectionPool>(
+        [options = config.mariadb](std::unique_ptr<SqlConnection>* c) {
+          return MariaDbConnection::Open(options, c);
+        },
+        config.mariadb_connections);
+  }
+  auto store = std::make_unique<SqlOrderStore>(std::move(pool));
+  if (Status s = store->Initialize(); !s.ok()) return s;
+  *out = std::move(store);
+  return Status::Ok();
+}
+
+Status CreateIdGenerator(const SeckillConfig& config, const std::string& registry_url,
+                         std::unique_ptr<idgen::SnowflakeIdGenerator>* out) {
+  if (config.worker_id >= 0 || !registry_url.starts_with("zookeeper://")) {
+    const uint32_t worker_id = config.worker_id >= 0 ? static_cast<uint32_t>(config.worker_id) : 0;
+    return idgen::SnowflakeIdGenerator::Create(worker_id, {}, out);
+  }
+  idgen::ZooKeeperWorkerIdLeaseOptions options;
+  options.url = registry_url;
+  options.namespace_name = "seckill-orders";
+  std::shared_ptr<idgen::ZooKeeperWorkerIdLease> lease;
+  if (Status s = idgen::ZooKeeperWorkerIdLease::Acquire(options, &lease); !s.ok()) return s;
+  Logger().info("seckill: order numbers use worker id lease {}", lease->znode_path());
+  return idgen::SnowflakeIdGenerator::Create(std::move(lease), {}, out);
+}
+
+}  // namespace
+
+Status SeckillApp::Create(const SeckillConfig& config, const std::string& registry_url,
+                          std::unique_ptr<SeckillApp>* out) {
+  std::unique_ptr<SeckillApp> app(new SeckillApp());
+  if (Status s = OpenStore(config, &app->store_); !s.ok()) return s;
+  if (config.backend == "redis+mariadb") {
+    RedisOptions redis;
+    redis.host = config.redis_host;
+    redis.port = config.redis_port;
+    redis.pool_size = config.redis_connections;
+    redis.timeout_ms = config.redis_timeout_ms;
+    if (Status s = ConnectRedisReservationCache(redis, &app->cache_); !s.ok()) return s;
+  }
+  if (Status s = CreateIdGenerator(config, registry_url, &app->ids_); !s.ok()) return s;
+
+  SeckillDeps deps;
+  deps.store = app->store_.get();
+  deps.cache = app->cache_.get();
+  deps.next_order_no = [ids = app->ids_.get()](int64_t* id) { return ids->NextId(id); };
+  deps.now_ms = WallMs;
+  deps.sold_out_ttl_ms = config.sold_out_ttl_ms;
+  deps.answer_cache_entries = static_cast<size_t>(config.answer_cache_entries);
+  deps.redrive_after_ms = config.redrive_after_ms;
+  app->core_ = std::make_unique<SeckillCore>(std::move(deps));
+  app->service_ = std::make_unique<SeckillServiceImpl>(app->core_.get());
+  app->services_.push_back(app->service_.get());
+  app->StartJobs(config);
+  *out = std::move(app);
+  return Status::Ok();
+}
+
+void SeckillApp::StartJobs(const SeckillConfig& config) {
+  using std::chrono::milliseconds;
+  SeckillCore* core = core_.get();
+  if (cache_) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    OrderWriterOptions options;
+    // Unique per process, so a restarted provider's stale deliveries are claimed, not
+    // mistaken for its own.
+    options.consumer =
+        std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs());
+    options.batch = static_cast<int>(config.writer_batch);
+    options.claim_idle_ms = config.writer_claim_idle_ms;
+    writer_ = std::make_unique<OrderWriter>(core, options);
+    jobs_.push_back(std::make_unique<PeriodicWorker>(milliseconds(config.writer_interval_ms),
+                                                     [w = writer_.get()] { return w->Step(); }));
+  }
+  jobs_.push_back(std::make_unique<PeriodicWorker>(milliseconds(config.closer_interval_ms),
+                                                   [core] { return CloseExpiredOrders(*core); }));
+  if (config.reconcile_interval_ms > 0) {
+    jobs_.push_back(
+        std::make_unique<PeriodicWorker>(milliseconds(config.reconcile_interval_ms), [core] {
+          std::vector<ActivityRecord> open;
+          if (!core->deps.store->ListOpenActivities(core->deps.now_ms(), &open).ok()) return false;
+          for (const ActivityRecord& activity : open) {
+            ReconcileResponse report;
+            Status s = ReconcileActivity(*core, activity.activity_id, &report);
+            if (!s.ok()) {
+              Logger().warn("reconciler: activity {}: {}", activity.activity_id, s.ToString());
+            } else if (!report.invariants_hold()) {
+              for (const std::string& v : report.violations()) {
+                Logger().error("reconciler: activity {}: {}", activity.activity_id, v);
+              }
+            }
+          }
+          return false;
+        }));
+  }
+  for (auto& job : jobs_) job->Start();
+}
+
+void SeckillApp::Stop() {
+  for (auto& job : jobs_) job->Stop();
+  jobs_.clear();
+}
+
+}  // namespace ferry::seckill

@@ -1,0 +1,72 @@
+#include "seckill/service/seckill_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "ferry/framework/config_reader.h"
+
+namespace ferry::seckill {
+
+Status ParseSeckillConfig(const std::string& path, SeckillConfig* out) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    return Status(StatusCode::INVALID_ARGUMENT, path + ": " + e.what());
+  }
+  config::ConfigErrors errors(path);
+  config::ConfigReader service(root["service"], "service", &errors);
+  SeckillConfig c = *out;
+  service.String("backend", &c.backend);
+  if (c.backend != "embedded" && c.backend != "redis+mariadb") {
+    service.Invalid("backend", "expected embedded or redis+mariadb, got '" + c.backend + "'");
+  }
+  config::ConfigReader embedded = service.Section("embedded");
+  embedded.String("path", &c.sqlite_path);
+  embedded.Integer("connections", 1, 64, &c.sqlite_connections);
+  embedded.RejectUnknownKeys();
+
+  config::ConfigReader redis = service.Section("redis");
+  redis.String("host", &c.redis_host);
+  redis.Integer("port", 1, 65535, &c.redis_port);
+  redis.Integer("connections", 1, 256, &c.redis_connections);
+  redis.Integer("timeout_ms", 1, 60000, &c.redis_timeout_ms);
+  redis.RejectUnknownKeys();
+
+  config::ConfigReader maria = service.Section("mariadb");
+  maria.String("host", &c.mariadb.host);
+  maria.Integer("port", 1, 65535, &c.mariadb.port);
+  maria.String("user", &c.mariadb.user);
+  maria.String("password", &c.mariadb.password);
+  maria.String("database", &c.mariadb.database);
+  maria.Integer("timeout_ms", 1, 60000, &c.mariadb.timeout_ms);
+  maria.Integer("connections", 1, 256, &c.mariadb_connections);
+  maria.RejectUnknownKeys();
+
+  config::ConfigReader idgen = service.Section("idgen");
+  idgen.Integer("worker_id", 0, 1023, &c.worker_id);
+  idgen.RejectUnknownKeys();
+
+  config::ConfigReader writer = service.Section("order_writer");
+  writer.Integer("batch", 1, 10000, &c.writer_batch);
+  writer.Integer("interval_ms", 1, 60000, &c.writer_interval_ms);
+  writer.Integer("claim_idle_ms", 1, 3600000, &c.writer_claim_idle_ms);
+  writer.RejectUnknownKeys();
+
+  config::ConfigReader closer = service.Section("order_closer");
+  closer.Integer("interval_ms", 1, 60000, &c.closer_interval_ms);
+  closer.RejectUnknownKeys();
+
+  config::ConfigReader reconciler = service.Section("reconciler");
+  reconciler.Integer("interval_ms", 0, 3600000, &c.reconcile_interval_ms);
+  reconciler.Integer("redrive_after_ms", 1, 86400000, &c.redrive_after_ms);
+  reconciler.RejectUnknownKeys();
+
+  service.Integer("sold_out_ttl_ms", 0, 60000, &c.sold_out_ttl_ms);
+  service.Integer("answer_cache_entries", 1, 100000000, &c.answer_cache_entries);
+  service.RejectUnknownKeys();
+  if (!errors.first().ok()) return errors.first();
+  *out = c;
+  return Status::Ok();
+}
+
+}  // namespace ferry::seckill

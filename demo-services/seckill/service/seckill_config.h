@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ferry/codec/status.h"
+#include "seckill/storage/mariadb_connection.h"
+
+namespace ferry::seckill {
+
+// The provider's own `service:` section (README, "seckill-server configuration").
+struct SeckillConfig {
+  std::string backend = "embedded";  // embedded | redis+mariadb
+
+  std::string sqlite_path = "seckill.db";  // embedded.path
+  uint32_t sqlite_connections = 4;         // embedded.connections
+
+  std::string redis_host = "127.0.0.1";  // redis.host
+  uint16_t redis_port = 6379;            // redis.port
+  uint32_t redis_connections = 8;        // redis.connections
+  uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
+
+  MariaDbOptions mariadb;            // mariadb.{host,port,user,password,database,timeout_ms}
+  uint32_t mariadb_connections = 8;  // mariadb.connections
+
+  // idgen.worker_id; -1: leased from ZooKeeper when registry.url is zookeeper://, else 0.
+  int64_t worker_id = -1;
+
+  uint32_t writer_batch = 128;             // order_writer.batch
+  int64_t writer_interval_ms = 5;          // order_writer.interval_ms (when idle)
+  int64_t writer_claim_idle_ms = 5000;     // order_writer.claim_idle_ms
+  int64_t closer_interval_ms = 200;        // order_closer.interval_ms
+  int64_t reconcile_interval_ms = 5000;    // reconciler.interval_ms; 0: only on request
+  int64_t redrive_after_ms = 10000;        // reconciler.redrive_after_ms
+  int64_t sold_out_ttl_ms = 500;           // sold_out_ttl_ms
+  int64_t answer_cache_entries = 1 << 20;  // answer_cache_entries
+};
+
+// Reads the `service:` section of the provider's config file (absent: defaults). The file is
+// read again, rather than taking Config::service_yaml, so errors carry the file's own line
+// numbers: INVALID_ARGUMENT naming the key, e.g. "seckill.yaml: service.redis.port: expected
+// an integer from 1 to 65535, got 'x' (line 7)". `*out` is untouched on error.
+Status ParseSeckillConfig(const std::string& path, SeckillConfig* out);
+
+}  // namespace ferry::seckill

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "seckill/service/activity_directory.h"
+#include "seckill/service/request_answer_cache.h"
+#include "seckill/service/sold_out_flags.h"
+#include "seckill/storage/order_store.h"
+#include "seckill/storage/reservation_cache.h"
+
+namespace ferry::seckill {
+
+// What the handlers and background jobs of one provider share.
+struct SeckillDeps {
+  OrderStore* store = nullptr;
+  // Null for the embedded backend: a purchase then writes its order synchronously.
+  ReservationCache* cache = nullptr;
+  std::function<Status(int64_t*)> next_order_no;
+  std::function<int64_t()> now_ms;
+  int64_t sold_out_ttl_ms = 500;
+  size_t answer_cache_entries = 1 << 20;
+  // The reconciler re-drives reservations that have had no database decision for this long.
+  int64_t redrive_after_ms = 10000;
+};
+
+// The state behind the handlers: dependencies plus the provider-local caches.
+struct SeckillCore {
+  explicit SeckillCore(SeckillDeps d)
+      : deps(std::move(d)),
+        activities(deps.store, deps.now_ms),
+        answers(deps.answer_cache_entries),
+        sold_out(deps.sold_out_ttl_ms) {}
+
+  // Hands a unit a cancellation returned to the database on to the cache (once, by order
+  // number) and lowers the sold-out flag.
+  Status PublishRelease(const PendingCacheRelease& release);
+
+  SeckillDeps deps;
+  ActivityDirectory activities;
+  RequestAnswerCache answers;
+  SoldOutFlags sold_out;
+};
+
+}  // namespace ferry::seckill

@@ -1,0 +1,266 @@
+#include "seckill/service/seckill_service.h"
+
+#include "seckill/service/activity_rules.h"
+#include "seckill/service/reconciler.h"
+
+namespace ferry::seckill {
+
+namespace {
+
+Status Invalid(const std::string& message) { return Status(StatusCode::INVALID_ARGUMENT, message); }
+
+const char* FailureReason(PurchaseAnswer answer) {
+  return answer == ALREADY_JOINED ? "already_joined" : "sold_out";
+}
+
+}  // namespace
+
+Status SeckillServiceImpl::CreateActivity(ServerContext&, const CreateActivityRequest& request,
+                                          CreateActivityResponse* response) {
+  if (Status s = ValidateNewActivity(request.activity()); !s.ok()) return s;
+  ActivityRecord record = ToRecord(request.activity());
+  if (Status s = core_->deps.store->CreateActivity(&record); !s.ok()) return s;
+  core_->activities.Put(record);
+  response->set_activity_id(record.activity_id);
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::Preheat(ServerContext&, const ActivityRef& request,
+                                   PreheatResponse* response) {
+  ActivityRecord activity;
+  if (Status s = core_->deps.store->GetActivity(request.activity_id(), &activity); !s.ok()) {
+    return s;
+  }
+  bool already_loaded = true;
+  int64_t stock = activity.remaining_stock;
+  if (ReservationCache* cache = core_->deps.cache) {
+    // The participation set comes back with the stock, so that a cache rebuilt after losing its
+    // data still refuses users who hold orders.
+    std::vector<std::string> buyers;
+    if (Status s = core_->deps.store->ListBuyers(activity.activity_id, activity.sku_id, &buyers);
+        !s.ok()) {
+      return s;
+    }
+    if (Status s =
+            cache->Preheat(activity.activity_id, activity.sku_id, stock, buyers, &already_loaded);
+        !s.ok()) {
+      return s;  // the activity stays closed
+    }
+    CacheSnapshot snapshot;
+    if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
+      return s;
+    }
+    stock = snapshot.stock;
+  }
+  const bool was_open = activity.open;
+  if (!was_open) {
+    if (Status s = core_->deps.store->MarkOpen(activity.activity_id); !s.ok()) return s;
+    activity.open = true;
+  }
+  core_->activities.Put(activity);
+  if (stock > 0) core_->sold_out.Clear(activity.activity_id, activity.sku_id);
+  response->set_cached_stock(stock);
+  response->set_already_open(was_open && already_loaded);
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::GetActivity(ServerContext&, const ActivityRef& request,
+                                       GetActivityResponse* response) {
+  ActivityRecord activity;
+  if (Status s = core_->deps.store->GetActivity(request.activity_id(), &activity); !s.ok()) {
+    return s;
+  }
+  *response->mutable_activity() = ToProto(activity);
+  response->set_state(activity.open ? OPEN : CLOSED);
+  response->set_database_stock(activity.remaining_stock);
+  response->set_cache_stock(-1);
+  if (ReservationCache* cache = core_->deps.cache) {
+    CacheSnapshot snapshot;
+    if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
+      return s;
+    }
+    if (snapshot.present) response->set_cache_stock(snapshot.stock);
+  }
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::Purchase(ServerContext&, const PurchaseRequest& request,
+                                    PurchaseResponse* response) {
+  if (Status s = ValidatePurchase(request); !s.ok()) return s;
+  if (auto earlier = core_->answers.Find(request.request_id())) {
+    response->set_answer(earlier->answer);
+    response->set_message("replayed");
+    return Status::Ok();
+  }
+  ActivityRecord activity;
+  Status s = core_->activities.Get(request.activity_id(), &activity);
+  if (s.code() == StatusCode::NOT_FOUND) {
+    response->set_answer(NOT_FOUND);
+    response->set_message(s.message());
+    return Status::Ok();
+  }
+  if (!s.ok()) return s;
+  const int64_t now = core_->deps.now_ms();
+  // Window answers are not remembered: they say nothing about stock or the user.
+  if (auto gate = GateFor(activity, request.sku_id(), now)) {
+    response->set_answer(*gate);
+    return Status::Ok();
+  }
+  PurchaseAnswer answer = SOLD_OUT;
+  if (!core_->sold_out.IsSoldOut(activity.activity_id, activity.sku_id, now)) {
+    if (s = Decide(activity, request, &answer); !s.ok()) return s;
+    if (answer == SOLD_OUT) core_->sold_out.Set(activity.activity_id, activity.sku_id, now);
+  }
+  core_->answers.Remember(request.request_id(), {answer, activity.activity_id, activity.sku_id});
+  response->set_answer(answer);
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::Decide(const ActivityRecord& activity, const PurchaseRequest& request,
+                                  PurchaseAnswer* answer) {
+  int64_t order_no = 0;
+  if (Status s = core_->deps.next_order_no(&order_no); !s.ok()) return s;
+  const int64_t now = core_->deps.now_ms();
+  if (ReservationCache* cache = core_->deps.cache) {
+    ReserveResult result;
+    Status s = cache->Reserve({activity.activity_id, activity.sku_id, request.user_id(),
+                               request.request_id(), order_no, now},
+                              &result);
+    if (!s.ok()) return s;
+    switch (result.answer) {
+      case ReserveAnswer::kAccepted:
+        *answer = ACCEPTED;
+        break;
+      case ReserveAnswer::kSoldOut:
+        *answer = SOLD_OUT;
+        break;
+      case ReserveAnswer::kAlreadyJoined:
+        *answer = ALREADY_JOINED;
+        break;
+      case ReserveAnswer::kCacheMissing:
+        // The activity is open, so the cache had it: its data is gone. Taking stock from the
+        // database here could oversell against reservations still queued; an operator preheats.
+        return Status(StatusCode::UNAVAILABLE,
+                      "activity " + std::to_string(activity.activity_id) +
+                          ": the reservation cache lost its data; preheat it again");
+    }
+    return Status::Ok();
+  }
+  OrderDraft draft{activity.activity_id,
+                   activity.sku_id,
+                   request.user_id(),
+                   request.request_id(),
+                   order_no,
+                   now,
+                   now + int64_t{activity.pay_timeout_s} * 1000};
+  PlaceResult placed;
+  if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) return s;
+  switch (placed.outcome) {
+    case PlaceOutcome::kCreated:
+      *answer = ACCEPTED;
+      break;
+    case PlaceOutcome::kSoldOut:
+      *answer = SOLD_OUT;
+      break;
+    case PlaceOutcome::kAlreadyJoined:
+      *answer = ALREADY_JOINED;
+      break;
+  }
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::GetResult(ServerContext&, const GetResultRequest& request,
+                                     GetResultResponse* response) {
+  if (request.request_id().empty()) return Invalid("request_id: must not be empty");
+  RequestRecord decided;
+  Status s = core_->deps.store->GetRequest(request.request_id(), &decided);
+  if (s.ok()) {
+    response->set_state(decided.created ? CREATED : FAILED);
+    if (decided.created) {
+      response->set_order_no(decided.order_no);
+    } else {
+      response->set_reason(decided.reason);
+    }
+    return Status::Ok();
+  }
+  if (s.code() != StatusCode::NOT_FOUND) return s;
+
+  int64_t activity_id = request.activity_id();
+  int64_t sku_id = request.sku_id();
+  if (auto earlier = core_->answers.Find(request.request_id())) {
+    if (earlier->answer != ACCEPTED) {
+      response->set_state(FAILED);
+      response->set_reason(FailureReason(earlier->answer));
+      return Status::Ok();
+    }
+    activity_id = earlier->activity_id;
+    sku_id = earlier->sku_id;
+  }
+  if (core_->deps.cache && activity_id > 0) {
+    bool found = false;
+    ReserveResult answered;
+    if (s = core_->deps.cache->FindRequest(activity_id, sku_id, request.request_id(), &found,
+                                           &answered);
+        !s.ok()) {
+      return s;
+    }
+    if (found) {
+      response->set_state(answered.answer == ReserveAnswer::kAccepted ? PENDING : FAILED);
+      if (answered.answer == ReserveAnswer::kSoldOut) response->set_reason("sold_out");
+      if (answered.answer == ReserveAnswer::kAlreadyJoined) response->set_reason("already_joined");
+      return Status::Ok();
+    }
+  }
+  return Status(StatusCode::NOT_FOUND, "request " + request.request_id() + " unknown");
+}
+
+Status SeckillServiceImpl::Pay(ServerContext&, const PayRequest& request, PayResponse* response) {
+  if (request.order_no() <= 0) return Invalid("order_no: must be > 0");
+  if (request.channel().empty() || request.channel().size() > 32) {
+    return Invalid("channel: must be 1..32 bytes");
+  }
+  if (request.channel_txn_id().empty() || request.channel_txn_id().size() > kMaxIdLength) {
+    return Invalid("channel_txn_id: must be 1.." + std::to_string(kMaxIdLength) + " bytes");
+  }
+  PaymentResult outcome = PaymentResult::kPaid;
+  if (Status s = core_->deps.store->Pay(request.order_no(), request.channel(),
+                                        request.channel_txn_id(), &outcome);
+      !s.ok()) {
+    return s;
+  }
+  switch (outcome) {
+    case PaymentResult::kPaid:
+      response->set_outcome(PAID);
+      break;
+    case PaymentResult::kAlreadyPaid:
+      response->set_outcome(ALREADY_PAID);
+      break;
+    case PaymentResult::kRefundRequired:
+      response->set_outcome(REFUND_REQUIRED);
+      break;
+  }
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::CancelOrder(ServerContext&, const CancelOrderRequest& request,
+                                       CancelOrderResponse* response) {
+  if (request.order_no() <= 0) return Invalid("order_no: must be > 0");
+  CancelResult result;
+  if (Status s = core_->deps.store->CancelUnpaid(request.order_no(), &result); !s.ok()) return s;
+  if (result.cancelled) {
+    OrderRecord order;
+    if (Status s = core_->deps.store->GetOrder(request.order_no(), &order); !s.ok()) return s;
+    // Best effort now; the order closer retries whatever is still pending.
+    (void)core_->PublishRelease({order.order_no, order.activity_id, order.sku_id});
+  }
+  response->set_cancelled(result.cancelled);
+  response->set_state(std::string(OrderStateName(result.state)));
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::Reconcile(ServerContext&, const ActivityRef& request,
+                                     ReconcileResponse* response) {
+  return ReconcileActivity(*core_, request.activity_id(), response);
+}
+
+}  // namespace ferry::seckill

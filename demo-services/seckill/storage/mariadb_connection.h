@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "seckill/storage/sql_connection.h"
+
+struct st_mysql;
+
+namespace ferry::seckill {
+
+struct MariaDbOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 3306;
+  std::string user = "root";
+  std::string password;
+  std::string database = "ferry_seckill";
+  uint32_t timeout_ms = 3000;  // connect, read and write
+};
+
+// The redis+mariadb backend's database of record, over libmariadb's text protocol. Parameters
+// are escaped by the client library for the connection's character set (utf8mb4), so no value
+// is ever spliced into SQL unescaped. READ COMMITTED: the order logic relies on row locks and
+// unique keys, not on snapshots, and avoids gap-lock deadlocks on the hot stock row.
+class MariaDbConnection final : public SqlConnection {
+ public:
+  // Connects, creating the database when it does not exist.
+  static Status Open(const MariaDbOptions& options, std::unique_ptr<SqlConnection>* out);
+  ~MariaDbConnection() override;
+
+  SqlDialect dialect() const override { return SqlDialect::kMariaDb; }
+  Status Execute(std::string_view sql, const std::vector<SqlValue>& params,
+                 int64_t* affected) override;
+  Status Query(std::string_view sql, const std::vector<SqlValue>& params,
+               std::vector<SqlRow>* rows) override;
+  Status ExecuteScript(std::string_view sql) override;
+  Status Begin() override;
+  Status Commit() override;
+  void Rollback() override;
+
+ private:
+  explicit MariaDbConnection(st_mysql* mysql) : mysql_(mysql) {}
+  Status Bind(std::string_view sql, const std::vector<SqlValue>& params, std::string* out) const;
+  Status Run(const std::string& sql);
+  Status Error(std::string_view what) const;
+
+  st_mysql* mysql_;
+};
+
+}  // namespace ferry::seckill

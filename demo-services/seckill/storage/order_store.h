@@ -1,0 +1,138 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ferry/codec/status.h"
+
+namespace ferry::seckill {
+
+struct ActivityRecord {
+  int64_t activity_id = 0;
+  int64_t sku_id = 0;
+  std::string name;
+  int64_t initial_stock = 0;
+  int64_t start_time_ms = 0;
+  int64_t end_time_ms = 0;
+  int64_t price_cents = 0;
+  uint32_t pay_timeout_s = 0;
+  bool open = false;            // a preheat succeeded
+  int64_t remaining_stock = 0;  // the database's count of unsold units
+};
+
+enum class OrderState { kUnpaid, kPaid, kCancelled };
+std::string_view OrderStateName(OrderState state);  // "UNPAID", "PAID", "CANCELLED"
+
+struct OrderRecord {
+  int64_t order_no = 0;
+  int64_t activity_id = 0;
+  int64_t sku_id = 0;
+  std::string user_id;
+  std::string request_id;
+  OrderState state = OrderState::kUnpaid;
+  int64_t created_ms = 0;
+  int64_t pay_deadline_ms = 0;
+};
+
+// An order to write: the reservation it comes from, its number and when it must be paid.
+struct OrderDraft {
+  int64_t activity_id = 0;
+  int64_t sku_id = 0;
+  std::string user_id;
+  std::string request_id;
+  int64_t order_no = 0;
+  int64_t created_ms = 0;
+  int64_t pay_deadline_ms = 0;
+};
+
+enum class PlaceOutcome {
+  kCreated,        // the order was written now (or by an earlier delivery of the same request)
+  kAlreadyJoined,  // the user holds an order of this activity, in any state
+  kSoldOut,        // the database had no unit left
+};
+
+struct PlaceResult {
+  PlaceOutcome outcome = PlaceOutcome::kCreated;
+  bool replayed = false;  // the request id had been decided before; this is that decision
+  int64_t order_no = 0;   // kCreated: the order's number (the earlier one when replayed)
+};
+
+// What the database decided for a request id.
+struct RequestRecord {
+  bool created = false;  // true: order_no is its order; false: failed for `reason`
+  int64_t order_no = 0;
+  std::string reason;  // "sold_out" or "already_joined"
+};
+
+enum class PaymentResult { kPaid, kAlreadyPaid, kRefundRequired };
+
+struct CancelResult {
+  bool cancelled = false;                  // this call closed the order and released its unit
+  OrderState state = OrderState::kUnpaid;  // the order's state afterwards
+};
+
+// A unit given back to the database by a cancellation that still has to reach the cache.
+struct PendingCacheRelease {
+  int64_t order_no = 0;
+  int64_t activity_id = 0;
+  int64_t sku_id = 0;
+};
+
+struct StoreCounts {
+  int64_t remaining_stock = 0;
+  int64_t orders_unpaid = 0;
+  int64_t orders_paid = 0;
+  int64_t orders_cancelled = 0;
+  int64_t refunds_required = 0;
+  int64_t users_with_two_orders = 0;
+  int64_t requests_created = 0;
+  int64_t requests_failed = 0;
+};
+
+// The database of record: activities, stock, orders, payments. Every method is one
+// transaction, safe to call from many threads; a transient failure (deadlock, lost connection)
+// is retried inside, so callers see either the outcome or an error after which nothing changed.
+class OrderStore {
+ public:
+  virtual ~OrderStore() = default;
+
+  // Creates the tables if they are missing.
+  virtual Status Initialize() = 0;
+
+  // Fills in activity_id; remaining_stock starts at initial_stock, closed.
+  virtual Status CreateActivity(ActivityRecord* activity) = 0;
+  // NOT_FOUND when absent.
+  virtual Status GetActivity(int64_t activity_id, ActivityRecord* out) = 0;
+  virtual Status MarkOpen(int64_t activity_id) = 0;
+  // Open activities whose end time is after `after_ms`.
+  virtual Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) = 0;
+  // Users holding an order of the activity in any state, for rebuilding the cache's
+  // participation set.
+  virtual Status ListBuyers(int64_t activity_id, int64_t sku_id, std::vector<std::string>* out) = 0;
+
+  // In one transaction: a request decided before gets its decision back; a user with an order
+  // gets kAlreadyJoined; otherwise one unit is taken by a conditional decrement (none left:
+  // kSoldOut) and the order inserted UNPAID. Failed decisions are recorded under the request id
+  // too, so the same request always gets the same answer.
+  virtual Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) = 0;
+  // NOT_FOUND when the request id was never decided.
+  virtual Status GetRequest(const std::string& request_id, RequestRecord* out) = 0;
+  virtual Status GetOrder(int64_t order_no, OrderRecord* out) = 0;
+
+  // Idempotent by (channel, channel_txn_id). UNPAID -> PAID when the order is open; a payment
+  // for a closed order, or another payment for a paid one, is recorded as refund-required.
+  // NOT_FOUND for an unknown order.
+  virtual Status Pay(int64_t order_no, const std::string& channel,
+                     const std::string& channel_txn_id, PaymentResult* outcome) = 0;
+  // UNPAID -> CANCELLED; only when that changed the row is the unit returned to the database
+  // stock and queued for the cache (ListPendingCacheReleases). NOT_FOUND for an unknown order.
+  virtual Status CancelUnpaid(int64_t order_no, CancelResult* result) = 0;
+  virtual Status ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) = 0;
+  virtual Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) = 0;
+  virtual Status MarkCacheReleased(int64_t order_no) = 0;
+
+  virtual Status Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) = 0;
+};
+
+}  // namespace ferry::seckill

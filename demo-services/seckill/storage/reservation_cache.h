@@ -1,0 +1,91 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ferry/codec/status.h"
+
+namespace ferry::seckill {
+
+enum class ReserveAnswer {
+  kAccepted,  // a unit is reserved and the order event queued
+  kSoldOut,
+  kAlreadyJoined,  // the user reserved in this activity before
+  kCacheMissing,   // the cache does not hold the activity (never preheated, or data lost)
+};
+
+struct ReserveRequest {
+  int64_t activity_id = 0;
+  int64_t sku_id = 0;
+  std::string user_id;
+  std::string request_id;
+  int64_t order_no = 0;  // the number the order will get if accepted
+  int64_t now_ms = 0;
+};
+
+struct ReserveResult {
+  ReserveAnswer answer = ReserveAnswer::kAccepted;
+  bool replayed = false;  // the request id was answered before; this is that answer
+  int64_t order_no = 0;   // kAccepted: the order number reserved (the first one when replayed)
+};
+
+// One accepted reservation on the order queue.
+struct ReservationEvent {
+  std::string event_id;  // the queue's id, for Ack
+  int64_t activity_id = 0;
+  int64_t sku_id = 0;
+  std::string user_id;
+  std::string request_id;
+  int64_t order_no = 0;
+  int64_t reserved_ms = 0;
+};
+
+struct CacheSnapshot {
+  bool present = false;  // false: the activity's keys are gone (never preheated or data lost)
+  int64_t stock = 0;
+  int64_t reservations = 0;   // accepted reservations recorded
+  int64_t queue_pending = 0;  // delivered to a consumer, not acknowledged yet
+};
+
+// The fast path in front of the database: atomically checks participation, takes a unit and
+// queues the order event; plus the queue the order writer drains. Every key of one
+// activity+sku shares a hash tag.
+class ReservationCache {
+ public:
+  virtual ~ReservationCache() = default;
+
+  // Loads `stock` and the participation set unless the activity is already loaded, in which case
+  // nothing changes and *already_loaded is true. `stock` comes from the database only here.
+  virtual Status Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
+                         const std::vector<std::string>& buyers, bool* already_loaded) = 0;
+  virtual Status Reserve(const ReserveRequest& request, ReserveResult* result) = 0;
+  // Gives one unit back, once per `release_key` (an order number or "r:<request id>"); false
+  // when that key was released before or the activity is not loaded (the next preheat counts
+  // it from the database).
+  virtual Status Release(int64_t activity_id, int64_t sku_id, const std::string& release_key,
+                         bool* released) = 0;
+  virtual Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) = 0;
+  // What the cache answered `request_id` (replayed=true in *result), or *found=false when it
+  // never saw it. Writes nothing.
+  virtual Status FindRequest(int64_t activity_id, int64_t sku_id, const std::string& request_id,
+                             bool* found, ReserveResult* result) = 0;
+  // Every accepted reservation of the activity, for the reconciler.
+  virtual Status ListReservations(int64_t activity_id, int64_t sku_id,
+                                  std::vector<ReservationEvent>* out) = 0;
+
+  // The order queue, one per activity+sku, read through one consumer group.
+  // New events for `consumer`; returns at once when there are none.
+  virtual Status ReadEvents(int64_t activity_id, int64_t sku_id, const std::string& consumer,
+                            int max_count, std::vector<ReservationEvent>* out) = 0;
+  // Takes over events another consumer left unacknowledged for at least `min_idle_ms`.
+  virtual Status ClaimStale(int64_t activity_id, int64_t sku_id, const std::string& consumer,
+                            int64_t min_idle_ms, int max_count,
+                            std::vector<ReservationEvent>* out) = 0;
+  virtual Status Ack(int64_t activity_id, int64_t sku_id,
+                     const std::vector<std::string>& event_ids) = 0;
+  // Queues an existing reservation again (the reconciler's re-drive).
+  virtual Status Requeue(const ReservationEvent& event) = 0;
+};
+
+}  // namespace ferry::seckill

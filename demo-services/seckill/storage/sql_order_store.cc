@@ -1,0 +1,405 @@
+#include "seckill/storage/sql_order_store.h"
+
+#include "seckill/storage/order_schema.h"
+
+namespace ferry::seckill {
+
+namespace {
+
+constexpr int kMaxAttempts = 8;
+constexpr const char* kSoldOutReason = "sold_out";
+constexpr const char* kAlreadyJoinedReason = "already_joined";
+
+constexpr const char* kActivityColumns =
+    "a.activity_id, a.sku_id, a.name, a.initial_stock, a.start_time_ms, a.end_time_ms,"
+    " a.price_cents, a.pay_timeout_s, a.is_open, s.remaining";
+
+ActivityRecord ActivityFromRow(const SqlRow& row) {
+  ActivityRecord a;
+  a.activity_id = AsInt(row[0]);
+  a.sku_id = AsInt(row[1]);
+  a.name = AsText(row[2]);
+  a.initial_stock = AsInt(row[3]);
+  a.start_time_ms = AsInt(row[4]);
+  a.end_time_ms = AsInt(row[5]);
+  a.price_cents = AsInt(row[6]);
+  a.pay_timeout_s = static_cast<uint32_t>(AsInt(row[7]));
+  a.open = AsInt(row[8]) != 0;
+  a.remaining_stock = AsInt(row[9]);
+  return a;
+}
+
+OrderState ParseOrderState(const std::string& text) {
+  if (text == "PAID") return OrderState::kPaid;
+  if (text == "CANCELLED") return OrderState::kCancelled;
+  return OrderState::kUnpaid;
+}
+
+Status NotFoundOrder(int64_t order_no) {
+  return Status(StatusCode::NOT_FOUND, "no order " + std::to_string(order_no));
+}
+
+// Records a failed decision under the request id so that it is replayed, not re-decided.
+Status RecordFailure(SqlConnection& db, const OrderDraft& d, const char* reason) {
+  return db.Execute(
+      "INSERT INTO seckill_request (request_id, activity_id, sku_id, user_id, created, order_no,"
+      " reason) VALUES (?, ?, ?, ?, 0, 0, ?)",
+      {d.request_id, d.activity_id, d.sku_id, d.user_id, std::string(reason)});
+}
+
+}  // namespace
+
+std::string_view OrderStateName(OrderState state) {
+  switch (state) {
+    case OrderState::kUnpaid:
+      return "UNPAID";
+    case OrderState::kPaid:
+      return "PAID";
+    case OrderState::kCancelled:
+      return "CANCELLED";
+  }
+  return "UNPAID";
+}
+
+Status SqlOrderStore::WithConnection(const Body& body) {
+  std::unique_ptr<SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  return lease->Check(body(**lease));
+}
+
+Status SqlOrderStore::InTransaction(const Body& body) {
+  Status s;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    std::unique_ptr<SqlConnectionPool::Lease> lease;
+    if (s = pool_->Acquire(&lease); !s.ok()) return s;
+    SqlConnection& db = **lease;
+    if (s = lease->Check(db.Begin()); !s.ok()) {
+      // A connection that broke while idle: the next attempt opens a fresh one.
+      if (s.code() == StatusCode::UNAVAILABLE || s.code() == StatusCode::ABORTED) continue;
+      return s;
+    }
+    s = lease->Check(body(db));
+    if (s.ok()) s = lease->Check(db.Commit());
+    if (s.ok()) return s;
+    db.Rollback();
+    if (s.code() != StatusCode::ABORTED && s.code() != StatusCode::ALREADY_EXISTS) return s;
+  }
+  return s;
+}
+
+Status SqlOrderStore::Initialize() {
+  return WithConnection(
+      [](SqlConnection& db) { return db.ExecuteScript(OrderSchemaSql(db.dialect())); });
+}
+
+Status SqlOrderStore::CreateActivity(ActivityRecord* a) {
+  return InTransaction([&](SqlConnection& db) {
+    Status s = db.Execute(
+        "INSERT INTO seckill_activity (sku_id, name, initial_stock, start_time_ms, end_time_ms,"
+        " price_cents, pay_timeout_s, is_open) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+        {a->sku_id, a->name, a->initial_stock, a->start_time_ms, a->end_time_ms, a->price_cents,
+         static_cast<int64_t>(a->pay_timeout_s)});
+    if (!s.ok()) return s;
+    std::vector<SqlRow> rows;
+    s = db.Query(db.dialect() == SqlDialect::kSqlite ? "SELECT last_insert_rowid()"
+                                                     : "SELECT LAST_INSERT_ID()",
+                 {}, &rows);
+    if (!s.ok()) return s;
+    a->activity_id = AsInt(rows.at(0).at(0));
+    a->open = false;
+    a->remaining_stock = a->initial_stock;
+    return db.Execute("INSERT INTO seckill_stock (activity_id, sku_id, remaining) VALUES (?, ?, ?)",
+                      {a->activity_id, a->sku_id, a->initial_stock});
+  });
+}
+
+Status SqlOrderStore::GetActivity(int64_t activity_id, ActivityRecord* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(std::string("SELECT ") + kActivityColumns +
+                            " FROM seckill_activity a JOIN seckill_stock s"
+                            " ON s.activity_id = a.activity_id AND s.sku_id = a.sku_id"
+                            " WHERE a.activity_id = ?",
+                        {activity_id}, &rows);
+    if (!s.ok()) return s;
+    if (rows.empty()) {
+      return Status(StatusCode::NOT_FOUND, "no activity " + std::to_string(activity_id));
+    }
+    *out = ActivityFromRow(rows[0]);
+    return Status::Ok();
+  });
+}
+
+Status SqlOrderStore::MarkOpen(int64_t activity_id) {
+  return WithConnection([&](SqlConnection& db) {
+    return db.Execute("UPDATE seckill_activity SET is_open = 1 WHERE activity_id = ?",
+                      {activity_id});
+  });
+}
+
+Status SqlOrderStore::ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(std::string("SELECT ") + kActivityColumns +
+                            " FROM seckill_activity a JOIN seckill_stock s"
+                            " ON s.activity_id = a.activity_id AND s.sku_id = a.sku_id"
+                            " WHERE a.is_open = 1 AND a.end_time_ms > ?",
+                        {after_ms}, &rows);
+    for (const SqlRow& row : rows) out->push_back(ActivityFromRow(row));
+    return s;
+  });
+}
+
+Status SqlOrderStore::ListBuyers(int64_t activity_id, int64_t sku_id,
+                                 std::vector<std::string>* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query("SELECT user_id FROM seckill_order WHERE activity_id = ? AND sku_id = ?",
+                        {activity_id, sku_id}, &rows);
+    for (const SqlRow& row : rows) out->push_back(AsText(row[0]));
+    return s;
+  });
+}
+
+Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
+  return InTransaction([&](SqlConnection& db) {
+    *result = PlaceResult{};
+    std::vector<SqlRow> rows;
+    Status s =
+        db.Query("SELECT created, order_no, reason FROM seckill_request WHERE request_id = ?",
+                 {d.request_id}, &rows);
+    if (!s.ok()) return s;
+    if (!rows.empty()) {
+      result->replayed = true;
+      result->order_no = AsInt(rows[0][1]);
+      if (AsInt(rows[0][0]) != 0) {
+        result->outcome = PlaceOutcome::kCreated;
+      } else {
+        result->outcome = AsText(rows[0][2]) == kSoldOutReason ? PlaceOutcome::kSoldOut
+                                                               : PlaceOutcome::kAlreadyJoined;
+      }
+      return Status::Ok();
+    }
+    s = db.Query(
+        "SELECT order_no FROM seckill_order WHERE user_id = ? AND activity_id = ? AND sku_id = ?",
+        {d.user_id, d.activity_id, d.sku_id}, &rows);
+    if (!s.ok()) return s;
+    if (!rows.empty()) {
+      result->outcome = PlaceOutcome::kAlreadyJoined;
+      return RecordFailure(db, d, kAlreadyJoinedReason);
+    }
+    int64_t taken = 0;
+    s = db.Execute(
+        "UPDATE seckill_stock SET remaining = remaining - 1"
+        " WHERE activity_id = ? AND sku_id = ? AND remaining > 0",
+        {d.activity_id, d.sku_id}, &taken);
+    if (!s.ok()) return s;
+    if (taken == 0) {
+      result->outcome = PlaceOutcome::kSoldOut;
+      return RecordFailure(db, d, kSoldOutReason);
+    }
+    // A concurrent order of the same user or request fails these with ALREADY_EXISTS; the
+    // retry then replays or answers kAlreadyJoined, and the rollback returns the unit.
+    s = db.Execute(
+        "INSERT INTO seckill_order (order_no, activity_id, sku_id, user_id, request_id, state,"
+        " created_ms, pay_deadline_ms) VALUES (?, ?, ?, ?, ?, 'UNPAID', ?, ?)",
+        {d.order_no, d.activity_id, d.sku_id, d.user_id, d.request_id, d.created_ms,
+         d.pay_deadline_ms});
+    if (!s.ok()) return s;
+    result->outcome = PlaceOutcome::kCreated;
+    result->order_no = d.order_no;
+    return db.Execute(
+        "INSERT INTO seckill_request (request_id, activity_id, sku_id, user_id, created,"
+        " order_no, reason) VALUES (?, ?, ?, ?, 1, ?, '')",
+        {d.request_id, d.activity_id, d.sku_id, d.user_id, d.order_no});
+  });
+}
+
+Status SqlOrderStore::GetRequest(const std::string& request_id, RequestRecord* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s =
+        db.Query("SELECT created, order_no, reason FROM seckill_request WHERE request_id = ?",
+                 {request_id}, &rows);
+    if (!s.ok()) return s;
+    if (rows.empty()) return Status(StatusCode::NOT_FOUND, "request " + request_id + " unknown");
+    out->created = AsInt(rows[0][0]) != 0;
+    out->order_no = AsInt(rows[0][1]);
+    out->reason = AsText(rows[0][2]);
+    return Status::Ok();
+  });
+}
+
+Status SqlOrderStore::GetOrder(int64_t order_no, OrderRecord* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(
+        "SELECT order_no, activity_id, sku_id, user_id, request_id, state, created_ms,"
+        " pay_deadline_ms FROM seckill_order WHERE order_no = ?",
+        {order_no}, &rows);
+    if (!s.ok()) return s;
+    if (rows.empty()) return NotFoundOrder(order_no);
+    const SqlRow& r = rows[0];
+    *out = OrderRecord{AsInt(r[0]),  AsInt(r[1]),  AsInt(r[2]),
+                       AsText(r[3]), AsText(r[4]), ParseOrderState(AsText(r[5])),
+                       AsInt(r[6]),  AsInt(r[7])};
+    return Status::Ok();
+  });
+}
+
+Status SqlOrderStore::Pay(int64_t order_no, const std::string& channel,
+                          const std::string& channel_txn_id, PaymentResult* outcome) {
+  return InTransaction([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(
+        "SELECT order_no, outcome FROM seckill_payment WHERE channel = ? AND channel_txn_id = ?",
+        {channel, channel_txn_id}, &rows);
+    if (!s.ok()) return s;
+    if (!rows.empty()) {
+      if (AsInt(rows[0][0]) != order_no) {
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "transaction " + channel + "/" + channel_txn_id + " paid another order");
+      }
+      *outcome = AsText(rows[0][1]) == "PAID" ? PaymentResult::kAlreadyPaid
+                                              : PaymentResult::kRefundRequired;
+      return Status::Ok();
+    }
+    int64_t paid = 0;
+    s = db.Execute(
+        "UPDATE seckill_order SET state = 'PAID' WHERE order_no = ? AND state = 'UNPAID'",
+        {order_no}, &paid);
+    if (!s.ok()) return s;
+    if (paid == 0) {
+      s = db.Query("SELECT state FROM seckill_order WHERE order_no = ?", {order_no}, &rows);
+      if (!s.ok()) return s;
+      if (rows.empty()) return NotFoundOrder(order_no);
+    }
+    *outcome = paid ? PaymentResult::kPaid : PaymentResult::kRefundRequired;
+    return db.Execute(
+        "INSERT INTO seckill_payment (channel, channel_txn_id, order_no, outcome)"
+        " VALUES (?, ?, ?, ?)",
+        {channel, channel_txn_id, order_no, std::string(paid ? "PAID" : "REFUND_REQUIRED")});
+  });
+}
+
+Status SqlOrderStore::CancelUnpaid(int64_t order_no, CancelResult* result) {
+  return InTransaction([&](SqlConnection& db) {
+    *result = CancelResult{};
+    int64_t changed = 0;
+    Status s = db.Execute(
+        "UPDATE seckill_order SET state = 'CANCELLED' WHERE order_no = ? AND state = 'UNPAID'",
+        {order_no}, &changed);
+    if (!s.ok()) return s;
+    std::vector<SqlRow> rows;
+    s = db.Query("SELECT activity_id, sku_id, state FROM seckill_order WHERE order_no = ?",
+                 {order_no}, &rows);
+    if (!s.ok()) return s;
+    if (rows.empty()) return NotFoundOrder(order_no);
+    result->state = ParseOrderState(AsText(rows[0][2]));
+    if (changed == 0) return Status::Ok();
+    result->cancelled = true;
+    const int64_t activity_id = AsInt(rows[0][0]);
+    const int64_t sku_id = AsInt(rows[0][1]);
+    s = db.Execute(
+        "UPDATE seckill_stock SET remaining = remaining + 1 WHERE activity_id = ? AND sku_id = ?",
+        {activity_id, sku_id});
+    if (!s.ok()) return s;
+    // The primary key makes the release happen once even if this transaction is replayed.
+    return db.Execute(
+        "INSERT INTO seckill_stock_release (order_no, activity_id, sku_id, cache_released)"
+        " VALUES (?, ?, ?, 0)",
+        {order_no, activity_id, sku_id});
+  });
+}
+
+Status SqlOrderStore::ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(
+        "SELECT order_no FROM seckill_order WHERE state = 'UNPAID' AND pay_deadline_ms <= ?"
+        " ORDER BY pay_deadline_ms LIMIT ?",
+        {now_ms, static_cast<int64_t>(limit)}, &rows);
+    for (const SqlRow& row : rows) out->push_back(AsInt(row[0]));
+    return s;
+  });
+}
+
+Status SqlOrderStore::ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(
+        "SELECT order_no, activity_id, sku_id FROM seckill_stock_release"
+        " WHERE cache_released = 0 LIMIT ?",
+        {static_cast<int64_t>(limit)}, &rows);
+    for (const SqlRow& row : rows) {
+      out->push_back(PendingCacheRelease{AsInt(row[0]), AsInt(row[1]), AsInt(row[2])});
+    }
+    return s;
+  });
+}
+
+Status SqlOrderStore::MarkCacheReleased(int64_t order_no) {
+  return WithConnection([&](SqlConnection& db) {
+    return db.Execute("UPDATE seckill_stock_release SET cache_released = 1 WHERE order_no = ?",
+                      {order_no});
+  });
+}
+
+Status SqlOrderStore::Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) {
+  return WithConnection([&](SqlConnection& db) {
+    *out = StoreCounts{};
+    std::vector<SqlRow> rows;
+    Status s = db.Query("SELECT remaining FROM seckill_stock WHERE activity_id = ? AND sku_id = ?",
+                        {activity_id, sku_id}, &rows);
+    if (!s.ok()) return s;
+    if (rows.empty()) {
+      return Status(StatusCode::NOT_FOUND, "no activity " + std::to_string(activity_id));
+    }
+    out->remaining_stock = AsInt(rows[0][0]);
+    rows.clear();
+    s = db.Query(
+        "SELECT state, COUNT(*) FROM seckill_order WHERE activity_id = ? AND sku_id = ?"
+        " GROUP BY state",
+        {activity_id, sku_id}, &rows);
+    if (!s.ok()) return s;
+    for (const SqlRow& row : rows) {
+      const int64_t n = AsInt(row[1]);
+      switch (ParseOrderState(AsText(row[0]))) {
+        case OrderState::kUnpaid:
+          out->orders_unpaid = n;
+          break;
+        case OrderState::kPaid:
+          out->orders_paid = n;
+          break;
+        case OrderState::kCancelled:
+          out->orders_cancelled = n;
+          break;
+      }
+    }
+    rows.clear();
+    s = db.Query(
+        "SELECT COUNT(*) FROM (SELECT user_id FROM seckill_order WHERE activity_id = ?"
+        " AND sku_id = ? GROUP BY user_id HAVING COUNT(*) > 1) t",
+        {activity_id, sku_id}, &rows);
+    if (!s.ok()) return s;
+    out->users_with_two_orders = AsInt(rows.at(0).at(0));
+    rows.clear();
+    s = db.Query(
+        "SELECT COUNT(*) FROM seckill_payment p JOIN seckill_order o ON o.order_no = p.order_no"
+        " WHERE o.activity_id = ? AND o.sku_id = ? AND p.outcome = 'REFUND_REQUIRED'",
+        {activity_id, sku_id}, &rows);
+    if (!s.ok()) return s;
+    out->refunds_required = AsInt(rows.at(0).at(0));
+    rows.clear();
+    s = db.Query(
+        "SELECT created, COUNT(*) FROM seckill_request WHERE activity_id = ? AND sku_id = ?"
+        " GROUP BY created",
+        {activity_id, sku_id}, &rows);
+    for (const SqlRow& row : rows) {
+      (AsInt(row[0]) != 0 ? out->requests_created : out->requests_failed) = AsInt(row[1]);
+    }
+    return s;
+  });
+}
+
+}  // namespace ferry::seckill

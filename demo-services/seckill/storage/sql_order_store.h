@@ -1,0 +1,48 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "seckill/storage/order_store.h"
+#include "seckill/storage/sql_connection_pool.h"
+
+namespace ferry::seckill {
+
+// OrderStore over any SqlConnection: the same statements run on SQLite (embedded backend) and
+// MariaDB (redis+mariadb backend), so both keep the invariants the same way: the conditional
+// decrement `remaining = remaining - 1 WHERE remaining > 0` and the unique keys, never a
+// read-then-write.
+class SqlOrderStore final : public OrderStore {
+ public:
+  explicit SqlOrderStore(std::unique_ptr<SqlConnectionPool> pool) : pool_(std::move(pool)) {}
+
+  Status Initialize() override;
+  Status CreateActivity(ActivityRecord* activity) override;
+  Status GetActivity(int64_t activity_id, ActivityRecord* out) override;
+  Status MarkOpen(int64_t activity_id) override;
+  Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) override;
+  Status ListBuyers(int64_t activity_id, int64_t sku_id, std::vector<std::string>* out) override;
+  Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) override;
+  Status GetRequest(const std::string& request_id, RequestRecord* out) override;
+  Status GetOrder(int64_t order_no, OrderRecord* out) override;
+  Status Pay(int64_t order_no, const std::string& channel, const std::string& channel_txn_id,
+             PaymentResult* outcome) override;
+  Status CancelUnpaid(int64_t order_no, CancelResult* result) override;
+  Status ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) override;
+  Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) override;
+  Status MarkCacheReleased(int64_t order_no) override;
+  Status Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) override;
+
+ private:
+  using Body = std::function<Status(SqlConnection&)>;
+  // Runs `body` between Begin and Commit, rolling back on error; retries the whole transaction
+  // on ABORTED (deadlock, lock timeout) and ALREADY_EXISTS (a concurrent writer won a unique
+  // key, which the next attempt will see).
+  Status InTransaction(const Body& body);
+  // One statement outside any transaction.
+  Status WithConnection(const Body& body);
+
+  std::unique_ptr<SqlConnectionPool> pool_;
+};
+
+}  // namespace ferry::seckill

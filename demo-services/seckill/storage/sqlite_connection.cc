@@ -1,0 +1,121 @@
+#include "seckill/storage/sqlite_connection.h"
+
+#include <sqlite3.h>
+
+namespace ferry::seckill {
+
+namespace {
+
+// How long a writer waits for another connection's transaction before giving up with ABORTED.
+constexpr int kBusyTimeoutMs = 5000;
+
+struct StatementCloser {
+  void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+};
+
+}  // namespace
+
+Status SqliteConnection::Open(const std::string& path, std::unique_ptr<SqlConnection>* out) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return Status(StatusCode::UNAVAILABLE, "sqlite: cannot open " + path + ": " + message);
+  }
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  std::unique_ptr<SqliteConnection> connection(new SqliteConnection(db));
+  Status s = connection->ExecuteScript(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
+  if (!s.ok()) return s;
+  *out = std::move(connection);
+  return Status::Ok();
+}
+
+SqliteConnection::~SqliteConnection() { sqlite3_close(db_); }
+
+Status SqliteConnection::Error(int rc, std::string_view what) const {
+  std::string message = "sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db_);
+  switch (rc & 0xff) {
+    case SQLITE_CONSTRAINT:
+      return Status(StatusCode::ALREADY_EXISTS, std::move(message));
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status(StatusCode::ABORTED, std::move(message));
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_FULL:
+      return Status(StatusCode::UNAVAILABLE, std::move(message));
+    default:
+      return Status(StatusCode::INTERNAL, std::move(message));
+  }
+}
+
+Status SqliteConnection::Run(std::string_view sql, const std::vector<SqlValue>& params,
+                             std::vector<SqlRow>* rows) {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, "prepare");
+  std::unique_ptr<sqlite3_stmt, StatementCloser> stmt(raw);
+  for (size_t i = 0; i < params.size(); ++i) {
+    const int index = static_cast<int>(i) + 1;
+    if (const auto* v = std::get_if<int64_t>(&params[i])) {
+      rc = sqlite3_bind_int64(raw, index, *v);
+    } else if (const auto* t = std::get_if<std::string>(&params[i])) {
+      rc = sqlite3_bind_text(raw, index, t->data(), static_cast<int>(t->size()), SQLITE_STATIC);
+    } else {
+      rc = sqlite3_bind_null(raw, index);
+    }
+    if (rc != SQLITE_OK) return Error(rc, "bind");
+  }
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    if (!rows) continue;
+    SqlRow row;
+    const int columns = sqlite3_column_count(raw);
+    for (int c = 0; c < columns; ++c) {
+      switch (sqlite3_column_type(raw, c)) {
+        case SQLITE_INTEGER:
+          row.emplace_back(static_cast<int64_t>(sqlite3_column_int64(raw, c)));
+          break;
+        case SQLITE_NULL:
+          row.emplace_back(nullptr);
+          break;
+        default:
+          row.emplace_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(raw, c)),
+                                       static_cast<size_t>(sqlite3_column_bytes(raw, c))));
+      }
+    }
+    rows->push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) return Error(rc, "step");
+  return Status::Ok();
+}
+
+Status SqliteConnection::Execute(std::string_view sql, const std::vector<SqlValue>& params,
+                                 int64_t* affected) {
+  Status s = Run(sql, params, nullptr);
+  if (s.ok() && affected) *affected = sqlite3_changes64(db_);
+  return s;
+}
+
+Status SqliteConnection::Query(std::string_view sql, const std::vector<SqlValue>& params,
+                               std::vector<SqlRow>* rows) {
+  return Run(sql, params, rows);
+}
+
+Status SqliteConnection::ExecuteScript(std::string_view sql) {
+  const std::string text(sql);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error);
+  if (rc == SQLITE_OK) return Status::Ok();
+  std::string message = error ? error : sqlite3_errstr(rc);
+  sqlite3_free(error);
+  return Status(StatusCode::INTERNAL, "sqlite: " + message);
+}
+
+Status SqliteConnection::Begin() { return Execute("BEGIN IMMEDIATE", {}, nullptr); }
+Status SqliteConnection::Commit() { return Execute("COMMIT", {}, nullptr); }
+void SqliteConnection::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
+
+}  // namespace ferry::seckill
