@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -11,30 +10,16 @@
 #include "builtin_filters.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
+#include "field_rate_limits.h"
 #include "filter_config.h"
+#include "rate_limit_config.h"
 
 namespace ferry::plugins {
 namespace {
 
-constexpr int64_t kMaxBurst = int64_t{1} << 30;
 constexpr int64_t kDefaultMaxCallers = 100000;
 constexpr int64_t kMaxCallers = int64_t{1} << 30;
 constexpr std::string_view kCallerAttachment = "caller";
-
-// Reads `{rate: <per second>, burst: <calls>}`; burst defaults to one second's worth.
-std::optional<RateLimit> ReadLimit(FilterConfig section) {
-  if (!section.Has("rate")) section.Invalid("rate", "must be set");
-  RateLimit limit;
-  section.Double("rate", 0, &limit.rate);
-  int64_t burst = std::max<int64_t>(1, static_cast<int64_t>(limit.rate));
-  section.Integer("burst", 1, kMaxBurst, &burst);
-  if (!section.Finish().ok()) return std::nullopt;
-  limit.burst = static_cast<double>(burst);
-  std::ostringstream description;
-  description << limit.rate << "/s, burst " << burst;
-  limit.description = description.str();
-  return limit;
-}
 
 // "10.0.0.7" of "10.0.0.7:5123", "[::1]" of "[::1]:5123".
 std::string_view HostOf(std::string_view peer) {
@@ -42,26 +27,29 @@ std::string_view HostOf(std::string_view peer) {
   return colon == std::string_view::npos ? peer : peer.substr(0, colon);
 }
 
-// Token buckets per method and per caller; a call must find a token in both.
+// Token buckets per method, per caller and per request field; a call must find a token in
+// every bucket that applies to it.
 class RateLimitFilter final : public ServerFilter {
  public:
   Status Configure(const std::string& yaml) override {
     FilterConfig config(yaml);
-    if (config.Has("per_method")) per_method_ = ReadLimit(config.Section("per_method"));
-    if (config.Has("per_caller")) per_caller_ = ReadLimit(config.Section("per_caller"));
+    if (config.Has("per_method")) per_method_ = ReadRateLimit(config.Section("per_method"));
+    if (config.Has("per_caller")) per_caller_ = ReadRateLimit(config.Section("per_caller"));
     FilterConfig methods = config.Section("methods");
     for (const std::string& name : config.KeysOf("methods")) {
       if (name.find('/') == std::string::npos) {
         methods.Invalid(name, "expected <full service name>/<method>");
-      } else if (std::optional<RateLimit> limit = ReadLimit(methods.Section(name))) {
+      } else if (std::optional<RateLimit> limit = ReadRateLimit(methods.Section(name))) {
         method_overrides_.emplace(name, std::move(*limit));
       }
     }
     methods.Finish();
     int64_t max_callers = kDefaultMaxCallers;
     config.Integer("max_callers", 1, kMaxCallers, &max_callers);
-    if (!per_method_ && !per_caller_ && method_overrides_.empty()) {
-      config.Invalid("per_method", "set at least one of per_method, per_caller or methods");
+    per_field_.Configure(config, static_cast<size_t>(max_callers));
+    if (!per_method_ && !per_caller_ && method_overrides_.empty() && per_field_.empty()) {
+      config.Invalid("per_method",
+                     "set at least one of per_method, per_caller, methods or per_field");
     }
     if (Status status = config.Finish(); !status.ok()) return status;
     callers_.emplace(static_cast<size_t>(max_callers));
@@ -88,6 +76,7 @@ class RateLimitFilter final : public ServerFilter {
     if (limit != nullptr && !methods_.TryTake(method_key, *limit, now)) {
       return Exhausted("method " + method_key, *limit);
     }
+    if (!per_field_.empty()) return per_field_.TryTake(method_key, call, now);
     return Status::Ok();
   }
 
@@ -109,6 +98,7 @@ class RateLimitFilter final : public ServerFilter {
   // One bucket per method the server serves: bounded by its method table, never evicted.
   BucketMap methods_{SIZE_MAX};
   std::optional<BucketMap> callers_;
+  FieldRateLimits per_field_;
 };
 
 }  // namespace

@@ -64,7 +64,7 @@ TEST(FilterConfigureTest, RatelimitAcceptsEveryDocumentedKey) {
 
 TEST(FilterConfigureTest, RatelimitNeedsSomeLimit) {
   ExpectInvalid(Configure<ServerFilter>("ratelimit", "{name: ratelimit}"),
-                "set at least one of per_method, per_caller or methods");
+                "set at least one of per_method, per_caller, methods or per_field");
 }
 
 TEST(FilterConfigureTest, RatelimitNamesTheBadKey) {
@@ -83,6 +83,14 @@ TEST(FilterConfigureTest, RatelimitNamesTheBadKey) {
       "methods.Echo: expected <full service name>/<method>");
   ExpectInvalid(Configure<ServerFilter>("ratelimit", "{name: ratelimit, per_method: 5}"),
                 "per_method: expected a mapping, got '5'");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, per_field: {Purchase: {user_id: "
+                                        "{rate: 1}}}}"),
+                "per_field.Purchase: expected <full service name>/<method>");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, per_field: {\"s.S/Purchase\": "
+                                        "{user_id: {burst: 1}}}}"),
+                "per_field.s.S/Purchase.user_id.rate: must be set");
 }
 
 }  // namespace

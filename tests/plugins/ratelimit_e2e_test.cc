@@ -95,5 +95,34 @@ TEST_F(RateLimitTest, CallerWithoutANameIsItsAddress) {
   EXPECT_THAT(rejected.message(), HasSubstr("caller '127.0.0.1'"));
 }
 
+TEST_F(RateLimitTest, PerFieldBucketsAreKeyedByTheRequestFieldValue) {
+  StartServer(
+      "[{name: ratelimit, per_field: {\"ferry.demo.EchoService/Echo\": "
+      "{payload: {rate: 1, burst: 2}}}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  ASSERT_TRUE(proxy.Echo(EchoOf("alice")).ok());
+  ASSERT_TRUE(proxy.Echo(EchoOf("alice")).ok());
+  Status rejected;
+  for (int i = 0; i < 5 && rejected.ok(); ++i) rejected = proxy.Echo(EchoOf("alice")).status();
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(), AllOf(HasSubstr("payload 'alice' of ferry.demo.EchoService/Echo"),
+                                        HasSubstr("1/s, burst 2")));
+  // Another value has its own bucket; another method has no rule at all.
+  EXPECT_TRUE(proxy.Echo(EchoOf("bob")).ok());
+  EXPECT_TRUE(proxy.Delay(demo::DelayRequest()).ok());
+}
+
+TEST_F(RateLimitTest, AMisspeltFieldFailsItsMethodInsteadOfLimitingNothing) {
+  StartServer(
+      "[{name: ratelimit, per_field: {\"ferry.demo.EchoService/Echo\": "
+      "{user_id: {rate: 100}}}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  const auto result = proxy.Echo(EchoOf("x"));
+  EXPECT_EQ(result.status().code(), StatusCode::FAILED_PRECONDITION) << result.status();
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("per_field.ferry.demo.EchoService/Echo.user_id: the field does not exist "
+                        "in ferry.demo.EchoRequest"));
+}
+
 }  // namespace
 }  // namespace ferry::plugins_test

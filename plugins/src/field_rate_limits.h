@@ -1,0 +1,47 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bucket_map.h"
+#include "ferry/codec/status.h"
+#include "ferry/framework/filter.h"
+#include "filter_config.h"
+
+namespace ferry::plugins {
+
+// The ratelimit filter's `per_field` rules: token buckets keyed by the value of a request
+// field, e.g. one bucket per user_id and one per activity_id of a purchase method, so that one
+// buyer's script or one hot sale cannot take a whole server's capacity.
+//
+//   per_field:
+//     "ferry.seckill.SeckillService/Purchase":
+//       user_id: {rate: 5, burst: 5}
+//       activity_id: {rate: 20000, burst: 2000}
+//
+// Fields are top-level scalars of the request (string, bytes, integer or enum); the field is
+// looked up by name on the request's descriptor on first use, so a misspelt field fails calls
+// of that method with FAILED_PRECONDITION naming it rather than passing them unlimited.
+class FieldRateLimits {
+ public:
+  // Reads the `per_field` section; errors go to `config`. `max_keys` bounds each rule's buckets.
+  void Configure(FilterConfig& config, size_t max_keys);
+  bool empty() const { return rules_.empty(); }
+
+  // OK, or RESOURCE_EXHAUSTED naming the method, field and value whose bucket is empty.
+  Status TryTake(std::string_view method_key, const ServerCall& call, RateClock::time_point now);
+
+ private:
+  struct Rule {
+    std::string field;
+    RateLimit limit;
+    std::unique_ptr<BucketMap> buckets;
+  };
+  std::map<std::string, std::vector<Rule>, std::less<>> rules_;  // by "<service>/<method>"
+};
+
+}  // namespace ferry::plugins
