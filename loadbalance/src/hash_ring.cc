@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "ferry/loadbalance/hash_key.h"
-#include "mix64.h"
+#include "ferry/framework/hash_key.h"
 
 namespace ferry::loadbalance {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "echo.pb.h"
-#include "ferry/loadbalance/hash_key.h"
+#include "ferry/framework/hash_key.h"
 
 namespace ferry::cluster {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "balancer_test_util.h"
 #include "ferry/codec/extension_registry.h"
-#include "ferry/loadbalance/hash_key.h"
+#include "ferry/framework/hash_key.h"
 
 namespace ferry::testing {
 namespace {

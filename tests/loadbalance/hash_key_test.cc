@@ -1,4 +1,4 @@
-#include "ferry/loadbalance/hash_key.h"
+#include "ferry/framework/hash_key.h"
 
 #include <gtest/gtest.h>
 

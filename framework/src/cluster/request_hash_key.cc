@@ -6,11 +6,7 @@
 #include <charconv>
 #include <string>
 
-namespace ferry {
-// Defined by ferry::loadbalance (ferry/loadbalance/hash_key.h), which every cluster client links
-// for its balancers; the consistent-hash ring places providers with the same function.
-uint64_t HashKey(std::string_view key);
-}  // namespace ferry
+#include "ferry/framework/hash_key.h"
 
 namespace ferry::cluster {
 namespace {

@@ -1,9 +1,8 @@
-#include "ferry/loadbalance/hash_key.h"
+#include "ferry/framework/hash_key.h"
 
 #include <bit>
 #include <cstddef>
 
-#include "mix64.h"
 
 namespace ferry {
 namespace {
@@ -23,15 +22,15 @@ uint64_t HashKey(std::string_view key) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(key.data());
   const size_t size = key.size();
   // Seeding with the length keeps "a" and "a\0" apart, since the tail word is zero-padded.
-  uint64_t hash = loadbalance::Mix64(size * kMultiplier + 1);
+  uint64_t hash = Mix64(size * kMultiplier + 1);
   size_t offset = 0;
   for (; offset + 8 <= size; offset += 8) {
-    hash = std::rotl(hash ^ loadbalance::Mix64(LoadLittleEndian(bytes + offset, 8)), 27) *
+    hash = std::rotl(hash ^ Mix64(LoadLittleEndian(bytes + offset, 8)), 27) *
                kMultiplier +
            0x52dce729;
   }
-  if (offset < size) hash ^= loadbalance::Mix64(LoadLittleEndian(bytes + offset, size - offset));
-  return loadbalance::Mix64(hash);
+  if (offset < size) hash ^= Mix64(LoadLittleEndian(bytes + offset, size - offset));
+  return Mix64(hash);
 }
 
 }  // namespace ferry
