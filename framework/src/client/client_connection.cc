@@ -73,8 +73,13 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobu
   }
   pending_.Insert(id, PendingCall{response, std::move(done), deadline, timeout});
   ScheduleSweepBy(deadline);
-  Enqueue(frame);
-  if (epoch_.load(std::memory_order_acquire) != epoch) Abandon(id);
+  bool must_flush = false;
+  const bool queued = outbox_.AppendToLink(frame, epoch, &must_flush);
+  if (must_flush) boost::asio::post(io_, [self = shared_from_this()] { self->Flush(); });
+  // Not queued: the link ended first. Queued but the epoch moved: the link ended after, and
+  // its clearing drops the bytes. Either way they never leave, and the link's FailAll may have
+  // run before the call was in the table.
+  if (!queued || epoch_.load(std::memory_order_acquire) != epoch) Abandon(id);
   return id;
 }
 
@@ -130,8 +135,6 @@ Status ClientConnection::DownStatus() const {
 
 void ClientConnection::Abandon(uint64_t id) {
   if (auto call = pending_.Take(id)) call->done(DownStatus());
-  // The request may sit in the queue of the next link: tell the server to skip it.
-  SendControl(codec::MessageType::kCancel, id, 0);
 }
 
 void ClientConnection::Enqueue(std::string_view frame) {
@@ -178,7 +181,7 @@ void ClientConnection::Shutdown() {
     self->CloseSocket();
     self->backoff_timer_.cancel();
     self->sweep_timer_.cancel();
-    self->outbox_.Clear();
+    self->outbox_.ClearForLink(self->epoch_.load(std::memory_order_acquire));
   });
 }
 
@@ -387,7 +390,7 @@ void ClientConnection::EndLink(std::string_view reason) {
   } while (!state_.compare_exchange_weak(state, State::kBackoff));
   const uint64_t link = epoch_.fetch_add(1, std::memory_order_acq_rel) + 1;
   Logger().warn("{}; reconnecting in {}", message, Ms(delay));
-  outbox_.Clear();
+  outbox_.ClearForLink(link);
   FailAll(Status(StatusCode::UNAVAILABLE, message));
   backoff_timer_.expires_after(delay);
   backoff_timer_.async_wait([self = shared_from_this(), link](const boost::system::error_code& ec) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -23,6 +24,19 @@ class OutboundQueue {
     return true;
   }
 
+  // For a client whose socket is replaced over time: Append() for bytes that belong to link
+  // `link`. Returns false, queueing nothing, once the queue has moved on to a later link
+  // (ClearForLink), so a request admitted to a connection that has ended can never leave on the
+  // next one, where its caller has already been told it failed.
+  bool AppendToLink(std::string_view bytes, uint64_t link, bool* must_flush) {
+    std::lock_guard lock(mu_);
+    *must_flush = false;
+    if (link < link_) return false;
+    pending_.append(bytes);
+    if (!flushing_) *must_flush = flushing_ = true;
+    return true;
+  }
+
   // Swaps the pending bytes into `*out` (whose old contents are discarded; its capacity is
   // reused next time). Returns false, and ends the flush, when nothing is pending.
   bool TakeAll(std::string* out) {
@@ -43,6 +57,14 @@ class OutboundQueue {
     flushing_ = false;
   }
 
+  // Clear(), and from now on refuse AppendToLink() for links before `next_link`.
+  void ClearForLink(uint64_t next_link) {
+    std::lock_guard lock(mu_);
+    pending_.clear();
+    flushing_ = false;
+    link_ = next_link;
+  }
+
   size_t pending_bytes() const {
     std::lock_guard lock(mu_);
     return pending_.size();
@@ -52,6 +74,7 @@ class OutboundQueue {
   mutable std::mutex mu_;
   std::string pending_;
   bool flushing_ = false;
+  uint64_t link_ = 0;  // the oldest link AppendToLink still accepts
 };
 
 }  // namespace ferry::transport
