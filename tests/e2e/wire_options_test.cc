@@ -20,10 +20,10 @@ TEST_P(WireOptionsTest, PayloadsRoundTrip) {
   StartServer(ServerOptions{.compression = c.server_compression, .compress_threshold = 64});
   // The 1 MiB JSON case takes seconds under the sanitizers on a busy 2-core machine; this test
   // is about bytes surviving every combination, not about time.
-  auto proxy = NewProxy(ClientOptions{.serializer = c.serializer,
+  auto proxy = NewProxy(ClientOptions{.default_timeout = std::chrono::seconds(30),
+                                      .serializer = c.serializer,
                                       .compression = c.client_compression,
-                                      .compress_threshold = 64,
-                                      .default_timeout = std::chrono::seconds(30)});
+                                      .compress_threshold = 64});
   for (size_t size : {0, 16, 63, 64, 4096, 1 << 20}) {
     std::string payload(size, '\0');
     for (size_t i = 0; i < size; ++i) payload[i] = static_cast<char>((i * 131) % 251);
