@@ -7,6 +7,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -242,6 +243,35 @@ TEST(ConnectionFailureTest, ACallbackMayDestroyTheLastReferenceToItsChannel) {
   // The second answer may have been in the same read: delivered, or cancelled by the shutdown.
   const Status other_status = other.get();
   EXPECT_TRUE(other_status.ok() || other_status.code() == StatusCode::CANCELLED) << other_status;
+}
+
+TEST(ConnectionFailureTest, APeerThatStopsReadingFailsCallsOnceTheWriteQueueIsFull) {
+  FakeServer server(FakeServer::Mode::kSilent);
+  ClientOptions options = TestOptions(server.target());
+  options.max_outbound_bytes = 1 << 20;
+  auto channel = MakeChannel(options);
+  google::protobuf::StringValue request;
+  request.set_value(std::string(64 << 10, 'x'));
+  auto response = std::make_shared<google::protobuf::StringValue>();
+  // The kernel's socket buffers take some megabytes first; after that the queue fills. Bounded:
+  // 2,000 calls of 64 KiB would be 128 MiB, far past any loopback buffer.
+  std::atomic<int> exhausted{0};
+  Status first_exhausted;
+  std::mutex mu;
+  for (int i = 0; i < 2000 && exhausted.load() == 0; ++i) {
+    channel->CallMethod(kEchoMethod, request, response.get(), {}, [&](const Status& status) {
+      if (status.code() != StatusCode::RESOURCE_EXHAUSTED) return;
+      std::lock_guard lock(mu);
+      if (exhausted.fetch_add(1) == 0) first_exhausted = status;
+    });
+  }
+  ASSERT_GT(exhausted.load(), 0) << "128 MiB queued to a peer that reads nothing";
+  {
+    std::lock_guard lock(mu);
+    EXPECT_NE(first_exhausted.message().find("max_outbound_bytes 1048576"), std::string::npos)
+        << first_exhausted;
+  }
+  channel.reset();  // fails the calls still pending before `exhausted` goes out of scope
 }
 
 }  // namespace

@@ -71,6 +71,14 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobu
                                                     std::to_string(options_.max_frame_bytes)));
     return 0;
   }
+  // Checked before queueing, so a stalled peer costs callers an error, not unbounded memory.
+  // Racing callers may overshoot by a frame each; the bound is about order of magnitude.
+  if (outbox_.pending_bytes() + frame.size() > options_.max_outbound_bytes) {
+    done(Status(StatusCode::RESOURCE_EXHAUSTED,
+                "write queue to " + peer_ + " holds more than max_outbound_bytes " +
+                    std::to_string(options_.max_outbound_bytes) + "; the peer reads too slowly"));
+    return 0;
+  }
   pending_.Insert(id, PendingCall{response, std::move(done), deadline, timeout});
   ScheduleSweepBy(deadline);
   bool must_flush = false;

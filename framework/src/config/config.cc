@@ -7,12 +7,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "ferry/framework/config_reader.h"
 #include "config/section_readers.h"
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/codec/frame_header.h"
 #include "ferry/codec/serializer.h"
+#include "ferry/framework/config_reader.h"
 #include "logger.h"
 #include "transport/endpoint.h"
 
@@ -112,6 +112,8 @@ void ReadClient(ConfigReader section, ClientOptions* out, ClusterOptions* cluste
   heartbeat.RejectUnknownKeys();
 
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
+  section.Integer("max_outbound_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
+                  &out->max_outbound_bytes);
   config::ReadFilters(section, "client", &out->filters);
   config::ReadClusterKeys(section, cluster);
   section.RejectUnknownKeys();

@@ -24,7 +24,10 @@ struct ClientOptions {
   std::chrono::milliseconds heartbeat_interval{2000};  // heartbeat.interval_ms
   std::chrono::milliseconds heartbeat_timeout{6000};   // heartbeat.timeout_ms
   size_t max_frame_bytes = 16u << 20;                  // max_frame_bytes
-  std::vector<FilterSpec> filters;                     // filters: run around every call, in order
+  // Request bytes a connection may hold unwritten (a slow or stalled peer); beyond it calls
+  // fail at once with RESOURCE_EXHAUSTED instead of growing memory without bound.
+  size_t max_outbound_bytes = 64u << 20;  // max_outbound_bytes
+  std::vector<FilterSpec> filters;        // filters: run around every call, in order
 };
 
 }  // namespace ferry
