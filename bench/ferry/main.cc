@@ -5,11 +5,12 @@
 
 #include "command.h"
 #include "echo_command.h"
+#include "seckill_command.h"
 
 namespace ferry::bench {
 namespace {
 
-constexpr const Command* kCommands[] = {&kEchoCommand};
+constexpr const Command* kCommands[] = {&kEchoCommand, &kSeckillCommand};
 
 void PrintUsage(std::ostream& out) {
   out << "usage: ferry-bench <command> [flags]   (ferry-bench <command> --help for its flags)\n"

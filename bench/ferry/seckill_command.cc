@@ -1,0 +1,752 @@
+#include "seckill_command.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "ferry/bench/flag_parser.h"
+#include "ferry/bench/latency_histogram.h"
+#include "ferry/bench/load_report.h"
+#include "ferry/bench/single_writer_counter.h"
+#include "ferry/framework/call_options.h"
+#include "seckill.ferry.h"
+
+namespace ferry::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using seckill::SeckillServiceProxy;
+
+constexpr std::string_view kProgram = "ferry-bench seckill";
+constexpr std::string_view kSeckillService = "ferry.seckill.SeckillService";
+
+// The answers a purchase is tallied under, indexed by PurchaseAnswer - 1 (ACCEPTED = 1 ...
+// RATE_LIMITED = 7). RATE_LIMITED never comes in a response: the ratelimit filter answers with
+// status RESOURCE_EXHAUSTED, which is counted here too.
+constexpr std::array<std::string_view, 7> kAnswerNames = {
+    "ACCEPTED", "SOLD_OUT", "ALREADY_JOINED", "NOT_STARTED", "ENDED", "NOT_FOUND", "RATE_LIMITED"};
+constexpr size_t kAccepted = 0;
+constexpr size_t kRateLimited = 6;
+
+// Errors by StatusCode (OK unused); codes beyond OVERLOADED count as UNKNOWN. BAD_ANSWER: an OK
+// response whose answer is not one of the above.
+constexpr size_t kStatusCodes = static_cast<size_t>(StatusCode::OVERLOADED) + 1;
+constexpr size_t kBadAnswer = kStatusCodes;
+constexpr std::string_view kBadAnswerName = "BAD_ANSWER";
+
+// What became of each planned purchase: 0 not answered (never sent, or still out), 1..7 the
+// answer (kAnswerNames index + 1), kOutcomeError a failed call.
+constexpr uint8_t kOutcomeNone = 0;
+constexpr uint8_t kOutcomeError = 255;
+
+enum class AttemptKind : uint8_t {
+  kFirst,        // the buyer's purchase
+  kSameRequest,  // the same request again (a client retry): must get the same answer
+  kNewRequest,   // another purchase under a new request id: must not make a second order
+};
+
+struct Attempt {
+  uint32_t buyer;
+  AttemptKind kind;
+};
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double SecondsBetween(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+Clock::duration Seconds(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Every buyer once, and floor(buyers * ratio) of them, spread evenly, a second time: alternately
+// the same request again and a new request. Shuffled, so that a second purchase may come before,
+// after or while the first is in flight.
+std::vector<Attempt> MakePlan(uint32_t buyers, double ratio, uint64_t seed, uint32_t* same,
+                              uint32_t* again) {
+  std::vector<Attempt> plan;
+  plan.reserve(buyers + static_cast<size_t>(std::floor(buyers * ratio)) + 1);
+  *same = 0;
+  *again = 0;
+  for (uint32_t i = 0; i < buyers; ++i) {
+    plan.push_back({i, AttemptKind::kFirst});
+    if (std::floor((i + 1.0) * ratio) > std::floor(i * ratio)) {
+      const bool same_request = (*same + *again) % 2 == 0;
+      plan.push_back({i, same_request ? AttemptKind::kSameRequest : AttemptKind::kNewRequest});
+      ++(same_request ? *same : *again);
+    }
+  }
+  std::mt19937_64 random(seed);
+  std::shuffle(plan.begin(), plan.end(), random);
+  return plan;
+}
+
+// Ids are unique per activity, so runs against the same provider never collide (the provider
+// remembers answers by request id alone).
+std::string UserId(int64_t activity_id, uint32_t buyer) {
+  return "sk" + std::to_string(activity_id) + "-u" + std::to_string(buyer);
+}
+std::string RequestId(int64_t activity_id, uint32_t buyer, bool second_request) {
+  return "sk" + std::to_string(activity_id) + "-r" + std::to_string(buyer) +
+         (second_request ? "-again" : "");
+}
+
+// `total` calls with at most `window` in flight: a slot's completion issues the next call. The
+// issue function must make sure Next(slot) is called exactly once per call, from any thread,
+// possibly before it returns (handled without recursion).
+class BoundedLoop {
+ public:
+  using IssueFn = std::function<void(uint64_t index, uint32_t slot)>;
+
+  BoundedLoop(uint64_t total, uint32_t window, IssueFn issue)
+      : total_(total), window_(window), issue_(std::move(issue)) {}
+
+  // Issues every slot's first call.
+  void Start() {
+    for (uint32_t slot = 0; slot < window_; ++slot) Next(slot);
+  }
+
+  void Next(uint32_t slot) {
+    thread_local std::vector<std::pair<BoundedLoop*, uint32_t>> pending;
+    thread_local bool draining = false;
+    pending.emplace_back(this, slot);
+    if (draining) return;
+    draining = true;
+    while (!pending.empty()) {
+      const auto [loop, next_slot] = pending.back();
+      pending.pop_back();
+      loop->IssueOrRetire(next_slot);
+    }
+    draining = false;
+  }
+
+  // No call starts after this; the ones out still complete.
+  void Stop() { stopped_.store(true, std::memory_order_relaxed); }
+
+  // True once every slot has retired; false when `deadline` came first.
+  bool WaitUntil(Clock::time_point deadline) {
+    std::unique_lock lock(mu_);
+    return finished_.wait_until(lock, deadline, [this] { return finished(); });
+  }
+  bool finished() const { return retired_.load(std::memory_order_acquire) == window_; }
+  // Calls started, i.e. the indexes [0, issued()) went out.
+  uint64_t issued() const { return std::min(next_.load(std::memory_order_acquire), total_); }
+
+ private:
+  void IssueOrRetire(uint32_t slot) {
+    if (!stopped_.load(std::memory_order_relaxed)) {
+      const uint64_t index = next_.fetch_add(1, std::memory_order_acq_rel);
+      if (index < total_) {
+        issue_(index, slot);
+        return;
+      }
+    }
+    if (retired_.fetch_add(1, std::memory_order_acq_rel) + 1 == window_) {
+      std::lock_guard lock(mu_);
+      finished_.notify_all();
+    }
+  }
+
+  const uint64_t total_;
+  const uint32_t window_;
+  const IssueFn issue_;
+  std::atomic<uint64_t> next_{0};
+  std::atomic<uint32_t> retired_{0};
+  std::atomic<bool> stopped_{false};
+  std::mutex mu_;
+  std::condition_variable finished_;
+};
+
+// What one thread records; it is the only writer, so recording takes no lock.
+struct Recorder {
+  LatencyHistogram latency;  // answered purchases
+  std::array<SingleWriterCounter, kAnswerNames.size()> answers;
+  std::array<SingleWriterCounter, kStatusCodes + 1> errors;  // by code, then BAD_ANSWER
+  SingleWriterCounter completed;                             // any outcome
+};
+
+class Recorders {
+ public:
+  Recorder& Mine() {
+    struct Cache {
+      uint64_t owner = 0;
+      Recorder* recorder = nullptr;
+    };
+    thread_local Cache cache;
+    if (cache.owner == id_) return *cache.recorder;
+    std::lock_guard lock(mu_);
+    all_.push_back(std::make_unique<Recorder>());
+    cache = {id_, all_.back().get()};
+    return *cache.recorder;
+  }
+
+  template <class Visit>
+  void ForEach(Visit visit) {
+    std::lock_guard lock(mu_);
+    for (const auto& recorder : all_) visit(*recorder);
+  }
+
+ private:
+  static inline std::atomic<uint64_t> next_id_{1};
+  const uint64_t id_ = next_id_.fetch_add(1);
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Recorder>> all_;
+};
+
+std::string_view ErrorName(size_t index) {
+  return index == kBadAnswer ? kBadAnswerName : StatusCodeName(static_cast<StatusCode>(index));
+}
+
+// One sale: the activity, the channels, and the purchases made in it.
+class Sale {
+ public:
+  Sale(const SeckillBenchOptions& options, std::vector<std::shared_ptr<Channel>> channels,
+       std::ostream& out, std::ostream& err)
+      : options_(options),
+        out_(out),
+        err_(err),
+        window_(options.load.conns * options.load.depth),
+        admin_options_{.timeout = std::chrono::milliseconds(
+                           std::max<uint32_t>(options.channel.timeout_ms, 120'000))} {
+    for (auto& channel : channels) proxies_.emplace_back(std::move(channel));
+  }
+
+  // Closing the channels completes whatever is still out as CANCELLED, while this is alive.
+  ~Sale() { proxies_.clear(); }
+
+  Status Open();
+  void Burst();
+  void Settle();
+  bool Check(SeckillBenchOutcome* outcome);
+
+ private:
+  struct PurchaseSlot {
+    uint64_t index = 0;
+    Clock::time_point sent;
+    seckill::PurchaseRequest request;
+  };
+
+  void IssuePurchase(uint64_t index, uint32_t slot);
+  void OnPurchase(PurchaseSlot& slot, uint32_t slot_number,
+                  const Result<seckill::PurchaseResponse>& result);
+  ProgressSample Progress(double elapsed, double interval, uint64_t* last_completed);
+  SeckillServiceProxy& ProxyOf(uint32_t slot) { return proxies_[slot / options_.load.depth]; }
+
+  const SeckillBenchOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  const uint32_t window_;
+  const CallOptions admin_options_;
+  const CallOptions call_options_;  // the channel's default timeout (--timeout-ms)
+  std::vector<SeckillServiceProxy> proxies_;
+
+  int64_t activity_id_ = 0;
+  std::vector<Attempt> plan_;
+  uint32_t same_request_ = 0;
+  uint32_t new_request_ = 0;
+  std::unique_ptr<std::atomic<uint8_t>[]> outcomes_;
+  std::unique_ptr<PurchaseSlot[]> slots_;
+  std::unique_ptr<BoundedLoop> loop_;
+  Recorders recorders_;
+  double burst_seconds_ = 0;
+  bool cut_short_ = false;
+  Clock::time_point burst_end_;
+  int64_t settle_ms_ = -1;
+  std::string settle_note_;
+};
+
+Status Sale::Open() {
+  const int64_t now = WallMs();
+  // Ends well after everything this run does, so no purchase answers ENDED.
+  const auto lifetime_ms = static_cast<int64_t>(
+      std::max(600.0, options_.duration_limit_s + options_.settle_timeout_s + 120) * 1000);
+  seckill::CreateActivityRequest create;
+  seckill::Activity& activity = *create.mutable_activity();
+  activity.set_sku_id(options_.sku_id);
+  activity.set_name("ferry-bench seckill " + std::to_string(now));
+  activity.set_stock(options_.stock);
+  activity.set_start_time_ms(now - 1000);
+  activity.set_end_time_ms(now + lifetime_ms);
+  activity.set_price_cents(100);
+  activity.set_pay_timeout_s(options_.pay_timeout_s);
+  Result<seckill::CreateActivityResponse> created =
+      proxies_[0].CreateActivity(create, admin_options_);
+  if (!created.ok()) {
+    return Status(created.status().code(), "CreateActivity: " + created.status().message());
+  }
+  activity_id_ = created->activity_id();
+
+  seckill::ActivityRef ref;
+  ref.set_activity_id(activity_id_);
+  Result<seckill::PreheatResponse> preheated = proxies_[0].Preheat(ref, admin_options_);
+  if (!preheated.ok()) {
+    return Status(preheated.status().code(), "Preheat of activity " + std::to_string(activity_id_) +
+                                                 ": " + preheated.status().message());
+  }
+  if (preheated->cached_stock() != options_.stock) {
+    return Status(StatusCode::INTERNAL, "Preheat of activity " + std::to_string(activity_id_) +
+                                            " left stock " +
+                                            std::to_string(preheated->cached_stock()) +
+                                            ", expected " + std::to_string(options_.stock));
+  }
+  // Every channel connects before the clock starts; an unreachable provider is reported as such.
+  for (size_t i = 0; i < proxies_.size(); ++i) {
+    Result<seckill::GetActivityResponse> probed = proxies_[i].GetActivity(ref, admin_options_);
+    if (!probed.ok()) {
+      return Status(probed.status().code(),
+                    "channel " + std::to_string(i) + ": GetActivity: " + probed.status().message());
+    }
+  }
+  out_ << kProgram << ": activity " << activity_id_ << " sku " << options_.sku_id
+       << " created and preheated: stock " << options_.stock << ", window [now-1s, now+"
+       << lifetime_ms / 1000 << "s), pay timeout " << options_.pay_timeout_s << " s" << std::endl;
+  return Status::Ok();
+}
+
+void Sale::IssuePurchase(uint64_t index, uint32_t slot_number) {
+  PurchaseSlot& slot = slots_[slot_number];
+  const Attempt attempt = plan_[index];
+  slot.index = index;
+  slot.request.set_user_id(UserId(activity_id_, attempt.buyer));
+  slot.request.set_request_id(
+      RequestId(activity_id_, attempt.buyer, attempt.kind == AttemptKind::kNewRequest));
+  slot.sent = Clock::now();
+  ProxyOf(slot_number)
+      .PurchaseAsync(
+          slot.request,
+          [this, &slot, slot_number](Result<seckill::PurchaseResponse> result) {
+            OnPurchase(slot, slot_number, result);
+          },
+          call_options_);
+}
+
+void Sale::OnPurchase(PurchaseSlot& slot, uint32_t slot_number,
+                      const Result<seckill::PurchaseResponse>& result) {
+  const auto latency = Clock::now() - slot.sent;
+  Recorder& r = recorders_.Mine();
+  uint8_t outcome = kOutcomeError;
+  if (result.ok()) {
+    const int answer = result->answer();
+    if (answer >= 1 && answer <= static_cast<int>(kAnswerNames.size())) {
+      r.answers[static_cast<size_t>(answer - 1)].Add(1);
+      r.latency.Record(latency);
+      outcome = static_cast<uint8_t>(answer);
+    } else {
+      r.errors[kBadAnswer].Add(1);
+    }
+  } else if (result.status().code() == StatusCode::RESOURCE_EXHAUSTED) {
+    r.answers[kRateLimited].Add(1);
+    outcome = static_cast<uint8_t>(kRateLimited + 1);
+  } else {
+    const auto code = static_cast<size_t>(result.status().code());
+    r.errors[code < kStatusCodes ? code : static_cast<size_t>(StatusCode::UNKNOWN)].Add(1);
+  }
+  outcomes_[slot.index].store(outcome, std::memory_order_relaxed);
+  r.completed.Add(1);
+  loop_->Next(slot_number);
+}
+
+ProgressSample Sale::Progress(double elapsed, double interval, uint64_t* last_completed) {
+  ProgressSample sample;
+  sample.elapsed_seconds = elapsed;
+  LatencyHistogram merged;
+  uint64_t completed = 0;
+  recorders_.ForEach([&](const Recorder& r) {
+    completed += r.completed.Load();
+    for (const SingleWriterCounter& e : r.errors) sample.errors += e.Load();
+    merged.Merge(r.latency);
+  });
+  sample.interval_qps =
+      interval > 0 ? static_cast<double>(completed - *last_completed) / interval : 0;
+  *last_completed = completed;
+  sample.p99 = merged.ValueAtPercentile(99);
+  return sample;
+}
+
+void Sale::Burst() {
+  const uint64_t seed = static_cast<uint64_t>(activity_id_) * 0x9E3779B97F4A7C15ull;
+  plan_ = MakePlan(options_.buyers, options_.dup_ratio, seed, &same_request_, &new_request_);
+  outcomes_ = std::make_unique<std::atomic<uint8_t>[]>(plan_.size());
+  for (size_t i = 0; i < plan_.size(); ++i) outcomes_[i].store(kOutcomeNone);
+  slots_ = std::make_unique<PurchaseSlot[]>(window_);
+  for (uint32_t i = 0; i < window_; ++i) {
+    slots_[i].request.set_activity_id(activity_id_);
+    slots_[i].request.set_sku_id(options_.sku_id);
+  }
+  loop_ = std::make_unique<BoundedLoop>(
+      plan_.size(), window_, [this](uint64_t index, uint32_t slot) { IssuePurchase(index, slot); });
+  out_ << kProgram << ": " << options_.buyers << " buyers (" << same_request_
+       << " retry the same request, " << new_request_
+       << " buy again with a new request id): " << plan_.size() << " purchases, "
+       << options_.load.conns << " conns x " << options_.load.depth << " outstanding, at most "
+       << options_.duration_limit_s << " s" << std::endl;
+
+  const LoadReport report(std::string{kProgram}, options_.load, out_);
+  const Clock::time_point start = Clock::now();
+  Clock::time_point deadline = start + Seconds(options_.duration_limit_s);
+  // Launching from a thread of its own keeps this one free to print progress and end the run
+  // even if every call fails synchronously.
+  std::thread launcher([this] { loop_->Start(); });
+  Clock::time_point next_tick = start + std::chrono::seconds(1);
+  Clock::time_point last_tick = start;
+  uint64_t last_completed = 0;
+  bool draining = false;
+  while (!loop_->WaitUntil(std::min(next_tick, deadline))) {
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) {
+      if (draining) break;  // calls still out after the drain time: given up on
+      loop_->Stop();
+      cut_short_ = true;
+      draining = true;
+      out_ << kProgram << ": --duration-limit reached after " << loop_->issued() << " of "
+           << plan_.size() << " purchases; waiting for the ones in flight" << std::endl;
+      deadline =
+          now + std::chrono::milliseconds(options_.channel.timeout_ms) + std::chrono::seconds(1);
+    }
+    if (now >= next_tick) {
+      report.PrintProgress(
+          Progress(SecondsBetween(start, now), SecondsBetween(last_tick, now), &last_completed));
+      last_tick = now;
+      next_tick += std::chrono::seconds(1);
+    }
+  }
+  burst_end_ = Clock::now();
+  burst_seconds_ = SecondsBetween(start, burst_end_);
+  launcher.join();
+}
+
+void Sale::Settle() {
+  // All orders are written once the database has given out as many units as the cache has:
+  // every accepted reservation then has its order (nothing is released while the pay timeout
+  // runs). The embedded backend writes orders synchronously and has no cache (-1).
+  seckill::ActivityRef ref;
+  ref.set_activity_id(activity_id_);
+  const Clock::time_point deadline = burst_end_ + Seconds(options_.settle_timeout_s);
+  Clock::time_point next_note = Clock::now() + std::chrono::seconds(1);
+  while (true) {
+    Result<seckill::GetActivityResponse> activity = proxies_[0].GetActivity(ref, admin_options_);
+    const Clock::time_point now = Clock::now();
+    if (activity.ok()) {
+      settle_note_ = "database stock " + std::to_string(activity->database_stock()) +
+                     ", cache stock " + std::to_string(activity->cache_stock());
+      if (activity->cache_stock() >= 0) {
+        const int64_t unwritten = activity->database_stock() - activity->cache_stock();
+        settle_note_ = std::to_string(unwritten) + " accepted reservations without an order (" +
+                       settle_note_ + ")";
+      }
+      if (activity->cache_stock() < 0 || activity->cache_stock() == activity->database_stock()) {
+        settle_ms_ =
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - burst_end_).count();
+        return;
+      }
+    } else {
+      settle_note_ = "GetActivity: " + activity.status().ToString();
+    }
+    if (now >= deadline) {
+      err_ << kProgram << ": orders not settled after " << options_.settle_timeout_s << " s ("
+           << settle_note_ << ")\n";
+      return;
+    }
+    if (now >= next_note) {
+      out_ << kProgram << ": settling: " << settle_note_ << std::endl;
+      next_note += std::chrono::seconds(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// GetResult of every accepted request, `window` at a time.
+struct ResultCounts {
+  std::atomic<uint64_t> created{0};
+  std::atomic<uint64_t> pending{0};
+  std::atomic<uint64_t> failed{0};
+  std::atomic<uint64_t> errors{0};
+};
+
+bool Sale::Check(SeckillBenchOutcome* o) {
+  // The purchases' tallies.
+  LatencyHistogram latency;
+  std::array<uint64_t, kAnswerNames.size()> answers{};
+  std::array<uint64_t, kStatusCodes + 1> errors{};
+  recorders_.ForEach([&](const Recorder& r) {
+    latency.Merge(r.latency);
+    for (size_t i = 0; i < answers.size(); ++i) answers[i] += r.answers[i].Load();
+    for (size_t i = 0; i < errors.size(); ++i) errors[i] += r.errors[i].Load();
+  });
+  o->activity_id = activity_id_;
+  o->stock = options_.stock;
+  o->purchases = loop_->issued();
+  o->answered = latency.count();
+  o->qps =
+      burst_seconds_ > 0
+          ? static_cast<uint64_t>(std::llround(static_cast<double>(o->answered) / burst_seconds_))
+          : 0;
+  o->p50_us = ToMicros(latency.ValueAtPercentile(50));
+  o->p99_us = ToMicros(latency.ValueAtPercentile(99));
+  o->answers.clear();
+  for (size_t i = 0; i < answers.size(); ++i) {
+    o->answers.emplace_back(std::string(kAnswerNames[i]), answers[i]);
+  }
+  o->errors = 0;
+  o->errors_by_status.clear();
+  for (size_t i = 0; i < errors.size(); ++i) {
+    if (errors[i] == 0) continue;
+    o->errors += errors[i];
+    o->errors_by_status.emplace_back(std::string(ErrorName(i)), errors[i]);
+  }
+  std::stable_sort(o->errors_by_status.begin(), o->errors_by_status.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  o->settle_ms = settle_ms_;
+
+  // Who bought, and which request ids were accepted (bit 0: the first id, bit 1: the new one).
+  std::vector<uint8_t> accepted(options_.buyers, 0);
+  std::vector<bool> attempted(options_.buyers, false);
+  for (uint64_t i = 0; i < o->purchases; ++i) {
+    const Attempt attempt = plan_[i];
+    attempted[attempt.buyer] = true;
+    if (outcomes_[i].load(std::memory_order_relaxed) == kAccepted + 1) {
+      accepted[attempt.buyer] |= attempt.kind == AttemptKind::kNewRequest ? 2 : 1;
+    }
+  }
+  const auto buyers_attempted =
+      static_cast<int64_t>(std::count(attempted.begin(), attempted.end(), true));
+  o->expected_orders = std::min(options_.stock, buyers_attempted);
+  std::vector<std::pair<uint32_t, bool>> accepted_requests;  // buyer, second request id
+  for (uint32_t buyer = 0; buyer < options_.buyers; ++buyer) {
+    if (accepted[buyer] & 1) accepted_requests.emplace_back(buyer, false);
+    if (accepted[buyer] & 2) accepted_requests.emplace_back(buyer, true);
+  }
+
+  // Reconcile: the database's own count.
+  seckill::ActivityRef ref;
+  ref.set_activity_id(activity_id_);
+  Result<seckill::ReconcileResponse> reconciled = proxies_[0].Reconcile(ref, admin_options_);
+  bool reconcile_ok = reconciled.ok();
+  if (reconcile_ok) {
+    const seckill::ReconcileResponse& rec = *reconciled;
+    o->orders = rec.orders_unpaid() + rec.orders_paid() + rec.orders_cancelled();
+    o->duplicate_orders = rec.users_with_two_orders();
+    o->invariants_hold = rec.invariants_hold();
+  } else {
+    err_ << kProgram << ": Reconcile: " << reconciled.status() << "\n";
+    o->orders = -1;
+    o->invariants_hold = false;
+  }
+  o->oversold = std::max<int64_t>(0, o->orders - options_.stock);
+
+  // GetResult: every accepted request must have become an order.
+  ResultCounts counts;
+  auto requests = std::make_unique<seckill::GetResultRequest[]>(window_);
+  std::unique_ptr<BoundedLoop> checker;
+  checker = std::make_unique<BoundedLoop>(
+      accepted_requests.size(), window_, [&](uint64_t index, uint32_t slot) {
+        seckill::GetResultRequest& request = requests[slot];
+        request.set_request_id(RequestId(activity_id_, accepted_requests[index].first,
+                                         accepted_requests[index].second));
+        request.set_activity_id(activity_id_);
+        request.set_sku_id(options_.sku_id);
+        ProxyOf(slot).GetResultAsync(
+            request,
+            [&counts, &checker, slot](Result<seckill::GetResultResponse> result) {
+              if (!result.ok()) {
+                counts.errors.fetch_add(1, std::memory_order_relaxed);
+              } else if (result->state() == seckill::CREATED) {
+                counts.created.fetch_add(1, std::memory_order_relaxed);
+              } else if (result->state() == seckill::PENDING) {
+                counts.pending.fetch_add(1, std::memory_order_relaxed);
+              } else {
+                counts.failed.fetch_add(1, std::memory_order_relaxed);
+              }
+              checker->Next(slot);
+            },
+            admin_options_);
+      });
+  checker->Start();
+  const Clock::time_point lookup_deadline =
+      Clock::now() + Seconds(options_.settle_timeout_s) + admin_options_.timeout;
+  if (!checker->WaitUntil(lookup_deadline)) {
+    checker->Stop();
+    err_ << kProgram << ": GetResult lookups did not finish; the ones not made count as lost\n";
+    // Every call out has a timeout, so they all come back within one more.
+    if (!checker->WaitUntil(Clock::now() + admin_options_.timeout + std::chrono::seconds(1))) {
+      proxies_.clear();  // completes them as CANCELLED while `counts` is alive
+    }
+  }
+  const int64_t created = static_cast<int64_t>(counts.created.load());
+  o->lost = static_cast<int64_t>(accepted_requests.size()) - created;
+
+  // The summary.
+  const auto us = [](std::chrono::nanoseconds v) { return ToMicros(v); };
+  out_ << "--- " << kProgram << " summary: activity " << activity_id_ << ", " << o->purchases
+       << " of " << plan_.size() << " purchases sent in " << burst_seconds_ << " s"
+       << (cut_short_ ? " (cut short by --duration-limit)" : "") << "\n"
+       << "purchases: " << o->answered << " answered, " << answers[kRateLimited]
+       << " rate limited, " << o->errors << " errors; qps (answered): " << o->qps << "\n"
+       << "latency us: p50=" << o->p50_us << " p90=" << us(latency.ValueAtPercentile(90))
+       << " p99=" << o->p99_us << " p999=" << us(latency.ValueAtPercentile(99.9))
+       << " min=" << us(latency.min()) << " mean=" << us(latency.mean())
+       << " max=" << us(latency.max()) << "\n"
+       << "answers:";
+  for (const auto& [name, count] : o->answers) out_ << " " << name << "=" << count;
+  out_ << "\n";
+  if (!o->errors_by_status.empty()) {
+    out_ << "errors by status:";
+    for (const auto& [name, count] : o->errors_by_status) out_ << " " << name << "=" << count;
+    out_ << "\n";
+  }
+  if (settle_ms_ >= 0) {
+    out_ << "settled: " << settle_ms_ << " ms after the burst (" << settle_note_ << ")\n";
+  } else {
+    out_ << "settled: not within " << options_.settle_timeout_s << " s (" << settle_note_ << ")\n";
+  }
+  if (reconcile_ok) {
+    const seckill::ReconcileResponse& rec = *reconciled;
+    out_ << "reconcile: orders=" << o->orders << " (unpaid " << rec.orders_unpaid() << ", paid "
+         << rec.orders_paid() << ", cancelled " << rec.orders_cancelled()
+         << ") database_stock=" << rec.database_stock() << " cache_stock=" << rec.cache_stock()
+         << " reservations=" << rec.reservations()
+         << " without_order=" << rec.reservations_without_order()
+         << " users_with_two_orders=" << rec.users_with_two_orders()
+         << " invariants_hold=" << (rec.invariants_hold() ? "true" : "false") << "\n";
+    for (const std::string& violation : rec.violations()) {
+      out_ << "reconcile violation: " << violation << "\n";
+    }
+  }
+  out_ << "get-result: " << accepted_requests.size() << " accepted requests: " << created
+       << " CREATED, " << counts.pending.load() << " PENDING, " << counts.failed.load()
+       << " FAILED or unknown, " << counts.errors.load() << " errors\n";
+
+  std::vector<std::string> failures;
+  if (o->orders != o->expected_orders) {
+    failures.push_back("orders " + std::to_string(o->orders) + " != min(stock " +
+                       std::to_string(options_.stock) + ", buyers " +
+                       std::to_string(buyers_attempted) +
+                       ") = " + std::to_string(o->expected_orders));
+  }
+  if (o->oversold > 0) failures.push_back("oversold by " + std::to_string(o->oversold));
+  if (o->duplicate_orders > 0) {
+    failures.push_back(std::to_string(o->duplicate_orders) + " users hold two orders");
+  }
+  if (o->lost > 0) {
+    failures.push_back(std::to_string(o->lost) + " accepted requests did not become orders");
+  }
+  if (reconcile_ok && !o->invariants_hold) failures.push_back("Reconcile: invariants broken");
+  if (!reconcile_ok) failures.push_back("Reconcile failed");
+  o->passed = failures.empty();
+  out_ << "check: " << (o->passed ? "PASS" : "FAIL");
+  for (const std::string& failure : failures) out_ << "; " << failure;
+  out_ << "\n"
+       << "SECKILL settle_ms=" << o->settle_ms << " expected_orders=" << o->expected_orders
+       << " accepted=" << answers[kAccepted] << " accepted_requests=" << accepted_requests.size()
+       << " answered=" << o->answered << " errors=" << o->errors
+       << " burst_ms=" << std::llround(burst_seconds_ * 1000)
+       << " check=" << (o->passed ? "pass" : "fail") << "\n"
+       << "RESULT qps=" << o->qps << " p50_us=" << o->p50_us << " p99_us=" << o->p99_us
+       << " orders=" << o->orders << " stock=" << o->stock << " oversold=" << o->oversold
+       << " duplicate_orders=" << o->duplicate_orders << " lost=" << o->lost << std::endl;
+  return o->passed;
+}
+
+int RunSeckill(int argc, const char* const* argv) {
+  SeckillBenchOptions options;
+  LoadOptions& load = options.load;
+  FlagParser flags(std::string{kProgram});
+  flags.AddString("--target", "HOST:PORT", &load.target, "the seckill-server to load");
+  flags.AddInteger<uint32_t>("--conns", "C", &load.conns, 1, 100'000, "connections (default 1)");
+  flags.AddInteger<uint32_t>("--depth", "D", &load.depth, 1, 100'000,
+                             "purchases outstanding per connection (default 1)");
+  flags.AddInteger<uint32_t>("--threads", "T", &load.threads, 1, 1'024,
+                             "client IO threads per connection (default 1)");
+  AddChannelFlags(flags, &options.channel, &load);
+  flags.AddInteger<int64_t>("--stock", "S", &options.stock, 1, 1'000'000'000,
+                            "units on sale (required)");
+  flags.AddInteger<uint32_t>("--buyers", "N", &options.buyers, 1, 50'000'000,
+                             "distinct buyers, one purchase each (required)");
+  flags.AddDouble("--dup-ratio", "R", &options.dup_ratio, 0, 1,
+                  "fraction of buyers sending a second purchase: alternately the same request "
+                  "id again and a new one (default 0)");
+  flags.AddDouble("--duration-limit", "SECONDS", &options.duration_limit_s, 0.001, 86'400,
+                  "no purchase starts after this (default 60)");
+  flags.AddDouble("--settle-timeout", "SECONDS", &options.settle_timeout_s, 0, 86'400,
+                  "how long to wait for the orders after the burst (default 60)");
+  flags.AddInteger<uint32_t>("--pay-timeout-s", "SECONDS", &options.pay_timeout_s, 1, 100'000'000,
+                             "the activity's pay timeout (default 86400)");
+  flags.AddInteger<int64_t>("--sku", "ID", &options.sku_id, 1, std::numeric_limits<int64_t>::max(),
+                            "the activity's sku id (default 1)");
+  flags.AddCheck([&options](std::string* error) {
+    const LoadOptions& l = options.load;
+    if (options.stock == 0 || options.buyers == 0) {
+      *error = options.stock == 0 ? "--stock: required" : "--buyers: required";
+      return false;
+    }
+    if (uint64_t{l.conns} * l.depth > kMaxCallsInFlight) {
+      *error = "--conns x --depth: at most " + std::to_string(kMaxCallsInFlight) +
+               " calls in flight, got " + std::to_string(uint64_t{l.conns} * l.depth);
+      return false;
+    }
+    HostPort ignored;
+    std::string why;
+    if (!l.target.empty() && !ParseHostPort(l.target, &ignored, &why)) {
+      *error = "--target: " + why;
+      return false;
+    }
+    return true;
+  });
+  if (auto exit_code = flags.ParseOrExit(argc, argv)) return *exit_code;
+  return RunSeckillBench(options, std::cout, std::cerr);
+}
+
+}  // namespace
+
+int RunSeckillBench(const SeckillBenchOptions& options, std::ostream& out, std::ostream& err,
+                    SeckillBenchOutcome* outcome) {
+  std::vector<std::shared_ptr<Channel>> channels;
+  if (Status opened = OpenChannels(options.channel, kSeckillService, options.load, &channels);
+      !opened.ok()) {
+    err << kProgram << ": " << opened << "\n";
+    return 1;
+  }
+  out << kProgram << ": target="
+      << (options.load.target.empty() ? options.channel.registry : options.load.target)
+      << " conns=" << options.load.conns << " depth=" << options.load.depth
+      << " threads=" << options.load.threads << " stock=" << options.stock
+      << " buyers=" << options.buyers << " dup-ratio=" << options.dup_ratio
+      << " duration-limit=" << options.duration_limit_s << "s "
+      << DescribeChannels(options.channel, kSeckillService) << std::endl;
+  Sale sale(options, std::move(channels), out, err);
+  if (Status opened = sale.Open(); !opened.ok()) {
+    err << kProgram << ": cannot set up the sale: " << opened << "\n";
+    return 1;
+  }
+  sale.Burst();
+  sale.Settle();
+  SeckillBenchOutcome local;
+  SeckillBenchOutcome* o = outcome ? outcome : &local;
+  return sale.Check(o) ? 0 : 1;
+}
+
+const Command kSeckillCommand = {
+    .name = "seckill",
+    .summary = "one flash sale on ferry.seckill.SeckillService, then checks the orders",
+    .run = RunSeckill,
+};
+
+}  // namespace ferry::bench

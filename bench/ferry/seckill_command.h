@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "channel_flags.h"
+#include "command.h"
+#include "ferry/bench/load_options.h"
+
+namespace ferry::bench {
+
+// `ferry-bench seckill`: one flash sale end to end on ferry.seckill.SeckillService
+// (build/bin/seckill-server). Creates and preheats a fresh activity, fires --buyers purchases
+// (each buyer a distinct user; --dup-ratio of them also retry the same request id or buy again
+// with a new one), waits for the orders to settle and checks them with Reconcile and GetResult.
+extern const Command kSeckillCommand;
+
+struct SeckillBenchOptions {
+  LoadOptions load;  // target, conns, depth, threads (the other fields are unused)
+  ChannelFlags channel;
+  int64_t stock = 0;               // --stock: units on sale
+  uint32_t buyers = 0;             // --buyers: distinct users
+  double dup_ratio = 0;            // --dup-ratio: fraction of buyers who send a second purchase
+  double duration_limit_s = 60;    // --duration-limit: no purchase starts after this
+  double settle_timeout_s = 60;    // --settle-timeout: how long orders may take to settle
+  uint32_t pay_timeout_s = 86400;  // --pay-timeout-s: long enough that no order closes meanwhile
+  int64_t sku_id = 1;              // --sku
+};
+
+// What one run found; the RESULT line carries the first figures.
+struct SeckillBenchOutcome {
+  uint64_t qps = 0;  // answered purchases (status OK) per second of the burst
+  uint64_t p50_us = 0;
+  uint64_t p99_us = 0;
+  int64_t orders = 0;  // every order of the activity (unpaid + paid + cancelled)
+  int64_t stock = 0;
+  int64_t oversold = 0;          // max(0, orders - stock)
+  int64_t duplicate_orders = 0;  // users holding two orders
+  int64_t lost = 0;              // ACCEPTED requests not CREATED after settling
+  int64_t expected_orders = 0;   // min(stock, distinct buyers who sent a purchase)
+  int64_t settle_ms = -1;        // burst end to orders settled; -1: never within the timeout
+  int64_t activity_id = 0;
+  uint64_t purchases = 0;  // purchase calls issued
+  uint64_t answered = 0;   // ... answered with status OK
+  uint64_t errors = 0;     // ... failed with a status other than RESOURCE_EXHAUSTED
+  // "ACCEPTED", "SOLD_OUT", "ALREADY_JOINED", "NOT_STARTED", "ENDED", "NOT_FOUND",
+  // "RATE_LIMITED" (status RESOURCE_EXHAUSTED), in that order.
+  std::vector<std::pair<std::string, uint64_t>> answers;
+  std::vector<std::pair<std::string, uint64_t>> errors_by_status;  // most frequent first
+  bool invariants_hold = false;                                    // Reconcile's verdict
+  bool passed = false;
+};
+
+// The whole scenario. Writes progress, the summary and the RESULT line (always last on `out`
+// when the sale ran) to `out` and reasons for giving up to `err`. Returns the exit code: 0 when
+// every check passed, 1 when a check failed or the service could not be set up.
+int RunSeckillBench(const SeckillBenchOptions& options, std::ostream& out, std::ostream& err,
+                    SeckillBenchOutcome* outcome = nullptr);
+
+}  // namespace ferry::bench

@@ -1,0 +1,189 @@
+#include "seckill_command.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "ferry/framework/server.h"
+#include "seckill/service/seckill_app.h"
+
+namespace ferry::bench {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of('\n');
+  const size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
+}
+
+// An in-process provider on an ephemeral loopback port.
+class Provider {
+ public:
+  explicit Provider(std::span<Service* const> services) : server_(ServerOptions{}) {
+    for (Service* service : services) EXPECT_TRUE(server_.AddService(service).ok());
+    const Status started = server_.Start();
+    EXPECT_TRUE(started.ok()) << started;
+  }
+  ~Provider() { server_.Stop(); }
+  std::string target() const { return "127.0.0.1:" + std::to_string(server_.port()); }
+
+ private:
+  Server server_;
+};
+
+SeckillBenchOptions SmallSale(const std::string& target) {
+  SeckillBenchOptions options;
+  options.load.target = target;
+  options.load.conns = 2;
+  options.load.depth = 8;
+  options.stock = 5;
+  options.buyers = 50;
+  options.dup_ratio = 0.2;
+  options.duration_limit_s = 30;
+  options.settle_timeout_s = 10;
+  return options;
+}
+
+// The embedded backend (SQLite in a temporary file) behind a real seckill provider.
+TEST(SeckillCommandTest, EmbeddedSaleSellsTheStockOnceAndPassesEveryCheck) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("ferry-seckill-bench-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  seckill::SeckillConfig config;
+  config.backend = "embedded";
+  config.sqlite_path = (dir / "seckill.db").string();
+  config.worker_id = 1;
+  config.reconcile_interval_ms = 0;
+  std::unique_ptr<seckill::SeckillApp> app;
+  const Status created = seckill::SeckillApp::Create(config, "", &app);
+  ASSERT_TRUE(created.ok()) << created;
+  std::ostringstream out;
+  std::ostringstream err;
+  SeckillBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(app->services());
+    exit_code = RunSeckillBench(SmallSale(provider.target()), out, err, &outcome);
+  }
+  app->Stop();
+  app.reset();
+  std::filesystem::remove_all(dir);
+
+  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_TRUE(outcome.passed);
+  EXPECT_EQ(outcome.purchases, 60u);  // 50 buyers, 10 of them twice
+  EXPECT_EQ(outcome.answered, 60u);
+  EXPECT_EQ(outcome.errors, 0u);
+  EXPECT_EQ(outcome.orders, 5);
+  EXPECT_EQ(outcome.expected_orders, 5);
+  EXPECT_EQ(outcome.duplicate_orders, 0);
+  EXPECT_EQ(outcome.lost, 0);
+  EXPECT_TRUE(outcome.invariants_hold);
+  EXPECT_GE(outcome.settle_ms, 0);
+  ASSERT_EQ(outcome.answers.size(), 7u);
+  // ACCEPTED: the 5 units, plus a replay for each same-request retry of a buyer who got one.
+  EXPECT_EQ(outcome.answers[0].first, "ACCEPTED");
+  EXPECT_GE(outcome.answers[0].second, 5u);
+  EXPECT_LE(outcome.answers[0].second, 10u);
+  // The rest: sold out, or (a second purchase of a buyer who got a unit) already joined.
+  EXPECT_EQ(outcome.answers[0].second + outcome.answers[1].second + outcome.answers[2].second, 60u);
+  for (size_t i = 3; i < outcome.answers.size(); ++i) {
+    EXPECT_EQ(outcome.answers[i].second, 0u) << outcome.answers[i].first;
+  }
+  EXPECT_THAT(out.str(), HasSubstr("\nSECKILL settle_ms="));
+  EXPECT_THAT(LastLine(out.str()), StartsWith("RESULT qps="));
+  EXPECT_THAT(LastLine(out.str()),
+              HasSubstr(" orders=5 stock=5 oversold=0 duplicate_orders=0 lost=0"));
+}
+
+// A provider that accepts every purchase: the checks must catch the oversell.
+class OversellingSeckill final : public seckill::SeckillServiceBase {
+ public:
+  Status CreateActivity(ServerContext&, const seckill::CreateActivityRequest& request,
+                        seckill::CreateActivityResponse* response) override {
+    stock_ = request.activity().stock();
+    response->set_activity_id(7);
+    return Status::Ok();
+  }
+  Status Preheat(ServerContext&, const seckill::ActivityRef&,
+                 seckill::PreheatResponse* response) override {
+    response->set_cached_stock(stock_);
+    return Status::Ok();
+  }
+  Status GetActivity(ServerContext&, const seckill::ActivityRef&,
+                     seckill::GetActivityResponse* response) override {
+    response->set_cache_stock(-1);
+    return Status::Ok();
+  }
+  Status Purchase(ServerContext&, const seckill::PurchaseRequest&,
+                  seckill::PurchaseResponse* response) override {
+    accepted_.fetch_add(1);
+    response->set_answer(seckill::ACCEPTED);
+    return Status::Ok();
+  }
+  Status GetResult(ServerContext&, const seckill::GetResultRequest&,
+                   seckill::GetResultResponse* response) override {
+    response->set_state(seckill::CREATED);
+    return Status::Ok();
+  }
+  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
+                     seckill::CancelOrderResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+  Status Reconcile(ServerContext&, const seckill::ActivityRef&,
+                   seckill::ReconcileResponse* response) override {
+    response->set_orders_unpaid(accepted_.load());
+    response->set_invariants_hold(true);
+    return Status::Ok();
+  }
+
+ private:
+  std::atomic<int64_t> stock_{0};
+  std::atomic<int64_t> accepted_{0};
+};
+
+TEST(SeckillCommandTest, OversellingProviderFailsTheCheck) {
+  OversellingSeckill service;
+  Service* services[] = {&service};
+  Provider provider(services);
+  SeckillBenchOptions options = SmallSale(provider.target());
+  options.dup_ratio = 0;
+  std::ostringstream out;
+  std::ostringstream err;
+  SeckillBenchOutcome outcome;
+
+  const int exit_code = RunSeckillBench(options, out, err, &outcome);
+
+  EXPECT_EQ(exit_code, 1);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.orders, 50);
+  EXPECT_EQ(outcome.oversold, 45);
+  EXPECT_THAT(out.str(), HasSubstr("check: FAIL"));
+  EXPECT_THAT(LastLine(out.str()), HasSubstr(" orders=50 stock=5 oversold=45 "));
+}
+
+TEST(SeckillCommandTest, FlagsNameWhatIsMissing) {
+  const char* no_stock[] = {"seckill", "--target", "127.0.0.1:1", "--buyers", "10"};
+  EXPECT_EQ(kSeckillCommand.run(5, no_stock), 2);
+  const char* both[] = {"seckill", "--target", "127.0.0.1:1", "--registry", "static://h:1",
+                        "--stock", "1",        "--buyers",    "1"};
+  EXPECT_EQ(kSeckillCommand.run(9, both), 2);
+  const char* bad_ratio[] = {"seckill",  "--target", "127.0.0.1:1", "--stock", "1",
+                             "--buyers", "1",        "--dup-ratio", "2"};
+  EXPECT_EQ(kSeckillCommand.run(9, bad_ratio), 2);
+}
+
+}  // namespace
+}  // namespace ferry::bench
