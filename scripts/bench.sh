@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs the issue-2 comparison: ferry-bench against echo-server, the async gRPC peer and the bare
 # Asio echo, in one run, each shape RUNS times, and prints a Markdown table of medians plus the
-# ratios. Servers and clients get one thread each; everything is on loopback.
+# ratios. Then the issue-3 one: the same echo calls through ZooKeeper discovery, a balancer and
+# the auth + ratelimit filters, against direct --target calls. Servers and clients get one
+# thread each; everything is on loopback.
 #   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_RUNS (default 3)
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/zookeeper.sh"
 cd "$FERRY_ROOT"
 
 SECONDS_PER_RUN="${FERRY_BENCH_SECONDS:-5}"
@@ -28,6 +31,29 @@ ferry_start echo-server "listening on" 20 "$RUN_DIR/ferry.log" \
 GRPC_PORT=$(ferry_free_port)
 ferry_start grpc-echo-server "listening on" 20 "$RUN_DIR/grpc.log" \
   build/bin/grpc-echo-server --bind 127.0.0.1 --port "$GRPC_PORT" --threads 1
+# The discovered provider: the same echo-server, registered in ZooKeeper, with server filters.
+ZK_PORT=$(ferry_free_port)
+ferry_start_zookeeper "$ZK_PORT" "$RUN_DIR/zookeeper"
+REGISTRY="zookeeper://127.0.0.1:$ZK_PORT"
+cat >"$RUN_DIR/echo-filtered.yaml" <<YAML
+log: {level: warn}
+server:
+  listen: 127.0.0.1:0
+  io_threads: 1
+  business_pool: {threads: 1, queue_capacity: 4096}
+  filters:
+    - {name: auth, secret: bench-secret}
+    - {name: ratelimit, per_method: {rate: 100000000, burst: 100000000}}
+YAML
+cat >"$RUN_DIR/client-filters.yaml" <<YAML
+client:
+  filters:
+    - {name: auth, secret: bench-secret}
+YAML
+FILTERED_PORT=$(ferry_free_port)
+ferry_start echo-server-filtered "listening on" 20 "$RUN_DIR/filtered.log" \
+  build/bin/echo-server --config "$RUN_DIR/echo-filtered.yaml" --port "$FILTERED_PORT" \
+  --registry "$REGISTRY"
 BARE_PORT=$(ferry_free_port)
 ferry_start bare-echo-server "listening on" 20 "$RUN_DIR/bare.log" \
   build/bin/bare-echo-server --bind 127.0.0.1 --port "$BARE_PORT" --threads 1
@@ -37,6 +63,11 @@ run() {
   local system="$1" conns="$2" depth="$3" size="$4" bin port
   case "$system" in
     ferry) bin="build/bin/ferry-bench echo"; port=$FERRY_PORT ;;
+    discovered)
+      build/bin/ferry-bench echo --registry "$REGISTRY" --lb round_robin \
+        --filters-from "$RUN_DIR/client-filters.yaml" --conns "$conns" --depth "$depth" \
+        --size "$size" --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null | tail -n 1
+      return ;;
     grpc) bin="build/bin/grpc-echo-bench"; port=$GRPC_PORT ;;
     bare) bin="build/bin/bare-echo-bench"; port=$BARE_PORT ;;
   esac
@@ -75,3 +106,21 @@ echo "Ratios (4x32, 16 B): ferry/grpc QPS = $(ratio "$(get ferry 4 32 16 5)" "$(
   "grpc/ferry p99 = $(ratio "$(get grpc 4 32 16 7)" "$(get ferry 4 32 16 7)"), " \
   "ferry/bare QPS = $(ratio "$(get ferry 4 32 16 5)" "$(get bare 4 32 16 5)")"
 echo "Depth 1 (1x1, 16 B): ferry p50 / bare p50 = $(ratio "$(get ferry 1 1 16 6)" "$(get bare 1 1 16 6)")"
+
+# Issue 3: discovery + balancer + filters against direct calls, interleaved run by run so that
+# both see the same machine.
+echo
+printf '| 4 conns x 32 deep, 16 B | QPS (median of %s) | p50 µs | p99 µs |\n' "$RUNS"
+printf '|---|---:|---:|---:|\n'
+: >"$RUN_DIR/direct"
+: >"$RUN_DIR/discovered"
+for _ in $(seq "$RUNS"); do
+  run ferry 4 32 16 >>"$RUN_DIR/direct"
+  run discovered 4 32 16 >>"$RUN_DIR/discovered"
+done
+for kind in direct discovered; do
+  printf '| %s | %s | %s | %s |\n' "$kind" "$(field qps <"$RUN_DIR/$kind" | median)" \
+    "$(field p50_us <"$RUN_DIR/$kind" | median)" "$(field p99_us <"$RUN_DIR/$kind" | median)"
+done
+echo "discovered/direct QPS = $(ratio "$(field qps <"$RUN_DIR/discovered" | median)" \
+  "$(field qps <"$RUN_DIR/direct" | median)") (target >= 0.90)"

@@ -5,6 +5,7 @@
 #include "ferry/framework/client_options.h"
 #include "ferry/framework/cluster_channel.h"
 #include "ferry/framework/cluster_options.h"
+#include "ferry/framework/config.h"
 #include "ferry/framework/load_balancer.h"
 #include "ferry/framework/registry.h"
 
@@ -29,6 +30,8 @@ void AddChannelFlags(FlagParser& flags, ChannelFlags* c, const LoadOptions* load
   flags.AddString("--compression", "NAME", &c->compression, "none | zstd (default none)");
   flags.AddInteger<uint32_t>("--timeout-ms", "MS", &c->timeout_ms, 1, 3'600'000,
                              "per-call timeout (default 5000)");
+  flags.AddString("--filters-from", "FILE", &c->filters_from,
+                  "run the client filters (and load the plugins) of this YAML config");
   flags.AddCheck([c, load](std::string* error) {
     if (load->target.empty() == c->registry.empty()) {
       *error = "--target or --registry: exactly one is required";
@@ -45,13 +48,20 @@ void AddChannelFlags(FlagParser& flags, ChannelFlags* c, const LoadOptions* load
 
 Status OpenChannels(const ChannelFlags& channel, std::string_view default_service,
                     const LoadOptions& load, std::vector<std::shared_ptr<Channel>>* out) {
-  const ClientOptions client{
+  ClientOptions client{
       .target = load.target,
       .default_timeout = std::chrono::milliseconds(channel.timeout_ms),
       .serializer = channel.serializer,
       .compression = channel.compression,
       .io_threads = load.threads,
   };
+  if (!channel.filters_from.empty()) {
+    Config config;
+    if (Status status = LoadConfigFile(channel.filters_from, &config); !status.ok()) {
+      return status;
+    }
+    client.filters = config.client.filters;
+  }
   out->clear();
   if (channel.registry.empty()) {
     for (uint32_t i = 0; i < load.conns; ++i) {
@@ -82,6 +92,7 @@ Status OpenChannels(const ChannelFlags& channel, std::string_view default_servic
 std::string DescribeChannels(const ChannelFlags& channel, std::string_view default_service) {
   std::string line = "serializer=" + channel.serializer + " compression=" + channel.compression +
                      " timeout_ms=" + std::to_string(channel.timeout_ms);
+  if (!channel.filters_from.empty()) line += " filters_from=" + channel.filters_from;
   if (!channel.registry.empty()) {
     line += " registry=" + channel.registry +
             " service=" + std::string(ServiceOf(channel, default_service)) +

@@ -24,6 +24,7 @@ struct ChannelFlags {
   std::string serializer = "protobuf";  // --serializer
   std::string compression = "none";     // --compression
   uint32_t timeout_ms = 5000;           // --timeout-ms: per call
+  std::string filters_from;             // --filters-from: a YAML config whose client filters run
 };
 
 // Registers the flags above on a parser that has AddLoadFlags(..., TargetFlag::kOptional), and
