@@ -17,7 +17,7 @@ namespace ferry::idgen {
 namespace {
 
 using testutil::FakeClock;
-using testutil::LogCapture;
+using testsupport::LogCapture;
 
 constexpr int64_t kStart = kDefaultEpochMs + 1'000'000;  // the fake clock's first reading
 

@@ -23,7 +23,7 @@ namespace {
 using namespace std::chrono_literals;
 using testsupport::RawZooKeeperClient;
 using testsupport::ZooKeeperServer;
-using testutil::LogCapture;
+using testsupport::LogCapture;
 
 constexpr auto kRecovery = 15s;  // reconnect after a JVM restart on a busy machine
 

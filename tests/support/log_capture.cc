@@ -4,13 +4,14 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace ferry::idgen::testutil {
+namespace ferry::testsupport {
 namespace {
 
 class CapturingSink final : public spdlog::sinks::base_sink<std::mutex> {
@@ -18,6 +19,18 @@ class CapturingSink final : public spdlog::sinks::base_sink<std::mutex> {
   size_t size() const {
     std::lock_guard lock(lines_mu_);
     return lines_.size();
+  }
+
+  bool WaitFor(size_t start, std::string_view needle, std::chrono::milliseconds timeout,
+               size_t count) const {
+    std::unique_lock lock(lines_mu_);
+    return logged_.wait_for(lock, timeout, [&] {
+      size_t found = 0;
+      for (size_t i = start; i < lines_.size(); ++i) {
+        if (lines_[i].second.find(needle) != std::string::npos) ++found;
+      }
+      return found >= count;
+    });
   }
 
   size_t Count(size_t start, spdlog::level::level_enum level, std::string_view needle) const {
@@ -31,13 +44,17 @@ class CapturingSink final : public spdlog::sinks::base_sink<std::mutex> {
 
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
-    std::lock_guard lock(lines_mu_);
-    lines_.emplace_back(msg.level, std::string(msg.payload.data(), msg.payload.size()));
+    {
+      std::lock_guard lock(lines_mu_);
+      lines_.emplace_back(msg.level, std::string(msg.payload.data(), msg.payload.size()));
+    }
+    logged_.notify_all();
   }
   void flush_() override {}
 
  private:
   mutable std::mutex lines_mu_;
+  mutable std::condition_variable logged_;
   std::vector<std::pair<spdlog::level::level_enum, std::string>> lines_;
 };
 
@@ -62,8 +79,13 @@ CapturingSink& Sink() {
 
 LogCapture::LogCapture() : start_(Sink().size()) {}
 
+bool LogCapture::WaitFor(std::string_view needle, std::chrono::milliseconds timeout,
+                         size_t count) const {
+  return Sink().WaitFor(start_, needle, timeout, count);
+}
+
 size_t LogCapture::Count(spdlog::level::level_enum level, std::string_view needle) const {
   return Sink().Count(start_, level, needle);
 }
 
-}  // namespace ferry::idgen::testutil
+}  // namespace ferry::testsupport

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <spdlog/common.h>
+
 #include <chrono>
 #include <cstddef>
 #include <string_view>
@@ -9,13 +11,15 @@ namespace ferry::testsupport {
 // Lets a test wait for a line that Ferry logs through the "ferry" spdlog logger, so that "the
 // failure was logged" is asserted, not assumed. The first LogCapture adds a capturing sink to
 // that logger (creating it, on stderr, if the process has none yet); create it before any
-// registry thread runs.
+// thread that logs runs.
 class LogCapture {
  public:
   LogCapture();
 
   // True once a message containing `needle` has been logged since construction, `count` times.
   bool WaitFor(std::string_view needle, std::chrono::milliseconds timeout, size_t count = 1) const;
+  // Messages at `level` containing `needle`, logged since construction.
+  size_t Count(spdlog::level::level_enum level, std::string_view needle) const;
 
  private:
   size_t start_;
