@@ -39,7 +39,7 @@ class SeckillApp final : public demo::ProviderApp {
   std::unique_ptr<SeckillCore> core_;
   std::unique_ptr<SeckillServiceImpl> service_;
   std::vector<Service*> services_;
-  std::unique_ptr<OrderWriter> writer_;
+  std::vector<std::unique_ptr<OrderWriter>> writers_;
   std::vector<std::unique_ptr<PeriodicWorker>> jobs_;
 };
 
