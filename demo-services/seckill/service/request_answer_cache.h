@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "seckill.pb.h"
 
@@ -35,9 +37,36 @@ class RequestAnswerCache {
     return it->second;
   }
 
+  // For a request id without an answer: marks it as being decided by the caller, who must then
+  // call Remember (or Abandon when it has no answer), and returns nullopt. While another call is
+  // deciding the same id it waits for that call and returns its answer (or, after an Abandon,
+  // takes the decision over). So a retry that arrives while the first attempt is still being
+  // decided gets that attempt's answer, never one of its own (e.g. SOLD_OUT from the sold-out
+  // flag for a request whose first attempt got the unit). Only within this provider: a retry
+  // sent to another provider meanwhile meets that provider's own flag.
+  std::optional<Entry> BeginDecision(const std::string& request_id) {
+    Shard& shard = ShardOf(request_id);
+    std::unique_lock lock(shard.mutex);
+    while (true) {
+      auto it = shard.entries.find(request_id);
+      if (it != shard.entries.end()) return it->second;
+      if (shard.deciding.insert(request_id).second) return std::nullopt;
+      shard.decided.wait(lock);
+    }
+  }
+
+  // Ends a BeginDecision that produced no answer (an error): a waiting retry decides instead.
+  void Abandon(const std::string& request_id) {
+    Shard& shard = ShardOf(request_id);
+    std::lock_guard lock(shard.mutex);
+    if (shard.deciding.erase(request_id) != 0) shard.decided.notify_all();
+  }
+
+  // Records the answer (the first one recorded stays) and ends a BeginDecision of the id.
   void Remember(const std::string& request_id, const Entry& entry) {
     Shard& shard = ShardOf(request_id);
     std::lock_guard lock(shard.mutex);
+    if (shard.deciding.erase(request_id) != 0) shard.decided.notify_all();
     if (!shard.entries.emplace(request_id, entry).second) return;
     shard.order.push_back(request_id);
     if (shard.order.size() > per_shard_) {
@@ -51,7 +80,9 @@ class RequestAnswerCache {
   struct Shard {
     std::mutex mutex;
     std::unordered_map<std::string, Entry> entries;
-    std::deque<std::string> order;  // insertion order, for eviction
+    std::deque<std::string> order;             // insertion order, for eviction
+    std::unordered_set<std::string> deciding;  // between BeginDecision and Remember/Abandon
+    std::condition_variable decided;           // a decision ended
   };
   Shard& ShardOf(const std::string& key) {
     return shards_[std::hash<std::string>{}(key) % kShards];

@@ -13,6 +13,20 @@ const char* FailureReason(PurchaseAnswer answer) {
   return answer == ALREADY_JOINED ? "already_joined" : "sold_out";
 }
 
+// Marks the activity's cache releases that are still queued (the cache was unreachable when
+// their orders were cancelled) as done, for a cache about to be loaded from the database's
+// stock, which already counts those units.
+Status SettleQueuedReleases(OrderStore& store, const ActivityRecord& activity) {
+  constexpr int kMaxQueued = 1 << 20;
+  std::vector<PendingCacheRelease> queued;
+  if (Status s = store.ListPendingCacheReleases(kMaxQueued, &queued); !s.ok()) return s;
+  for (const PendingCacheRelease& release : queued) {
+    if (release.activity_id != activity.activity_id || release.sku_id != activity.sku_id) continue;
+    if (Status s = store.MarkCacheReleased(release.order_no); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status SeckillServiceImpl::CreateActivity(ServerContext&, const CreateActivityRequest& request,
@@ -34,6 +48,16 @@ Status SeckillServiceImpl::Preheat(ServerContext&, const ActivityRef& request,
   bool already_loaded = true;
   int64_t stock = activity.remaining_stock;
   if (ReservationCache* cache = core_->deps.cache) {
+    CacheSnapshot before;
+    if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &before); !s.ok()) {
+      return s;
+    }
+    // A cache (re)loaded from the stock read above must not also get the units of releases
+    // still queued from before: the stock counts them already. Settled after that read, so a
+    // cancellation racing it can only leave a unit out of the cache, never count it twice.
+    if (!before.present) {
+      if (Status s = SettleQueuedReleases(*core_->deps.store, activity); !s.ok()) return s;
+    }
     // The participation set comes back with the stock, so that a cache rebuilt after losing its
     // data still refuses users who hold orders.
     std::vector<std::string> buyers;
@@ -106,9 +130,19 @@ Status SeckillServiceImpl::Purchase(ServerContext&, const PurchaseRequest& reque
     response->set_answer(*gate);
     return Status::Ok();
   }
+  // One decision per request id in this provider: a retry arriving while the first attempt is
+  // still being decided waits for its answer instead of taking one from the sold-out flag.
+  if (auto earlier = core_->answers.BeginDecision(request.request_id())) {
+    response->set_answer(earlier->answer);
+    response->set_message("replayed");
+    return Status::Ok();
+  }
   PurchaseAnswer answer = SOLD_OUT;
   if (!core_->sold_out.IsSoldOut(activity.activity_id, activity.sku_id, now)) {
-    if (s = Decide(activity, request, &answer); !s.ok()) return s;
+    if (s = Decide(activity, request, &answer); !s.ok()) {
+      core_->answers.Abandon(request.request_id());
+      return s;
+    }
     if (answer == SOLD_OUT) core_->sold_out.Set(activity.activity_id, activity.sku_id, now);
   }
   core_->answers.Remember(request.request_id(), {answer, activity.activity_id, activity.sku_id});

@@ -1,0 +1,633 @@
+// The redis+mariadb backend when things go wrong, against a real Redis and a real MariaDB:
+//   - a stream message delivered twice (redelivery, requeue, two consumers at once) makes one
+//     order;
+//   - Redis restarted empty in the middle of a sale: purchases answer UNAVAILABLE until the
+//     activity is preheated again, then the sale goes on, and orders never exceed stock;
+//   - the order consumer (a real seckill-server process) SIGKILLed while the stream still holds
+//     unread and unacknowledged events, then restarted: every reservation becomes exactly one
+//     order.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "seckill/service/order_closer.h"
+#include "seckill/service/order_writer.h"
+#include "seckill/service/reconciler.h"
+#include "seckill/service/seckill_service.h"
+#include "seckill/storage/redis_reservation_cache.h"
+#include "seckill/storage/sql_order_store.h"
+#include "seckill_test_support.h"
+
+namespace ferry::seckill {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace ferry::seckill::testing;
+
+constexpr int64_t kSku = 77;
+
+class SeckillFailureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(SharedServers::Start());
+    ASSERT_TRUE(SharedServers::FlushRedis());
+    config_ = RedisMariaDbConfig(FreshDatabaseName("failure"));
+  }
+
+  SeckillConfig config_;
+};
+
+// --- a message delivered twice ---------------------------------------------------------------
+
+// The pieces of a provider without its background jobs, so the test decides when and how often
+// the order writer sees an event.
+class HandBuiltProvider {
+ public:
+  explicit HandBuiltProvider(const SeckillConfig& config, int64_t redrive_after_ms = 10'000) {
+    auto pool = std::make_unique<SqlConnectionPool>(
+        [options = config.mariadb](std::unique_ptr<SqlConnection>* c) {
+          return MariaDbConnection::Open(options, c);
+        },
+        8);
+    store_ = std::make_unique<SqlOrderStore>(std::move(pool));
+    Status s = store_->Initialize();
+    EXPECT_TRUE(s.ok()) << s;
+    RedisOptions redis;
+    redis.host = config.redis_host;
+    redis.port = config.redis_port;
+    redis.timeout_ms = 5000;
+    s = ConnectRedisReservationCache(redis, &cache_);
+    EXPECT_TRUE(s.ok()) << s;
+    SeckillDeps deps;
+    deps.store = store_.get();
+    deps.cache = cache_.get();
+    deps.next_order_no = [this](int64_t* id) {
+      *id = ++next_order_;
+      return Status::Ok();
+    };
+    deps.now_ms = [] { return WallMs(); };
+    deps.redrive_after_ms = redrive_after_ms;
+    core_ = std::make_unique<SeckillCore>(std::move(deps));
+    service_ = std::make_unique<SeckillServiceImpl>(core_.get());
+  }
+
+  int64_t CreateOpenActivity(int64_t stock) {
+    ServerContext context;
+    CreateActivityResponse created;
+    Status s = service_->CreateActivity(context, ActivityRequest({.stock = stock}), &created);
+    EXPECT_TRUE(s.ok()) << s;
+    ActivityRef ref;
+    ref.set_activity_id(created.activity_id());
+    PreheatResponse preheated;
+    s = service_->Preheat(context, ref, &preheated);
+    EXPECT_TRUE(s.ok()) << s;
+    return created.activity_id();
+  }
+
+  PurchaseAnswer Buy(int64_t activity_id, const std::string& user) {
+    return Buy(activity_id, user, user + "-r");
+  }
+  PurchaseAnswer Buy(int64_t activity_id, const std::string& user, const std::string& request) {
+    ServerContext context;
+    PurchaseResponse response;
+    Status s = service_->Purchase(context, Purchase(activity_id, kSku, user, request), &response);
+    EXPECT_TRUE(s.ok()) << s;
+    return response.answer();
+  }
+
+  ActivityRecord Activity(int64_t id) {
+    ActivityRecord a;
+    Status s = store_->GetActivity(id, &a);
+    EXPECT_TRUE(s.ok()) << s;
+    return a;
+  }
+
+  ReconcileResponse Reconcile(int64_t id) {
+    ReconcileResponse report;
+    Status s = ReconcileActivity(*core_, id, &report);
+    EXPECT_TRUE(s.ok()) << s;
+    return report;
+  }
+
+  PreheatResponse Preheat(int64_t id) {
+    ServerContext context;
+    ActivityRef ref;
+    ref.set_activity_id(id);
+    PreheatResponse response;
+    Status s = service_->Preheat(context, ref, &response);
+    EXPECT_TRUE(s.ok()) << s;
+    return response;
+  }
+
+  CancelOrderResponse Cancel(int64_t order_no) {
+    ServerContext context;
+    CancelOrderRequest request;
+    request.set_order_no(order_no);
+    CancelOrderResponse response;
+    Status s = service_->CancelOrder(context, request, &response);
+    EXPECT_TRUE(s.ok()) << s;
+    return response;
+  }
+
+  OrderStore& store() { return *store_; }
+  ReservationCache& cache() { return *cache_; }
+  SeckillCore* core() { return core_.get(); }
+
+ private:
+  std::atomic<int64_t> next_order_{5'000'000};
+  std::unique_ptr<OrderStore> store_;
+  std::unique_ptr<ReservationCache> cache_;
+  std::unique_ptr<SeckillCore> core_;
+  std::unique_ptr<SeckillServiceImpl> service_;
+};
+
+TEST_F(SeckillFailureTest, AMessageDeliveredTwiceMakesOneOrder) {
+  HandBuiltProvider provider(config_);
+  const int64_t id = provider.CreateOpenActivity(10);
+  ASSERT_GT(id, 0);
+  constexpr int kBuyers = 6;
+  for (int i = 0; i < kBuyers; ++i) {
+    ASSERT_EQ(provider.Buy(id, "d" + std::to_string(i)), ACCEPTED);
+  }
+  const ActivityRecord activity = provider.Activity(id);
+
+  // A consumer takes every event and dies before acknowledging any.
+  std::vector<ReservationEvent> delivered;
+  ASSERT_TRUE(provider.cache().ReadEvents(id, kSku, "doomed", 100, &delivered).ok());
+  ASSERT_EQ(delivered.size(), static_cast<size_t>(kBuyers));
+
+  // Its writes got through, some of them twice (a retry after a lost reply).
+  OrderWriter writer(provider.core(), {.consumer = "survivor", .batch = 4, .claim_idle_ms = 100});
+  for (const ReservationEvent& event : delivered) {
+    EXPECT_TRUE(writer.Write(activity, event));
+    EXPECT_TRUE(writer.Write(activity, event));
+  }
+  StoreCounts counts;
+  ASSERT_TRUE(provider.store().Count(id, kSku, &counts).ok());
+  EXPECT_EQ(counts.orders_unpaid, kBuyers);
+  EXPECT_EQ(counts.remaining_stock, 10 - kBuyers);
+
+  // The survivor claims the same events once they are idle and writes them a third time.
+  std::this_thread::sleep_for(150ms);
+  EXPECT_TRUE(Eventually([&] {
+    writer.Step();
+    CacheSnapshot snapshot;
+    return provider.cache().Snapshot(id, kSku, &snapshot).ok() && snapshot.queue_pending == 0;
+  }));
+  // And a re-driven copy of every reservation comes through, to two writers at once.
+  std::vector<ReservationEvent> reservations;
+  ASSERT_TRUE(provider.cache().ListReservations(id, kSku, &reservations).ok());
+  ASSERT_EQ(reservations.size(), static_cast<size_t>(kBuyers));
+  for (const ReservationEvent& r : reservations) {
+    ASSERT_TRUE(provider.cache().Requeue(r).ok());
+    ASSERT_TRUE(provider.cache().Requeue(r).ok());
+  }
+  OrderWriter other(provider.core(), {.consumer = "other", .batch = 1, .claim_idle_ms = 100});
+  std::thread a([&] {
+    for (int i = 0; i < 50 && writer.Step(); ++i) {
+    }
+  });
+  std::thread b([&] {
+    for (int i = 0; i < 50 && other.Step(); ++i) {
+    }
+  });
+  a.join();
+  b.join();
+  // The same event written by two threads at the same moment.
+  for (const ReservationEvent& event : delivered) {
+    std::thread x([&] { EXPECT_TRUE(writer.Write(activity, event)); });
+    std::thread y([&] { EXPECT_TRUE(other.Write(activity, event)); });
+    x.join();
+    y.join();
+  }
+
+  ASSERT_TRUE(provider.store().Count(id, kSku, &counts).ok());
+  EXPECT_EQ(counts.orders_unpaid, kBuyers);
+  EXPECT_EQ(counts.remaining_stock, 10 - kBuyers);
+  EXPECT_EQ(counts.users_with_two_orders, 0);
+  EXPECT_EQ(counts.requests_created, kBuyers);
+  for (const ReservationEvent& r : reservations) {
+    RequestRecord decided;
+    ASSERT_TRUE(provider.store().GetRequest(r.request_id, &decided).ok());
+    EXPECT_TRUE(decided.created);
+    EXPECT_EQ(decided.order_no, r.order_no);
+  }
+  const ReconcileResponse report = provider.Reconcile(id);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(report.reservations(), kBuyers);
+  EXPECT_EQ(report.reservations_without_order(), 0);
+  EXPECT_EQ(report.database_stock(), 10 - kBuyers);
+  EXPECT_EQ(report.cache_stock(), 10 - kBuyers);
+}
+
+// --- a reservation whose event never reached the writer --------------------------------------
+
+TEST_F(SeckillFailureTest, AReservationWhoseEventWasLostIsRedriven) {
+  HandBuiltProvider provider(config_, /*redrive_after_ms=*/300);
+  const int64_t id = provider.CreateOpenActivity(5);
+  ASSERT_GT(id, 0);
+  ASSERT_EQ(provider.Buy(id, "r0"), ACCEPTED);
+  ASSERT_EQ(provider.Buy(id, "r1"), ACCEPTED);
+  // The stream loses its entries (trimmed by an operator): the reservations remain.
+  std::vector<ReservationEvent> events;
+  ASSERT_TRUE(provider.cache().ReadEvents(id, kSku, "lost", 10, &events).ok());
+  ASSERT_EQ(events.size(), 2u);
+  ASSERT_TRUE(provider.cache().Ack(id, kSku, {events[0].event_id, events[1].event_id}).ok());
+
+  // Too young to re-drive: reported, not re-queued.
+  ReconcileResponse report = provider.Reconcile(id);
+  EXPECT_EQ(report.reservations(), 2);
+  EXPECT_EQ(report.reservations_without_order(), 2);
+  EXPECT_EQ(report.redriven(), 0);
+  std::this_thread::sleep_for(400ms);
+  report = provider.Reconcile(id);
+  EXPECT_EQ(report.reservations_without_order(), 2);
+  EXPECT_EQ(report.redriven(), 2);
+
+  OrderWriter writer(provider.core(), {.consumer = "w", .batch = 8, .claim_idle_ms = 1000});
+  EXPECT_TRUE(Eventually([&] {
+    writer.Step();
+    return provider.Reconcile(id).reservations_without_order() == 0;
+  }));
+  // A second re-drive of the same reservations writes nothing more.
+  report = provider.Reconcile(id);
+  EXPECT_EQ(report.redriven(), 0);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(report.orders_unpaid(), 2);
+  EXPECT_EQ(report.database_stock(), 3);
+  EXPECT_EQ(report.cache_stock(), 3);
+}
+
+// --- a release still pending when Redis comes back empty -------------------------------------
+
+TEST_F(SeckillFailureTest, AReleasePendingAcrossARedisLossIsNotCountedTwice) {
+  HandBuiltProvider provider(config_);
+  const int64_t id = provider.CreateOpenActivity(2);
+  ASSERT_GT(id, 0);
+  ASSERT_EQ(provider.Buy(id, "p0"), ACCEPTED);
+  OrderWriter writer(provider.core(), {.consumer = "w", .batch = 8, .claim_idle_ms = 1000});
+  ASSERT_TRUE(Eventually([&] {
+    writer.Step();
+    return provider.Reconcile(id).orders_unpaid() == 1;
+  }));
+  RequestRecord decided;
+  ASSERT_TRUE(provider.store().GetRequest("p0-r", &decided).ok());
+
+  // Redis is down when the order is cancelled: the database takes the unit back, the cache's
+  // share stays queued.
+  SharedServers::redis().Kill();
+  const CancelOrderResponse cancelled = provider.Cancel(decided.order_no);
+  EXPECT_TRUE(cancelled.cancelled());
+  std::vector<PendingCacheRelease> pending;
+  ASSERT_TRUE(provider.store().ListPendingCacheReleases(10, &pending).ok());
+  ASSERT_EQ(pending.size(), 1u);
+
+  // Redis comes back empty and the activity is preheated from the database, whose stock
+  // already counts the cancelled unit; then the queued release is published.
+  ASSERT_TRUE(SharedServers::redis().RestartEmpty());
+  const PreheatResponse reopened = provider.Preheat(id);
+  EXPECT_FALSE(reopened.already_open());
+  EXPECT_EQ(reopened.cached_stock(), 2);
+  CloseExpiredOrders(*provider.core());
+  pending.clear();
+  ASSERT_TRUE(provider.store().ListPendingCacheReleases(10, &pending).ok());
+  EXPECT_TRUE(pending.empty());
+
+  const ReconcileResponse report = provider.Reconcile(id);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(report.database_stock(), 2);
+  EXPECT_EQ(report.cache_stock(), 2);
+  // The cancelled buyer stays out; two units, two buyers, no more.
+  EXPECT_EQ(provider.Buy(id, "p0", "p0-again"), ALREADY_JOINED);
+  EXPECT_EQ(provider.Buy(id, "p1"), ACCEPTED);
+  EXPECT_EQ(provider.Buy(id, "p2"), ACCEPTED);
+  EXPECT_EQ(provider.Buy(id, "p3"), SOLD_OUT);
+}
+
+// --- Redis loses its data ------------------------------------------------------------------
+
+TEST_F(SeckillFailureTest, RedisRestartedEmptyMidSaleAnswersUnavailableUntilPreheated) {
+  constexpr int64_t kStock = 30;
+  InProcessProvider provider;
+  ASSERT_NO_FATAL_FAILURE(provider.Start(config_));
+  SeckillServiceProxy& proxy = provider.proxy();
+  const int64_t id = CreateActivity(proxy, {.sku_id = kSku, .stock = kStock});
+  ASSERT_GT(id, 0);
+  ActivityRef ref;
+  ref.set_activity_id(id);
+  auto buy = [&](const std::string& user, const std::string& request) {
+    return proxy.Purchase(Purchase(id, kSku, user, request));
+  };
+
+  // Ten orders are written; five more are reserved and Redis dies right after.
+  for (int i = 0; i < 10; ++i) {
+    auto r = buy("early-" + std::to_string(i), "early-" + std::to_string(i));
+    ASSERT_TRUE(r.ok() && r->answer() == ACCEPTED) << r.status();
+  }
+  Settle(proxy, id, [](const ReconcileResponse& r) { return r.orders_unpaid() == 10; });
+  for (int i = 0; i < 5; ++i) {
+    auto r = buy("late-" + std::to_string(i), "late-" + std::to_string(i));
+    ASSERT_TRUE(r.ok() && r->answer() == ACCEPTED) << r.status();
+  }
+  ASSERT_TRUE(SharedServers::redis().RestartEmpty());
+
+  // Closed to purchases until an operator preheats again: new users, old users, retries.
+  for (const char* user : {"new-a", "new-b", "early-0", "new-a"}) {
+    auto r = buy(user, std::string(user) + "-during");
+    ASSERT_FALSE(r.ok()) << user << ": " << PurchaseAnswer_Name(r->answer());
+    EXPECT_EQ(r.status().code(), StatusCode::UNAVAILABLE) << r.status();
+    EXPECT_NE(r.status().message().find("preheat"), std::string::npos) << r.status();
+  }
+  auto lost = proxy.GetActivity(ref);
+  ASSERT_TRUE(lost.ok()) << lost.status();
+  EXPECT_EQ(lost->state(), OPEN);
+  EXPECT_EQ(lost->cache_stock(), -1);
+  auto broken = proxy.Reconcile(ref);
+  ASSERT_TRUE(broken.ok()) << broken.status();
+  EXPECT_FALSE(broken->invariants_hold());
+
+  // The writer finishes whatever it had in hand; then the preheat reloads from the database.
+  std::this_thread::sleep_for(300ms);
+  auto reopened = proxy.Preheat(ref);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_FALSE(reopened->already_open());
+  auto again = proxy.Preheat(ref);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->already_open());
+  EXPECT_EQ(again->cached_stock(), reopened->cached_stock());
+  EXPECT_LE(reopened->cached_stock(), kStock - 10);
+
+  // Users holding orders stay refused; a request answered UNAVAILABLE is decided now.
+  auto joined = buy("early-3", "early-3-after");
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  EXPECT_EQ(joined->answer(), ALREADY_JOINED);
+  auto retried = buy("new-a", "new-a-during");
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->answer(), ACCEPTED);
+
+  // The sale goes on until sold out, and never past the stock.
+  std::map<PurchaseAnswer, int> tally;
+  std::vector<std::string> accepted = {"new-a-during"};
+  for (int i = 0; i < 60; ++i) {
+    const std::string user = "after-" + std::to_string(i);
+    auto r = buy(user, user);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ++tally[r->answer()];
+    if (r->answer() == ACCEPTED) accepted.push_back(user);
+  }
+  EXPECT_GT(tally[SOLD_OUT], 0);
+  EXPECT_LE(static_cast<int64_t>(accepted.size()), reopened->cached_stock());
+  // Settled once a write the order writer had in hand when Redis died has landed too.
+  const ReconcileResponse report = Settle(proxy, id, [](const ReconcileResponse& r) {
+    return r.orders_unpaid() + r.orders_paid() >= kStock;
+  });
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  const int64_t live = report.orders_unpaid() + report.orders_paid();
+  EXPECT_LE(live, kStock);
+  EXPECT_EQ(live, kStock) << "the sale should sell out";
+  EXPECT_EQ(report.database_stock(), 0);
+  EXPECT_EQ(report.cache_stock(), 0);
+  EXPECT_EQ(report.users_with_two_orders(), 0);
+  for (const std::string& request : accepted) {
+    GetResultRequest get;
+    get.set_request_id(request);
+    get.set_activity_id(id);
+    get.set_sku_id(kSku);
+    auto result = proxy.GetResult(get);
+    ASSERT_TRUE(result.ok()) << result.status();
+    // Every reservation after the preheat got its decision; when the preheat loaded a unit
+    // that a late write then took, the decision is FAILED (sold out), never an extra order.
+    EXPECT_TRUE(result->state() == CREATED ||
+                (result->state() == FAILED && result->reason() == "sold_out"))
+        << request << ": " << result->ShortDebugString();
+  }
+}
+
+// --- the order consumer killed -------------------------------------------------------------
+
+// seckill-server as a child process; SIGKILLed when this object goes away.
+class SeckillServerProcess {
+ public:
+  ~SeckillServerProcess() { Kill(); }
+
+  // Starts it with `config_yaml` and waits for its listening line. Fatal failure otherwise.
+  void Start(const std::filesystem::path& dir, const std::string& name,
+             const std::string& config_yaml) {
+    const std::filesystem::path config = dir / (name + ".yaml");
+    std::ofstream(config) << config_yaml;
+    log_ = dir / (name + ".log");
+    const int log_fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ASSERT_GE(log_fd, 0);
+    const std::string config_path = config.string();
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      ::dup2(log_fd, STDOUT_FILENO);
+      ::dup2(log_fd, STDERR_FILENO);
+      ::execl(SECKILL_SERVER_BINARY, "seckill-server", "--config", config_path.c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(log_fd);
+    const bool ready = Eventually(
+        [&] {
+          const std::string text = Log();
+          const size_t at = text.find("seckill-server listening on ");
+          if (at == std::string::npos) return !Alive();
+          const size_t colon = text.find(':', at + 28);
+          const size_t end = text.find('\n', at);
+          if (colon == std::string::npos || end == std::string::npos) return false;
+          port_ = static_cast<uint16_t>(std::stoi(text.substr(colon + 1, end - colon - 1)));
+          return true;
+        },
+        30s);
+    ASSERT_TRUE(ready && port_ != 0) << "seckill-server did not start:\n" << Log();
+  }
+
+  void Kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+  bool Alive() {
+    if (pid_ <= 0) return false;
+    if (::waitpid(pid_, nullptr, WNOHANG) == 0) return true;
+    pid_ = -1;  // exited (and reaped)
+    return false;
+  }
+  uint16_t port() const { return port_; }
+  std::string Log() const {
+    std::ifstream in(log_);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+ private:
+  std::filesystem::path log_;
+  pid_t pid_ = -1;
+  uint16_t port_ = 0;
+};
+
+std::string ServerYaml(const SeckillConfig& c, int worker_id) {
+  std::ostringstream y;
+  y << "log:\n  level: warn\n"
+    << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
+    << "    queue_capacity: 4096\n"
+    << "service:\n  backend: redis+mariadb\n"
+    << "  redis:\n    host: " << c.redis_host << "\n    port: " << c.redis_port
+    << "\n    timeout_ms: 5000\n"
+    << "  mariadb:\n    host: " << c.mariadb.host << "\n    port: " << c.mariadb.port
+    << "\n    user: " << c.mariadb.user << "\n    database: " << c.mariadb.database
+    << "\n    timeout_ms: 20000\n"
+    << "  idgen:\n    worker_id: " << worker_id << "\n"
+    << "  order_writer:\n    batch: 16\n    claim_idle_ms: 500\n"
+    << "  reconciler:\n    interval_ms: 0\n    redrive_after_ms: 3000\n";
+  return y.str();
+}
+
+TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNothing) {
+  constexpr int64_t kStock = 200;
+  constexpr int kBuyers = 150;
+  TempDir dir;
+
+  SeckillServerProcess first;
+  ASSERT_NO_FATAL_FAILURE(first.Start(dir.path(), "first", ServerYaml(config_, 11)));
+  auto proxy = NewProxy(first.port());
+  ASSERT_NE(proxy, nullptr);
+  const int64_t id = CreateActivity(*proxy, {.sku_id = kSku, .stock = kStock});
+  ASSERT_GT(id, 0);
+
+  // Hold the activity's stock row, so the consumer's first transaction waits on it: the burst
+  // below stays in the stream, part delivered to the consumer and unacknowledged, part unread.
+  std::unique_ptr<SqlConnection> lock;
+  Status s = MariaDbConnection::Open(config_.mariadb, &lock);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_TRUE(lock->Begin().ok());
+  std::vector<SqlRow> rows;
+  s = lock->Query(
+      "SELECT remaining FROM seckill_stock WHERE activity_id = ? AND sku_id = ?"
+      " FOR UPDATE",
+      {id, kSku}, &rows);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(rows.size(), 1u);
+
+  // The burst, with duplicates: retries of a request and second requests of a user.
+  std::vector<std::pair<std::string, std::string>> calls;
+  for (int i = 0; i < kBuyers; ++i) {
+    calls.emplace_back("k-" + std::to_string(i), "k-" + std::to_string(i) + "-r");
+  }
+  for (int i = 0; i < kBuyers; i += 10) {
+    calls.emplace_back("k-" + std::to_string(i), "k-" + std::to_string(i) + "-r");
+    calls.emplace_back("k-" + std::to_string(i), "k-" + std::to_string(i) + "-again");
+  }
+  std::vector<PurchaseAnswer> answers(calls.size(), PURCHASE_ANSWER_UNSPECIFIED);
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 16; ++t) {
+    callers.emplace_back([&] {
+      for (size_t i = next++; i < calls.size(); i = next++) {
+        auto r = proxy->Purchase(Purchase(id, kSku, calls[i].first, calls[i].second));
+        EXPECT_TRUE(r.ok()) << r.status();
+        if (r.ok()) answers[i] = r->answer();
+      }
+    });
+  }
+  for (auto& caller : callers) caller.join();
+  std::set<std::string> accepted;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (answers[i] == ACCEPTED) accepted.insert(calls[i].second);
+  }
+  ASSERT_EQ(accepted.size(), static_cast<size_t>(kBuyers));
+
+  // The consumer has taken a batch it cannot finish.
+  RedisOptions redis;
+  redis.host = config_.redis_host;
+  redis.port = config_.redis_port;
+  std::unique_ptr<ReservationCache> cache;
+  ASSERT_TRUE(ConnectRedisReservationCache(redis, &cache).ok());
+  CacheSnapshot snapshot;
+  ASSERT_TRUE(Eventually(
+      [&] { return cache->Snapshot(id, kSku, &snapshot).ok() && snapshot.queue_pending > 0; }, 10s))
+      << first.Log();
+  EXPECT_EQ(snapshot.reservations, kBuyers);
+  EXPECT_LT(snapshot.queue_pending, kBuyers);  // and more remain unread
+
+  // Accepted but not written yet.
+  GetResultRequest pending;
+  pending.set_request_id(*accepted.begin());
+  pending.set_activity_id(id);
+  pending.set_sku_id(kSku);
+  auto state = proxy->GetResult(pending);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->state(), PENDING);
+  pending.clear_activity_id();  // this provider answered it, so it knows the activity itself
+  pending.clear_sku_id();
+  state = proxy->GetResult(pending);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->state(), PENDING);
+
+  first.Kill();
+  lock->Rollback();
+  lock.reset();
+  StoreCounts at_kill;
+  {
+    // Nothing was written while the row was held.
+    HandBuiltProvider look(config_);
+    ASSERT_TRUE(look.store().Count(id, kSku, &at_kill).ok());
+    EXPECT_EQ(at_kill.orders_unpaid, 0);
+  }
+
+  SeckillServerProcess second;
+  ASSERT_NO_FATAL_FAILURE(second.Start(dir.path(), "second", ServerYaml(config_, 12)));
+  proxy = NewProxy(second.port());
+  ASSERT_NE(proxy, nullptr);
+  const ReconcileResponse report = Settle(
+      *proxy, id,
+      [&](const ReconcileResponse& r) {
+        return r.orders_unpaid() + r.orders_paid() + r.orders_cancelled() >= kBuyers;
+      },
+      40s);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(report.reservations(), kBuyers);
+  EXPECT_EQ(report.reservations_without_order(), 0);
+  EXPECT_EQ(report.orders_unpaid(), kBuyers);
+  EXPECT_EQ(report.users_with_two_orders(), 0);
+  EXPECT_EQ(report.database_stock(), kStock - kBuyers);
+  EXPECT_EQ(report.cache_stock(), kStock - kBuyers);
+  std::set<int64_t> order_numbers;
+  for (const std::string& request : accepted) {
+    const int64_t order_no = WaitCreated(*proxy, id, kSku, request, 5s);
+    EXPECT_TRUE(order_numbers.insert(order_no).second) << "order " << order_no << " twice";
+  }
+  // The stream is drained: nothing left pending for anyone.
+  EXPECT_TRUE(Eventually(
+      [&] { return cache->Snapshot(id, kSku, &snapshot).ok() && snapshot.queue_pending == 0; },
+      10s))
+      << "still pending: " << snapshot.queue_pending;
+  second.Kill();
+}
+
+}  // namespace
+}  // namespace ferry::seckill

@@ -1,0 +1,638 @@
+// OrderStore behaviour, the same cases over both adapters: SqlOrderStore on SQLite (a file in a
+// temporary directory) and on MariaDB (a real mariadbd from tests/support, one per test process,
+// a fresh database per test). Activities, placing orders (replay by request id, one order per
+// user, exact stock, concurrency), payments (idempotence, refunds, races with cancellation),
+// cancellation (the unit comes back exactly once), expiry listing, pending cache releases and
+// the counts the reconciler reads.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mariadb_server.h"
+#include "seckill/storage/mariadb_connection.h"
+#include "seckill/storage/sql_order_store.h"
+#include "seckill/storage/sqlite_connection.h"
+
+namespace ferry::seckill {
+namespace {
+
+using testsupport::MariaDbServer;
+
+constexpr int64_t kSku = 501;
+constexpr int64_t kNow = 1'700'000'000'000;
+constexpr size_t kPoolSize = 8;
+
+enum class Backend { kSqlite, kMariaDb };
+
+std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::kSqlite ? "sqlite" : "mariadb";
+}
+
+class OrderStoreTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  static void TearDownTestSuite() {
+    delete mariadb_;
+    mariadb_ = nullptr;
+  }
+
+  void SetUp() override {
+    std::unique_ptr<SqlConnectionPool> pool;
+    if (GetParam() == Backend::kSqlite) {
+      dir_ = std::filesystem::path(::testing::TempDir()) /
+             ("seckill-store-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_));
+      std::filesystem::remove_all(dir_);
+      std::filesystem::create_directories(dir_);
+      pool = std::make_unique<SqlConnectionPool>(
+          [path = (dir_ / "orders.db").string()](std::unique_ptr<SqlConnection>* c) {
+            return SqliteConnection::Open(path, c);
+          },
+          kPoolSize);
+    } else {
+      // One server per test process; started by the first MariaDB case.
+      if (mariadb_ == nullptr) {
+        mariadb_ = new MariaDbServer();
+        ASSERT_TRUE(mariadb_->Start());
+      }
+      MariaDbOptions options;
+      options.host = mariadb_->host();
+      options.port = mariadb_->port();
+      options.user = mariadb_->user();
+      options.password = mariadb_->password();
+      options.database = "store_" + std::to_string(::getpid()) + "_" + std::to_string(++counter_);
+      options.timeout_ms = 10000;
+      pool = std::make_unique<SqlConnectionPool>(
+          [options](std::unique_ptr<SqlConnection>* c) {
+            return MariaDbConnection::Open(options, c);
+          },
+          kPoolSize);
+    }
+    store_ = std::make_unique<SqlOrderStore>(std::move(pool));
+    Status s = store_->Initialize();
+    ASSERT_TRUE(s.ok()) << s;
+    // Initialize twice is harmless (CREATE ... IF NOT EXISTS).
+    s = store_->Initialize();
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  void TearDown() override {
+    store_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  ActivityRecord NewActivity(int64_t stock, uint32_t pay_timeout_s = 30) {
+    ActivityRecord a;
+    a.sku_id = kSku;
+    a.name = "flash sale";
+    a.initial_stock = stock;
+    a.start_time_ms = kNow - 1000;
+    a.end_time_ms = kNow + 3'600'000;
+    a.price_cents = 999;
+    a.pay_timeout_s = pay_timeout_s;
+    Status s = store_->CreateActivity(&a);
+    EXPECT_TRUE(s.ok()) << s;
+    return a;
+  }
+
+  OrderDraft Draft(const ActivityRecord& a, const std::string& user, const std::string& request,
+                   int64_t deadline_ms = kNow + 30'000) {
+    return OrderDraft{a.activity_id, a.sku_id, user, request, next_order_++, kNow, deadline_ms};
+  }
+
+  PlaceResult Place(const OrderDraft& draft) {
+    PlaceResult result;
+    Status s = store_->PlaceOrder(draft, &result);
+    EXPECT_TRUE(s.ok()) << s;
+    return result;
+  }
+
+  // The request id MustOrder uses.
+  static std::string RequestOf(const ActivityRecord& a, const std::string& user) {
+    return "req-" + std::to_string(a.activity_id) + "-" + user;
+  }
+
+  // Places an order that must be created, returning its number.
+  int64_t MustOrder(const ActivityRecord& a, const std::string& user,
+                    int64_t deadline_ms = kNow + 30'000) {
+    const PlaceResult r = Place(Draft(a, user, RequestOf(a, user), deadline_ms));
+    EXPECT_EQ(r.outcome, PlaceOutcome::kCreated);
+    EXPECT_FALSE(r.replayed);
+    return r.order_no;
+  }
+
+  int64_t Remaining(const ActivityRecord& a) {
+    ActivityRecord now;
+    Status s = store_->GetActivity(a.activity_id, &now);
+    EXPECT_TRUE(s.ok()) << s;
+    return now.remaining_stock;
+  }
+
+  StoreCounts Counts(const ActivityRecord& a) {
+    StoreCounts counts;
+    Status s = store_->Count(a.activity_id, a.sku_id, &counts);
+    EXPECT_TRUE(s.ok()) << s;
+    return counts;
+  }
+
+  OrderState StateOf(int64_t order_no) {
+    OrderRecord order;
+    Status s = store_->GetOrder(order_no, &order);
+    EXPECT_TRUE(s.ok()) << s;
+    return order.state;
+  }
+
+  static MariaDbServer* mariadb_;
+  static int counter_;
+  std::filesystem::path dir_;
+  std::unique_ptr<OrderStore> store_;
+  std::atomic<int64_t> next_order_{1000};
+};
+
+MariaDbServer* OrderStoreTest::mariadb_ = nullptr;
+int OrderStoreTest::counter_ = 0;
+
+TEST_P(OrderStoreTest, CreatesAndReadsActivities) {
+  ActivityRecord a = NewActivity(5);
+  EXPECT_GT(a.activity_id, 0);
+  EXPECT_FALSE(a.open);
+  EXPECT_EQ(a.remaining_stock, 5);
+  ActivityRecord b = NewActivity(7);
+  EXPECT_NE(a.activity_id, b.activity_id);
+
+  ActivityRecord read;
+  ASSERT_TRUE(store_->GetActivity(a.activity_id, &read).ok());
+  EXPECT_EQ(read.activity_id, a.activity_id);
+  EXPECT_EQ(read.sku_id, kSku);
+  EXPECT_EQ(read.name, "flash sale");
+  EXPECT_EQ(read.initial_stock, 5);
+  EXPECT_EQ(read.remaining_stock, 5);
+  EXPECT_EQ(read.start_time_ms, kNow - 1000);
+  EXPECT_EQ(read.end_time_ms, kNow + 3'600'000);
+  EXPECT_EQ(read.price_cents, 999);
+  EXPECT_EQ(read.pay_timeout_s, 30u);
+  EXPECT_FALSE(read.open);
+
+  EXPECT_EQ(store_->GetActivity(a.activity_id + 1000, &read).code(), StatusCode::NOT_FOUND);
+
+  std::vector<ActivityRecord> open;
+  ASSERT_TRUE(store_->ListOpenActivities(kNow, &open).ok());
+  EXPECT_TRUE(open.empty());
+  ASSERT_TRUE(store_->MarkOpen(a.activity_id).ok());
+  ASSERT_TRUE(store_->MarkOpen(a.activity_id).ok());  // idempotent
+  ASSERT_TRUE(store_->GetActivity(a.activity_id, &read).ok());
+  EXPECT_TRUE(read.open);
+  ASSERT_TRUE(store_->ListOpenActivities(kNow, &open).ok());
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].activity_id, a.activity_id);
+  open.clear();
+  // Only activities ending after the given time.
+  ASSERT_TRUE(store_->ListOpenActivities(kNow + 3'600'000, &open).ok());
+  EXPECT_TRUE(open.empty());
+}
+
+TEST_P(OrderStoreTest, PlaceOrderCreatesAndReplaysByRequestId) {
+  const ActivityRecord a = NewActivity(3);
+  const OrderDraft first = Draft(a, "alice", "r-1");
+  const PlaceResult created = Place(first);
+  EXPECT_EQ(created.outcome, PlaceOutcome::kCreated);
+  EXPECT_FALSE(created.replayed);
+  EXPECT_EQ(created.order_no, first.order_no);
+  EXPECT_EQ(Remaining(a), 2);
+
+  // The same request again (another delivery, with another order number drawn): the first
+  // decision, and no second unit taken.
+  OrderDraft again = first;
+  again.order_no = next_order_++;
+  const PlaceResult replay = Place(again);
+  EXPECT_EQ(replay.outcome, PlaceOutcome::kCreated);
+  EXPECT_TRUE(replay.replayed);
+  EXPECT_EQ(replay.order_no, first.order_no);
+  EXPECT_EQ(Remaining(a), 2);
+
+  OrderRecord order;
+  ASSERT_TRUE(store_->GetOrder(first.order_no, &order).ok());
+  EXPECT_EQ(order.order_no, first.order_no);
+  EXPECT_EQ(order.activity_id, a.activity_id);
+  EXPECT_EQ(order.sku_id, kSku);
+  EXPECT_EQ(order.user_id, "alice");
+  EXPECT_EQ(order.request_id, "r-1");
+  EXPECT_EQ(order.state, OrderState::kUnpaid);
+  EXPECT_EQ(order.created_ms, kNow);
+  EXPECT_EQ(order.pay_deadline_ms, first.pay_deadline_ms);
+  EXPECT_EQ(store_->GetOrder(again.order_no, &order).code(), StatusCode::NOT_FOUND);
+
+  RequestRecord request;
+  ASSERT_TRUE(store_->GetRequest("r-1", &request).ok());
+  EXPECT_TRUE(request.created);
+  EXPECT_EQ(request.order_no, first.order_no);
+  EXPECT_EQ(store_->GetRequest("r-unknown", &request).code(), StatusCode::NOT_FOUND);
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.orders_unpaid, 1);
+  EXPECT_EQ(counts.requests_created, 1);
+  EXPECT_EQ(counts.requests_failed, 0);
+}
+
+TEST_P(OrderStoreTest, SameUserWithANewRequestIsAlreadyJoined) {
+  const ActivityRecord a = NewActivity(3);
+  const int64_t order_no = MustOrder(a, "bob");
+  const PlaceResult joined = Place(Draft(a, "bob", "bob-2"));
+  EXPECT_EQ(joined.outcome, PlaceOutcome::kAlreadyJoined);
+  EXPECT_FALSE(joined.replayed);
+  EXPECT_EQ(Remaining(a), 2);
+
+  const PlaceResult replay = Place(Draft(a, "bob", "bob-2"));
+  EXPECT_EQ(replay.outcome, PlaceOutcome::kAlreadyJoined);
+  EXPECT_TRUE(replay.replayed);
+  EXPECT_EQ(Remaining(a), 2);
+
+  RequestRecord request;
+  ASSERT_TRUE(store_->GetRequest("bob-2", &request).ok());
+  EXPECT_FALSE(request.created);
+  EXPECT_EQ(request.reason, "already_joined");
+  // The first request still names the order.
+  ASSERT_TRUE(store_->GetRequest(RequestOf(a, "bob"), &request).ok());
+  EXPECT_TRUE(request.created);
+  EXPECT_EQ(request.order_no, order_no);
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.orders_unpaid, 1);
+  EXPECT_EQ(counts.requests_created, 1);
+  EXPECT_EQ(counts.requests_failed, 1);
+  EXPECT_EQ(counts.users_with_two_orders, 0);
+}
+
+TEST_P(OrderStoreTest, SoldOutAtZeroWithExactStock) {
+  const ActivityRecord a = NewActivity(3);
+  for (const char* user : {"u1", "u2", "u3"}) MustOrder(a, user);
+  EXPECT_EQ(Remaining(a), 0);
+
+  const PlaceResult sold_out = Place(Draft(a, "u4", "u4-1"));
+  EXPECT_EQ(sold_out.outcome, PlaceOutcome::kSoldOut);
+  EXPECT_FALSE(sold_out.replayed);
+  EXPECT_EQ(Remaining(a), 0);
+  const PlaceResult replay = Place(Draft(a, "u4", "u4-1"));
+  EXPECT_EQ(replay.outcome, PlaceOutcome::kSoldOut);
+  EXPECT_TRUE(replay.replayed);
+  EXPECT_EQ(Place(Draft(a, "u5", "u5-1")).outcome, PlaceOutcome::kSoldOut);
+  EXPECT_EQ(Remaining(a), 0);
+
+  RequestRecord request;
+  ASSERT_TRUE(store_->GetRequest("u4-1", &request).ok());
+  EXPECT_FALSE(request.created);
+  EXPECT_EQ(request.reason, "sold_out");
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.remaining_stock, 0);
+  EXPECT_EQ(counts.orders_unpaid, 3);
+  EXPECT_EQ(counts.requests_created, 3);
+  EXPECT_EQ(counts.requests_failed, 2);
+
+  // A sold-out request stays sold out even after a unit comes back: the same request always
+  // gets the same answer.
+  std::vector<std::string> buyers;
+  ASSERT_TRUE(store_->ListBuyers(a.activity_id, a.sku_id, &buyers).ok());
+  std::sort(buyers.begin(), buyers.end());
+  EXPECT_EQ(buyers, (std::vector<std::string>{"u1", "u2", "u3"}));
+  CancelResult cancelled;
+  RequestRecord u1;
+  ASSERT_TRUE(store_->GetRequest(RequestOf(a, "u1"), &u1).ok());
+  ASSERT_TRUE(store_->CancelUnpaid(u1.order_no, &cancelled).ok());
+  ASSERT_TRUE(cancelled.cancelled);
+  EXPECT_EQ(Remaining(a), 1);
+  EXPECT_EQ(Place(Draft(a, "u4", "u4-1")).outcome, PlaceOutcome::kSoldOut);
+  EXPECT_EQ(Place(Draft(a, "u4", "u4-2")).outcome, PlaceOutcome::kCreated);
+  EXPECT_EQ(Remaining(a), 0);
+}
+
+TEST_P(OrderStoreTest, ConcurrentOrdersNeverExceedStock) {
+  constexpr int kThreads = 8;
+  constexpr int kUsersPerThread = 40;
+  constexpr int64_t kStock = 10;
+  const ActivityRecord a = NewActivity(kStock);
+
+  // Every user is tried by two threads with different request ids, so the unique user key is
+  // contended as well as the stock row.
+  std::atomic<int> created{0};
+  std::atomic<int> errors{0};
+  std::mutex mu;
+  std::map<std::string, int> orders_per_user;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kUsersPerThread; ++i) {
+        for (int owner : {t, (t + 1) % kThreads}) {
+          const std::string user = "user-" + std::to_string(owner) + "-" + std::to_string(i);
+          OrderDraft draft = Draft(a, user, user + "-via-" + std::to_string(t));
+          PlaceResult result;
+          Status s = store_->PlaceOrder(draft, &result);
+          if (!s.ok()) {
+            ++errors;
+            ADD_FAILURE() << s;
+            continue;
+          }
+          if (result.outcome == PlaceOutcome::kCreated && !result.replayed) {
+            ++created;
+            std::lock_guard lock(mu);
+            ++orders_per_user[user];
+          }
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(created.load(), kStock);
+  for (const auto& [user, n] : orders_per_user) EXPECT_EQ(n, 1) << user;
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.remaining_stock, 0);
+  EXPECT_EQ(counts.orders_unpaid, kStock);
+  EXPECT_EQ(counts.users_with_two_orders, 0);
+  EXPECT_EQ(counts.requests_created, kStock);
+  EXPECT_EQ(counts.requests_failed, kThreads * kUsersPerThread * 2 - kStock);
+}
+
+TEST_P(OrderStoreTest, PayIsIdempotentAndASecondPaymentIsRefunded) {
+  const ActivityRecord a = NewActivity(5);
+  const int64_t order_no = MustOrder(a, "carol");
+  const int64_t other = MustOrder(a, "dave");
+
+  PaymentResult outcome{};
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-1", &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kPaid);
+  EXPECT_EQ(StateOf(order_no), OrderState::kPaid);
+
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-1", &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kAlreadyPaid);
+
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-2", &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
+  // Replaying the refunded payment is still a refund, never a sale.
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-2", &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
+  // The same txn id on another channel is another payment.
+  ASSERT_TRUE(store_->Pay(order_no, "wechat", "txn-1", &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
+  EXPECT_EQ(StateOf(order_no), OrderState::kPaid);
+
+  // A transaction that paid one order cannot pay another.
+  Status s = store_->Pay(other, "alipay", "txn-1", &outcome);
+  EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT) << s;
+  EXPECT_EQ(StateOf(other), OrderState::kUnpaid);
+
+  EXPECT_EQ(store_->Pay(987654321, "alipay", "txn-9", &outcome).code(), StatusCode::NOT_FOUND);
+
+  // A paid order cannot be cancelled.
+  CancelResult cancel;
+  ASSERT_TRUE(store_->CancelUnpaid(order_no, &cancel).ok());
+  EXPECT_FALSE(cancel.cancelled);
+  EXPECT_EQ(cancel.state, OrderState::kPaid);
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.orders_paid, 1);
+  EXPECT_EQ(counts.orders_unpaid, 1);
+  EXPECT_EQ(counts.refunds_required, 2);
+  EXPECT_EQ(counts.remaining_stock, 3);
+}
+
+TEST_P(OrderStoreTest, PaymentForACancelledOrderIsRefunded) {
+  const ActivityRecord a = NewActivity(2);
+  const int64_t order_no = MustOrder(a, "erin");
+  CancelResult cancel;
+  ASSERT_TRUE(store_->CancelUnpaid(order_no, &cancel).ok());
+  ASSERT_TRUE(cancel.cancelled);
+
+  PaymentResult outcome{};
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late-1", &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late-1", &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
+  EXPECT_EQ(StateOf(order_no), OrderState::kCancelled);
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.orders_paid, 0);
+  EXPECT_EQ(counts.orders_cancelled, 1);
+  EXPECT_EQ(counts.refunds_required, 1);
+  EXPECT_EQ(counts.remaining_stock, 2);
+}
+
+TEST_P(OrderStoreTest, CancelReleasesTheUnitExactlyOnce) {
+  const ActivityRecord a = NewActivity(2);
+  const int64_t order_no = MustOrder(a, "frank");
+  EXPECT_EQ(Remaining(a), 1);
+
+  CancelResult first;
+  ASSERT_TRUE(store_->CancelUnpaid(order_no, &first).ok());
+  EXPECT_TRUE(first.cancelled);
+  EXPECT_EQ(first.state, OrderState::kCancelled);
+  EXPECT_EQ(Remaining(a), 2);
+
+  CancelResult second;
+  ASSERT_TRUE(store_->CancelUnpaid(order_no, &second).ok());
+  EXPECT_FALSE(second.cancelled);
+  EXPECT_EQ(second.state, OrderState::kCancelled);
+  EXPECT_EQ(Remaining(a), 2);
+
+  EXPECT_EQ(store_->CancelUnpaid(123456789, &second).code(), StatusCode::NOT_FOUND);
+
+  // A cancelled buyer may not buy again in the same activity; the unit goes to someone else.
+  EXPECT_EQ(Place(Draft(a, "frank", "frank-2")).outcome, PlaceOutcome::kAlreadyJoined);
+  MustOrder(a, "grace");
+  MustOrder(a, "heidi");
+  EXPECT_EQ(Place(Draft(a, "ivan", "ivan-1")).outcome, PlaceOutcome::kSoldOut);
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.remaining_stock, 0);
+  EXPECT_EQ(counts.orders_unpaid, 2);
+  EXPECT_EQ(counts.orders_cancelled, 1);
+  EXPECT_EQ(counts.users_with_two_orders, 0);
+  EXPECT_EQ(counts.requests_created, 3);
+}
+
+TEST_P(OrderStoreTest, PayAndCancelRacingNeverBothWin) {
+  constexpr int kLanes = 4;
+  constexpr int kOrdersPerLane = 25;
+  constexpr int kOrders = kLanes * kOrdersPerLane;
+  const ActivityRecord a = NewActivity(kOrders);
+  std::vector<int64_t> orders;
+  for (int i = 0; i < kOrders; ++i) orders.push_back(MustOrder(a, "racer-" + std::to_string(i)));
+  ASSERT_EQ(Remaining(a), 0);
+
+  // Per lane one payer and one canceller walk the same orders at the same time.
+  std::vector<PaymentResult> paid(kOrders, PaymentResult::kAlreadyPaid);
+  std::vector<char> pay_ok(kOrders, 0);
+  std::vector<CancelResult> cancelled(kOrders);
+  std::vector<char> cancel_ok(kOrders, 0);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const int begin = lane * kOrdersPerLane;
+    threads.emplace_back([&, begin] {
+      ++ready;
+      while (ready.load() < 2 * kLanes) std::this_thread::yield();
+      for (int i = begin; i < begin + kOrdersPerLane; ++i) {
+        pay_ok[i] =
+            store_->Pay(orders[i], "alipay", "race-" + std::to_string(i), &paid[i]).ok() ? 1 : 0;
+      }
+    });
+    threads.emplace_back([&, begin] {
+      ++ready;
+      while (ready.load() < 2 * kLanes) std::this_thread::yield();
+      for (int i = begin; i < begin + kOrdersPerLane; ++i) {
+        cancel_ok[i] = store_->CancelUnpaid(orders[i], &cancelled[i]).ok() ? 1 : 0;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+
+  int paid_count = 0;
+  int cancelled_count = 0;
+  for (int i = 0; i < kOrders; ++i) {
+    ASSERT_TRUE(pay_ok[i]) << "order " << i;
+    ASSERT_TRUE(cancel_ok[i]) << "order " << i;
+    const bool pay_won = paid[i] == PaymentResult::kPaid;
+    EXPECT_NE(pay_won, cancelled[i].cancelled) << "order " << i;
+    if (pay_won) {
+      ++paid_count;
+      EXPECT_EQ(StateOf(orders[i]), OrderState::kPaid);
+    } else {
+      ++cancelled_count;
+      EXPECT_EQ(paid[i], PaymentResult::kRefundRequired);
+      EXPECT_EQ(StateOf(orders[i]), OrderState::kCancelled);
+    }
+  }
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.orders_paid, paid_count);
+  EXPECT_EQ(counts.orders_cancelled, cancelled_count);
+  EXPECT_EQ(counts.orders_unpaid, 0);
+  EXPECT_EQ(counts.refunds_required, cancelled_count);
+  // Every cancellation returned exactly its one unit.
+  EXPECT_EQ(counts.remaining_stock, cancelled_count);
+  std::vector<PendingCacheRelease> releases;
+  ASSERT_TRUE(store_->ListPendingCacheReleases(kOrders * 2, &releases).ok());
+  EXPECT_EQ(static_cast<int>(releases.size()), cancelled_count);
+}
+
+TEST_P(OrderStoreTest, ListsExpiredUnpaidOrdersByDeadline) {
+  const ActivityRecord a = NewActivity(6);
+  const int64_t late = MustOrder(a, "o-late", kNow + 3000);
+  const int64_t early = MustOrder(a, "o-early", kNow + 1000);
+  const int64_t middle = MustOrder(a, "o-middle", kNow + 2000);
+  const int64_t paid = MustOrder(a, "o-paid", kNow + 500);
+  const int64_t cancelled = MustOrder(a, "o-cancelled", kNow + 600);
+  PaymentResult outcome{};
+  ASSERT_TRUE(store_->Pay(paid, "alipay", "t-paid", &outcome).ok());
+  CancelResult cancel;
+  ASSERT_TRUE(store_->CancelUnpaid(cancelled, &cancel).ok());
+
+  std::vector<int64_t> expired;
+  ASSERT_TRUE(store_->ListExpiredUnpaid(kNow, 10, &expired).ok());
+  EXPECT_TRUE(expired.empty());
+  ASSERT_TRUE(store_->ListExpiredUnpaid(kNow + 2500, 10, &expired).ok());
+  EXPECT_EQ(expired, (std::vector<int64_t>{early, middle}));
+  expired.clear();
+  ASSERT_TRUE(store_->ListExpiredUnpaid(kNow + 2000, 10, &expired).ok());  // deadline inclusive
+  EXPECT_EQ(expired, (std::vector<int64_t>{early, middle}));
+  expired.clear();
+  ASSERT_TRUE(store_->ListExpiredUnpaid(kNow + 5000, 1, &expired).ok());
+  EXPECT_EQ(expired, (std::vector<int64_t>{early}));
+  expired.clear();
+  ASSERT_TRUE(store_->ListExpiredUnpaid(kNow + 5000, 10, &expired).ok());
+  EXPECT_EQ(expired, (std::vector<int64_t>{early, middle, late}));
+}
+
+TEST_P(OrderStoreTest, PendingCacheReleasesAreListedUntilMarked) {
+  const ActivityRecord a = NewActivity(4);
+  const int64_t first = MustOrder(a, "p1");
+  const int64_t second = MustOrder(a, "p2");
+  MustOrder(a, "p3");
+
+  std::vector<PendingCacheRelease> releases;
+  ASSERT_TRUE(store_->ListPendingCacheReleases(10, &releases).ok());
+  EXPECT_TRUE(releases.empty());
+
+  CancelResult cancel;
+  ASSERT_TRUE(store_->CancelUnpaid(first, &cancel).ok());
+  ASSERT_TRUE(store_->CancelUnpaid(second, &cancel).ok());
+  ASSERT_TRUE(store_->CancelUnpaid(second, &cancel).ok());  // no second release
+  ASSERT_TRUE(store_->ListPendingCacheReleases(10, &releases).ok());
+  ASSERT_EQ(releases.size(), 2u);
+  std::set<int64_t> listed;
+  for (const PendingCacheRelease& r : releases) {
+    listed.insert(r.order_no);
+    EXPECT_EQ(r.activity_id, a.activity_id);
+    EXPECT_EQ(r.sku_id, kSku);
+  }
+  EXPECT_EQ(listed, (std::set<int64_t>{first, second}));
+
+  releases.clear();
+  ASSERT_TRUE(store_->ListPendingCacheReleases(1, &releases).ok());
+  EXPECT_EQ(releases.size(), 1u);
+
+  ASSERT_TRUE(store_->MarkCacheReleased(first).ok());
+  releases.clear();
+  ASSERT_TRUE(store_->ListPendingCacheReleases(10, &releases).ok());
+  ASSERT_EQ(releases.size(), 1u);
+  EXPECT_EQ(releases[0].order_no, second);
+
+  ASSERT_TRUE(store_->MarkCacheReleased(second).ok());
+  ASSERT_TRUE(store_->MarkCacheReleased(second).ok());
+  releases.clear();
+  ASSERT_TRUE(store_->ListPendingCacheReleases(10, &releases).ok());
+  EXPECT_TRUE(releases.empty());
+  EXPECT_EQ(Remaining(a), 3);
+}
+
+TEST_P(OrderStoreTest, CountsPerActivity) {
+  const ActivityRecord a = NewActivity(5);
+  const ActivityRecord b = NewActivity(5);
+  const int64_t paid = MustOrder(a, "c1");
+  const int64_t cancelled = MustOrder(a, "c2");
+  MustOrder(a, "c3");
+  MustOrder(b, "c1");  // the same user in another activity is fine
+  Place(Draft(a, "c1", "c1-again"));
+  PaymentResult outcome{};
+  ASSERT_TRUE(store_->Pay(paid, "alipay", "k-1", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(paid, "alipay", "k-2", &outcome).ok());
+  CancelResult cancel;
+  ASSERT_TRUE(store_->CancelUnpaid(cancelled, &cancel).ok());
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.remaining_stock, 3);
+  EXPECT_EQ(counts.orders_unpaid, 1);
+  EXPECT_EQ(counts.orders_paid, 1);
+  EXPECT_EQ(counts.orders_cancelled, 1);
+  EXPECT_EQ(counts.refunds_required, 1);
+  EXPECT_EQ(counts.users_with_two_orders, 0);
+  EXPECT_EQ(counts.requests_created, 3);
+  EXPECT_EQ(counts.requests_failed, 1);
+
+  const StoreCounts other = Counts(b);
+  EXPECT_EQ(other.remaining_stock, 4);
+  EXPECT_EQ(other.orders_unpaid, 1);
+  EXPECT_EQ(other.orders_paid, 0);
+  EXPECT_EQ(other.refunds_required, 0);
+  EXPECT_EQ(other.requests_created, 1);
+  EXPECT_EQ(other.requests_failed, 0);
+
+  StoreCounts missing;
+  EXPECT_EQ(store_->Count(a.activity_id + 1000, kSku, &missing).code(), StatusCode::NOT_FOUND);
+}
+
+INSTANTIATE_TEST_SUITE_P(Adapters, OrderStoreTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kMariaDb), BackendName);
+
+}  // namespace
+}  // namespace ferry::seckill

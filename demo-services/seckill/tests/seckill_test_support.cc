@@ -1,0 +1,263 @@
+#include "seckill_test_support.h"
+
+#include <hiredis.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "ferry/framework/channel.h"
+
+namespace ferry::seckill::testing {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+testsupport::RedisServer* g_redis = nullptr;
+testsupport::MariaDbServer* g_mariadb = nullptr;
+
+void StopSharedServers() {
+  delete g_redis;
+  g_redis = nullptr;
+  delete g_mariadb;
+  g_mariadb = nullptr;
+}
+
+}  // namespace
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void SharedServers::Start() {
+  if (g_redis == nullptr) {
+    g_redis = new testsupport::RedisServer();
+    g_mariadb = new testsupport::MariaDbServer();
+    std::atexit(StopSharedServers);
+  }
+  ASSERT_TRUE(g_redis->Start());
+  ASSERT_TRUE(g_mariadb->Start());
+}
+
+testsupport::RedisServer& SharedServers::redis() { return *g_redis; }
+testsupport::MariaDbServer& SharedServers::mariadb() { return *g_mariadb; }
+
+::testing::AssertionResult SharedServers::FlushRedis() {
+  const timeval timeout{.tv_sec = 5, .tv_usec = 0};
+  redisContext* c = redisConnectWithTimeout(g_redis->host().c_str(), g_redis->port(), timeout);
+  if (c == nullptr || c->err != 0) {
+    if (c != nullptr) redisFree(c);
+    return ::testing::AssertionFailure() << "cannot connect to Redis at " << g_redis->address();
+  }
+  auto* reply = static_cast<redisReply*>(redisCommand(c, "FLUSHALL"));
+  const bool ok = reply != nullptr && reply->type == REDIS_REPLY_STATUS;
+  if (reply != nullptr) freeReplyObject(reply);
+  redisFree(c);
+  if (!ok) return ::testing::AssertionFailure() << "FLUSHALL failed";
+  return ::testing::AssertionSuccess();
+}
+
+std::string FreshDatabaseName(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
+}
+
+namespace {
+
+void QuickJobs(SeckillConfig* config) {
+  config->writer_interval_ms = 5;
+  config->closer_interval_ms = 20;
+  config->reconcile_interval_ms = 0;  // only on request: the tests read its report
+  config->redrive_after_ms = 3000;
+}
+
+}  // namespace
+
+SeckillConfig RedisMariaDbConfig(const std::string& database) {
+  SeckillConfig config;
+  config.backend = "redis+mariadb";
+  config.redis_host = SharedServers::redis().host();
+  config.redis_port = SharedServers::redis().port();
+  config.redis_connections = 16;
+  config.redis_timeout_ms = 5000;
+  config.mariadb.host = SharedServers::mariadb().host();
+  config.mariadb.port = SharedServers::mariadb().port();
+  config.mariadb.user = SharedServers::mariadb().user();
+  config.mariadb.password = SharedServers::mariadb().password();
+  config.mariadb.database = database;
+  config.mariadb.timeout_ms = 20000;
+  config.mariadb_connections = 8;
+  config.worker_id = 1;
+  QuickJobs(&config);
+  return config;
+}
+
+SeckillConfig EmbeddedConfig(const std::filesystem::path& dir) {
+  SeckillConfig config;
+  config.backend = "embedded";
+  config.sqlite_path = (dir / "seckill.db").string();
+  config.sqlite_connections = 4;
+  config.worker_id = 1;
+  QuickJobs(&config);
+  return config;
+}
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  path_ = std::filesystem::path(::testing::TempDir()) /
+          ("seckill-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+  std::filesystem::remove_all(path_);
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+void InProcessProvider::Start(const SeckillConfig& config) {
+  Status s = SeckillApp::Create(config, "", &app_);
+  ASSERT_TRUE(s.ok()) << s;
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.io_threads = 2;
+  options.worker_threads = 8;
+  options.queue_capacity = 8192;
+  server_ = std::make_unique<Server>(options);
+  for (Service* service : app_->services()) {
+    s = server_->AddService(service);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  s = server_->Start();
+  ASSERT_TRUE(s.ok()) << s;
+  proxy_ = NewProxy(server_->port());
+  ASSERT_NE(proxy_, nullptr);
+}
+
+void InProcessProvider::Stop() {
+  proxy_.reset();
+  if (server_) server_->Stop();
+  server_.reset();
+  if (app_) app_->Stop();
+  app_.reset();
+}
+
+std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port) {
+  ClientOptions options;
+  options.target = "127.0.0.1:" + std::to_string(port);
+  options.default_timeout = 15s;
+  options.connect_timeout = 5s;
+  options.reconnect_initial = 10ms;
+  options.reconnect_max = 200ms;
+  std::shared_ptr<Channel> channel;
+  Status s = NewChannel(options, &channel);
+  EXPECT_TRUE(s.ok()) << s;
+  if (!s.ok()) return nullptr;
+  return std::make_unique<SeckillServiceProxy>(channel);
+}
+
+CreateActivityRequest ActivityRequest(const ActivitySpec& spec) {
+  const int64_t now = WallMs();
+  CreateActivityRequest request;
+  Activity* a = request.mutable_activity();
+  a->set_sku_id(spec.sku_id);
+  a->set_name("test sale");
+  a->set_stock(spec.stock);
+  a->set_start_time_ms(now + spec.start_offset_ms);
+  a->set_end_time_ms(now + spec.end_offset_ms);
+  a->set_price_cents(spec.price_cents);
+  a->set_pay_timeout_s(spec.pay_timeout_s);
+  return request;
+}
+
+int64_t CreateActivity(SeckillServiceProxy& proxy, const ActivitySpec& spec, bool preheat) {
+  auto created = proxy.CreateActivity(ActivityRequest(spec));
+  EXPECT_TRUE(created.ok()) << created.status();
+  if (!created.ok()) return 0;
+  const int64_t id = created->activity_id();
+  EXPECT_GT(id, 0);
+  if (preheat) {
+    ActivityRef ref;
+    ref.set_activity_id(id);
+    auto opened = proxy.Preheat(ref);
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    if (!opened.ok()) return 0;
+    EXPECT_EQ(opened->cached_stock(), spec.stock);
+  }
+  return id;
+}
+
+PurchaseRequest Purchase(int64_t activity_id, int64_t sku_id, const std::string& user,
+                         const std::string& request_id) {
+  PurchaseRequest request;
+  request.set_activity_id(activity_id);
+  request.set_sku_id(sku_id);
+  request.set_user_id(user);
+  request.set_request_id(request_id);
+  return request;
+}
+
+bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout,
+                std::chrono::milliseconds interval) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (condition()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(interval);
+  }
+}
+
+int64_t WaitCreated(SeckillServiceProxy& proxy, int64_t activity_id, int64_t sku_id,
+                    const std::string& request_id, std::chrono::milliseconds timeout) {
+  GetResultRequest request;
+  request.set_request_id(request_id);
+  request.set_activity_id(activity_id);
+  request.set_sku_id(sku_id);
+  int64_t order_no = 0;
+  std::string last;
+  const bool created = Eventually(
+      [&] {
+        auto result = proxy.GetResult(request);
+        if (!result.ok()) {
+          last = result.status().ToString();
+          return false;
+        }
+        last = ResultState_Name(result->state()) + " " + result->reason();
+        if (result->state() == FAILED) return true;  // final; reported below
+        if (result->state() != CREATED) return false;
+        order_no = result->order_no();
+        return true;
+      },
+      timeout);
+  EXPECT_TRUE(created && order_no > 0) << "request " << request_id << ": " << last;
+  return order_no;
+}
+
+ReconcileResponse Settle(SeckillServiceProxy& proxy, int64_t activity_id,
+                         const std::function<bool(const ReconcileResponse&)>& done,
+                         std::chrono::milliseconds timeout) {
+  ActivityRef ref;
+  ref.set_activity_id(activity_id);
+  ReconcileResponse report;
+  std::string last;
+  const bool settled = Eventually(
+      [&] {
+        auto result = proxy.Reconcile(ref);
+        if (!result.ok()) {
+          last = result.status().ToString();
+          return false;
+        }
+        report = *result;
+        last = report.ShortDebugString();
+        return report.reservations_without_order() == 0 && done(report);
+      },
+      timeout, 50ms);
+  EXPECT_TRUE(settled) << "activity " << activity_id << " did not settle: " << last;
+  return report;
+}
+
+}  // namespace ferry::seckill::testing

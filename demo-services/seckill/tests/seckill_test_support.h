@@ -1,0 +1,112 @@
+#pragma once
+
+// Shared by the seckill service and failure tests: the real servers of the redis+mariadb
+// backend (one of each per test process), an in-process provider (SeckillApp behind a
+// ferry::Server) with a client proxy, and small helpers for activities and bounded polling.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ferry/framework/server.h"
+#include "mariadb_server.h"
+#include "redis_server.h"
+#include "seckill.ferry.h"
+#include "seckill/service/seckill_app.h"
+
+namespace ferry::seckill::testing {
+
+int64_t WallMs();
+
+// One Redis and one MariaDB per test process, started on first use and stopped at exit.
+class SharedServers {
+ public:
+  // Starts them if needed; a fatal gtest failure when they cannot start.
+  static void Start();
+  static testsupport::RedisServer& redis();
+  static testsupport::MariaDbServer& mariadb();
+  // Deletes every key (the activity ids of a fresh database start at 1 again).
+  static ::testing::AssertionResult FlushRedis();
+};
+
+// A database name not used before in this process.
+std::string FreshDatabaseName(const std::string& prefix);
+
+// A config for the redis+mariadb backend on the shared servers, with a fresh database and
+// quick background jobs.
+SeckillConfig RedisMariaDbConfig(const std::string& database);
+// A config for the embedded backend with its SQLite file in `dir`.
+SeckillConfig EmbeddedConfig(const std::filesystem::path& dir);
+
+// A temporary directory removed on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// SeckillApp served by an in-process ferry::Server on an ephemeral loopback port.
+class InProcessProvider {
+ public:
+  ~InProcessProvider() { Stop(); }
+  // Fatal gtest failure when it cannot start.
+  void Start(const SeckillConfig& config);
+  void Stop();
+  SeckillServiceProxy& proxy() { return *proxy_; }
+  SeckillApp& app() { return *app_; }
+  uint16_t port() const { return server_->port(); }
+
+ private:
+  std::unique_ptr<SeckillApp> app_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<SeckillServiceProxy> proxy_;
+};
+
+// A proxy to 127.0.0.1:port with a generous timeout.
+std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port);
+
+struct ActivitySpec {
+  int64_t sku_id = 77;
+  int64_t stock = 10;
+  int64_t start_offset_ms = -60'000;  // from now
+  int64_t end_offset_ms = 3'600'000;  // from now
+  int64_t price_cents = 1999;
+  uint32_t pay_timeout_s = 600;
+};
+
+CreateActivityRequest ActivityRequest(const ActivitySpec& spec);
+// Creates (and, when `preheat`, opens) an activity; returns its id (0 after a gtest failure).
+int64_t CreateActivity(SeckillServiceProxy& proxy, const ActivitySpec& spec, bool preheat = true);
+
+PurchaseRequest Purchase(int64_t activity_id, int64_t sku_id, const std::string& user,
+                         const std::string& request_id);
+
+// Polls `condition` until it is true or `timeout` passes; returns its last value.
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds timeout = std::chrono::seconds(20),
+                std::chrono::milliseconds interval = std::chrono::milliseconds(20));
+
+// GetResult until it is CREATED (returns the order number) or FAILED / the timeout (returns 0
+// with a gtest failure).
+int64_t WaitCreated(SeckillServiceProxy& proxy, int64_t activity_id, int64_t sku_id,
+                    const std::string& request_id,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+// Reconcile until every reservation has its database decision (always true for embedded) and
+// `done` holds for the report; returns the last report (with a gtest failure on timeout).
+ReconcileResponse Settle(
+    SeckillServiceProxy& proxy, int64_t activity_id,
+    const std::function<bool(const ReconcileResponse&)>& done =
+        [](const ReconcileResponse&) { return true; },
+    std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+}  // namespace ferry::seckill::testing
