@@ -29,7 +29,7 @@ CONCURRENCY=$((CONNS * DEPTH))
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
-ferry_build "$BUILD_DIR" -DFERRY_BUILD_TESTS=OFF -- seckill-server ferry-bench
+ferry_build "$BUILD_DIR" -- seckill-server ferry-bench
 BIN="$BUILD_DIR/bin"
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench-seckill.XXXXXX)"

@@ -12,7 +12,7 @@ cd "$FERRY_ROOT"
 SECONDS_PER_RUN="${FERRY_BENCH_SECONDS:-5}"
 RUNS="${FERRY_BENCH_RUNS:-3}"
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
-ferry_build build -DFERRY_BUILD_TESTS=OFF -- echo-server ferry-bench bare-echo-server \
+ferry_build build -- echo-server ferry-bench bare-echo-server \
   bare-echo-bench grpc-echo-server grpc-echo-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench.XXXXXX)"

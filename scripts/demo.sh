@@ -32,7 +32,7 @@ esac
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
-ferry_build "$BUILD_DIR" -DFERRY_BUILD_TESTS=OFF -- echo-server seckill-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server seckill-server ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-demo.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT

@@ -8,7 +8,8 @@ cd "$FERRY_ROOT"
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 
-ferry_build build
+# Explicit, because build/ is shared with demo.sh and bench.sh, which build only their targets.
+ferry_build build -DFERRY_BUILD_TESTS=ON -DFERRY_BUILD_BENCH=ON
 log "running the test suite (build/)"
 ctest --test-dir build --output-on-failure -j "$FERRY_JOBS" --timeout 600
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 #include "ferry/plugins/auth_token.h"
 #include "filter_fixture.h"
@@ -69,6 +70,31 @@ TEST_F(AuthTest, TokenOfAnotherMethodIsUnauthenticated) {
   CallOptions options;
   options.auth_token = plugins::MakeAuthToken("s3cr3t", "ferry.demo.EchoService", "Delay", now);
   ExpectUnauthenticated(NewProxy().Echo(EchoOf("x"), options), "invalid token signature");
+}
+
+// The server remembers tokens it verified; remembering must never stretch a token's life or
+// carry it to another method.
+class ShortSkewAuthTest : public AuthTest {
+ protected:
+  void SetUp() override { StartServer("[{name: auth, secret: s3cr3t, max_skew_ms: 300}]"); }
+};
+
+TEST_F(ShortSkewAuthTest, AVerifiedTokenStillExpiresAndStaysBoundToItsMethod) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  CallOptions options;
+  options.auth_token = plugins::MakeAuthToken("s3cr3t", "ferry.demo.EchoService", "Echo", now);
+  demo::EchoServiceProxy proxy = NewProxy();
+  ASSERT_TRUE(proxy.Echo(EchoOf("1"), options).ok());
+  ASSERT_TRUE(proxy.Echo(EchoOf("2"), options).ok());  // the remembered verification
+  demo::DelayRequest delay;
+  const auto other_method = proxy.Delay(delay, options);
+  ASSERT_FALSE(other_method.ok());
+  EXPECT_EQ(other_method.status().code(), StatusCode::UNAUTHENTICATED);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ExpectUnauthenticated(proxy.Echo(EchoOf("3"), options), "expired token");
+  EXPECT_EQ(service_.handled(), 2);
 }
 
 }  // namespace

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace ferry::plugins {
+
+// HMAC-SHA256 through OpenSSL 3 costs microseconds a call, as much as a whole small RPC, so
+// both auth filters remember recent work per thread: the client reuses the token it made for
+// a method for up to a second (its date stays well inside the server's skew), and the server
+// skips re-verifying a byte-identical token for the same method until the token's skew window
+// closes. Neither widens what a captured token can do: it was already valid for that window.
+//
+// Entries are tagged with the owning filter's instance id (never reused, unlike an address),
+// so filters with different secrets never share one.
+inline uint64_t NextAuthFilterId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The <unix_ms> of "v1:<unix_ms>:<signature>", or -1.
+inline int64_t AuthTokenMillis(std::string_view token) {
+  if (!token.starts_with("v1:")) return -1;
+  token.remove_prefix(3);
+  int64_t ms = -1;
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), ms);
+  return error == std::errc() && end != token.data() + token.size() && *end == ':' ? ms : -1;
+}
+
+// A small direct-mapped cache, one per thread, of tokens already checked or made.
+class AuthTokenCache {
+ public:
+  struct Entry {
+    uint64_t filter_id = 0;
+    std::string method_key;  // service "/" method
+    std::string token;
+    int64_t valid_until_ms = 0;  // usable while now <= this
+  };
+
+  // The entry for (filter, method) on the client side, whatever its token.
+  Entry& ForMethod(uint64_t filter_id, std::string_view service, std::string_view method) {
+    return entries_[Slot(filter_id, std::hash<std::string_view>()(service) ^
+                                        (std::hash<std::string_view>()(method) << 1))];
+  }
+  // The entry a server would have used for `token`.
+  Entry& ForToken(uint64_t filter_id, std::string_view token) {
+    return entries_[Slot(filter_id, std::hash<std::string_view>()(token))];
+  }
+
+  static bool Holds(const Entry& e, uint64_t filter_id, std::string_view service,
+                    std::string_view method, int64_t now_ms) {
+    return e.filter_id == filter_id && now_ms <= e.valid_until_ms &&
+           e.method_key.size() == service.size() + 1 + method.size() &&
+           e.method_key.starts_with(service) && e.method_key.ends_with(method);
+  }
+  static void Fill(Entry& e, uint64_t filter_id, std::string_view service, std::string_view method,
+                   std::string_view token, int64_t valid_until_ms) {
+    e.filter_id = filter_id;
+    e.method_key.assign(service).append("/").append(method);
+    e.token.assign(token);
+    e.valid_until_ms = valid_until_ms;
+  }
+
+ private:
+  static constexpr size_t kSlots = 256;
+  static size_t Slot(uint64_t filter_id, size_t hash) { return (hash ^ filter_id) % kSlots; }
+  std::array<Entry, kSlots> entries_;
+};
+
+}  // namespace ferry::plugins
