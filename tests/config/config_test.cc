@@ -148,9 +148,10 @@ TEST(ConfigTest, RejectsOutOfRangeValues) {
 TEST(ConfigTest, RejectsUnknownKeysAtEveryLevel) {
   Status s = Parse("sever:\n  io_threads: 2\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.message(),
-            "echo.yaml: sever: unknown key (expected one of: client log plugins provider registry server "
-            "service) (line 1)");
+  EXPECT_EQ(
+      s.message(),
+      "echo.yaml: sever: unknown key (expected one of: client log plugins provider registry server "
+      "service) (line 1)");
 
   s = Parse("server:\n  business_pool:\n    thread: 2\n");
   EXPECT_EQ(s.message(),

@@ -16,8 +16,8 @@
 namespace ferry::idgen {
 namespace {
 
-using testutil::FakeClock;
 using testsupport::LogCapture;
+using testutil::FakeClock;
 
 constexpr int64_t kStart = kDefaultEpochMs + 1'000'000;  // the fake clock's first reading
 

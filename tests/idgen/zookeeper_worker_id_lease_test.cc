@@ -21,9 +21,9 @@ namespace ferry::idgen {
 namespace {
 
 using namespace std::chrono_literals;
+using testsupport::LogCapture;
 using testsupport::RawZooKeeperClient;
 using testsupport::ZooKeeperServer;
-using testsupport::LogCapture;
 
 constexpr auto kRecovery = 15s;  // reconnect after a JVM restart on a busy machine
 

@@ -3,7 +3,6 @@
 #include <bit>
 #include <cstddef>
 
-
 namespace ferry {
 namespace {
 
@@ -25,9 +24,8 @@ uint64_t HashKey(std::string_view key) {
   uint64_t hash = Mix64(size * kMultiplier + 1);
   size_t offset = 0;
   for (; offset + 8 <= size; offset += 8) {
-    hash = std::rotl(hash ^ Mix64(LoadLittleEndian(bytes + offset, 8)), 27) *
-               kMultiplier +
-           0x52dce729;
+    hash =
+        std::rotl(hash ^ Mix64(LoadLittleEndian(bytes + offset, 8)), 27) * kMultiplier + 0x52dce729;
   }
   if (offset < size) hash ^= Mix64(LoadLittleEndian(bytes + offset, size - offset));
   return Mix64(hash);

@@ -3,8 +3,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ferry/framework/config_reader.h"
 #include "ferry/framework/config.h"
+#include "ferry/framework/config_reader.h"
 
 // Readers of the config sections that name extensions (plugins, registries, balancers, filters).
 // Each checks names against the ExtensionRegistry, so plugins must be loaded first.
