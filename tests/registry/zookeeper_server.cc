@@ -1,20 +1,16 @@
 #include "zookeeper_server.h"
 
+#include "process.h"
+
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <condition_variable>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -22,38 +18,15 @@ namespace ferry::testsupport {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A port the kernel considers free right now. The server binds it a moment later; losing that
-// race shows up as an early exit, and Start() then tries another port.
-uint16_t PickFreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  uint16_t port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-bool Exited(pid_t pid) {
-  int status = 0;
-  return waitpid(pid, &status, WNOHANG) == pid;
-}
+using internal::Exited;
+using internal::PickFreePort;
 
 // Tests that steal sessions make the C client complain on purpose; keep the output readable.
 void DiscardClientLog(const char*) {}
 
 }  // namespace
 
-ZooKeeperServer::ZooKeeperServer() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "ferry-zk-XXXXXX").string();
-  if (mkdtemp(pattern.data()) != nullptr) dir_ = pattern;
-}
+ZooKeeperServer::ZooKeeperServer() : dir_(internal::MakeTempDir("ferry-zk-")) {}
 
 ZooKeeperServer::~ZooKeeperServer() {
   Stop();
@@ -107,38 +80,11 @@ ZooKeeperServer::~ZooKeeperServer() {
                                    FERRY_ZOOKEEPER_CLASSPATH,
                                    "org.apache.zookeeper.server.ZooKeeperServerMain",
                                    cfg_path};
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  // Opened before fork: between fork and exec the child may only make async-signal-safe calls.
-  const int log_fd = open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (log_fd < 0 || null_fd < 0) {
-    if (log_fd >= 0) close(log_fd);
-    if (null_fd >= 0) close(null_fd);
-    return ::testing::AssertionFailure() << "cannot open " << log_file << " or /dev/null";
-  }
-  const pid_t parent = getpid();
-  pid_ = fork();
-  if (pid_ == 0) {
-    // A test process that crashes or is killed by ctest's timeout takes the server along,
-    // instead of leaving a JVM behind. (The signal follows the thread that forked, the test's
-    // main thread here.)
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    dup2(null_fd, 0);
-    dup2(log_fd, 1);
-    dup2(log_fd, 2);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  const int fork_errno = errno;
-  close(log_fd);
-  close(null_fd);
+  std::string error;
+  pid_ = internal::Spawn(args, log_file, &error);
   if (pid_ < 0) {
     pid_ = -1;
-    return ::testing::AssertionFailure() << "cannot fork: " << std::strerror(fork_errno);
+    return ::testing::AssertionFailure() << "cannot start ZooKeeper: " << error;
   }
 
   // A JVM on a busy two-core machine can take many seconds to come up.
@@ -161,16 +107,7 @@ ZooKeeperServer::~ZooKeeperServer() {
 
 void ZooKeeperServer::Stop() {
   if (!running()) return;
-  kill(pid_, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (!Exited(pid_)) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-      break;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
+  internal::Terminate(pid_, 10s);
   pid_ = -1;
 }
 
@@ -196,14 +133,7 @@ bool ZooKeeperServer::AnswersRuok() const {
   return reply == "imok";
 }
 
-std::string ZooKeeperServer::LogTail() const {
-  std::ifstream log(log_path());
-  std::stringstream content;
-  content << log.rdbuf();
-  const std::string text = content.str();
-  constexpr size_t kTail = 4000;
-  return text.size() > kTail ? text.substr(text.size() - kTail) : text;
-}
+std::string ZooKeeperServer::LogTail() const { return internal::FileTail(log_path()); }
 
 struct RawZooKeeperClient::SessionEvents {
   std::mutex mu;

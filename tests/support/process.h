@@ -1,7 +1,8 @@
 #pragma once
 
 // Process plumbing shared by the server fixtures in this folder. Internal: tests use the
-// fixture classes (redis_server.h, mariadb_server.h), not these helpers.
+// fixture classes (redis_server.h, mariadb_server.h, tests/registry/zookeeper_server.h), not
+// these helpers.
 
 #include <sys/types.h>
 
