@@ -91,9 +91,6 @@ void ClusterCall::SendLocked(ProviderPick pick, Attempt** completed) {
   ++in_flight_;
   Ref();  // released once the attempt's outcome is processed
   client::ClientConnection& connection = attempt->pick.provider->connection();
-  if (policy_.MayRetry() && sent_ < policy_.max_attempts) {
-    tried_.push_back(attempt->pick.provider->address());
-  }
   google::protobuf::Message* response = response_;
   const bool hedged = policy_.Hedges(method_.idempotent);
   if (hedged) {
@@ -179,6 +176,11 @@ ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
   {
     std::lock_guard lock(mu_);
     attempt->over = true;
+    // Remembered only now, and only for a failure that may be retried: the common call, which
+    // succeeds at once, copies no address.
+    if (!attempt->status.ok() && policy_.MayRetry() && sent_ < policy_.max_attempts) {
+      tried_.push_back(attempt->pick.provider->address());
+    }
     done_with = std::move(attempt->pick);
     --in_flight_;
     if (!finished_) {
@@ -203,7 +205,14 @@ bool ClusterCall::TryRetryLocked(Attempt** completed) {
   if (!policy_.MayRetry() || sent_ >= policy_.max_attempts || cluster_.closed()) return false;
   const Clock::time_point now = Clock::now();
   if (deadline_ != Clock::time_point::max() && deadline_ - now < kMinRetryTime) return false;
-  std::optional<ProviderPick> pick = cluster_.providers().Pick(hash_key_, tried_);
+  // Failed attempts are in tried_; attempts still out (a backup's first) are excluded too.
+  std::vector<std::string> excluded = tried_;
+  auto exclude_if_out = [&excluded](const Attempt& a) {
+    if (!a.over && a.pick.provider) excluded.push_back(a.pick.provider->address());
+  };
+  exclude_if_out(first_);
+  for (const auto& more : more_) exclude_if_out(*more);
+  std::optional<ProviderPick> pick = cluster_.providers().Pick(hash_key_, excluded);
   if (!pick) return false;
   if (!policy_.budget->TrySpend(now)) {
     cluster_.providers().Report(*pick, AttemptVerdict{.health = ProviderHealth::kUnknown},

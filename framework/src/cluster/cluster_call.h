@@ -113,7 +113,8 @@ class ClusterCall {
   Attempt* winner_ = nullptr;
   // Attempts still out when the call finished, to cancel.
   std::vector<std::pair<std::shared_ptr<Provider>, uint64_t>> losers_;
-  // Addresses tried so far, excluded from later picks; filled only when a later pick may come.
+  // Addresses of attempts that failed, excluded from later picks; filled only when a later pick
+  // may come.
   std::vector<std::string> tried_;
   std::optional<boost::asio::steady_timer> backup_timer_;
 };
