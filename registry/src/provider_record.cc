@@ -3,7 +3,7 @@
 #include <charconv>
 #include <set>
 
-#include "registry_url.h"
+#include "ferry/registry/registry_url.h"
 
 namespace ferry::registry {
 namespace {

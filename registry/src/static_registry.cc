@@ -4,7 +4,7 @@
 
 #include "path_segment.h"
 #include "provider_record.h"
-#include "registry_url.h"
+#include "ferry/registry/registry_url.h"
 
 namespace ferry::registry {
 

@@ -7,7 +7,7 @@
 #include "path_segment.h"
 #include "provider_record.h"
 #include "registry_log.h"
-#include "registry_url.h"
+#include "ferry/registry/registry_url.h"
 #include "znode_layout.h"
 
 namespace ferry::registry {

@@ -1,4 +1,4 @@
-#include "registry_url.h"
+#include "ferry/registry/registry_url.h"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,7 @@ namespace ferry::idgen {
 // "zookeeper://host:port[,host:port...]" -> "host:port[,host:port...]", the connect string of
 // the C client. The same rules as the registry's URLs (docs/registry.md): hosts are names,
 // IPv4 or bracketed IPv6 addresses, ports 1..65535, no path (chroot), query or fragment.
-// INVALID_ARGUMENT naming the URL and the offending part otherwise. (The registry's own parser
-// is private to ferry::registry, so this is a small copy of its rules.)
+// INVALID_ARGUMENT naming the URL and the offending part otherwise (ferry::registry_url).
 Status ParseZooKeeperUrl(std::string_view url, std::string* hosts);
 
 // A namespace becomes one znode name: not empty, not "." or "..", no '/', whitespace or
