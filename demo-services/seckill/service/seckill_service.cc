@@ -10,7 +10,7 @@ namespace {
 Status Invalid(const std::string& message) { return Status(StatusCode::INVALID_ARGUMENT, message); }
 
 const char* FailureReason(PurchaseAnswer answer) {
-  return answer == ALREADY_JOINED ? "already_joined" : "sold_out";
+  return answer == ALREADY_JOINED ? kReasonAlreadyJoined : kReasonSoldOut;
 }
 
 // Marks the activity's cache releases that are still queued (the cache was unreachable when
@@ -240,8 +240,10 @@ Status SeckillServiceImpl::GetResult(ServerContext&, const GetResultRequest& req
     }
     if (found) {
       response->set_state(answered.answer == ReserveAnswer::kAccepted ? PENDING : FAILED);
-      if (answered.answer == ReserveAnswer::kSoldOut) response->set_reason("sold_out");
-      if (answered.answer == ReserveAnswer::kAlreadyJoined) response->set_reason("already_joined");
+      if (answered.answer == ReserveAnswer::kSoldOut) response->set_reason(kReasonSoldOut);
+      if (answered.answer == ReserveAnswer::kAlreadyJoined) {
+        response->set_reason(kReasonAlreadyJoined);
+      }
       return Status::Ok();
     }
   }

@@ -58,11 +58,15 @@ struct PlaceResult {
   int64_t order_no = 0;   // kCreated: the order's number (the earlier one when replayed)
 };
 
+// Why a request got no order; stored in the database and returned by GetResult.
+inline constexpr const char* kReasonSoldOut = "sold_out";
+inline constexpr const char* kReasonAlreadyJoined = "already_joined";
+
 // What the database decided for a request id.
 struct RequestRecord {
   bool created = false;  // true: order_no is its order; false: failed for `reason`
   int64_t order_no = 0;
-  std::string reason;  // "sold_out" or "already_joined"
+  std::string reason;  // kReasonSoldOut or kReasonAlreadyJoined
 };
 
 enum class PaymentResult { kPaid, kAlreadyPaid, kRefundRequired };

@@ -7,8 +7,6 @@ namespace ferry::seckill {
 namespace {
 
 constexpr int kMaxAttempts = 8;
-constexpr const char* kSoldOutReason = "sold_out";
-constexpr const char* kAlreadyJoinedReason = "already_joined";
 
 constexpr const char* kActivityColumns =
     "a.activity_id, a.sku_id, a.name, a.initial_stock, a.start_time_ms, a.end_time_ms,"
@@ -175,7 +173,7 @@ Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
       if (AsInt(rows[0][0]) != 0) {
         result->outcome = PlaceOutcome::kCreated;
       } else {
-        result->outcome = AsText(rows[0][2]) == kSoldOutReason ? PlaceOutcome::kSoldOut
+        result->outcome = AsText(rows[0][2]) == kReasonSoldOut ? PlaceOutcome::kSoldOut
                                                                : PlaceOutcome::kAlreadyJoined;
       }
       return Status::Ok();
@@ -186,7 +184,7 @@ Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
     if (!s.ok()) return s;
     if (!rows.empty()) {
       result->outcome = PlaceOutcome::kAlreadyJoined;
-      return RecordFailure(db, d, kAlreadyJoinedReason);
+      return RecordFailure(db, d, kReasonAlreadyJoined);
     }
     int64_t taken = 0;
     s = db.Execute(
@@ -196,7 +194,7 @@ Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
     if (!s.ok()) return s;
     if (taken == 0) {
       result->outcome = PlaceOutcome::kSoldOut;
-      return RecordFailure(db, d, kSoldOutReason);
+      return RecordFailure(db, d, kReasonSoldOut);
     }
     // A concurrent order of the same user or request fails these with ALREADY_EXISTS; the
     // retry then replays or answers kAlreadyJoined, and the rollback returns the unit.
