@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 namespace ferry::transport {
@@ -18,21 +19,35 @@ TEST(OutboundQueueTest, OnlyTheFirstAppendOfAnIdleQueueStartsAFlush) {
   EXPECT_TRUE(queue.Append("c"));
 }
 
+using Appended = OutboundQueue::Appended;
+constexpr size_t kNoLimit = SIZE_MAX;
+
 TEST(OutboundQueueTest, BytesOfAnEndedLinkAreRefusedNotCarriedToTheNext) {
   OutboundQueue queue;
   bool must_flush = false;
-  ASSERT_TRUE(queue.AppendToLink("call-1", 0, &must_flush));
+  ASSERT_EQ(queue.AppendToLink("call-1", 0, kNoLimit, &must_flush), Appended::kQueued);
   EXPECT_TRUE(must_flush);
   queue.ClearForLink(1);  // link 0 went down: its bytes go, and so does any late caller's
   EXPECT_EQ(queue.pending_bytes(), 0u);
-  EXPECT_FALSE(queue.AppendToLink("call-2", 0, &must_flush));
+  EXPECT_EQ(queue.AppendToLink("call-2", 0, kNoLimit, &must_flush), Appended::kStaleLink);
   EXPECT_FALSE(must_flush);
   EXPECT_EQ(queue.pending_bytes(), 0u);
-  ASSERT_TRUE(queue.AppendToLink("call-3", 1, &must_flush));
+  ASSERT_EQ(queue.AppendToLink("call-3", 1, kNoLimit, &must_flush), Appended::kQueued);
   EXPECT_TRUE(must_flush);
   std::string taken;
   ASSERT_TRUE(queue.TakeAll(&taken));
   EXPECT_EQ(taken, "call-3");
+}
+
+TEST(OutboundQueueTest, BytesBeyondTheLimitAreRefusedWhole) {
+  OutboundQueue queue;
+  bool must_flush = false;
+  ASSERT_EQ(queue.AppendToLink("12345", 0, 8, &must_flush), Appended::kQueued);
+  EXPECT_EQ(queue.AppendToLink("6789", 0, 8, &must_flush), Appended::kFull);
+  EXPECT_FALSE(must_flush);
+  EXPECT_EQ(queue.pending_bytes(), 5u);
+  EXPECT_EQ(queue.AppendToLink("678", 0, 8, &must_flush), Appended::kQueued);
+  EXPECT_EQ(queue.pending_bytes(), 8u);
 }
 
 }  // namespace

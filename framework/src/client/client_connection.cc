@@ -71,23 +71,29 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobu
                                                     std::to_string(options_.max_frame_bytes)));
     return 0;
   }
-  // Checked before queueing, so a stalled peer costs callers an error, not unbounded memory.
-  // Racing callers may overshoot by a frame each; the bound is about order of magnitude.
-  if (outbox_.pending_bytes() + frame.size() > options_.max_outbound_bytes) {
-    done(Status(StatusCode::RESOURCE_EXHAUSTED,
-                "write queue to " + peer_ + " holds more than max_outbound_bytes " +
-                    std::to_string(options_.max_outbound_bytes) + "; the peer reads too slowly"));
-    return 0;
-  }
   pending_.Insert(id, PendingCall{response, std::move(done), deadline, timeout});
   ScheduleSweepBy(deadline);
   bool must_flush = false;
-  const bool queued = outbox_.AppendToLink(frame, epoch, &must_flush);
+  using Appended = transport::OutboundQueue::Appended;
+  const Appended appended =
+      outbox_.AppendToLink(frame, epoch, options_.max_outbound_bytes, &must_flush);
   if (must_flush) boost::asio::post(io_, [self = shared_from_this()] { self->Flush(); });
-  // Not queued: the link ended first. Queued but the epoch moved: the link ended after, and
-  // its clearing drops the bytes. Either way they never leave, and the link's FailAll may have
-  // run before the call was in the table.
-  if (!queued || epoch_.load(std::memory_order_acquire) != epoch) Abandon(id);
+  if (appended == Appended::kFull) {
+    // A stalled peer costs callers an error, not unbounded memory.
+    if (auto call = pending_.Take(id)) {
+      call->done(Status(StatusCode::RESOURCE_EXHAUSTED,
+                        "write queue to " + peer_ + " holds more than max_outbound_bytes " +
+                            std::to_string(options_.max_outbound_bytes) +
+                            "; the peer reads too slowly"));
+    }
+    return 0;
+  }
+  // Stale: the link ended first. Queued but the epoch moved: the link ended after, and its
+  // clearing drops the bytes. Either way they never leave, and the link's FailAll may have run
+  // before the call was in the table.
+  if (appended == Appended::kStaleLink || epoch_.load(std::memory_order_acquire) != epoch) {
+    Abandon(id);
+  }
   return id;
 }
 

@@ -24,17 +24,21 @@ class OutboundQueue {
     return true;
   }
 
+  enum class Appended { kQueued, kStaleLink, kFull };
   // For a client whose socket is replaced over time: Append() for bytes that belong to link
-  // `link`. Returns false, queueing nothing, once the queue has moved on to a later link
+  // `link`. kStaleLink, queueing nothing, once the queue has moved on to a later link
   // (ClearForLink), so a request admitted to a connection that has ended can never leave on the
-  // next one, where its caller has already been told it failed.
-  bool AppendToLink(std::string_view bytes, uint64_t link, bool* must_flush) {
+  // next one, where its caller has already been told it failed. kFull, queueing nothing, when
+  // the bytes would take the queue past `max_pending` (a peer that stopped reading).
+  Appended AppendToLink(std::string_view bytes, uint64_t link, size_t max_pending,
+                        bool* must_flush) {
     std::lock_guard lock(mu_);
     *must_flush = false;
-    if (link < link_) return false;
+    if (link < link_) return Appended::kStaleLink;
+    if (pending_.size() + bytes.size() > max_pending) return Appended::kFull;
     pending_.append(bytes);
     if (!flushing_) *must_flush = flushing_ = true;
-    return true;
+    return Appended::kQueued;
   }
 
   // Swaps the pending bytes into `*out` (whose old contents are discarded; its capacity is
