@@ -2,9 +2,9 @@
 
 #include <utility>
 
+#include "ferry/registry/registry_url.h"
 #include "path_segment.h"
 #include "provider_record.h"
-#include "ferry/registry/registry_url.h"
 
 namespace ferry::registry {
 

@@ -4,10 +4,10 @@
 #include <future>
 #include <utility>
 
+#include "ferry/registry/registry_url.h"
 #include "path_segment.h"
 #include "provider_record.h"
 #include "registry_log.h"
-#include "ferry/registry/registry_url.h"
 #include "znode_layout.h"
 
 namespace ferry::registry {
