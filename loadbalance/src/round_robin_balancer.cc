@@ -1,3 +1,4 @@
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -9,17 +10,31 @@
 namespace ferry::loadbalance {
 namespace {
 
+bool EqualPositiveWeights(const EndpointSet& set) {
+  for (size_t i = 0; i < set.size(); ++i) {
+    if (set[i].weight == 0 || set[i].weight != set[0].weight) return false;
+  }
+  return set.size() > 0;
+}
+
 // nginx's smooth weighted round robin: every pick adds each candidate's weight to its running
 // credit and takes the candidate with the most, which then pays back the total. Weights 5,1,1
 // give a a b a c a a rather than a a a a a b c, so no provider gets a burst.
 class SmoothRoundRobin {
  public:
   SmoothRoundRobin(std::vector<BalancerEndpoint> endpoints, const LoadBalancerOptions& options)
-      : set_(std::move(endpoints), options), credit_(set_.size(), 0) {}
+      : set_(std::move(endpoints), options),
+        equal_weights_(EqualPositiveWeights(set_)),
+        credit_(set_.size(), 0) {}
 
   const EndpointSet& set() const { return set_; }
 
   std::optional<size_t> Next(const Candidates& candidates) const {
+    // With equal weights, nothing excluded and nobody warming up, smooth round robin is plain
+    // rotation: a counter gives it without the lock.
+    if (equal_weights_ && candidates.unrestricted()) {
+      return static_cast<size_t>(rotation_.fetch_add(1, std::memory_order_relaxed) % set_.size());
+    }
     std::lock_guard lock(mu_);
     int64_t total = 0;
     size_t best = Candidates::kNone;
@@ -37,6 +52,8 @@ class SmoothRoundRobin {
 
  private:
   EndpointSet set_;
+  const bool equal_weights_;
+  mutable std::atomic<uint64_t> rotation_{0};
   mutable std::mutex mu_;  // held for one O(n) pass of additions per pick
   mutable std::vector<int64_t> credit_;
 };

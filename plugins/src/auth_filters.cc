@@ -1,3 +1,5 @@
+#include <time.h>
+
 #include <chrono>
 #include <string>
 
@@ -17,10 +19,13 @@ constexpr int64_t kClientTokenReuseMs = 1000;
 // A day: anything longer makes the token's timestamp meaningless, and is surely a typo.
 constexpr int64_t kMaxSkewLimitMs = 24 * 3600 * 1000;
 
+// The kernel's clock as of its last tick (at most a few ms old), read without the cost of a
+// precise clock on every call: tokens carry milliseconds and are checked against a skew of
+// seconds.
 int64_t UnixMillisNow() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  return int64_t{now.tv_sec} * 1000 + now.tv_nsec / 1000000;
 }
 
 // Reads the `secret` key every auth filter needs.
@@ -41,7 +46,7 @@ class AuthClientFilter final : public ClientFilter {
   Status OnCall(ClientCall& call) override {
     thread_local AuthTokenCache made;
     const int64_t now = UnixMillisNow();
-    AuthTokenCache::Entry& entry = made.ForMethod(id_, call.method.service, call.method.method);
+    AuthTokenCache::Entry& entry = made.ForMethod(id_, &call.method);
     if (!AuthTokenCache::Holds(entry, id_, call.method.service, call.method.method, now)) {
       AuthTokenCache::Fill(entry, id_, call.method.service, call.method.method,
                            MakeAuthToken(secret_, call.method.service, call.method.method, now),
@@ -52,6 +57,7 @@ class AuthClientFilter final : public ClientFilter {
   }
 
   void OnDone(const ClientCall&, const Status&, std::chrono::nanoseconds) override {}
+  bool ObservesDone() const override { return false; }
 
  private:
   const uint64_t id_ = NextAuthFilterId();
@@ -90,6 +96,7 @@ class AuthServerFilter final : public ServerFilter {
   }
 
   void OnDone(const ServerCall&, const Status&, std::chrono::nanoseconds) override {}
+  bool ObservesDone() const override { return false; }
 
  private:
   const uint64_t id_ = NextAuthFilterId();

@@ -4,9 +4,12 @@
 #include <atomic>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
+
+#include "ferry/framework/hash_key.h"
 
 namespace ferry::plugins {
 
@@ -42,14 +45,21 @@ class AuthTokenCache {
     int64_t valid_until_ms = 0;  // usable while now <= this
   };
 
-  // The entry for (filter, method) on the client side, whatever its token.
-  Entry& ForMethod(uint64_t filter_id, std::string_view service, std::string_view method) {
-    return entries_[Slot(filter_id, std::hash<std::string_view>()(service) ^
-                                        (std::hash<std::string_view>()(method) << 1))];
+  // The entry for (filter, method) on the client side, whatever its token. Methods are
+  // described by generated code's long-lived MethodSpecs, so their address picks the slot
+  // without hashing names; Holds() still compares the names.
+  Entry& ForMethod(uint64_t filter_id, const void* method_spec) {
+    return entries_[Slot(filter_id, reinterpret_cast<uintptr_t>(method_spec))];
   }
-  // The entry a server would have used for `token`.
+  // The entry a server would have used for `token`. The slot comes from the token's last 16
+  // bytes, which are signature: as random as a hash of the whole token, and cheaper.
   Entry& ForToken(uint64_t filter_id, std::string_view token) {
-    return entries_[Slot(filter_id, std::hash<std::string_view>()(token))];
+    if (token.size() < 2 * sizeof(uint64_t)) {
+      return entries_[Slot(filter_id, std::hash<std::string_view>()(token))];
+    }
+    uint64_t tail[2];
+    std::memcpy(tail, token.data() + token.size() - sizeof tail, sizeof tail);
+    return entries_[Slot(filter_id, tail[0] ^ tail[1])];
   }
 
   static bool Holds(const Entry& e, uint64_t filter_id, std::string_view service,
@@ -68,7 +78,9 @@ class AuthTokenCache {
 
  private:
   static constexpr size_t kSlots = 256;
-  static size_t Slot(uint64_t filter_id, size_t hash) { return (hash ^ filter_id) % kSlots; }
+  static size_t Slot(uint64_t filter_id, uint64_t hash) {
+    return static_cast<size_t>(Mix64(hash ^ filter_id) % kSlots);
+  }
   std::array<Entry, kSlots> entries_;
 };
 

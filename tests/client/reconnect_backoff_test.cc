@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "client/trace_id.h"
+#include "client/request_meta.h"
 
 namespace ferry::client {
 namespace {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
 
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/config.h"
@@ -63,7 +64,8 @@ TEST(LoadPluginTest, SharedObjectWithoutEntryPointsIsRefused) {
 
 TEST(LoadPluginTest, OtherAbiVersionIsRefusedBeforeRegistering) {
   // Its register function aborts, so reaching it would kill the test.
-  ExpectRefused(FUTURE_ABI_PLUGIN, "built for ABI 999, this Ferry speaks 1");
+  ExpectRefused(FUTURE_ABI_PLUGIN,
+                "built for ABI 999, this Ferry speaks " + std::to_string(FERRY_PLUGIN_ABI_VERSION));
 }
 
 TEST(LoadPluginTest, FailingRegisterIsReported) {
@@ -94,7 +96,8 @@ TEST(LoadPluginTest, ConfigNamingABadPluginFailsToParse) {
       ParseConfig(std::string("plugins: [") + FUTURE_ABI_PLUGIN + "]\n", "plugins.yaml", &config);
   EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
   EXPECT_THAT(status.message(), AllOf(HasSubstr("plugins.yaml"), HasSubstr("plugins[0]"),
-                                      HasSubstr("built for ABI 999, this Ferry speaks 1")));
+                                      HasSubstr("built for ABI 999, this Ferry speaks " +
+                                                std::to_string(FERRY_PLUGIN_ABI_VERSION))));
 }
 
 }  // namespace

@@ -45,6 +45,30 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
 uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
                                 google::protobuf::Message* response, Clock::time_point deadline,
                                 milliseconds timeout, CallDone done) {
+  return Send(
+      [&](uint64_t id, std::string* frame) {
+        codec::FrameHeader header;
+        header.type = codec::MessageType::kRequest;
+        header.request_id = id;
+        return codec::AppendFrame(header, &meta, &request, body_options_, frame);
+      },
+      response, deadline, timeout, std::move(done));
+}
+
+uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t timeout_us,
+                                google::protobuf::Message* response, Clock::time_point deadline,
+                                milliseconds timeout, CallDone done) {
+  return Send(
+      [&](uint64_t id, std::string* frame) {
+        request.AppendFrame(id, timeout_us, frame);
+        return Status::Ok();
+      },
+      response, deadline, timeout, std::move(done));
+}
+
+template <class Encode>
+uint64_t ClientConnection::Send(const Encode& encode, google::protobuf::Message* response,
+                                Clock::time_point deadline, milliseconds timeout, CallDone done) {
   // Read before Admit(): if it differs once the request is queued, the link this call was
   // admitted to ended meanwhile, and may have missed the call when failing its pending ones.
   const uint64_t epoch = epoch_.load(std::memory_order_acquire);
@@ -56,11 +80,7 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobu
   // Serialized outside any lock into a buffer this thread reuses; the queue copies it.
   thread_local std::string frame;
   frame.clear();
-  codec::FrameHeader header;
-  header.type = codec::MessageType::kRequest;
-  header.request_id = id;
-  if (Status encoded = codec::AppendFrame(header, &meta, &request, body_options_, &frame);
-      !encoded.ok()) {
+  if (Status encoded = encode(id, &frame); !encoded.ok()) {
     done(encoded);
     return 0;
   }

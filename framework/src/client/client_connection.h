@@ -15,6 +15,7 @@
 #include "client/client_stats.h"
 #include "client/pending_call_table.h"
 #include "client/reconnect_backoff.h"
+#include "ferry/codec/encoded_request.h"
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/message_codec.h"
 #include "ferry/framework/channel.h"
@@ -38,6 +39,10 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
   // call's id on this connection, for Cancel(); 0 when it failed before being queued.
   uint64_t Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
+                google::protobuf::Message* response, Clock::time_point deadline,
+                std::chrono::milliseconds timeout, CallDone done);
+  // The same for a request encoded beforehand, sent with `timeout_us` left of its deadline.
+  uint64_t Call(const codec::EncodedRequest& request, uint64_t timeout_us,
                 google::protobuf::Message* response, Clock::time_point deadline,
                 std::chrono::milliseconds timeout, CallDone done);
 
@@ -66,6 +71,10 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   enum class State : uint8_t { kIdle, kConnecting, kConnected, kBackoff, kShutdown };
 
   // Calling-thread side.
+  // Call() once `encode(id, &frame)` has appended the request's frame.
+  template <class Encode>
+  uint64_t Send(const Encode& encode, google::protobuf::Message* response,
+                Clock::time_point deadline, std::chrono::milliseconds timeout, CallDone done);
   Status Admit();
   Status DownStatus() const;
   void Abandon(uint64_t id);

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "client/trace_id.h"
+#include "client/request_meta.h"
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/serializer.h"
 #include "ferry/rpc_meta.pb.h"
@@ -81,22 +81,11 @@ void DirectChannel::CallMethod(const MethodSpec& method, const google::protobuf:
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   const Clock::time_point deadline = bounded ? Clock::now() + timeout : Clock::time_point::max();
 
-  // Reused per thread so that its strings keep their capacity: building the meta allocates
-  // nothing once warm. It is serialized before Call() returns.
+  // Reused per thread: it is serialized before Call() returns.
   thread_local wire::RpcMeta meta;
-  meta.Clear();
-  meta.set_service(method.service.data(), method.service.size());
-  meta.set_method(method.method.data(), method.method.size());
-  meta.set_timeout_us(
-      bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0);
-  if (options.trace_id.empty()) {
-    FillRandomTraceId(meta.mutable_trace_id());
-  } else {
-    meta.set_trace_id(options.trace_id);
-  }
-  meta.set_call_id(options.request_id);
-  if (!options.auth_token.empty()) meta.set_auth_token(options.auth_token);
-  for (const auto& [key, value] : options.attachments) (*meta.mutable_attachments())[key] = value;
+  FillRequestMeta(
+      method, options,
+      bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
   connection_->Call(meta, request, response, deadline, timeout, std::move(done));
 }
 

@@ -81,6 +81,7 @@ Cluster::Cluster(const ClusterOptions& options, codec::BodyOptions body,
                  std::unique_ptr<MethodPolicies> policies, std::shared_ptr<LoadBalancer> balancer)
     : service_(options.service),
       default_timeout_(options.client.default_timeout),
+      body_(body),
       hash_field_(options.loadbalance.hash_field),
       policies_(std::move(policies)),
       pool_(std::make_unique<transport::IoThreadPool>(options.client.io_threads, "ferry-cluster")),

@@ -39,7 +39,13 @@ class Cluster {
   const FaultTolerancePolicy& PolicyFor(std::string_view method) const {
     return policies_->For(method);
   }
-  std::chrono::milliseconds default_timeout() const { return default_timeout_; }
+  // The whole budget of a call: its own timeout, else the channel's default.
+  std::chrono::milliseconds TimeoutOf(const CallOptions& options) const {
+    return options.timeout > std::chrono::milliseconds::zero() ? options.timeout
+                                                               : default_timeout_;
+  }
+  // How requests are serialized and compressed, for every provider alike.
+  const codec::BodyOptions& body_options() const { return body_; }
   std::optional<uint64_t> HashKeyOf(const CallOptions& options,
                                     const google::protobuf::Message& request) const {
     if (options.hash_key || !hash_field_.configured()) return options.hash_key;
@@ -65,6 +71,7 @@ class Cluster {
 
   const std::string service_;
   const std::chrono::milliseconds default_timeout_;
+  const codec::BodyOptions body_;
   const RequestHashKey hash_field_;
   const std::unique_ptr<MethodPolicies> policies_;
   // Before the providers: destroyed after them, since their connections and timers live on it.

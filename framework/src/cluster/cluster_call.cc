@@ -2,10 +2,12 @@
 
 #include <google/protobuf/message.h>
 
+#include <algorithm>
 #include <utility>
 
-#include "client/trace_id.h"
+#include "client/request_meta.h"
 #include "cluster/attempt_verdict.h"
+#include "ferry/rpc_meta.pb.h"
 
 namespace ferry::cluster {
 namespace {
@@ -13,54 +15,32 @@ namespace {
 // A retry with less of the deadline left could not get an answer back anyway.
 constexpr std::chrono::milliseconds kMinRetryTime{1};
 
-void FillMeta(const MethodSpec& method, const CallOptions& options, wire::RpcMeta* meta) {
-  meta->Clear();
-  meta->set_service(method.service.data(), method.service.size());
-  meta->set_method(method.method.data(), method.method.size());
-  // One trace id for the logical call, whichever providers its attempts reach.
-  if (options.trace_id.empty()) {
-    client::FillRandomTraceId(meta->mutable_trace_id());
-  } else {
-    meta->set_trace_id(options.trace_id);
-  }
-  meta->set_call_id(options.request_id);
-  if (!options.auth_token.empty()) meta->set_auth_token(options.auth_token);
-  for (const auto& [key, value] : options.attachments) (*meta->mutable_attachments())[key] = value;
-}
-
 }  // namespace
 
-void ClusterCall::Start(Cluster& cluster, const MethodSpec& method,
+void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, ProviderPick pick,
+                        std::optional<uint64_t> hash_key, const MethodSpec& method,
                         const google::protobuf::Message& request,
                         google::protobuf::Message* response, const CallOptions& options,
                         CallDone done) {
-  if (cluster.closed()) {
-    done(Status(StatusCode::CANCELLED, "channel to " + cluster.service() + " was shut down"));
-    return;
-  }
-  const std::optional<uint64_t> hash_key = cluster.HashKeyOf(options, request);
-  std::vector<std::string> nothing_tried;
-  std::optional<ProviderPick> pick = cluster.providers().Pick(hash_key, nothing_tried);
-  if (!pick) {
-    done(Status(StatusCode::UNAVAILABLE, cluster.providers().DescribeNoPick(0)));
-    return;
-  }
-  const FaultTolerancePolicy& policy = cluster.PolicyFor(method.method);
-  if (policy.MayRetry()) policy.budget->Deposit();
-  const std::chrono::milliseconds timeout = options.timeout > std::chrono::milliseconds::zero()
-                                                ? options.timeout
-                                                : cluster.default_timeout();
-  auto* call =
-      new ClusterCall(cluster, method, policy, response, timeout, hash_key, std::move(done));
-  // Reused per thread, as DirectChannel's: kept (copied) only if the call may need it later.
+  // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
+  // timeout is each attempt's own.
   thread_local wire::RpcMeta meta;
-  FillMeta(method, options, &meta);
-  call->request_ = &request;
-  call->meta_ = &meta;
+  client::FillRequestMeta(method, options, 0, &meta);
+  codec::EncodedRequest encoded;
+  if (Status status = encoded.Encode(meta, request, cluster.body_options()); !status.ok()) {
+    cluster.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, {});
+    done(status);
+    return;
+  }
+  policy.budget->Deposit();
+  // The one clock read of the call's start: its deadline and its first attempt's start.
+  const Clock::time_point now = Clock::now();
+  auto* call = new ClusterCall(cluster, method, policy, response, cluster.TimeoutOf(options), now,
+                               hash_key, std::move(encoded), std::move(done));
   Attempt* completed = nullptr;
   {
     std::lock_guard lock(call->mu_);
-    call->SendLocked(std::move(*pick), &completed);
+    call->SendLocked(std::move(pick), now, &completed);
   }
   if (completed != nullptr) call->Process(completed);
   call->Unref();
@@ -68,23 +48,25 @@ void ClusterCall::Start(Cluster& cluster, const MethodSpec& method,
 
 ClusterCall::ClusterCall(Cluster& cluster, const MethodSpec& method,
                          const FaultTolerancePolicy& policy, google::protobuf::Message* response,
-                         std::chrono::milliseconds timeout, std::optional<uint64_t> hash_key,
+                         std::chrono::milliseconds timeout, Clock::time_point now,
+                         std::optional<uint64_t> hash_key, codec::EncodedRequest request,
                          CallDone done)
     : cluster_(cluster),
       method_(method),
       policy_(policy),
       response_(response),
       timeout_(timeout),
-      deadline_(timeout > std::chrono::milliseconds::zero() ? Clock::now() + timeout
+      deadline_(timeout > std::chrono::milliseconds::zero() ? now + timeout
                                                             : Clock::time_point::max()),
       hash_key_(hash_key),
-      done_(std::move(done)) {}
+      done_(std::move(done)),
+      request_(std::move(request)) {}
 
 void ClusterCall::Unref() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
 }
 
-void ClusterCall::SendLocked(ProviderPick pick, Attempt** completed) {
+void ClusterCall::SendLocked(ProviderPick pick, Clock::time_point now, Attempt** completed) {
   Attempt* attempt = NewAttemptLocked();
   attempt->pick = std::move(pick);
   ++sent_;
@@ -97,32 +79,21 @@ void ClusterCall::SendLocked(ProviderPick pick, Attempt** completed) {
     attempt->scratch.reset(response_->New());
     response = attempt->scratch.get();
   }
-  attempt->started = Clock::now();
-  // The server is told what is left of the call's one deadline, not a fresh timeout.
-  meta_->set_timeout_us(
+  attempt->started = now;
+  // The server is told what is left of the call's one deadline, not a fresh timeout; at least
+  // a microsecond, since 0 would mean none.
+  const uint64_t timeout_us =
       deadline_ == Clock::time_point::max()
           ? 0
-          : std::chrono::duration_cast<std::chrono::microseconds>(deadline_ - attempt->started)
-                .count());
+          : static_cast<uint64_t>(std::max<int64_t>(
+                1, std::chrono::duration_cast<std::chrono::microseconds>(deadline_ - now).count()));
   attempt->link = connection.link();
   attempt->request_id = connection.Call(
-      *meta_, *request_, response, deadline_, timeout_,
+      request_, timeout_us, response, deadline_, timeout_,
       [attempt](const Status& status) { attempt->call.OnAttemptDone(attempt, status); });
   const bool already_done = attempt->events.load(std::memory_order_acquire) == 1;
   attempt->maybe_carried_over = already_done && attempt->request_id != 0;
-  if (!already_done) {
-    // Still pending: its outcome may be processed, and another attempt sent, after the caller's
-    // request and this thread's metadata are gone.
-    if (kept_ == nullptr && policy_.MayRetry()) {
-      kept_ = std::make_unique<KeptRequest>();
-      kept_->request.reset(request_->New());
-      kept_->request->CopyFrom(*request_);
-      kept_->meta = *meta_;
-      request_ = kept_->request.get();
-      meta_ = &kept_->meta;
-    }
-    if (hedged && sent_ == 1) ArmBackupTimerLocked();
-  }
+  if (!already_done && hedged && sent_ == 1) ArmBackupTimerLocked(now);
   if (attempt->events.fetch_sub(1, std::memory_order_acq_rel) == 1) *completed = attempt;
 }
 
@@ -132,8 +103,8 @@ ClusterCall::Attempt* ClusterCall::NewAttemptLocked() {
   return more_.back().get();
 }
 
-void ClusterCall::ArmBackupTimerLocked() {
-  if (deadline_ != Clock::time_point::max() && deadline_ - Clock::now() <= policy_.backup_delay) {
+void ClusterCall::ArmBackupTimerLocked(Clock::time_point now) {
+  if (deadline_ != Clock::time_point::max() && deadline_ - now <= policy_.backup_delay) {
     return;  // the call would be over before the backup went out
   }
   backup_timer_.emplace(cluster_.NextIoContext(), policy_.backup_delay);
@@ -167,7 +138,7 @@ ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
   const bool unsent = !attempt->maybe_carried_over &&
                       !attempt->pick.provider->connection().ConnectedSince(attempt->link);
   const AttemptVerdict verdict = JudgeAttempt(attempt->status, method_.idempotent, unsent);
-  cluster_.providers().Report(attempt->pick, verdict, Clock::now() - attempt->started);
+  cluster_.providers().Report(attempt->pick, verdict, attempt->started);
   // Let go of once unlocked: a provider the registry dropped closes with its last attempt.
   ProviderPick done_with;
 
@@ -215,11 +186,10 @@ bool ClusterCall::TryRetryLocked(Attempt** completed) {
   std::optional<ProviderPick> pick = cluster_.providers().Pick(hash_key_, excluded);
   if (!pick) return false;
   if (!policy_.budget->TrySpend(now)) {
-    cluster_.providers().Report(*pick, AttemptVerdict{.health = ProviderHealth::kUnknown},
-                                std::chrono::nanoseconds::zero());
+    cluster_.providers().Report(*pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, now);
     return false;
   }
-  SendLocked(std::move(*pick), completed);
+  SendLocked(std::move(*pick), now, completed);
   return true;
 }
 

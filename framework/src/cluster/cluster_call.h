@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <boost/asio/steady_timer.hpp>
+#include <google/protobuf/message.h>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -13,8 +14,8 @@
 
 #include "cluster/cluster.h"
 #include "cluster/provider_set.h"
+#include "ferry/codec/encoded_request.h"
 #include "ferry/framework/channel.h"
-#include "ferry/rpc_meta.pb.h"
 
 namespace ferry::cluster {
 
@@ -28,7 +29,9 @@ namespace ferry::cluster {
 // status, and the sender processes it after releasing the mutex.
 class ClusterCall {
  public:
-  static void Start(Cluster& cluster, const MethodSpec& method,
+  // `pick` is the first attempt's provider; `policy` may resend the call (MayRetry()).
+  static void Start(Cluster& cluster, const FaultTolerancePolicy& policy, ProviderPick pick,
+                    std::optional<uint64_t> hash_key, const MethodSpec& method,
                     const google::protobuf::Message& request, google::protobuf::Message* response,
                     const CallOptions& options, CallDone done);
 
@@ -51,21 +54,15 @@ class ClusterCall {
     bool over = false;        // outcome processed; under the call's mutex
     // Two events, in either order: the connection's Call() returned, and the attempt's done
     // ran. Whoever comes second processes the outcome, so the outcome is judged knowing
-    // whether the request could have left (maybe_carried_over) and the request is already kept.
+    // whether the request could have left (maybe_carried_over).
     std::atomic<int> events{2};
     Status status;
   };
 
-  // The request and metadata of a call that may be sent again after Start() returned, when the
-  // caller's request may be gone.
-  struct KeptRequest {
-    std::unique_ptr<google::protobuf::Message> request;
-    wire::RpcMeta meta;
-  };
-
   ClusterCall(Cluster& cluster, const MethodSpec& method, const FaultTolerancePolicy& policy,
               google::protobuf::Message* response, std::chrono::milliseconds timeout,
-              std::optional<uint64_t> hash_key, CallDone done);
+              Clock::time_point now, std::optional<uint64_t> hash_key,
+              codec::EncodedRequest request, CallDone done);
 
   void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref();
@@ -79,9 +76,9 @@ class ClusterCall {
   // Under mu_. Each returns an attempt that completed while being sent (to process once mu_ is
   // released), or nullptr.
   bool TryRetryLocked(Attempt** completed);
-  void SendLocked(ProviderPick pick, Attempt** completed);
+  void SendLocked(ProviderPick pick, Clock::time_point now, Attempt** completed);
   Attempt* NewAttemptLocked();
-  void ArmBackupTimerLocked();
+  void ArmBackupTimerLocked(Clock::time_point now);
   // Under mu_: the call is over.
   void FinishLocked(Status status, Attempt* winner);
   // After FinishLocked, unlocked: cancels the losers' requests and runs `done_`. The losers'
@@ -98,10 +95,8 @@ class ClusterCall {
   CallDone done_;
   std::atomic<int> refs_{1};
 
-  // Where the next attempt's request and metadata come from: the caller's until kept.
-  const google::protobuf::Message* request_ = nullptr;
-  wire::RpcMeta* meta_ = nullptr;
-  std::unique_ptr<KeptRequest> kept_;
+  // Encoded once: the caller's request may be gone by the time a retry or backup goes out.
+  const codec::EncodedRequest request_;
 
   std::mutex mu_;
   Attempt first_{*this};

@@ -1,9 +1,13 @@
 #include "cluster/cluster_channel.h"
 
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "cluster/cluster_call.h"
+#include "cluster/single_attempt_call.h"
 #include "ferry/framework/cluster_channel.h"
 #include "filter/filtered_channel.h"
 #include "filter/new_filters.h"
@@ -59,7 +63,25 @@ ClusterChannel::~ClusterChannel() {
 void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
                                 google::protobuf::Message* response, const CallOptions& options,
                                 CallDone done) {
-  ClusterCall::Start(*cluster_, method, request, response, options, std::move(done));
+  if (cluster_->closed()) {
+    done(Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
+    return;
+  }
+  const std::optional<uint64_t> hash_key = cluster_->HashKeyOf(options, request);
+  std::vector<std::string> nothing_tried;
+  std::optional<ProviderPick> pick = cluster_->providers().Pick(hash_key, nothing_tried);
+  if (!pick) {
+    done(Status(StatusCode::UNAVAILABLE, cluster_->providers().DescribeNoPick(0)));
+    return;
+  }
+  const FaultTolerancePolicy& policy = cluster_->PolicyFor(method.method);
+  if (policy.MayRetry()) {
+    ClusterCall::Start(*cluster_, policy, std::move(*pick), hash_key, method, request, response,
+                       options, std::move(done));
+  } else {
+    SendSingleAttempt(*cluster_, std::move(*pick), method, request, response, options,
+                      std::move(done));
+  }
 }
 
 }  // namespace cluster

@@ -26,7 +26,8 @@ ProviderSet::ProviderSet(std::string service, transport::IoThreadPool& pool,
       client_(client),
       body_options_(body_options),
       outlier_(outlier),
-      balancer_(std::move(balancer)) {}
+      balancer_(std::move(balancer)),
+      times_calls_(balancer_->UsesLatency()) {}
 
 ProviderSet::~ProviderSet() { Shutdown(); }
 
@@ -92,10 +93,10 @@ std::optional<ProviderPick> ProviderSet::Pick(std::optional<uint64_t> hash_key,
 }
 
 void ProviderSet::Report(const ProviderPick& pick, const AttemptVerdict& verdict,
-                         std::chrono::nanoseconds elapsed) {
+                         Clock::time_point started) {
   Provider& provider = *pick.provider;
   provider.load().in_flight.fetch_sub(1, std::memory_order_relaxed);
-  if (verdict.latency_sample) provider.RecordLatency(elapsed);
+  if (times_calls_ && verdict.latency_sample) provider.RecordLatency(Clock::now() - started);
   switch (verdict.health) {
     case ProviderHealth::kAnswered:
       if (!pick.probe) {

@@ -44,9 +44,10 @@ class ProviderSet {
   // until Report(). nullopt when no provider is eligible.
   std::optional<ProviderPick> Pick(std::optional<uint64_t> hash_key,
                                    std::vector<std::string>& excluded);
-  // The end of an attempt to `pick`.
-  void Report(const ProviderPick& pick, const AttemptVerdict& verdict,
-              std::chrono::nanoseconds elapsed);
+  using Clock = std::chrono::steady_clock;
+
+  // The end of an attempt to `pick` that started at `started`.
+  void Report(const ProviderPick& pick, const AttemptVerdict& verdict, Clock::time_point started);
 
   // Why Pick() found nothing, for the caller's error message.
   std::string DescribeNoPick(size_t excluded) const;
@@ -56,8 +57,6 @@ class ProviderSet {
   void Shutdown();
 
  private:
-  using Clock = std::chrono::steady_clock;
-
   void OnFailure(Provider& provider, bool probe);
   // Under mu_.
   void EjectLocked(Provider& provider, Clock::time_point now);
@@ -70,6 +69,7 @@ class ProviderSet {
   const codec::BodyOptions body_options_;
   const OutlierOptions outlier_;
   const std::shared_ptr<LoadBalancer> balancer_;
+  const bool times_calls_;  // the balancer reads latencies
 
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Provider>, std::less<>> providers_;

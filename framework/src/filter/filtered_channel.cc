@@ -1,9 +1,10 @@
 #include "filter/filtered_channel.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
-#include "client/trace_id.h"
+#include "client/request_meta.h"
 
 namespace ferry::filter {
 namespace {
@@ -55,14 +56,50 @@ class FilteredCall {
   size_t entered_ = 0;  // filters whose OnCall ran
 };
 
+bool AnyObservesDone(const FilteredChannel::Filters& filters) {
+  return std::any_of(filters.begin(), filters.end(),
+                     [](const auto& filter) { return filter->ObservesDone(); });
+}
+
 }  // namespace
 
 FilteredChannel::FilteredChannel(Filters filters, std::shared_ptr<Channel> inner)
-    : filters_(std::make_shared<const Filters>(std::move(filters))), inner_(std::move(inner)) {}
+    : filters_(std::make_shared<const Filters>(std::move(filters))),
+      observes_done_(AnyObservesDone(*filters_)),
+      inner_(std::move(inner)) {}
 
 void FilteredChannel::CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
                                  google::protobuf::Message* response, const CallOptions& options,
                                  CallDone done) {
+  if (!observes_done_) {
+    // Nothing to do once the call completes, so nothing to keep: the filters change a copy of
+    // the options, from which the inner channel copies what it keeps. The copy is this thread's
+    // scratch, whose strings keep their capacity (an auth token would cost an allocation per
+    // call), unless a completion run inside the inner call makes a call of its own.
+    thread_local CallOptions scratch;
+    thread_local bool scratch_in_use = false;
+    CallOptions fresh;
+    const bool reentered = scratch_in_use;
+    CallOptions& changed = reentered ? fresh : scratch;
+    scratch_in_use = true;
+    struct Release {
+      bool reentered;
+      ~Release() {
+        if (!reentered) scratch_in_use = false;
+      }
+    } release{reentered};
+    changed = options;
+    if (changed.trace_id.empty()) client::FillRandomTraceId(&changed.trace_id);
+    ClientCall call{method, request, changed};
+    for (const auto& filter : *filters_) {
+      if (Status status = filter->OnCall(call); !status.ok()) {
+        done(status);
+        return;
+      }
+    }
+    inner_->CallMethod(method, request, response, changed, std::move(done));
+    return;
+  }
   auto* call = new FilteredCall(filters_, method, request, options, std::move(done));
   if (!call->RunOnCall()) return;
   inner_->CallMethod(method, request, response, call->options(),

@@ -25,6 +25,7 @@ class FilteredChannel final : public Channel {
  private:
   // Shared with calls in flight, which may complete after the channel is gone.
   const std::shared_ptr<const Filters> filters_;
+  const bool observes_done_;  // some filter's OnDone does something
   const std::shared_ptr<Channel> inner_;
 };
 

@@ -67,6 +67,7 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
   if (!status.ok()) return status;
   context_.set_service(method_.service_name);
   context_.set_method(method_.method->spec->method);
+  context_.set_received_at(received);
   if (meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs) {
     context_.set_deadline(received + std::chrono::microseconds(meta->timeout_us()));
   }

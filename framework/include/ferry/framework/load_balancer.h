@@ -18,6 +18,7 @@ namespace ferry {
 struct EndpointLoad {
   std::atomic<int32_t> in_flight{0};
   // Exponentially weighted moving average of call latency, in nanoseconds; 0 = no sample yet.
+  // Kept only for a balancer whose UsesLatency() is true.
   std::atomic<int64_t> ewma_latency_ns{0};
 };
 
@@ -58,6 +59,9 @@ class LoadBalancer {
   virtual void Update(std::vector<BalancerEndpoint> endpoints) = 0;
   // nullopt when there is no eligible candidate. The returned endpoint shares `load`.
   virtual std::optional<BalancerEndpoint> Select(const SelectRequest& request) = 0;
+  // Whether Select() reads EndpointLoad::ewma_latency_ns. The channel times calls only for a
+  // balancer that does: reading a precise clock at every completion is not free.
+  virtual bool UsesLatency() const { return false; }
 };
 
 // Weight after warm-up: ramps linearly from ~weight/10 at start to `weight` at `warmup`.

@@ -21,6 +21,9 @@ class ServerContext {
   Clock::time_point deadline() const { return deadline_; }
   bool has_deadline() const { return deadline_ != Clock::time_point::max(); }
   bool deadline_passed() const { return has_deadline() && Clock::now() >= deadline_; }
+  // When the server read the request off the connection (once per read, shared by the requests
+  // it brought); Clock::time_point{} in a context the server did not fill.
+  Clock::time_point received_at() const { return received_at_; }
   // "ip:port" of the caller.
   const std::string& peer() const { return peer_; }
   const std::string& trace_id() const { return trace_id_; }
@@ -36,6 +39,7 @@ class ServerContext {
   void set_service(std::string_view s) { service_ = s; }
   void set_method(std::string_view m) { method_ = m; }
   void set_deadline(Clock::time_point d) { deadline_ = d; }
+  void set_received_at(Clock::time_point t) { received_at_ = t; }
   void set_peer(std::string p) { peer_ = std::move(p); }
   void set_trace_id(std::string t) { trace_id_ = std::move(t); }
   void set_request_id(uint64_t id) { request_id_ = id; }
@@ -47,6 +51,7 @@ class ServerContext {
   std::string_view service_;
   std::string_view method_;
   Clock::time_point deadline_ = Clock::time_point::max();
+  Clock::time_point received_at_;
   std::string peer_;
   std::string trace_id_;
   uint64_t request_id_ = 0;

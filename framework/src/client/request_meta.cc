@@ -1,0 +1,37 @@
+#include "client/request_meta.h"
+
+#include <random>
+
+#include "ferry/rpc_meta.pb.h"
+
+namespace ferry::client {
+
+void FillRandomTraceId(std::string* out) {
+  // One generator per thread: no lock, and ids from different threads do not correlate.
+  thread_local std::mt19937_64 random(std::random_device{}());
+  static constexpr char kHex[] = "0123456789abcdef";
+  uint64_t bits = random();
+  out->resize(kTraceIdLength);
+  for (char& c : *out) {
+    c = kHex[bits & 0xF];
+    bits >>= 4;
+  }
+}
+
+void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
+                     wire::RpcMeta* meta) {
+  meta->Clear();
+  meta->set_service(method.service.data(), method.service.size());
+  meta->set_method(method.method.data(), method.method.size());
+  meta->set_timeout_us(timeout_us);
+  if (options.trace_id.empty()) {
+    FillRandomTraceId(meta->mutable_trace_id());
+  } else {
+    meta->set_trace_id(options.trace_id);
+  }
+  meta->set_call_id(options.request_id);
+  if (!options.auth_token.empty()) meta->set_auth_token(options.auth_token);
+  for (const auto& [key, value] : options.attachments) (*meta->mutable_attachments())[key] = value;
+}
+
+}  // namespace ferry::client

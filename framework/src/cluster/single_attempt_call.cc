@@ -1,0 +1,42 @@
+#include "cluster/single_attempt_call.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "client/request_meta.h"
+#include "cluster/attempt_verdict.h"
+#include "ferry/rpc_meta.pb.h"
+
+namespace ferry::cluster {
+
+void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
+                       const google::protobuf::Message& request,
+                       google::protobuf::Message* response, const CallOptions& options,
+                       CallDone done) {
+  using Clock = std::chrono::steady_clock;
+  const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
+  const bool bounded = timeout > std::chrono::milliseconds::zero();
+  const Clock::time_point started = Clock::now();
+  // Reused per thread: it is serialized before Call() returns.
+  thread_local wire::RpcMeta meta;
+  client::FillRequestMeta(
+      method, options,
+      bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
+  // Held across Call(): a completion that runs inside it lets go of the pick, which may be the
+  // provider's last owner once the registry dropped it.
+  const std::shared_ptr<Provider> provider = pick.provider;
+  provider->connection().Call(
+      meta, request, response, bounded ? started + timeout : Clock::time_point::max(), timeout,
+      [&providers = cluster.providers(), pick = std::move(pick), idempotent = method.idempotent,
+       started, done = std::move(done)](const Status& status) mutable {
+        // Whether the request left matters only to a retry, and there is none.
+        providers.Report(pick, JudgeAttempt(status, idempotent, /*certainly_unsent=*/false),
+                         started);
+        // Before `done`: once it ran, the channel and its providers may be gone.
+        pick = ProviderPick{};
+        done(status);
+      });
+}
+
+}  // namespace ferry::cluster

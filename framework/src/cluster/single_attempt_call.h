@@ -1,0 +1,18 @@
+#pragma once
+
+#include "cluster/cluster.h"
+#include "cluster/provider_set.h"
+#include "ferry/framework/channel.h"
+
+namespace ferry::cluster {
+
+// A call whose policy never sends it twice (failfast): one attempt, on the provider already
+// picked. Nothing about it is shared between threads, so unlike a ClusterCall it needs neither
+// a call object nor a lock; the attempt's completion reports to the provider set and runs
+// `done`. Failfast is the default policy, so this is the path most calls take.
+void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
+                       const google::protobuf::Message& request,
+                       google::protobuf::Message* response, const CallOptions& options,
+                       CallDone done);
+
+}  // namespace ferry::cluster

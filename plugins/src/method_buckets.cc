@@ -1,0 +1,76 @@
+#include "method_buckets.h"
+
+#include <array>
+#include <atomic>
+
+namespace ferry::plugins {
+namespace {
+
+// What an unlimited method's bucket is built with; never consulted.
+const RateLimit kNoLimit{};
+
+uint64_t NextBucketsId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool IsKeyOf(std::string_view key, std::string_view service, std::string_view method) {
+  return key.size() == service.size() + 1 + method.size() && key.starts_with(service) &&
+         key[service.size()] == '/' && key.ends_with(method);
+}
+
+constexpr size_t kMemoSlots = 64;
+
+size_t MemoSlot(uint64_t owner, std::string_view method) {
+  const auto address = reinterpret_cast<uintptr_t>(method.data());
+  return static_cast<size_t>(((address >> 3) ^ (address >> 11) ^ owner) % kMemoSlots);
+}
+
+}  // namespace
+
+MethodBuckets::Bucket::Bucket(std::string k, const RateLimit* l, RateClock::time_point now)
+    : key(std::move(k)), limit(l), tokens(l != nullptr ? *l : kNoLimit, now) {}
+
+MethodBuckets::MethodBuckets(LimitOf limit_of)
+    : id_(NextBucketsId()), limit_of_(std::move(limit_of)) {}
+
+MethodBuckets::Taken MethodBuckets::TryTake(std::string_view service, std::string_view method,
+                                            RateClock::time_point now) {
+  // Per thread, direct-mapped by the address of the method's name. Entries are checked against
+  // the name itself, so an address reused for another name only costs a miss; and only this
+  // instance's entries are followed, since buckets live as long as their instance.
+  struct MemoEntry {
+    uint64_t owner = 0;
+    Bucket* bucket = nullptr;
+  };
+  thread_local std::array<MemoEntry, kMemoSlots> memo;
+  MemoEntry& entry = memo[MemoSlot(id_, method)];
+  Bucket* bucket = entry.bucket;
+  if (entry.owner != id_ || !IsKeyOf(bucket->key, service, method)) {
+    bucket = &Find(service, method, now);
+    entry = MemoEntry{id_, bucket};
+  }
+  Taken taken{.ok = true, .limit = bucket->limit, .method_key = bucket->key};
+  if (bucket->limit != nullptr) {
+    std::lock_guard lock(bucket->mu);
+    taken.ok = bucket->tokens.TryTake(now);
+  }
+  return taken;
+}
+
+MethodBuckets::Bucket& MethodBuckets::Find(std::string_view service, std::string_view method,
+                                           RateClock::time_point now) {
+  std::string key;
+  key.reserve(service.size() + 1 + method.size());
+  key.append(service).append("/").append(method);
+  std::lock_guard lock(mu_);
+  auto it = buckets_.find(key);
+  if (it == buckets_.end()) {
+    const RateLimit* limit = limit_of_(key);
+    auto bucket = std::make_unique<Bucket>(key, limit, now);
+    it = buckets_.emplace(std::move(key), std::move(bucket)).first;
+  }
+  return *it->second;
+}
+
+}  // namespace ferry::plugins

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "token_bucket.h"
+
+namespace ferry::plugins {
+
+// The ratelimit filter's buckets per method. A server serves few methods, so each has one
+// bucket, with its own lock, for the filter's whole life. A server's method names also never
+// move, so each thread remembers which bucket the name at a given address uses: a call
+// usually reaches its bucket without building, hashing or looking up "<service>/<method>".
+class MethodBuckets {
+ public:
+  // The limit of a method, by "<service>/<method>"; nullptr when it has none. Asked once per
+  // method; what it returns must outlive the buckets.
+  using LimitOf = std::function<const RateLimit*(std::string_view method_key)>;
+
+  explicit MethodBuckets(LimitOf limit_of);
+  MethodBuckets(const MethodBuckets&) = delete;
+  MethodBuckets& operator=(const MethodBuckets&) = delete;
+
+  struct Taken {
+    bool ok = true;                    // false: the method's bucket is empty
+    const RateLimit* limit = nullptr;  // the method's, when it has one
+    std::string_view method_key;       // valid while the buckets live
+  };
+  Taken TryTake(std::string_view service, std::string_view method, RateClock::time_point now);
+
+ private:
+  struct Bucket {
+    Bucket(std::string key, const RateLimit* limit, RateClock::time_point now);
+    const std::string key;
+    const RateLimit* const limit;  // null: unlimited, and `tokens` is unused
+    std::mutex mu;
+    TokenBucket tokens;
+  };
+
+  Bucket& Find(std::string_view service, std::string_view method, RateClock::time_point now);
+
+  const uint64_t id_;  // tags this instance's entries in the per-thread memo; never reused
+  const LimitOf limit_of_;
+  std::mutex mu_;  // guards buckets_: taken on a thread's first call of a method only
+  std::unordered_map<std::string, std::unique_ptr<Bucket>> buckets_;
+};
+
+}  // namespace ferry::plugins
