@@ -28,6 +28,43 @@ TEST_F(FilterChainTest, FiltersWrapTheCallInConfiguredOrderOnBothSides) {
   EXPECT_EQ(service_.handled(), 1);
 }
 
+// Filters that ignore completions still see every call, in order, and may still reject it; the
+// chains then neither time nor keep the call, so no OnDone runs.
+TEST_F(FilterChainTest, FiltersThatIgnoreCompletionsStillSeeEveryCall) {
+  StartServer(
+      "[{name: test_recorder, tag: s1, observes_done: false}, "
+      "{name: test_recorder, tag: s2, observes_done: false}]");
+  demo::EchoServiceProxy proxy = NewProxy(
+      "[{name: test_recorder, tag: c1, observes_done: false}, "
+      "{name: test_recorder, tag: c2, observes_done: false}]");
+  ASSERT_TRUE(proxy.Echo(EchoOf("x")).ok());
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("client c1 call", "client c2 call", "server s1 call", "server s2 call"));
+  ClearRecordedEvents();
+
+  demo::EchoServiceProxy rejected = NewProxy(
+      "[{name: test_recorder, tag: c1, observes_done: false}, "
+      "{name: test_recorder, tag: c2, observes_done: false, reject: true}]");
+  const auto result = rejected.Echo(EchoOf("x"));
+  EXPECT_EQ(result.status(), Status(StatusCode::PERMISSION_DENIED, "rejected by c2"));
+  EXPECT_THAT(RecordedEvents(), ElementsAre("client c1 call", "client c2 call"));
+  EXPECT_EQ(service_.handled(), 1);
+}
+
+// One filter that observes completions is enough for the chain to keep the call: every filter
+// that saw it then gets OnDone, as before.
+TEST_F(FilterChainTest, OneObservingFilterKeepsTheWholeChainsOnDone) {
+  StartServer(
+      "[{name: test_recorder, tag: s1, observes_done: false}, {name: test_recorder, tag: s2}]");
+  demo::EchoServiceProxy proxy = NewProxy(
+      "[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2, observes_done: false}]");
+  ASSERT_TRUE(proxy.Echo(EchoOf("x")).ok());
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("client c1 call", "client c2 call", "server s1 call", "server s2 call",
+                          "server s2 done OK", "server s1 done OK", "client c2 done OK",
+                          "client c1 done OK"));
+}
+
 TEST_F(FilterChainTest, RejectingClientFilterSendsNothing) {
   StartServer("[{name: test_recorder, tag: s}]");
   demo::EchoServiceProxy proxy = NewProxy(

@@ -35,8 +35,12 @@ class Recorder {
     std::string reject = "false";
     config.String("reject", &reject);
     reject_ = reject == "true";
+    std::string observes_done = "true";
+    config.String("observes_done", &observes_done);
+    observes_done_ = observes_done == "true";
     return config.Finish();
   }
+  bool observes_done() const { return observes_done_; }
   Status OnCall(const char* side) {
     Record(std::string(side) + " " + tag_ + " call");
     if (reject_) return Status(StatusCode::PERMISSION_DENIED, "rejected by " + tag_);
@@ -49,6 +53,7 @@ class Recorder {
  private:
   std::string tag_;
   bool reject_ = false;
+  bool observes_done_ = true;
 };
 
 class RecordingClientFilter final : public ClientFilter {
@@ -58,6 +63,7 @@ class RecordingClientFilter final : public ClientFilter {
   void OnDone(const ClientCall&, const Status& status, std::chrono::nanoseconds) override {
     recorder_.OnDone("client", status);
   }
+  bool ObservesDone() const override { return recorder_.observes_done(); }
 
  private:
   Recorder recorder_;
@@ -70,6 +76,7 @@ class RecordingServerFilter final : public ServerFilter {
   void OnDone(const ServerCall&, const Status& status, std::chrono::nanoseconds) override {
     recorder_.OnDone("server", status);
   }
+  bool ObservesDone() const override { return recorder_.observes_done(); }
 
  private:
   Recorder recorder_;

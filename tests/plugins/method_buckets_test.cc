@@ -1,0 +1,83 @@
+#include "method_buckets.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ferry::plugins {
+namespace {
+
+using namespace std::chrono_literals;
+
+const RateLimit kBurstTwo{.rate = 10, .burst = 2, .description = "10/s, burst 2"};
+const RateLimit kBurstOne{.rate = 10, .burst = 1, .description = "10/s, burst 1"};
+const RateClock::time_point kStart{};
+
+// Limits Echo to a burst of two and leaves every other method unlimited; counts the questions.
+struct EchoOnly {
+  std::vector<std::string> asked;
+  MethodBuckets::LimitOf Fn() {
+    return [this](std::string_view key) -> const RateLimit* {
+      asked.emplace_back(key);
+      return key == "svc.Echo/Echo" ? &kBurstTwo : nullptr;
+    };
+  }
+};
+
+TEST(MethodBucketsTest, EachMethodHasOneBucketAskedForOnce) {
+  EchoOnly limits;
+  MethodBuckets buckets(limits.Fn());
+  const std::string service = "svc.Echo";
+  const std::string method = "Echo";
+  EXPECT_TRUE(buckets.TryTake(service, method, kStart).ok);
+  const MethodBuckets::Taken second = buckets.TryTake(service, method, kStart);
+  EXPECT_TRUE(second.ok);
+  EXPECT_EQ(second.limit, &kBurstTwo);
+  EXPECT_EQ(second.method_key, "svc.Echo/Echo");
+  const MethodBuckets::Taken third = buckets.TryTake(service, method, kStart);
+  EXPECT_FALSE(third.ok);
+  EXPECT_EQ(third.method_key, "svc.Echo/Echo");
+  EXPECT_TRUE(buckets.TryTake(service, method, kStart + 100ms).ok);
+  EXPECT_EQ(limits.asked, std::vector<std::string>{"svc.Echo/Echo"});
+}
+
+TEST(MethodBucketsTest, UnlimitedMethodAlwaysPasses) {
+  EchoOnly limits;
+  MethodBuckets buckets(limits.Fn());
+  for (int i = 0; i < 100; ++i) {
+    const MethodBuckets::Taken taken = buckets.TryTake("svc.Echo", "Delay", kStart);
+    ASSERT_TRUE(taken.ok);
+    EXPECT_EQ(taken.limit, nullptr);
+  }
+}
+
+// The per-thread memo is keyed by the name's address; a different name at the same address
+// must still reach its own bucket.
+TEST(MethodBucketsTest, NameAtAReusedAddressFindsItsOwnBucket) {
+  EchoOnly limits;
+  MethodBuckets buckets(limits.Fn());
+  std::string method = "Echo";
+  EXPECT_TRUE(buckets.TryTake("svc.Echo", method, kStart).ok);
+  EXPECT_TRUE(buckets.TryTake("svc.Echo", method, kStart).ok);
+  method.assign("Ping");  // same buffer, another method: unlimited
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(buckets.TryTake("svc.Echo", method, kStart).ok);
+  method.assign("Echo");
+  EXPECT_FALSE(buckets.TryTake("svc.Echo", method, kStart).ok);  // Echo's bucket is spent
+}
+
+// Two filters (two instances) never share buckets, even for the same name at the same address.
+TEST(MethodBucketsTest, InstancesKeepTheirOwnBuckets) {
+  const std::string service = "svc.Echo";
+  const std::string method = "Echo";
+  MethodBuckets first([](std::string_view) { return &kBurstOne; });
+  EXPECT_TRUE(first.TryTake(service, method, kStart).ok);
+  EXPECT_FALSE(first.TryTake(service, method, kStart).ok);
+  MethodBuckets second([](std::string_view) { return &kBurstOne; });
+  EXPECT_TRUE(second.TryTake(service, method, kStart).ok);
+  EXPECT_FALSE(first.TryTake(service, method, kStart).ok);
+}
+
+}  // namespace
+}  // namespace ferry::plugins
