@@ -27,7 +27,7 @@ ProviderSet::ProviderSet(std::string service, transport::IoThreadPool& pool,
       body_options_(body_options),
       outlier_(outlier),
       balancer_(std::move(balancer)),
-      times_calls_(balancer_->UsesLatency()) {}
+      tracks_load_(balancer_->ReadsLoad()) {}
 
 ProviderSet::~ProviderSet() { Shutdown(); }
 
@@ -88,15 +88,18 @@ std::optional<ProviderPick> ProviderSet::Pick(std::optional<uint64_t> hash_key,
     excluded.push_back(endpoint->address);
   }
   excluded.resize(given);
-  if (pick) pick->provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);
+  if (pick && tracks_load_)
+    pick->provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);
   return pick;
 }
 
 void ProviderSet::Report(const ProviderPick& pick, const AttemptVerdict& verdict,
                          Clock::time_point started) {
   Provider& provider = *pick.provider;
-  provider.load().in_flight.fetch_sub(1, std::memory_order_relaxed);
-  if (times_calls_ && verdict.latency_sample) provider.RecordLatency(Clock::now() - started);
+  if (tracks_load_) {
+    provider.load().in_flight.fetch_sub(1, std::memory_order_relaxed);
+    if (verdict.latency_sample) provider.RecordLatency(Clock::now() - started);
+  }
   switch (verdict.health) {
     case ProviderHealth::kAnswered:
       if (!pick.probe) {

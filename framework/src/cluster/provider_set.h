@@ -41,7 +41,7 @@ class ProviderSet {
   void Apply(const std::vector<ProviderInfo>& providers);
 
   // A provider not in `excluded` (which is restored before returning), counted in flight
-  // until Report(). nullopt when no provider is eligible.
+  // until Report() if the balancer reads load. nullopt when no provider is eligible.
   std::optional<ProviderPick> Pick(std::optional<uint64_t> hash_key,
                                    std::vector<std::string>& excluded);
   using Clock = std::chrono::steady_clock;
@@ -69,7 +69,7 @@ class ProviderSet {
   const codec::BodyOptions body_options_;
   const OutlierOptions outlier_;
   const std::shared_ptr<LoadBalancer> balancer_;
-  const bool times_calls_;  // the balancer reads latencies
+  const bool tracks_load_;  // the balancer reads in-flight counts and latencies
 
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Provider>, std::less<>> providers_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "client/request_meta.h"
@@ -72,38 +73,44 @@ void FilteredChannel::CallMethod(const MethodSpec& method, const google::protobu
                                  google::protobuf::Message* response, const CallOptions& options,
                                  CallDone done) {
   if (!observes_done_) {
-    // Nothing to do once the call completes, so nothing to keep: the filters change a copy of
-    // the options, from which the inner channel copies what it keeps. The copy is this thread's
-    // scratch, whose strings keep their capacity (an auth token would cost an allocation per
-    // call), unless a completion run inside the inner call makes a call of its own.
-    thread_local CallOptions scratch;
-    thread_local bool scratch_in_use = false;
-    CallOptions fresh;
-    const bool reentered = scratch_in_use;
-    CallOptions& changed = reentered ? fresh : scratch;
-    scratch_in_use = true;
-    struct Release {
-      bool reentered;
-      ~Release() {
-        if (!reentered) scratch_in_use = false;
-      }
-    } release{reentered};
-    changed = options;
-    if (changed.trace_id.empty()) client::FillRandomTraceId(&changed.trace_id);
-    ClientCall call{method, request, changed};
-    for (const auto& filter : *filters_) {
-      if (Status status = filter->OnCall(call); !status.ok()) {
-        done(status);
-        return;
-      }
-    }
-    inner_->CallMethod(method, request, response, changed, std::move(done));
+    CallUnkept(method, request, response, options, std::move(done));
     return;
   }
   auto* call = new FilteredCall(filters_, method, request, options, std::move(done));
   if (!call->RunOnCall()) return;
   inner_->CallMethod(method, request, response, call->options(),
                      [call](const Status& status) { call->Finish(status); });
+}
+
+// Nothing to do once the call completes, so nothing to keep: the filters change a copy of the
+// options, from which the inner channel copies what it keeps. The copy is this thread's scratch,
+// whose strings keep their capacity (an auth token would cost an allocation per call), unless a
+// completion run inside the inner call makes a call of its own.
+void FilteredChannel::CallUnkept(const MethodSpec& method, const google::protobuf::Message& request,
+                                 google::protobuf::Message* response, const CallOptions& options,
+                                 CallDone done) {
+  thread_local CallOptions scratch;
+  thread_local bool scratch_in_use = false;
+  std::optional<CallOptions> fresh;
+  const bool reentered = scratch_in_use;
+  CallOptions& changed = reentered ? fresh.emplace(options) : scratch;
+  scratch_in_use = true;
+  struct Release {
+    bool reentered;
+    ~Release() {
+      if (!reentered) scratch_in_use = false;
+    }
+  } release{reentered};
+  if (!reentered) changed = options;
+  if (changed.trace_id.empty()) client::FillRandomTraceId(&changed.trace_id);
+  ClientCall call{method, request, changed};
+  for (const auto& filter : *filters_) {
+    if (Status status = filter->OnCall(call); !status.ok()) {
+      done(status);
+      return;
+    }
+  }
+  inner_->CallMethod(method, request, response, changed, std::move(done));
 }
 
 std::shared_ptr<Channel> WithFilters(FilteredChannel::Filters filters,

@@ -14,11 +14,10 @@
 namespace ferry {
 
 // Live load of one provider, updated by the channel around every call and read by balancers
-// without locks.
+// without locks; kept only for a balancer whose ReadsLoad() is true.
 struct EndpointLoad {
   std::atomic<int32_t> in_flight{0};
   // Exponentially weighted moving average of call latency, in nanoseconds; 0 = no sample yet.
-  // Kept only for a balancer whose UsesLatency() is true.
   std::atomic<int64_t> ewma_latency_ns{0};
 };
 
@@ -59,9 +58,10 @@ class LoadBalancer {
   virtual void Update(std::vector<BalancerEndpoint> endpoints) = 0;
   // nullopt when there is no eligible candidate. The returned endpoint shares `load`.
   virtual std::optional<BalancerEndpoint> Select(const SelectRequest& request) = 0;
-  // Whether Select() reads EndpointLoad::ewma_latency_ns. The channel times calls only for a
-  // balancer that does: reading a precise clock at every completion is not free.
-  virtual bool UsesLatency() const { return false; }
+  // Whether Select() reads the endpoints' EndpointLoad. The channel keeps the in-flight counts
+  // and times calls only for a balancer that does: atomic counters shared with IO threads and a
+  // precise clock read at every completion are not free.
+  virtual bool ReadsLoad() const { return false; }
 };
 
 // Weight after warm-up: ramps linearly from ~weight/10 at start to `weight` at `warmup`.
