@@ -7,6 +7,7 @@
 #   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_RUNS (default 3)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/zookeeper.sh"
+source "$(dirname "$0")/lib/echo_configs.sh"
 cd "$FERRY_ROOT"
 
 SECONDS_PER_RUN="${FERRY_BENCH_SECONDS:-5}"
@@ -17,13 +18,7 @@ ferry_build build -- echo-server ferry-bench bare-echo-server \
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
-cat >"$RUN_DIR/echo.yaml" <<YAML
-log: {level: warn}
-server:
-  listen: 127.0.0.1:0
-  io_threads: 1
-  business_pool: {threads: 1, queue_capacity: 4096}
-YAML
+ferry_write_echo_configs "$RUN_DIR"
 
 FERRY_PORT=$(ferry_free_port)
 ferry_start echo-server "listening on" 20 "$RUN_DIR/ferry.log" \
@@ -35,21 +30,6 @@ ferry_start grpc-echo-server "listening on" 20 "$RUN_DIR/grpc.log" \
 ZK_PORT=$(ferry_free_port)
 ferry_start_zookeeper "$ZK_PORT" "$RUN_DIR/zookeeper"
 REGISTRY="zookeeper://127.0.0.1:$ZK_PORT"
-cat >"$RUN_DIR/echo-filtered.yaml" <<YAML
-log: {level: warn}
-server:
-  listen: 127.0.0.1:0
-  io_threads: 1
-  business_pool: {threads: 1, queue_capacity: 4096}
-  filters:
-    - {name: auth, secret: bench-secret}
-    - {name: ratelimit, per_method: {rate: 100000000, burst: 100000000}}
-YAML
-cat >"$RUN_DIR/client-filters.yaml" <<YAML
-client:
-  filters:
-    - {name: auth, secret: bench-secret}
-YAML
 FILTERED_PORT=$(ferry_free_port)
 ferry_start echo-server-filtered "listening on" 20 "$RUN_DIR/filtered.log" \
   build/bin/echo-server --config "$RUN_DIR/echo-filtered.yaml" --port "$FILTERED_PORT" \

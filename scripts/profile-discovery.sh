@@ -10,9 +10,10 @@
 #   discovered  ferry-bench --registry zookeeper://... --lb round_robin with the client auth
 #               filter, echo-server with the auth + ratelimit filters
 # Callgrind outputs are kept in $FERRY_PROFILE_DIR (default /tmp/ferry-profile) for
-# callgrind_annotate --inclusive=yes.
+# callgrind_annotate --inclusive=yes. FERRY_PROFILE_SIDES="client" (or "server") profiles one.
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/zookeeper.sh"
+source "$(dirname "$0")/lib/echo_configs.sh"
 cd "$FERRY_ROOT"
 
 OUT_DIR="${FERRY_PROFILE_DIR:-/tmp/ferry-profile}"
@@ -20,21 +21,9 @@ ferry_install_packages "${FERRY_PACKAGES[@]}" valgrind
 ferry_build build -- echo-server ferry-bench
 mkdir -p "$OUT_DIR"
 RUN_DIR="$(mktemp -d /tmp/ferry-profile-run.XXXXXX)"
-trap 'ferry_stop_all; [ -n "${FERRY_PROFILE_KEEP:-}" ] || rm -rf "$RUN_DIR"' EXIT
+trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
 
-cat >"$RUN_DIR/plain.yaml" <<YAML
-log: {level: warn}
-server:
-  listen: 127.0.0.1:0
-  io_threads: 1
-  business_pool: {threads: 1, queue_capacity: 4096}
-YAML
-cat "$RUN_DIR/plain.yaml" - >"$RUN_DIR/filtered.yaml" <<YAML
-  filters:
-    - {name: auth, secret: bench-secret}
-    - {name: ratelimit, per_method: {rate: 100000000, burst: 100000000}}
-YAML
-printf 'client:\n  filters:\n    - {name: auth, secret: bench-secret}\n' >"$RUN_DIR/client.yaml"
+ferry_write_echo_configs "$RUN_DIR"
 ZK_PORT=$(ferry_free_port)
 ferry_start_zookeeper "$ZK_PORT" "$RUN_DIR/zookeeper"
 REGISTRY="zookeeper://127.0.0.1:$ZK_PORT"
@@ -43,10 +32,10 @@ LOAD=(--conns 4 --depth 32 --size 16 --threads 1)
 client_args() {
   case "$1" in
     direct) echo "--target 127.0.0.1:$2" ;;
-    discovered) echo "--registry $REGISTRY --lb round_robin --filters-from $RUN_DIR/client.yaml" ;;
+    discovered) echo "--registry $REGISTRY --lb round_robin --filters-from $RUN_DIR/client-filters.yaml" ;;
   esac
 }
-server_config() { [ "$1" = direct ] && echo plain || echo filtered; }
+server_config() { [ "$1" = direct ] && echo echo || echo echo-filtered; }
 callgrind() { valgrind --tool=callgrind --callgrind-out-file="$1" "${@:2}"; }
 collected() { sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$1"; }
 ok_calls() { sed -n 's/^calls: \([0-9]*\) ok.*/\1/p' "$1"; }
