@@ -27,7 +27,7 @@ double Cost(const EndpointLoad& load) {
 // client from herding onto the single fastest provider.
 class LatencyAwareBalancer final : public SnapshotBalancer<EndpointSet> {
  public:
-  bool UsesLatency() const override { return true; }
+  bool ReadsLoad() const override { return true; }
 
   std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
     const auto set = Current();

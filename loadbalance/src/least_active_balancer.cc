@@ -12,6 +12,8 @@ namespace {
 // choice. Slow providers accumulate calls in flight, so they are avoided without any timing.
 class LeastActiveBalancer final : public SnapshotBalancer<EndpointSet> {
  public:
+  bool ReadsLoad() const override { return true; }
+
   std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
     const auto set = Current();
     if (set == nullptr) return std::nullopt;
