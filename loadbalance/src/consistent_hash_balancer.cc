@@ -10,14 +10,14 @@ namespace {
 // spread by weighted random.
 class ConsistentHashBalancer final : public SnapshotBalancer<HashRing> {
  public:
-  std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
+  const BalancerEndpoint* Select(const SelectRequest& request) override {
     const auto ring = Current();
-    if (ring == nullptr) return std::nullopt;
+    if (ring == nullptr) return nullptr;
     const Candidates candidates(ring->set(), request.excluded);
     const auto pick = request.hash_key ? ring->Owner(*request.hash_key, candidates)
                                        : candidates.PickWeighted(FastRandom::ForThisThread());
-    if (!pick) return std::nullopt;
-    return ring->set()[*pick];
+    if (!pick) return nullptr;
+    return &ring->set()[*pick];
   }
 
  protected:

@@ -29,19 +29,19 @@ class LatencyAwareBalancer final : public SnapshotBalancer<EndpointSet> {
  public:
   bool ReadsLoad() const override { return true; }
 
-  std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
+  const BalancerEndpoint* Select(const SelectRequest& request) override {
     const auto set = Current();
-    if (set == nullptr) return std::nullopt;
+    if (set == nullptr) return nullptr;
     const Candidates candidates(*set, request.excluded);
     FastRandom& random = FastRandom::ForThisThread();
     const auto first = candidates.PickWeighted(random);
-    if (!first) return std::nullopt;
+    if (!first) return nullptr;
     const auto second = candidates.PickWeighted(random, *first);
-    if (!second) return (*set)[*first];
+    if (!second) return &(*set)[*first];
     // cost_a / weight_a <= cost_b / weight_b, without dividing by a weight.
     const double first_cost = Cost(*(*set)[*first].load) * candidates.Weight(*second);
     const double second_cost = Cost(*(*set)[*second].load) * candidates.Weight(*first);
-    return (*set)[first_cost <= second_cost ? *first : *second];
+    return &(*set)[first_cost <= second_cost ? *first : *second];
   }
 };
 

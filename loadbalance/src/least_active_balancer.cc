@@ -14,9 +14,9 @@ class LeastActiveBalancer final : public SnapshotBalancer<EndpointSet> {
  public:
   bool ReadsLoad() const override { return true; }
 
-  std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
+  const BalancerEndpoint* Select(const SelectRequest& request) override {
     const auto set = Current();
-    if (set == nullptr) return std::nullopt;
+    if (set == nullptr) return nullptr;
     const Candidates candidates(*set, request.excluded);
     FastRandom& random = FastRandom::ForThisThread();
     // One pass, breaking ties by weighted reservoir sampling: the k-th tied endpoint replaces
@@ -37,8 +37,8 @@ class LeastActiveBalancer final : public SnapshotBalancer<EndpointSet> {
         if (random.Below(tied_weight) < weight) best = i;
       }
     }
-    if (best == Candidates::kNone) return std::nullopt;
-    return (*set)[best];
+    if (best == Candidates::kNone) return nullptr;
+    return &(*set)[best];
   }
 };
 

@@ -9,13 +9,13 @@ namespace {
 // picks, so it spreads load evenly with no coordination between threads or clients.
 class RandomBalancer final : public SnapshotBalancer<EndpointSet> {
  public:
-  std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
+  const BalancerEndpoint* Select(const SelectRequest& request) override {
     const auto set = Current();
-    if (set == nullptr) return std::nullopt;
+    if (set == nullptr) return nullptr;
     const Candidates candidates(*set, request.excluded);
     const auto pick = candidates.PickWeighted(FastRandom::ForThisThread());
-    if (!pick) return std::nullopt;
-    return (*set)[*pick];
+    if (!pick) return nullptr;
+    return &(*set)[*pick];
   }
 };
 

@@ -60,12 +60,12 @@ class SmoothRoundRobin {
 
 class RoundRobinBalancer final : public SnapshotBalancer<SmoothRoundRobin> {
  public:
-  std::optional<BalancerEndpoint> Select(const SelectRequest& request) override {
+  const BalancerEndpoint* Select(const SelectRequest& request) override {
     const auto state = Current();
-    if (state == nullptr) return std::nullopt;
+    if (state == nullptr) return nullptr;
     const auto pick = state->Next(Candidates(state->set(), request.excluded));
-    if (!pick) return std::nullopt;
-    return state->set()[*pick];
+    if (!pick) return nullptr;
+    return &state->set()[*pick];
   }
 };
 

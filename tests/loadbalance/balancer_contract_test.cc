@@ -23,9 +23,9 @@ TEST(BalancerRegistryTest, UnknownNameIsNotRegistered) {
 
 TEST_P(BalancerContractTest, NothingToPickBeforeUpdateOrFromAnEmptySet) {
   auto balancer = Make();
-  EXPECT_EQ(balancer->Select({}), std::nullopt);
+  EXPECT_EQ(balancer->Select({}), nullptr);
   balancer->Update({});
-  EXPECT_EQ(balancer->Select({}), std::nullopt);
+  EXPECT_EQ(balancer->Select({}), nullptr);
 }
 
 TEST_P(BalancerContractTest, NextPickSeesTheUpdate) {

@@ -44,7 +44,8 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
 
 uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
                                 google::protobuf::Message* response, Clock::time_point deadline,
-                                milliseconds timeout, CallDone done) {
+                                milliseconds timeout, CallDone done,
+                                std::shared_ptr<CallObserver> observer) {
   return Send(
       [&](uint64_t id, std::string* frame) {
         codec::FrameHeader header;
@@ -52,7 +53,7 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobu
         header.request_id = id;
         return codec::AppendFrame(header, &meta, &request, body_options_, frame);
       },
-      response, deadline, timeout, std::move(done));
+      PendingCall{response, std::move(done), deadline, timeout, std::move(observer)});
 }
 
 uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t timeout_us,
@@ -63,17 +64,16 @@ uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t t
         request.AppendFrame(id, timeout_us, frame);
         return Status::Ok();
       },
-      response, deadline, timeout, std::move(done));
+      PendingCall{response, std::move(done), deadline, timeout, nullptr});
 }
 
 template <class Encode>
-uint64_t ClientConnection::Send(const Encode& encode, google::protobuf::Message* response,
-                                Clock::time_point deadline, milliseconds timeout, CallDone done) {
+uint64_t ClientConnection::Send(const Encode& encode, PendingCall call) {
   // Read before Admit(): if it differs once the request is queued, the link this call was
   // admitted to ended meanwhile, and may have missed the call when failing its pending ones.
   const uint64_t epoch = epoch_.load(std::memory_order_acquire);
   if (Status admitted = Admit(); !admitted.ok()) {
-    done(admitted);
+    call.Complete(admitted);
     return 0;
   }
   const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
@@ -81,17 +81,19 @@ uint64_t ClientConnection::Send(const Encode& encode, google::protobuf::Message*
   thread_local std::string frame;
   frame.clear();
   if (Status encoded = encode(id, &frame); !encoded.ok()) {
-    done(encoded);
+    call.Complete(encoded);
     return 0;
   }
   // The server would close the connection over it, failing every other call on it too.
   if (frame.size() > options_.max_frame_bytes) {
-    done(Status(StatusCode::RESOURCE_EXHAUSTED, "request frame of " + std::to_string(frame.size()) +
-                                                    " bytes exceeds max_frame_bytes " +
-                                                    std::to_string(options_.max_frame_bytes)));
+    call.Complete(
+        Status(StatusCode::RESOURCE_EXHAUSTED, "request frame of " + std::to_string(frame.size()) +
+                                                   " bytes exceeds max_frame_bytes " +
+                                                   std::to_string(options_.max_frame_bytes)));
     return 0;
   }
-  pending_.Insert(id, PendingCall{response, std::move(done), deadline, timeout});
+  const Clock::time_point deadline = call.deadline;
+  pending_.Insert(id, std::move(call));
   ScheduleSweepBy(deadline);
   bool must_flush = false;
   using Appended = transport::OutboundQueue::Appended;
@@ -100,11 +102,11 @@ uint64_t ClientConnection::Send(const Encode& encode, google::protobuf::Message*
   if (must_flush) boost::asio::post(io_, [self = shared_from_this()] { self->Flush(); });
   if (appended == Appended::kFull) {
     // A stalled peer costs callers an error, not unbounded memory.
-    if (auto call = pending_.Take(id)) {
-      call->done(Status(StatusCode::RESOURCE_EXHAUSTED,
-                        "write queue to " + peer_ + " holds more than max_outbound_bytes " +
-                            std::to_string(options_.max_outbound_bytes) +
-                            "; the peer reads too slowly"));
+    if (auto taken = pending_.Take(id)) {
+      taken->Complete(Status(StatusCode::RESOURCE_EXHAUSTED,
+                             "write queue to " + peer_ + " holds more than max_outbound_bytes " +
+                                 std::to_string(options_.max_outbound_bytes) +
+                                 "; the peer reads too slowly"));
     }
     return 0;
   }
@@ -121,7 +123,7 @@ void ClientConnection::Cancel(uint64_t id) {
   std::optional<PendingCall> call = pending_.Take(id);
   if (!call) return;
   SendControl(codec::MessageType::kCancel, id, 0);
-  call->done(Status(StatusCode::CANCELLED, "cancelled by the caller"));
+  call->Complete(Status(StatusCode::CANCELLED, "cancelled by the caller"));
 }
 
 Status ClientConnection::Admit() {
@@ -168,7 +170,7 @@ Status ClientConnection::DownStatus() const {
 }
 
 void ClientConnection::Abandon(uint64_t id) {
-  if (auto call = pending_.Take(id)) call->done(DownStatus());
+  if (auto call = pending_.Take(id)) call->Complete(DownStatus());
 }
 
 void ClientConnection::Enqueue(std::string_view frame) {
@@ -204,7 +206,7 @@ void ClientConnection::ScheduleSweepBy(Clock::time_point deadline) {
 void ClientConnection::FailAll(const Status& status) {
   std::vector<PendingCallTable::Entry> calls;
   pending_.TakeAll(&calls);
-  for (auto& [id, call] : calls) call.done(status);
+  for (auto& [id, call] : calls) call.Complete(status);
 }
 
 void ClientConnection::Shutdown() {
@@ -348,7 +350,7 @@ void ClientConnection::CompleteCall(const codec::Frame& frame) {
   } else {
     status = codec::ParseBody(frame.header, frame.body, options_.max_frame_bytes, call->response);
   }
-  call->done(status);
+  call->Complete(status);
 }
 
 void ClientConnection::Flush() {
@@ -465,7 +467,8 @@ void ClientConnection::Sweep() {
   const Clock::time_point next = pending_.TakeExpired(now, &expired_);
   for (auto& [id, call] : expired_) {
     SendControl(codec::MessageType::kCancel, id, 0);
-    call.done(Status(StatusCode::DEADLINE_EXCEEDED, "call timed out after " + Ms(call.timeout)));
+    call.Complete(
+        Status(StatusCode::DEADLINE_EXCEEDED, "call timed out after " + Ms(call.timeout)));
   }
   expired_.clear();
   if (next != Clock::time_point::max()) ScheduleSweepBy(std::max(next, now + kSweepTick));

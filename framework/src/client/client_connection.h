@@ -38,9 +38,11 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
   // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
   // call's id on this connection, for Cancel(); 0 when it failed before being queued.
+  // `observer`, if any, is told the outcome just before `done` runs.
   uint64_t Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
                 google::protobuf::Message* response, Clock::time_point deadline,
-                std::chrono::milliseconds timeout, CallDone done);
+                std::chrono::milliseconds timeout, CallDone done,
+                std::shared_ptr<CallObserver> observer = nullptr);
   // The same for a request encoded beforehand, sent with `timeout_us` left of its deadline.
   uint64_t Call(const codec::EncodedRequest& request, uint64_t timeout_us,
                 google::protobuf::Message* response, Clock::time_point deadline,
@@ -73,8 +75,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Calling-thread side.
   // Call() once `encode(id, &frame)` has appended the request's frame.
   template <class Encode>
-  uint64_t Send(const Encode& encode, google::protobuf::Message* response,
-                Clock::time_point deadline, std::chrono::milliseconds timeout, CallDone done);
+  uint64_t Send(const Encode& encode, PendingCall call);
   Status Admit();
   Status DownStatus() const;
   void Abandon(uint64_t id);

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "client/call_observer.h"
 #include "ferry/framework/channel.h"
 
 namespace google::protobuf {
@@ -25,7 +27,18 @@ struct PendingCall {
   google::protobuf::Message* response = nullptr;
   CallDone done;
   Clock::time_point deadline = Clock::time_point::max();
-  std::chrono::milliseconds timeout{0};  // the call's whole budget, quoted when it expires
+  std::chrono::milliseconds timeout{0};    // the call's whole budget, quoted when it expires
+  std::shared_ptr<CallObserver> observer;  // may be null
+
+  // Tells the observer and lets go of it, then runs `done`: once `done` ran, whatever owns the
+  // observer may be gone.
+  void Complete(const Status& status) {
+    if (observer != nullptr) {
+      observer->OnCallDone(status);
+      observer.reset();
+    }
+    done(status);
+  }
 };
 
 // Wire request id -> pending call, for one connection. Whoever takes an entry (the response,

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "cluster/attempt_verdict.h"
+#include "cluster/provider_set.h"
+
 namespace ferry::cluster {
 namespace {
 
@@ -13,20 +16,21 @@ constexpr int64_t kEwmaShift = 3;
 
 }  // namespace
 
-std::shared_ptr<Provider> Provider::Create(boost::asio::io_context& io,
+std::shared_ptr<Provider> Provider::Create(ProviderSet& set, boost::asio::io_context& io,
                                            transport::Endpoint endpoint, const ProviderInfo& info,
                                            const ClientOptions& options,
                                            codec::BodyOptions body_options) {
   std::shared_ptr<Provider> provider(
-      new Provider(io, std::move(endpoint), info, options, body_options));
+      new Provider(set, io, std::move(endpoint), info, options, body_options));
   provider->load_->provider = provider;
   return provider;
 }
 
-Provider::Provider(boost::asio::io_context& io, transport::Endpoint endpoint,
+Provider::Provider(ProviderSet& set, boost::asio::io_context& io, transport::Endpoint endpoint,
                    const ProviderInfo& info, const ClientOptions& options,
                    codec::BodyOptions body_options)
-    : address_(info.address),
+    : set_(set),
+      address_(info.address),
       info_(info),
       connection_(std::make_shared<client::ClientConnection>(io, std::move(endpoint), options,
                                                              body_options)),
@@ -50,6 +54,12 @@ void Provider::RecordLatency(std::chrono::nanoseconds latency) {
   const int64_t average = load_->ewma_latency_ns.load(std::memory_order_relaxed);
   const int64_t next = average == 0 ? sample : average + ((sample - average) >> kEwmaShift);
   load_->ewma_latency_ns.store(std::max<int64_t>(next, 1), std::memory_order_relaxed);
+}
+
+void Provider::OnCallDone(const Status& status) {
+  // Whether the request left matters only to a retry, and these calls have none.
+  set_.RecordHealth(*this, /*probe=*/false,
+                    JudgeAttempt(status, /*idempotent=*/false, /*certainly_unsent=*/false).health);
 }
 
 }  // namespace ferry::cluster

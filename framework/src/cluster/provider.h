@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "client/call_observer.h"
 #include "client/client_connection.h"
 #include "cluster/outlier_state.h"
 #include "ferry/framework/load_balancer.h"
@@ -13,6 +14,7 @@
 namespace ferry::cluster {
 
 class Provider;
+class ProviderSet;
 
 // What a balancer holds of a provider: its live load and the way back to it. Deliberately free
 // of anything tied to the channel's IO threads, since balancers may keep endpoints longer than
@@ -25,10 +27,14 @@ struct ProviderLoad final : EndpointLoad {
 // provider set and by the attempts in flight to it, so that a provider the registry dropped
 // stays usable until its last call ends; then its connection is closed. The channel makes sure
 // none outlives its IO threads.
-class Provider : public std::enable_shared_from_this<Provider> {
+//
+// A provider also observes the calls made through it that need no per-call bookkeeping (see
+// SendSingleAttempt) and reports their outcome to its set.
+class Provider : public std::enable_shared_from_this<Provider>, public client::CallObserver {
  public:
-  static std::shared_ptr<Provider> Create(boost::asio::io_context& io, transport::Endpoint endpoint,
-                                          const ProviderInfo& info, const ClientOptions& options,
+  static std::shared_ptr<Provider> Create(ProviderSet& set, boost::asio::io_context& io,
+                                          transport::Endpoint endpoint, const ProviderInfo& info,
+                                          const ClientOptions& options,
                                           codec::BodyOptions body_options);
   ~Provider();  // shuts the connection down
   Provider(const Provider&) = delete;
@@ -48,6 +54,9 @@ class Provider : public std::enable_shared_from_this<Provider> {
   // Folds one latency sample into load().ewma_latency_ns.
   void RecordLatency(std::chrono::nanoseconds latency);
 
+  // The outcome of a call that is not a probe and whose latency nobody reads.
+  void OnCallDone(const Status& status) override;
+
   // The rest is the provider set's, under its lock.
   const ProviderInfo& info() const { return info_; }
   void set_info(const ProviderInfo& info) { info_ = info; }
@@ -56,9 +65,11 @@ class Provider : public std::enable_shared_from_this<Provider> {
   boost::asio::steady_timer& ejection_timer() { return ejection_timer_; }
 
  private:
-  Provider(boost::asio::io_context& io, transport::Endpoint endpoint, const ProviderInfo& info,
-           const ClientOptions& options, codec::BodyOptions body_options);
+  Provider(ProviderSet& set, boost::asio::io_context& io, transport::Endpoint endpoint,
+           const ProviderInfo& info, const ClientOptions& options, codec::BodyOptions body_options);
 
+  // Outlives every call made through the provider: it shuts their connections down first.
+  ProviderSet& set_;
   const std::string address_;
   ProviderInfo info_;
   const std::shared_ptr<ProviderLoad> load_ = std::make_shared<ProviderLoad>();

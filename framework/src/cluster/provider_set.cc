@@ -49,8 +49,8 @@ void ProviderSet::Apply(const std::vector<ProviderInfo>& providers) {
       Logger().warn("{}: ignoring provider with bad address: {}", service_, parsed.message());
       continue;
     }
-    next.emplace(info.address,
-                 Provider::Create(pool_.Next(), std::move(endpoint), info, client_, body_options_));
+    next.emplace(info.address, Provider::Create(*this, pool_.Next(), std::move(endpoint), info,
+                                                client_, body_options_));
     ++added;
   }
   // What is left was removed: it finishes the calls it has, then closes (see Provider).
@@ -71,9 +71,9 @@ std::optional<ProviderPick> ProviderSet::Pick(std::optional<uint64_t> hash_key,
   const size_t given = excluded.size();
   std::optional<ProviderPick> pick;
   for (int skipped = 0; skipped <= kMaxSkippedPicks; ++skipped) {
-    const std::optional<BalancerEndpoint> endpoint =
+    const BalancerEndpoint* endpoint =
         balancer_->Select(SelectRequest{.hash_key = hash_key, .excluded = excluded});
-    if (!endpoint) break;
+    if (endpoint == nullptr) break;
     // Null when the registry dropped it after the balancer's list was made.
     std::shared_ptr<Provider> provider = Provider::Of(*endpoint);
     const Phase phase = provider ? provider->outlier().phase() : Phase::kEjected;
@@ -100,9 +100,13 @@ void ProviderSet::Report(const ProviderPick& pick, const AttemptVerdict& verdict
     provider.load().in_flight.fetch_sub(1, std::memory_order_relaxed);
     if (verdict.latency_sample) provider.RecordLatency(Clock::now() - started);
   }
-  switch (verdict.health) {
+  RecordHealth(provider, pick.probe, verdict.health);
+}
+
+void ProviderSet::RecordHealth(Provider& provider, bool probe, ProviderHealth health) {
+  switch (health) {
     case ProviderHealth::kAnswered:
-      if (!pick.probe) {
+      if (!probe) {
         provider.outlier().RecordSuccess();
         return;
       }
@@ -116,10 +120,10 @@ void ProviderSet::Report(const ProviderPick& pick, const AttemptVerdict& verdict
       }
       return;
     case ProviderHealth::kFailed:
-      OnFailure(provider, pick.probe);
+      OnFailure(provider, probe);
       return;
     case ProviderHealth::kUnknown:
-      if (pick.probe) provider.outlier().ReleaseProbe();
+      if (probe) provider.outlier().ReleaseProbe();
       return;
   }
 }

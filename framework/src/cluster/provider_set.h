@@ -48,6 +48,11 @@ class ProviderSet {
 
   // The end of an attempt to `pick` that started at `started`.
   void Report(const ProviderPick& pick, const AttemptVerdict& verdict, Clock::time_point started);
+  // The part of Report() that judges the provider: outlier ejection and probes.
+  void RecordHealth(Provider& provider, bool probe, ProviderHealth health);
+  // Whether picks are counted in flight and timed (the balancer reads them): then every
+  // attempt must be reported with Report().
+  bool tracks_load() const { return tracks_load_; }
 
   // Why Pick() found nothing, for the caller's error message.
   std::string DescribeNoPick(size_t excluded) const;

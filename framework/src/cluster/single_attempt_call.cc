@@ -26,8 +26,16 @@ void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& me
   // Held across Call(): a completion that runs inside it lets go of the pick, which may be the
   // provider's last owner once the registry dropped it.
   const std::shared_ptr<Provider> provider = pick.provider;
+  const Clock::time_point deadline = bounded ? started + timeout : Clock::time_point::max();
+  if (!pick.probe && !cluster.providers().tracks_load()) {
+    // Nothing to remember per call but the provider, which observes the call itself: `done`
+    // goes to the connection unwrapped.
+    provider->connection().Call(meta, request, response, deadline, timeout, std::move(done),
+                                std::move(pick.provider));
+    return;
+  }
   provider->connection().Call(
-      meta, request, response, bounded ? started + timeout : Clock::time_point::max(), timeout,
+      meta, request, response, deadline, timeout,
       [&providers = cluster.providers(), pick = std::move(pick), idempotent = method.idempotent,
        started, done = std::move(done)](const Status& status) mutable {
         // Whether the request left matters only to a retry, and there is none.

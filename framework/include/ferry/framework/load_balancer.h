@@ -56,8 +56,11 @@ class LoadBalancer {
   virtual Status Configure(const LoadBalancerOptions& options) = 0;
   // Replaces the candidate set. The channel passes only providers that are not ejected.
   virtual void Update(std::vector<BalancerEndpoint> endpoints) = 0;
-  // nullopt when there is no eligible candidate. The returned endpoint shares `load`.
-  virtual std::optional<BalancerEndpoint> Select(const SelectRequest& request) = 0;
+  // The chosen endpoint, nullptr when there is no eligible candidate; it shares `load`. Returned
+  // by pointer so that a pick copies nothing: it must stay valid until the calling thread's
+  // next Select() of any balancer, even across Update() or the balancer's destruction (the
+  // built-ins keep each thread's last snapshot alive; see loadbalance/src/snapshot_cell.h).
+  virtual const BalancerEndpoint* Select(const SelectRequest& request) = 0;
   // Whether Select() reads the endpoints' EndpointLoad. The channel keeps the in-flight counts
   // and times calls only for a balancer that does: atomic counters shared with IO threads and a
   // precise clock read at every completion are not free.
