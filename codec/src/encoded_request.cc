@@ -21,26 +21,24 @@ Status EncodedRequest::Encode(const wire::RpcMeta& meta, const google::protobuf:
   frame_.clear();
   FrameHeader header;
   header.type = MessageType::kRequest;
-  if (Status status = codec::AppendFrame(header, encoded, &body, options, &frame_);
-      !status.ok()) {
+  if (Status status = codec::AppendFrame(header, encoded, &body, options, &frame_); !status.ok()) {
     return status;
   }
   ReadHeader(reinterpret_cast<const uint8_t*>(frame_.data()), &header_);
   return Status::Ok();
 }
 
-void EncodedRequest::AppendFrame(uint64_t request_id, uint64_t timeout_us,
-                                 std::string* out) const {
+void EncodedRequest::AppendFrame(uint64_t request_id, uint64_t timeout_us, std::string* out) const {
   using google::protobuf::internal::WireFormatLite;
   using Coded = google::protobuf::io::CodedOutputStream;
   // Tag and a varint of at most 10 bytes.
   std::array<uint8_t, 16> timeout_field;
   uint8_t* timeout_end = timeout_field.data();
   if (timeout_us != 0) {
-    timeout_end = Coded::WriteTagToArray(
-        WireFormatLite::MakeTag(wire::RpcMeta::kTimeoutUsFieldNumber,
-                                WireFormatLite::WIRETYPE_VARINT),
-        timeout_end);
+    timeout_end =
+        Coded::WriteTagToArray(WireFormatLite::MakeTag(wire::RpcMeta::kTimeoutUsFieldNumber,
+                                                       WireFormatLite::WIRETYPE_VARINT),
+                               timeout_end);
     timeout_end = Coded::WriteVarint64ToArray(timeout_us, timeout_end);
   }
   const auto timeout_size = static_cast<uint32_t>(timeout_end - timeout_field.data());

@@ -56,8 +56,7 @@ class RateLimitFilter final : public ServerFilter {
     callers_.emplace(static_cast<size_t>(max_callers));
     methods_.emplace([this](std::string_view method_key) -> const RateLimit* {
       const auto overridden = method_overrides_.find(method_key);
-      return overridden != method_overrides_.end() ? &overridden->second
-                                                   : LimitOrNull(per_method_);
+      return overridden != method_overrides_.end() ? &overridden->second : LimitOrNull(per_method_);
     });
     return Status::Ok();
   }

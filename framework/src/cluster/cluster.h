@@ -41,8 +41,7 @@ class Cluster {
   }
   // The whole budget of a call: its own timeout, else the channel's default.
   std::chrono::milliseconds TimeoutOf(const CallOptions& options) const {
-    return options.timeout > std::chrono::milliseconds::zero() ? options.timeout
-                                                               : default_timeout_;
+    return options.timeout > std::chrono::milliseconds::zero() ? options.timeout : default_timeout_;
   }
   // How requests are serialized and compressed, for every provider alike.
   const codec::BodyOptions& body_options() const { return body_; }

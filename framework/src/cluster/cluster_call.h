@@ -1,8 +1,8 @@
 #pragma once
 
+#include <google/protobuf/message.h>
 #include <atomic>
 #include <boost/asio/steady_timer.hpp>
-#include <google/protobuf/message.h>
 #include <chrono>
 #include <cstdint>
 #include <memory>

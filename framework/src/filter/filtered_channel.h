@@ -25,8 +25,7 @@ class FilteredChannel final : public Channel {
  private:
   // The call when no filter observes completions.
   void CallUnkept(const MethodSpec& method, const google::protobuf::Message& request,
-                  google::protobuf::Message* response, const CallOptions& options,
-                  CallDone done);
+                  google::protobuf::Message* response, const CallOptions& options, CallDone done);
 
   // Shared with calls in flight, which may complete after the channel is gone.
   const std::shared_ptr<const Filters> filters_;
