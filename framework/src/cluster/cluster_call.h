@@ -19,9 +19,10 @@
 
 namespace ferry::cluster {
 
-// One logical call of a cluster channel: its attempts on one or more providers, their shared
-// deadline, the backup request timer, and the single completion of the caller's `done`
-// (docs/fault-tolerance.md).
+// One logical call of a cluster channel whose policy may send it more than once (failover,
+// backup requests): its attempts on one or more providers, their shared deadline, the backup
+// request timer, and the single completion of the caller's `done` (docs/fault-tolerance.md).
+// Calls sent once go through SendSingleAttempt instead.
 //
 // Every decision (retry, backup, finish) is taken under the call's own mutex, by whichever
 // thread has news: the caller while starting, an IO thread with an attempt's result, or the

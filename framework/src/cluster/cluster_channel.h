@@ -9,8 +9,9 @@
 
 namespace ferry::cluster {
 
-// The channel NewClusterChannel() returns: follows the registry's providers of one service and
-// starts a ClusterCall per call.
+// The channel NewClusterChannel() returns: follows the registry's providers of one service,
+// picks one per call, and sends the call once (SendSingleAttempt) or, when its policy may send
+// it again, as a ClusterCall.
 class ClusterChannel final : public Channel {
  public:
   ClusterChannel(std::shared_ptr<Registry> registry, std::unique_ptr<Cluster> cluster);
