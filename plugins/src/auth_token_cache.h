@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "ferry/framework/hash_key.h"
+#include "method_key.h"
 
 namespace ferry::plugins {
 
@@ -65,8 +66,7 @@ class AuthTokenCache {
   static bool Holds(const Entry& e, uint64_t filter_id, std::string_view service,
                     std::string_view method, int64_t now_ms) {
     return e.filter_id == filter_id && now_ms <= e.valid_until_ms &&
-           e.method_key.size() == service.size() + 1 + method.size() &&
-           e.method_key.starts_with(service) && e.method_key.ends_with(method);
+           IsMethodKey(e.method_key, service, method);
   }
   static void Fill(Entry& e, uint64_t filter_id, std::string_view service, std::string_view method,
                    std::string_view token, int64_t valid_until_ms) {

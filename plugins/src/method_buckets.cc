@@ -3,6 +3,8 @@
 #include <array>
 #include <atomic>
 
+#include "method_key.h"
+
 namespace ferry::plugins {
 namespace {
 
@@ -12,11 +14,6 @@ const RateLimit kNoLimit{};
 uint64_t NextBucketsId() {
   static std::atomic<uint64_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
-}
-
-bool IsKeyOf(std::string_view key, std::string_view service, std::string_view method) {
-  return key.size() == service.size() + 1 + method.size() && key.starts_with(service) &&
-         key[service.size()] == '/' && key.ends_with(method);
 }
 
 constexpr size_t kMemoSlots = 64;
@@ -46,7 +43,7 @@ MethodBuckets::Taken MethodBuckets::TryTake(std::string_view service, std::strin
   thread_local std::array<MemoEntry, kMemoSlots> memo;
   MemoEntry& entry = memo[MemoSlot(id_, method)];
   Bucket* bucket = entry.bucket;
-  if (entry.owner != id_ || !IsKeyOf(bucket->key, service, method)) {
+  if (entry.owner != id_ || !IsMethodKey(bucket->key, service, method)) {
     bucket = &Find(service, method, now);
     entry = MemoEntry{id_, bucket};
   }
