@@ -1,4 +1,3 @@
-#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -29,11 +28,16 @@ class SmoothRoundRobin {
 
   const EndpointSet& set() const { return set_; }
 
-  std::optional<size_t> Next(const Candidates& candidates) const {
+  // `cursor`: the calling thread's rotation through this snapshot.
+  std::optional<size_t> Next(const Candidates& candidates, uint64_t& cursor) const {
     // With equal weights, nothing excluded and nobody warming up, smooth round robin is plain
-    // rotation: a counter gives it without the lock.
+    // rotation. Each thread rotates on its own, from its own start: no lock, and no counter
+    // written by every calling thread. The sum over threads is as even.
     if (equal_weights_ && candidates.unrestricted()) {
-      return static_cast<size_t>(rotation_.fetch_add(1, std::memory_order_relaxed) % set_.size());
+      if (cursor >= set_.size()) cursor %= set_.size();
+      const size_t pick = cursor;
+      cursor = pick + 1 == set_.size() ? 0 : pick + 1;
+      return pick;
     }
     std::lock_guard lock(mu_);
     int64_t total = 0;
@@ -53,7 +57,6 @@ class SmoothRoundRobin {
  private:
   EndpointSet set_;
   const bool equal_weights_;
-  mutable std::atomic<uint64_t> rotation_{0};
   mutable std::mutex mu_;  // held for one O(n) pass of additions per pick
   mutable std::vector<int64_t> credit_;
 };
@@ -61,9 +64,10 @@ class SmoothRoundRobin {
 class RoundRobinBalancer final : public SnapshotBalancer<SmoothRoundRobin> {
  public:
   const BalancerEndpoint* Select(const SelectRequest& request) override {
-    const auto state = Current();
+    uint64_t* cursor = nullptr;
+    const auto state = Current(&cursor);
     if (state == nullptr) return nullptr;
-    const auto pick = state->Next(Candidates(state->set(), request.excluded));
+    const auto pick = state->Next(Candidates(state->set(), request.excluded), *cursor);
     if (!pick) return nullptr;
     return &state->set()[*pick];
   }

@@ -36,8 +36,8 @@ class SnapshotBalancer : public LoadBalancer {
   virtual Status Validate(const LoadBalancerOptions&) const { return Status::Ok(); }
 
   // nullptr before the first Update(); valid until the calling thread next loads a snapshot of
-  // any balancer (SnapshotCell::Load).
-  const Snapshot* Current() const { return snapshot_.Load(); }
+  // any balancer (SnapshotCell::Load), as is `*cursor`, the thread's word of state for it.
+  const Snapshot* Current(uint64_t** cursor = nullptr) const { return snapshot_.Load(cursor); }
 
  private:
   std::mutex options_mu_;  // Configure() and Update() only, never Select()

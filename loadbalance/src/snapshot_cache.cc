@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "ferry/framework/hash_key.h"
+
 namespace ferry::loadbalance {
 
 uint64_t SnapshotCache::NewCellId() {
@@ -12,6 +14,11 @@ uint64_t SnapshotCache::NewCellId() {
 SnapshotCache::Slot& SnapshotCache::SlotFor(uint64_t cell_id) {
   thread_local std::array<Slot, kSlots> slots;
   return slots[cell_id % kSlots];
+}
+
+uint64_t SnapshotCache::FreshCursor() {
+  thread_local uint64_t fills = 0;
+  return Mix64(reinterpret_cast<uintptr_t>(&fills) + ++fills);
 }
 
 }  // namespace ferry::loadbalance

@@ -15,6 +15,9 @@ class SnapshotCache {
     uint64_t cell_id = 0;  // 0: empty; cell ids start at 1
     uint64_t version = 0;
     std::shared_ptr<const void> snapshot;
+    // The balancer's own word of per-thread state for this snapshot, e.g. where its rotation
+    // stands; an arbitrary value each time the slot is filled.
+    uint64_t cursor = 0;
   };
 
   // A process-wide unique id, never reused, so that a slot left by a destroyed cell is never
@@ -23,6 +26,10 @@ class SnapshotCache {
 
   // The calling thread's slot for a cell. Cells may share a slot; they then take turns in it.
   static Slot& SlotFor(uint64_t cell_id);
+
+  // A cursor for a slot being filled: different from thread to thread and from fill to fill,
+  // so that threads, and cells taking turns in one slot, do not all start at the same place.
+  static uint64_t FreshCursor();
 
  private:
   static constexpr size_t kSlots = 16;

@@ -30,9 +30,10 @@ class SnapshotCell {
   }
 
   // The current snapshot, nullptr before the first Store(). Valid until this thread's next
-  // Load() from any cell.
-  const T* Load() const {
+  // Load() from any cell, as is `*cursor`, this thread's SnapshotCache::Slot::cursor for it.
+  const T* Load(uint64_t** cursor = nullptr) const {
     SnapshotCache::Slot& slot = SnapshotCache::SlotFor(id_);
+    if (cursor != nullptr) *cursor = &slot.cursor;
     if (slot.cell_id == id_ && slot.version == version_.load(std::memory_order_acquire)) {
       return static_cast<const T*>(slot.snapshot.get());
     }
@@ -41,6 +42,7 @@ class SnapshotCell {
     slot.cell_id = id_;
     slot.version = version_.load(std::memory_order_relaxed);
     slot.snapshot = current_;
+    slot.cursor = SnapshotCache::FreshCursor();
     return current_.get();
   }
 

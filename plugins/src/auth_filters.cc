@@ -83,7 +83,7 @@ class AuthServerFilter final : public ServerFilter {
     const int64_t now = UnixMillisNow();
     AuthTokenCache::Entry& entry = verified.ForToken(id_, token);
     if (AuthTokenCache::Holds(entry, id_, call.context.service(), call.context.method(), now) &&
-        entry.token == token) {
+        AuthTokenCache::HoldsToken(entry, token)) {
       return Status::Ok();
     }
     Status status = VerifyAuthToken(secret_, token, call.context.service(), call.context.method(),

@@ -68,6 +68,26 @@ class AuthTokenCache {
     return e.filter_id == filter_id && now_ms <= e.valid_until_ms &&
            IsMethodKey(e.method_key, service, method);
   }
+  // Whether `token` is the entry's, in time independent of where they differ: a caller timing
+  // its rejections must learn nothing of a valid token. Inline, as the calls of CRYPTO_memcmp
+  // and memcmp cost more than the comparison itself.
+  static bool HoldsToken(const Entry& e, std::string_view token) {
+    if (e.token.size() != token.size()) return false;
+    const char* a = e.token.data();
+    const char* b = token.data();
+    const size_t n = token.size();
+    uint64_t differ = 0;
+    if (n < sizeof(uint64_t)) {
+      for (size_t i = 0; i < n; ++i) differ |= static_cast<uint8_t>(a[i] ^ b[i]);
+      return differ == 0;
+    }
+    for (size_t i = 0; i + sizeof(uint64_t) < n; i += sizeof(uint64_t)) {
+      differ |= LoadWord<uint64_t>(a + i) ^ LoadWord<uint64_t>(b + i);
+    }
+    const size_t last = n - sizeof(uint64_t);
+    differ |= LoadWord<uint64_t>(a + last) ^ LoadWord<uint64_t>(b + last);
+    return differ == 0;
+  }
   static void Fill(Entry& e, uint64_t filter_id, std::string_view service, std::string_view method,
                    std::string_view token, int64_t valid_until_ms) {
     e.filter_id = filter_id;

@@ -48,10 +48,7 @@ MethodBuckets::Taken MethodBuckets::TryTake(std::string_view service, std::strin
     entry = MemoEntry{id_, bucket};
   }
   Taken taken{.ok = true, .limit = bucket->limit, .method_key = bucket->key};
-  if (bucket->limit != nullptr) {
-    std::lock_guard lock(bucket->mu);
-    taken.ok = bucket->tokens.TryTake(now);
-  }
+  if (bucket->limit != nullptr) taken.ok = bucket->tokens.TryTake(now);
   return taken;
 }
 

@@ -8,13 +8,14 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "atomic_token_bucket.h"
 #include "token_bucket.h"
 
 namespace ferry::plugins {
 
 // The ratelimit filter's buckets per method. A server serves few methods, so each has one
-// bucket, with its own lock, for the filter's whole life. A server's method names also never
-// move, so each thread remembers which bucket the name at a given address uses: a call
+// bucket, taken from without a lock, for the filter's whole life. A server's method names also
+// never move, so each thread remembers which bucket the name at a given address uses: a call
 // usually reaches its bucket without building, hashing or looking up "<service>/<method>".
 class MethodBuckets {
  public:
@@ -38,8 +39,7 @@ class MethodBuckets {
     Bucket(std::string key, const RateLimit* limit, RateClock::time_point now);
     const std::string key;
     const RateLimit* const limit;  // null: unlimited, and `tokens` is unused
-    std::mutex mu;
-    TokenBucket tokens;
+    AtomicTokenBucket tokens;
   };
 
   Bucket& Find(std::string_view service, std::string_view method, RateClock::time_point now);

@@ -57,6 +57,11 @@ void Provider::RecordLatency(std::chrono::nanoseconds latency) {
 }
 
 void Provider::OnCallDone(const Status& status) {
+  // The common case, without the verdict table: an answer from a provider in service.
+  if (status.ok()) {
+    outlier_.RecordSuccess();
+    return;
+  }
   // Whether the request left matters only to a retry, and these calls have none.
   set_.RecordHealth(*this, /*probe=*/false,
                     JudgeAttempt(status, /*idempotent=*/false, /*certainly_unsent=*/false).health);

@@ -23,9 +23,16 @@ class FilteredChannel final : public Channel {
                   CallDone done) override;
 
  private:
-  // The call when no filter observes completions.
+  // A call some filter sees complete: it lives on the heap until then.
+  void CallKept(const MethodSpec& method, const google::protobuf::Message& request,
+                google::protobuf::Message* response, const CallOptions& options, CallDone done);
+  // A call made by a completion that runs inside another call of this thread.
+  void CallReentered(const MethodSpec& method, const google::protobuf::Message& request,
+                     google::protobuf::Message* response, const CallOptions& options,
+                     CallDone done);
+  // Runs the filters on `changed`, which they may edit, then the inner channel.
   void CallUnkept(const MethodSpec& method, const google::protobuf::Message& request,
-                  google::protobuf::Message* response, const CallOptions& options, CallDone done);
+                  google::protobuf::Message* response, CallOptions& changed, CallDone&& done);
 
   // Shared with calls in flight, which may complete after the channel is gone.
   const std::shared_ptr<const Filters> filters_;

@@ -44,18 +44,20 @@ ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
       one_way_((header.flags & codec::flags::kOneWay) != 0),
       owned_(NewMessages(method)),
       request_(owned_.request.get()),
-      response_(owned_.response.get()) {}
+      response_(owned_.response.get()),
+      context_(&owned_context_.emplace()) {}
 
 ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
                        const MethodTable::Entry& method, const codec::FrameHeader& header,
-                       Messages* messages)
+                       Messages* messages, ServerContext* context)
     : connection_(std::move(connection)),
       method_(method),
       request_id_(header.request_id),
       serializer_(header.serializer),
       one_way_((header.flags & codec::flags::kOneWay) != 0),
       request_(Recycle(method, messages)->request.get()),
-      response_(messages->response.get()) {}
+      response_(messages->response.get()),
+      context_(context) {}
 
 ServerCall::~ServerCall() {
   if (tracked_) connection_->Untrack(this);
@@ -65,19 +67,22 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
                            ServerContext::Clock::time_point received, size_t max_body_bytes) {
   Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_);
   if (!status.ok()) return status;
-  context_.set_service(method_.service_name);
-  context_.set_method(method_.method->spec->method);
-  context_.set_received_at(received);
-  if (meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs) {
-    context_.set_deadline(received + std::chrono::microseconds(meta->timeout_us()));
-  }
-  context_.set_peer(connection_->peer());
-  context_.set_trace_id(std::move(*meta->mutable_trace_id()));
-  context_.set_request_id(meta->call_id());
-  context_.set_auth_token(std::move(*meta->mutable_auth_token()));
+  ServerContext& context = *context_;
+  context.service_ = method_.service_name;
+  context.method_ = method_.method->spec->method;
+  context.received_at_ = received;
+  context.deadline_ = meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs
+                          ? received + std::chrono::microseconds(meta->timeout_us())
+                          : ServerContext::Clock::time_point::max();
+  context.peer_.assign(connection_->peer());
+  context.trace_id_.swap(*meta->mutable_trace_id());
+  context.request_id_ = meta->call_id();
+  context.auth_token_.swap(*meta->mutable_auth_token());
+  context.attachments_.clear();
   if (!meta->attachments().empty()) {
-    context_.mutable_attachments()->insert(meta->attachments().begin(), meta->attachments().end());
+    context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());
   }
+  context.cancelled_.store(false, std::memory_order_relaxed);
   return Status::Ok();
 }
 
@@ -95,20 +100,20 @@ void ServerCall::Complete(bool on_io_thread) {
 
 Status ServerCall::Execute() {
   // Work nobody waits for any more is skipped: running it would only delay the calls behind it.
-  if (context_.cancelled()) {
+  if (context_->cancelled()) {
     return Status(StatusCode::CANCELLED,
                   "call to " + method_.full_name + " was cancelled by the caller before it ran");
   }
-  if (context_.deadline_passed()) {
+  if (context_->deadline_passed()) {
     return Status(StatusCode::DEADLINE_EXCEEDED,
                   "deadline of " + method_.full_name + " passed before it ran");
   }
-  return connection_->filters().Run(context_, *request_, [this] { return Invoke(); });
+  return connection_->filters().Run(*context_, *request_, [this] { return Invoke(); });
 }
 
 Status ServerCall::Invoke() {
   try {
-    return method_.method->invoke(*method_.service, context_, *request_, response_);
+    return method_.method->invoke(*method_.service, *context_, *request_, response_);
   } catch (const std::exception& e) {
     Logger().warn("ferry server: handler {} threw: {}", method_.full_name, e.what());
     return Status(StatusCode::INTERNAL, "handler " + method_.full_name + " threw: " + e.what());

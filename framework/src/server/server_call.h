@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
@@ -35,16 +36,16 @@ class ServerCall final : public BusinessPool::Task {
   // A call that owns new messages, for the pool.
   ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
              const codec::FrameHeader& header);
-  // A call that borrows `*messages` (replaced when they belong to another method), for inline
-  // methods.
+  // A call that borrows `*messages` (replaced when they belong to another method) and
+  // `*context` (refilled), for inline methods.
   ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
-             const codec::FrameHeader& header, Messages* messages);
+             const codec::FrameHeader& header, Messages* messages, ServerContext* context);
   ~ServerCall() override;  // leaves the connection's in-flight list
   ServerCall(const ServerCall&) = delete;
   ServerCall& operator=(const ServerCall&) = delete;
 
-  // Decodes the body and fills the context. Moves strings out of `meta`. On failure the
-  // status is what the caller should be answered.
+  // Decodes the body and fills the context. Swaps strings with `meta`, so that neither loses
+  // its capacity. On failure the status is what the caller should be answered.
   Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
                  ServerContext::Clock::time_point received, size_t max_body_bytes);
 
@@ -58,7 +59,7 @@ class ServerCall final : public BusinessPool::Task {
   void RunInline() { Complete(/*on_io_thread=*/true); }
 
   uint64_t request_id() const { return request_id_; }
-  ServerContext& context() { return context_; }
+  ServerContext& context() { return *context_; }
 
   // The connection's in-flight list, guarded by its mutex.
   ServerCall* prev_in_flight = nullptr;
@@ -78,7 +79,8 @@ class ServerCall final : public BusinessPool::Task {
   Messages owned_;  // empty when borrowed
   google::protobuf::Message* const request_;
   google::protobuf::Message* const response_;
-  ServerContext context_;
+  std::optional<ServerContext> owned_context_;  // empty when borrowed
+  ServerContext* const context_;
 };
 
 }  // namespace ferry::server

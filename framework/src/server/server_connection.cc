@@ -130,7 +130,7 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   if (!status.ok()) return reject(status);
 
   if (method->method->spec->inline_method) {
-    ServerCall call(shared_from_this(), *method, header, &inline_messages_);
+    ServerCall call(shared_from_this(), *method, header, &inline_messages_, &inline_context_);
     status = call.Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
     if (!status.ok()) return reject(status);
     call.RunInline();

@@ -75,6 +75,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   codec::Frame frame_;  // reused for every frame, keeping its buffers' capacity
   wire::RpcMeta meta_;  // likewise
   ServerCall::Messages inline_messages_;
+  ServerContext inline_context_;
   std::string write_buffer_;
   boost::asio::steady_timer idle_timer_;
   Clock::time_point last_receive_;

@@ -10,6 +10,10 @@
 
 namespace ferry {
 
+namespace server {
+class ServerCall;
+}
+
 // What a handler knows about the call it serves. Owned by the server for the call's duration.
 class ServerContext {
  public:
@@ -48,6 +52,10 @@ class ServerContext {
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
  private:
+  // Fills the context from the request it serves; on a connection's inline calls it reuses one
+  // context, whose strings then keep their capacity from call to call.
+  friend class server::ServerCall;
+
   std::string_view service_;
   std::string_view method_;
   Clock::time_point deadline_ = Clock::time_point::max();
