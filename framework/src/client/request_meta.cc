@@ -18,20 +18,41 @@ void FillRandomTraceId(std::string* out) {
   }
 }
 
-void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
+namespace {
+
+// The fields either form sets alike.
+void FillFixedFields(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
                      wire::RpcMeta* meta) {
   meta->Clear();
   meta->set_service(method.service.data(), method.service.size());
   meta->set_method(method.method.data(), method.method.size());
   meta->set_timeout_us(timeout_us);
+  meta->set_call_id(options.request_id);
+  for (const auto& [key, value] : options.attachments) (*meta->mutable_attachments())[key] = value;
+}
+
+}  // namespace
+
+void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
+                     wire::RpcMeta* meta) {
+  FillFixedFields(method, options, timeout_us, meta);
   if (options.trace_id.empty()) {
     FillRandomTraceId(meta->mutable_trace_id());
   } else {
     meta->set_trace_id(options.trace_id);
   }
-  meta->set_call_id(options.request_id);
   if (!options.auth_token.empty()) meta->set_auth_token(options.auth_token);
-  for (const auto& [key, value] : options.attachments) (*meta->mutable_attachments())[key] = value;
+}
+
+void FillRequestMeta(const MethodSpec& method, CallOptions&& options, uint64_t timeout_us,
+                     wire::RpcMeta* meta) {
+  FillFixedFields(method, options, timeout_us, meta);
+  if (options.trace_id.empty()) {
+    FillRandomTraceId(meta->mutable_trace_id());
+  } else {
+    meta->mutable_trace_id()->swap(options.trace_id);
+  }
+  if (!options.auth_token.empty()) meta->mutable_auth_token()->swap(options.auth_token);
 }
 
 }  // namespace ferry::client

@@ -24,5 +24,9 @@ void FillRandomTraceId(std::string* out);
 // meta's strings, so a meta kept per thread is rebuilt without allocating.
 void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
                      wire::RpcMeta* meta);
+// The same from options the caller is done with: their strings are swapped into `meta` rather
+// than copied, and `options` is left with meta's old ones.
+void FillRequestMeta(const MethodSpec& method, CallOptions&& options, uint64_t timeout_us,
+                     wire::RpcMeta* meta);
 
 }  // namespace ferry::client

@@ -26,7 +26,13 @@ Status NewClusterChannel(const ClusterOptions& options, std::shared_ptr<Registry
   if (Status status = filter::NewClientFilters(options.client.filters, &filters); !status.ok()) {
     return status;
   }
-  auto channel = std::make_shared<cluster::ClusterChannel>(std::move(registry), std::move(cluster));
+  filter::BlindChain blind;
+  if (!filters.empty() && filter::BlindChain::AllBlind(filters)) {
+    blind = filter::BlindChain(std::move(filters));
+    filters.clear();
+  }
+  auto channel = std::make_shared<cluster::ClusterChannel>(std::move(registry), std::move(cluster),
+                                                           std::move(blind));
   if (!channel->cluster().WaitForFirstList(options.client.connect_timeout)) {
     Logger().warn(
         "{}: no provider list from the registry within {} ms; calls fail until one "
@@ -39,8 +45,9 @@ Status NewClusterChannel(const ClusterOptions& options, std::shared_ptr<Registry
 
 namespace cluster {
 
-ClusterChannel::ClusterChannel(std::shared_ptr<Registry> registry, std::unique_ptr<Cluster> cluster)
-    : registry_(std::move(registry)), cluster_(std::move(cluster)) {
+ClusterChannel::ClusterChannel(std::shared_ptr<Registry> registry, std::unique_ptr<Cluster> cluster,
+                               filter::BlindChain filters)
+    : filters_(std::move(filters)), registry_(std::move(registry)), cluster_(std::move(cluster)) {
   Cluster* target = cluster_.get();
   subscription_ = registry_->Subscribe(
       target->service(),
@@ -63,6 +70,19 @@ ClusterChannel::~ClusterChannel() {
 void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
                                 google::protobuf::Message* response, const CallOptions& options,
                                 CallDone done) {
+  if (filters_.empty()) {
+    Dispatch(method, request, response, options, std::move(done));
+    return;
+  }
+  filters_.Run(method, request, options, done, [&](CallOptions& changed) {
+    Dispatch(method, request, response, std::move(changed), std::move(done));
+  });
+}
+
+template <class Options>
+void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::Message& request,
+                              google::protobuf::Message* response, Options&& options,
+                              CallDone done) {
   if (cluster_->closed()) {
     done(Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
     return;
@@ -79,8 +99,8 @@ void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf
     ClusterCall::Start(*cluster_, policy, std::move(*pick), hash_key, method, request, response,
                        options, std::move(done));
   } else {
-    SendSingleAttempt(*cluster_, std::move(*pick), method, request, response, options,
-                      std::move(done));
+    SendSingleAttempt(*cluster_, std::move(*pick), method, request, response,
+                      std::forward<Options>(options), std::move(done));
   }
 }
 

@@ -9,11 +9,12 @@
 #include "ferry/rpc_meta.pb.h"
 
 namespace ferry::cluster {
+namespace {
 
-void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
-                       const google::protobuf::Message& request,
-                       google::protobuf::Message* response, const CallOptions& options,
-                       CallDone done) {
+template <class Options>
+void Send(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
+          const google::protobuf::Message& request, google::protobuf::Message* response,
+          Options&& options, CallDone done) {
   using Clock = std::chrono::steady_clock;
   const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
   const bool bounded = timeout > std::chrono::milliseconds::zero();
@@ -21,7 +22,7 @@ void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& me
   // Reused per thread: it is serialized before Call() returns.
   thread_local wire::RpcMeta meta;
   client::FillRequestMeta(
-      method, options,
+      method, std::forward<Options>(options),
       bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
   // Held across Call(): a completion that runs inside it lets go of the pick, which may be the
   // provider's last owner once the registry dropped it.
@@ -45,6 +46,21 @@ void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& me
         pick = ProviderPick{};
         done(status);
       });
+}
+
+}  // namespace
+
+void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
+                       const google::protobuf::Message& request,
+                       google::protobuf::Message* response, const CallOptions& options,
+                       CallDone done) {
+  Send(cluster, std::move(pick), method, request, response, options, std::move(done));
+}
+
+void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
+                       const google::protobuf::Message& request,
+                       google::protobuf::Message* response, CallOptions&& options, CallDone done) {
+  Send(cluster, std::move(pick), method, request, response, std::move(options), std::move(done));
 }
 
 }  // namespace ferry::cluster

@@ -5,6 +5,7 @@
 
 #include "ferry/framework/channel.h"
 #include "ferry/framework/filter.h"
+#include "filter/blind_chain.h"
 
 namespace ferry::filter {
 
@@ -23,20 +24,10 @@ class FilteredChannel final : public Channel {
                   CallDone done) override;
 
  private:
-  // A call some filter sees complete: it lives on the heap until then.
-  void CallKept(const MethodSpec& method, const google::protobuf::Message& request,
-                google::protobuf::Message* response, const CallOptions& options, CallDone done);
-  // A call made by a completion that runs inside another call of this thread.
-  void CallReentered(const MethodSpec& method, const google::protobuf::Message& request,
-                     google::protobuf::Message* response, const CallOptions& options,
-                     CallDone done);
-  // Runs the filters on `changed`, which they may edit, then the inner channel.
-  void CallUnkept(const MethodSpec& method, const google::protobuf::Message& request,
-                  google::protobuf::Message* response, CallOptions& changed, CallDone&& done);
-
+  const bool observes_done_;  // some filter's OnDone does something
   // Shared with calls in flight, which may complete after the channel is gone.
   const std::shared_ptr<const Filters> filters_;
-  const bool observes_done_;  // some filter's OnDone does something
+  const BlindChain blind_;  // the filters when none observes completions
   const std::shared_ptr<Channel> inner_;
 };
 

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "ferry/framework/channel.h"
+#include "ferry/framework/filter.h"
+
+namespace ferry::filter {
+
+// Client filters none of which observes completions (ClientFilter::ObservesDone() is false for
+// each): a call keeps no state for them, so they run on a copy of its options, from which the
+// call is then sent, and `done` passes through untouched. The copy is this thread's scratch,
+// whose strings keep their capacity from call to call, unless a completion run inside the send
+// makes a call of its own.
+class BlindChain {
+ public:
+  using Filters = std::vector<std::shared_ptr<ClientFilter>>;
+
+  BlindChain() = default;
+  explicit BlindChain(Filters filters);
+
+  // Whether every filter of `filters` is blind to completions.
+  static bool AllBlind(const Filters& filters);
+
+  bool empty() const { return filters_ == nullptr || filters_->empty(); }
+
+  // Runs the filters on a copy of `options`, then `send(changed)`, a CallOptions& it may take
+  // strings from; when a filter rejects the call, `done(status)` instead, and nothing is sent.
+  template <class Send>
+  void Run(const MethodSpec& method, const google::protobuf::Message& request,
+           const CallOptions& options, CallDone& done, Send&& send) const {
+    thread_local CallOptions scratch;
+    thread_local bool scratch_in_use = false;
+    if (scratch_in_use) {
+      RunReentered(method, request, options, done, send);
+      return;
+    }
+    scratch_in_use = true;
+    struct Release {
+      ~Release() { scratch_in_use = false; }
+    } release;
+    scratch = options;
+    if (Status status = RunFilters(method, request, scratch); !status.ok()) {
+      done(status);
+      return;
+    }
+    send(scratch);
+  }
+
+ private:
+  // Fills a missing trace id, so that the filters see the one the server will, then runs them.
+  Status RunFilters(const MethodSpec& method, const google::protobuf::Message& request,
+                    CallOptions& changed) const;
+
+  // Out of line: a CallOptions on the stack of the common path would cost it a memset.
+  template <class Send>
+  [[gnu::noinline]] void RunReentered(const MethodSpec& method,
+                                      const google::protobuf::Message& request,
+                                      const CallOptions& options, CallDone& done,
+                                      Send& send) const {
+    CallOptions changed = options;
+    if (Status status = RunFilters(method, request, changed); !status.ok()) {
+      done(status);
+      return;
+    }
+    send(changed);
+  }
+
+  // Shared with calls in flight, which may outlive the channel.
+  std::shared_ptr<const Filters> filters_;
+};
+
+}  // namespace ferry::filter
