@@ -14,7 +14,9 @@ namespace server {
 class ServerCall;
 }
 
-// What a handler knows about the call it serves. Owned by the server for the call's duration.
+// What a handler knows about the call it serves. Owned by the server for the call's duration:
+// keep nothing of it past the handler's return, as the context of an inline method is refilled
+// for the connection's next inline call.
 class ServerContext {
  public:
   using Clock = std::chrono::steady_clock;
