@@ -12,22 +12,55 @@
 namespace ferry::plugins {
 namespace {
 
-constexpr std::string_view kVersionPrefix = "v1:";
+constexpr std::string_view kV1Prefix = "v1:";
+constexpr std::string_view kV2Prefix = "v2:";
+// A v2 signature is the first 128 bits of the HMAC (RFC 2104 allows truncating to half the
+// hash) in unpadded base64url, so that a token is 39 bytes rather than v1's 81.
+constexpr size_t kV2SignatureBytes = 16;
+constexpr size_t kV2SignatureChars = 22;
+constexpr size_t kV1SignatureChars = 64;
 
-using SignatureHex = std::array<char, 2 * std::tuple_size_v<Sha256Digest>>;
+// Longest signature text of either version: expected signatures are built into it, so that
+// verifying a good token allocates nothing.
+using SignatureText = std::array<char, kV1SignatureChars>;
 
-// Into a buffer rather than a string: verifying a good token allocates nothing.
-bool Sign(std::string_view secret, std::string_view service, std::string_view method,
-          std::string_view unix_ms, SignatureHex* out) {
-  const std::optional<Sha256Digest> digest =
-      HmacSha256(secret, {service, "\n", method, "\n", unix_ms});
-  if (!digest) return false;
+std::string_view HexOf(const Sha256Digest& digest, SignatureText* out) {
   static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < digest->size(); ++i) {
-    (*out)[2 * i] = kHex[(*digest)[i] >> 4];
-    (*out)[2 * i + 1] = kHex[(*digest)[i] & 0xf];
+  for (size_t i = 0; i < digest.size(); ++i) {
+    (*out)[2 * i] = kHex[digest[i] >> 4];
+    (*out)[2 * i + 1] = kHex[digest[i] & 0xf];
   }
-  return true;
+  return {out->data(), 2 * digest.size()};
+}
+
+std::string_view Base64UrlOf(const uint8_t* bytes, size_t size, SignatureText* out) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  size_t length = 0;
+  uint32_t bits = 0;
+  int pending = 0;
+  for (size_t i = 0; i < size; ++i) {
+    bits = (bits << 8) | bytes[i];
+    pending += 8;
+    while (pending >= 6) {
+      pending -= 6;
+      (*out)[length++] = kDigits[(bits >> pending) & 0x3f];
+    }
+  }
+  if (pending > 0) (*out)[length++] = kDigits[(bits << (6 - pending)) & 0x3f];
+  return {out->data(), length};
+}
+
+// The signature text of a token of `version` ("v1:" or "v2:"); empty when OpenSSL fails.
+std::string_view Sign(std::string_view version, std::string_view secret, std::string_view service,
+                      std::string_view method, std::string_view unix_ms, SignatureText* out) {
+  // v2 signs its version too, so that no token of one version can be turned into the other's.
+  const std::optional<Sha256Digest> digest =
+      version == kV1Prefix ? HmacSha256(secret, {service, "\n", method, "\n", unix_ms})
+                           : HmacSha256(secret, {"v2\n", service, "\n", method, "\n", unix_ms});
+  if (!digest) return {};
+  return version == kV1Prefix ? HexOf(*digest, out)
+                              : Base64UrlOf(digest->data(), kV2SignatureBytes, out);
 }
 
 bool ParsesWhole(std::string_view digits, int64_t* out) {
@@ -48,13 +81,13 @@ std::string MakeAuthToken(std::string_view secret, std::string_view service,
   const char* time_end =
       std::to_chars(time_buffer.data(), time_buffer.data() + time_buffer.size(), unix_ms).ptr;
   const std::string_view time(time_buffer.data(), time_end - time_buffer.data());
-  SignatureHex signature;
+  SignatureText signature;
   // A failing OpenSSL yields a token without a signature, which no server accepts.
-  const bool signed_ok = Sign(secret, service, method, time, &signature);
+  const std::string_view signed_text = Sign(kV2Prefix, secret, service, method, time, &signature);
   std::string token;
-  token.reserve(kVersionPrefix.size() + time.size() + 1 + signature.size());
-  token.append(kVersionPrefix).append(time).push_back(':');
-  if (signed_ok) token.append(signature.data(), signature.size());
+  token.reserve(kV2Prefix.size() + time.size() + 1 + kV2SignatureChars);
+  token.append(kV2Prefix).append(time).push_back(':');
+  token.append(signed_text);
   return token;
 }
 
@@ -62,14 +95,18 @@ Status VerifyAuthToken(std::string_view secret, std::string_view token, std::str
                        std::string_view method, int64_t now_unix_ms,
                        std::chrono::milliseconds max_skew) {
   if (token.empty()) return Unauthenticated(service, method, "missing token");
-  const size_t colon = token.find(':', kVersionPrefix.size());
+  const std::string_view version = token.substr(0, kV2Prefix.size());
+  const size_t signature_chars = version == kV2Prefix   ? kV2SignatureChars
+                                 : version == kV1Prefix ? kV1SignatureChars
+                                                        : 0;
+  const size_t colon = token.find(':', kV2Prefix.size());
   int64_t unix_ms = 0;
-  SignatureHex expected;
-  if (!token.starts_with(kVersionPrefix) || colon == std::string_view::npos ||
-      !ParsesWhole(token.substr(kVersionPrefix.size(), colon - kVersionPrefix.size()), &unix_ms) ||
-      token.size() - colon - 1 != expected.size()) {
+  if (signature_chars == 0 || colon == std::string_view::npos ||
+      !ParsesWhole(token.substr(version.size(), colon - version.size()), &unix_ms) ||
+      token.size() - colon - 1 != signature_chars) {
     return Unauthenticated(service, method,
-                           "malformed token (expected v1:<unix_ms>:<hex hmac-sha256>)");
+                           "malformed token (expected v2:<unix_ms>:<22 base64url digits of "
+                           "hmac-sha256>, or v1:<unix_ms>:<64 hex digits>)");
   }
   if (unix_ms < now_unix_ms - max_skew.count() || unix_ms > now_unix_ms + max_skew.count()) {
     return Unauthenticated(service, method,
@@ -77,12 +114,14 @@ Status VerifyAuthToken(std::string_view secret, std::string_view token, std::str
                                ", server time " + std::to_string(now_unix_ms) + ", max skew " +
                                std::to_string(max_skew.count()) + " ms)");
   }
-  const std::string_view time = token.substr(kVersionPrefix.size(), colon - kVersionPrefix.size());
-  if (!Sign(secret, service, method, time, &expected)) {
+  const std::string_view time = token.substr(version.size(), colon - version.size());
+  SignatureText expected;
+  const std::string_view signature = Sign(version, secret, service, method, time, &expected);
+  if (signature.size() != signature_chars) {
     return Status(StatusCode::INTERNAL, "auth: OpenSSL cannot compute HMAC-SHA256");
   }
   // Constant time, so that response timing reveals nothing about the expected signature.
-  if (CRYPTO_memcmp(expected.data(), token.data() + colon + 1, expected.size()) != 0) {
+  if (CRYPTO_memcmp(signature.data(), token.data() + colon + 1, signature_chars) != 0) {
     return Unauthenticated(service, method,
                            "invalid token signature (wrong secret, or made for another method)");
   }

@@ -27,9 +27,9 @@ inline uint64_t NextAuthFilterId() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-// The <unix_ms> of "v1:<unix_ms>:<signature>", or -1.
+// The <unix_ms> of "v2:<unix_ms>:<signature>" (or "v1:..."), or -1.
 inline int64_t AuthTokenMillis(std::string_view token) {
-  if (!token.starts_with("v1:")) return -1;
+  if (!token.starts_with("v2:") && !token.starts_with("v1:")) return -1;
   token.remove_prefix(3);
   int64_t ms = -1;
   const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), ms);

@@ -19,7 +19,7 @@ wire::RpcMeta SampleMeta() {
   meta.set_service("ferry.demo.EchoService");
   meta.set_method("Echo");
   meta.set_trace_id("0123456789abcdef");
-  meta.set_auth_token("v1:1700000000000:signature");
+  meta.set_auth_token("v2:1700000000000:signature");
   meta.set_call_id(42);
   (*meta.mutable_attachments())["caller"] = "bench";
   return meta;

@@ -26,14 +26,35 @@ void ExpectUnauthenticated(const Status& status, const std::string& why) {
 
 TEST(AuthTokenTest, HasTheDocumentedShape) {
   const std::string token = MakeAuthToken("s3cr3t", kService, kMethod, kNow);
-  EXPECT_THAT(token, MatchesRegex("v1:1700000000000:[0-9a-f]{64}"));
+  EXPECT_THAT(token, MatchesRegex("v2:1700000000000:[A-Za-z0-9_-]{22}"));
+  EXPECT_EQ(token.size(), 39u);
 }
 
-TEST(AuthTokenTest, SignsServiceMethodAndTimeWithHmacSha256) {
-  // Independently computed: printf 'ferry.demo.EchoService\nEcho\n1700000000000' |
-  //   openssl dgst -sha256 -hmac s3cr3t
+TEST(AuthTokenTest, SignsVersionServiceMethodAndTimeWithTruncatedHmacSha256) {
+  // Independently computed:
+  //   printf 'v2\nferry.demo.EchoService\nEcho\n1700000000000' |
+  //     openssl dgst -sha256 -hmac s3cr3t -binary | head -c 16 | base64 | tr '+/' '-_' | tr -d =
   EXPECT_EQ(MakeAuthToken("s3cr3t", kService, kMethod, kNow),
-            "v1:1700000000000:bf71dbd617cc676a7351dc1bdda67c182d8759e74159446dcaaf2b1e44aaa29e");
+            "v2:1700000000000:SQNNLgkA6cmqXiDswDOVLA");
+}
+
+// Tokens of clients built before v2: printf 'ferry.demo.EchoService\nEcho\n1700000000000' |
+// openssl dgst -sha256 -hmac s3cr3t
+constexpr std::string_view kV1Token =
+    "v1:1700000000000:bf71dbd617cc676a7351dc1bdda67c182d8759e74159446dcaaf2b1e44aaa29e";
+
+TEST(AuthTokenTest, V1TokensOfEarlierClientsStillVerify) {
+  EXPECT_TRUE(Verify(kV1Token).ok());
+  ExpectUnauthenticated(Verify(kV1Token, kNow, "guess"), "invalid token signature");
+  ExpectUnauthenticated(Verify(kV1Token, kNow + 31'000), "expired token");
+}
+
+// v2 signs its version: v1's signature, truncated and re-encoded as v2 (printf
+// 'ferry.demo.EchoService\nEcho\n1700000000000' | openssl dgst -sha256 -hmac s3cr3t -binary |
+// head -c 16 | base64 | tr '+/' '-_' | tr -d =), is no v2 token.
+TEST(AuthTokenTest, VersionsDoNotShareSignatures) {
+  ExpectUnauthenticated(Verify("v2:1700000000000:v3Hb1hfMZ2pzUdwb3aZ8GA"),
+                        "invalid token signature");
 }
 
 TEST(AuthTokenTest, FreshTokenVerifies) {
@@ -76,9 +97,10 @@ TEST(AuthTokenTest, MalformedTokensAreRejected) {
   const std::string good = MakeAuthToken("s3cr3t", kService, kMethod, kNow);
   const std::string signature = good.substr(good.rfind(':') + 1);
   for (const std::string& token :
-       {std::string("garbage"), "v2:1700000000000:" + signature, "v1:17x0000000000:" + signature,
-        "v1::" + signature, "v1:1700000000000:" + signature.substr(1),
-        "v1:1700000000000:" + signature + "0", std::string("v1:1700000000000")}) {
+       {std::string("garbage"), "v3:1700000000000:" + signature, "v2:17x0000000000:" + signature,
+        "v2::" + signature, "v2:1700000000000:" + signature.substr(1),
+        "v2:1700000000000:" + signature + "0", std::string("v2:1700000000000"),
+        "v1:1700000000000:" + signature}) {
     ExpectUnauthenticated(Verify(token), "malformed token");
   }
 }

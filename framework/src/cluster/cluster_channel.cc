@@ -82,7 +82,7 @@ void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf
 template <class Options>
 void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::Message& request,
                               google::protobuf::Message* response, Options&& options,
-                              CallDone done) {
+                              CallDone&& done) {
   if (cluster_->closed()) {
     done(Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
     return;

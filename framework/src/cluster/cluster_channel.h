@@ -32,7 +32,7 @@ class ClusterChannel final : public Channel {
  private:
   template <class Options>
   void Dispatch(const MethodSpec& method, const google::protobuf::Message& request,
-                google::protobuf::Message* response, Options&& options, CallDone done);
+                google::protobuf::Message* response, Options&& options, CallDone&& done);
 
   const filter::BlindChain filters_;
   const std::shared_ptr<Registry> registry_;

@@ -14,7 +14,7 @@ namespace {
 template <class Options>
 void Send(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
           const google::protobuf::Message& request, google::protobuf::Message* response,
-          Options&& options, CallDone done) {
+          Options&& options, CallDone&& done) {
   using Clock = std::chrono::steady_clock;
   const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
   const bool bounded = timeout > std::chrono::milliseconds::zero();
@@ -53,13 +53,14 @@ void Send(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
                        google::protobuf::Message* response, const CallOptions& options,
-                       CallDone done) {
+                       CallDone&& done) {
   Send(cluster, std::move(pick), method, request, response, options, std::move(done));
 }
 
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
-                       google::protobuf::Message* response, CallOptions&& options, CallDone done) {
+                       google::protobuf::Message* response, CallOptions&& options,
+                       CallDone&& done) {
   Send(cluster, std::move(pick), method, request, response, std::move(options), std::move(done));
 }
 

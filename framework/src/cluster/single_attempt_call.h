@@ -15,10 +15,10 @@ namespace ferry::cluster {
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
                        google::protobuf::Message* response, const CallOptions& options,
-                       CallDone done);
+                       CallDone&& done);
 // The same from options the caller is done with, whose strings the request takes.
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
-                       google::protobuf::Message* response, CallOptions&& options, CallDone done);
+                       google::protobuf::Message* response, CallOptions&& options, CallDone&& done);
 
 }  // namespace ferry::cluster

@@ -41,7 +41,7 @@ class BlindChain {
     struct Release {
       ~Release() { scratch_in_use = false; }
     } release;
-    scratch = options;
+    CopyOptions(options, &scratch);
     if (Status status = RunFilters(method, request, scratch); !status.ok()) {
       done(status);
       return;
@@ -50,6 +50,18 @@ class BlindChain {
   }
 
  private:
+  // `*to = from`, skipping the assignments of empty strings and maps to empty ones: the common
+  // case, as the scratch's strings went into the previous request.
+  static void CopyOptions(const CallOptions& from, CallOptions* to) {
+    to->timeout = from.timeout;
+    if (!from.attachments.empty() || !to->attachments.empty()) to->attachments = from.attachments;
+    to->request_id = from.request_id;
+    if (!from.trace_id.empty() || !to->trace_id.empty()) to->trace_id = from.trace_id;
+    if (!from.auth_token.empty() || !to->auth_token.empty()) to->auth_token = from.auth_token;
+    to->hash_key = from.hash_key;
+    static_assert(sizeof(CallOptions) == 144, "copy the new field of CallOptions here");
+  }
+
   // Fills a missing trace id, so that the filters see the one the server will, then runs them.
   Status RunFilters(const MethodSpec& method, const google::protobuf::Message& request,
                     CallOptions& changed) const;

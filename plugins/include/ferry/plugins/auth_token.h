@@ -11,11 +11,14 @@ namespace ferry::plugins {
 
 // The credential of the `auth` filters:
 //
-//   v1:<unix_ms>:<64 lowercase hex digits of HMAC-SHA256(secret, service "\n" method "\n" unix_ms)>
+//   v2:<unix_ms>:<22 unpadded base64url digits of the first 128 bits of
+//                 HMAC-SHA256(secret, "v2" "\n" service "\n" method "\n" unix_ms)>
 //
 // It proves that the caller knows the shared secret, binds the proof to one method so that a
 // token captured for one method cannot call another, and dates it so that a captured token
-// goes stale after the server's allowed clock skew.
+// goes stale after the server's allowed clock skew. Servers also accept the longer tokens of
+// earlier clients: v1:<unix_ms>:<64 lowercase hex digits of HMAC-SHA256(secret, service "\n"
+// method "\n" unix_ms)>.
 std::string MakeAuthToken(std::string_view secret, std::string_view service,
                           std::string_view method, int64_t unix_ms);
 
