@@ -14,8 +14,15 @@ using namespace std::chrono_literals;
 const RateLimit kTenPerSecondBurstTwo{.rate = 10, .burst = 2, .description = "10/s, burst 2"};
 const RateClock::time_point kStart = RateClock::time_point{} + 1h;
 
-TEST(AtomicTokenBucketTest, AllowsTheBurstThenRefillsAtTheRate) {
-  AtomicTokenBucket bucket(kTenPerSecondBurstTwo, kStart);
+// What both buckets promise: the mutex-guarded one (caller and field buckets) and the lock-free
+// one (method buckets).
+template <class Bucket>
+class TokenBucketContractTest : public ::testing::Test {};
+using Buckets = ::testing::Types<TokenBucket, AtomicTokenBucket>;
+TYPED_TEST_SUITE(TokenBucketContractTest, Buckets);
+
+TYPED_TEST(TokenBucketContractTest, AllowsTheBurstThenRefillsAtTheRate) {
+  TypeParam bucket(kTenPerSecondBurstTwo, kStart);
   EXPECT_TRUE(bucket.TryTake(kStart));
   EXPECT_TRUE(bucket.TryTake(kStart));
   EXPECT_FALSE(bucket.TryTake(kStart));
@@ -24,8 +31,8 @@ TEST(AtomicTokenBucketTest, AllowsTheBurstThenRefillsAtTheRate) {
   EXPECT_FALSE(bucket.TryTake(kStart + 100ms));
 }
 
-TEST(AtomicTokenBucketTest, NeverHoldsMoreThanTheBurst) {
-  AtomicTokenBucket bucket(kTenPerSecondBurstTwo, kStart);
+TYPED_TEST(TokenBucketContractTest, NeverHoldsMoreThanTheBurst) {
+  TypeParam bucket(kTenPerSecondBurstTwo, kStart);
   const auto later = kStart + 1h;
   EXPECT_TRUE(bucket.TryTake(later));
   EXPECT_TRUE(bucket.TryTake(later));
