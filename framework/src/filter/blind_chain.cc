@@ -6,8 +6,7 @@
 
 namespace ferry::filter {
 
-BlindChain::BlindChain(Filters filters)
-    : filters_(std::make_shared<const Filters>(std::move(filters))) {}
+BlindChain::BlindChain(Filters filters) : filters_(std::move(filters)) {}
 
 bool BlindChain::AllBlind(const Filters& filters) {
   return std::none_of(filters.begin(), filters.end(),
@@ -19,7 +18,7 @@ Status BlindChain::RunFilters(const MethodSpec& method, const google::protobuf::
   // Chosen here rather than by the transport so that client filters log the id the server sees.
   if (changed.trace_id.empty()) client::FillRandomTraceId(&changed.trace_id);
   ClientCall call{method, request, changed};
-  for (const auto& filter : *filters_) {
+  for (const auto& filter : filters_) {
     if (Status status = filter->OnCall(call); !status.ok()) return status;
   }
   return Status::Ok();

@@ -24,7 +24,7 @@ class BlindChain {
   // Whether every filter of `filters` is blind to completions.
   static bool AllBlind(const Filters& filters);
 
-  bool empty() const { return filters_ == nullptr || filters_->empty(); }
+  bool empty() const { return filters_.empty(); }
 
   // Runs the filters on a copy of `options`, then `send(changed)`, a CallOptions& it may take
   // strings from; when a filter rejects the call, `done(status)` instead, and nothing is sent.
@@ -80,8 +80,7 @@ class BlindChain {
     send(changed);
   }
 
-  // Shared with calls in flight, which may outlive the channel.
-  std::shared_ptr<const Filters> filters_;
+  Filters filters_;
 };
 
 }  // namespace ferry::filter

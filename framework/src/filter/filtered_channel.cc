@@ -1,6 +1,5 @@
 #include "filter/filtered_channel.h"
 
-#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -60,7 +59,7 @@ class FilteredCall {
 
 FilteredChannel::FilteredChannel(Filters filters, std::shared_ptr<Channel> inner)
     : observes_done_(!BlindChain::AllBlind(filters)),
-      filters_(std::make_shared<const Filters>(filters)),
+      filters_(observes_done_ ? std::make_shared<const Filters>(std::move(filters)) : nullptr),
       blind_(observes_done_ ? BlindChain() : BlindChain(std::move(filters))),
       inner_(std::move(inner)) {}
 

@@ -25,9 +25,10 @@ class FilteredChannel final : public Channel {
 
  private:
   const bool observes_done_;  // some filter's OnDone does something
-  // Shared with calls in flight, which may complete after the channel is gone.
+  // The filters when one observes completions; shared with calls in flight, which may complete
+  // after the channel is gone.
   const std::shared_ptr<const Filters> filters_;
-  const BlindChain blind_;  // the filters when none observes completions
+  const BlindChain blind_;  // the filters when none does
   const std::shared_ptr<Channel> inner_;
 };
 
