@@ -4,15 +4,8 @@
 #include <string>
 
 #include "ferry/codec/frame_header.h"
-#include "ferry/codec/message_codec.h"
+#include "ferry/codec/message_codec.h"  // also declares google::protobuf::Message, wire::RpcMeta
 #include "ferry/codec/status.h"
-
-namespace google::protobuf {
-class Message;
-}
-namespace ferry::wire {
-class RpcMeta;
-}
 
 namespace ferry::codec {
 
