@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <fstream>
@@ -171,7 +172,9 @@ RawZooKeeperClient::~RawZooKeeperClient() {
 ::testing::AssertionResult ExpireSession(const std::string& hosts, const clientid_t& session,
                                          const std::function<void()>& while_joined) {
   bool ran = false;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  int attempts = 0;
+  for (; std::chrono::steady_clock::now() < deadline; ++attempts) {
     RawZooKeeperClient joiner(hosts, &session);
     if (joiner.expired()) return ::testing::AssertionSuccess();
     if (!joiner.connected()) {
@@ -183,7 +186,8 @@ RawZooKeeperClient::~RawZooKeeperClient() {
     }
   }
   return ::testing::AssertionFailure()
-         << "session " << std::hex << session.client_id << " survived 5 attempts to expire it";
+         << "session " << std::hex << session.client_id << std::dec << " survived " << attempts
+         << " attempts in 30 s to expire it";
 }
 
 int RawZooKeeperClient::Create(const std::string& path, const std::string& data, int mode) {

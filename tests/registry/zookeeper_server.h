@@ -83,9 +83,10 @@ class RawZooKeeperClient {
 };
 
 // Expires `session` the documented way: a second client joins it with the same id and
-// password, then closes it. The owner may win the session back in between, so this repeats
-// (at most 5 times) until joining reports the session expired. `while_joined` runs the first
-// time the session is held away from its owner.
+// password, then closes it. The owner may win the session back before the close reaches the
+// server (it reconnects within milliseconds, sooner still when the machine is busy), so this
+// repeats until joining reports the session expired, for at most 30 s. `while_joined` runs the
+// first time the session is held away from its owner.
 ::testing::AssertionResult ExpireSession(const std::string& hosts, const clientid_t& session,
                                          const std::function<void()>& while_joined = {});
 
