@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "balancer_test_util.h"
 
@@ -36,6 +38,26 @@ TEST(RoundRobinTest, ExcludedProviderLeavesTheOthersInTurn) {
   auto balancer = MakeBalancer("round_robin");
   balancer->Update(Endpoints({{"a", 5}, {"b", 1}, {"c", 1}}));
   EXPECT_EQ(Sequence(*balancer, 6, {"a"}), "bcbcbc");
+}
+
+// Equal weights rotate per thread, each thread from its own start: every cycle of picks on a
+// thread, and so the sum over threads, gives each provider exactly its turn.
+TEST(RoundRobinTest, EqualWeightsGiveEveryProviderItsTurnOnEveryThread) {
+  auto balancer = MakeBalancer("round_robin");
+  balancer->Update(Endpoints({{"a", 1}, {"b", 1}, {"c", 1}}));
+  const std::string sequence = Sequence(*balancer, 9);
+  for (size_t i = 0; i + 3 <= sequence.size(); i += 3) {
+    std::string cycle = sequence.substr(i, 3);
+    std::sort(cycle.begin(), cycle.end());
+    EXPECT_EQ(cycle, "abc") << sequence;
+  }
+  PickCounts counts[2];
+  std::thread other([&] { counts[1] = CountPicks(*balancer, 300); });
+  counts[0] = CountPicks(*balancer, 300);
+  other.join();
+  for (const PickCounts& thread_counts : counts) {
+    EXPECT_EQ(thread_counts, (PickCounts{{"a", 100}, {"b", 100}, {"c", 100}}));
+  }
 }
 
 }  // namespace
