@@ -4,7 +4,6 @@
 #include <atomic>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -58,9 +57,9 @@ class AuthTokenCache {
     if (token.size() < 2 * sizeof(uint64_t)) {
       return entries_[Slot(filter_id, std::hash<std::string_view>()(token))];
     }
-    uint64_t tail[2];
-    std::memcpy(tail, token.data() + token.size() - sizeof tail, sizeof tail);
-    return entries_[Slot(filter_id, tail[0] ^ tail[1])];
+    const char* end = token.data() + token.size();
+    return entries_[Slot(filter_id, LoadWord<uint64_t>(end - 2 * sizeof(uint64_t)) ^
+                                        LoadWord<uint64_t>(end - sizeof(uint64_t)))];
   }
 
   static bool Holds(const Entry& e, uint64_t filter_id, std::string_view service,

@@ -24,8 +24,9 @@ void Send(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
   client::FillRequestMeta(
       method, std::forward<Options>(options),
       bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
-  // Held across Call(): a completion that runs inside it lets go of the pick, which may be the
-  // provider's last owner once the registry dropped it.
+  // Held across Call(): the call's completion lets go of the pick, which may be the provider's
+  // last owner once the registry dropped it, and that completion may run inside Call() or, on
+  // the connection's IO thread, while this thread is still in it.
   const std::shared_ptr<Provider> provider = pick.provider;
   const Clock::time_point deadline = bounded ? started + timeout : Clock::time_point::max();
   if (!pick.probe && !cluster.providers().tracks_load()) {
