@@ -48,9 +48,9 @@ class AuthClientFilter final : public ClientFilter {
     const int64_t now = UnixMillisNow();
     AuthTokenCache::Entry& entry = made.ForMethod(id_, &call.method);
     if (!AuthTokenCache::Holds(entry, id_, call.method.service, call.method.method, now)) {
-      AuthTokenCache::Fill(entry, id_, call.method.service, call.method.method,
+      AuthTokenCache::Fill(entry, id_, call.method.service, call.method.method, /*method_id=*/0,
                            MakeAuthToken(secret_, call.method.service, call.method.method, now),
-                           now + kClientTokenReuseMs);
+                           /*token_id=*/0, now + kClientTokenReuseMs);
     }
     call.options.auth_token = entry.token;
     return Status::Ok();
@@ -79,18 +79,23 @@ class AuthServerFilter final : public ServerFilter {
 
   Status OnCall(ServerCall& call) override {
     thread_local AuthTokenCache verified;
-    const std::string& token = call.context.auth_token();
+    const ServerContext& context = call.context;
+    const std::string& token = context.auth_token();
+    const uint64_t token_id = context.auth_token_id();
     const int64_t now = UnixMillisNow();
-    AuthTokenCache::Entry& entry = verified.ForToken(id_, token);
-    if (AuthTokenCache::Holds(entry, id_, call.context.service(), call.context.method(), now) &&
-        AuthTokenCache::HoldsToken(entry, token)) {
+    // A token the server knows by identity needs no comparison to be recognised.
+    AuthTokenCache::Entry& entry =
+        token_id != 0 ? verified.ForTokenId(id_, token_id) : verified.ForToken(id_, token);
+    if (AuthTokenCache::Holds(entry, id_, context.method_id(), context.service(), context.method(),
+                              now) &&
+        (token_id != 0 ? entry.token_id == token_id : AuthTokenCache::HoldsToken(entry, token))) {
       return Status::Ok();
     }
-    Status status = VerifyAuthToken(secret_, token, call.context.service(), call.context.method(),
-                                    now, max_skew_);
+    Status status =
+        VerifyAuthToken(secret_, token, context.service(), context.method(), now, max_skew_);
     if (status.ok()) {
-      AuthTokenCache::Fill(entry, id_, call.context.service(), call.context.method(), token,
-                           AuthTokenMillis(token) + max_skew_.count());
+      AuthTokenCache::Fill(entry, id_, context.service(), context.method(), context.method_id(),
+                           token, token_id, AuthTokenMillis(token) + max_skew_.count());
     }
     return status;
   }

@@ -41,7 +41,10 @@ class AuthTokenCache {
   struct Entry {
     uint64_t filter_id = 0;
     std::string method_key;  // service "/" method
+    uint64_t method_id = 0;  // the server's ServerContext::method_id(), when it has one
     std::string token;
+    // ServerContext::auth_token_id() of the token, when the server knew it by identity; 0 if not.
+    uint64_t token_id = 0;
     int64_t valid_until_ms = 0;  // usable while now <= this
   };
 
@@ -62,10 +65,21 @@ class AuthTokenCache {
                                         LoadWord<uint64_t>(end - sizeof(uint64_t)))];
   }
 
+  // The entry a server would have used for the token known as `token_id` (non-zero).
+  Entry& ForTokenId(uint64_t filter_id, uint64_t token_id) {
+    return entries_[Slot(filter_id, token_id)];
+  }
+
   static bool Holds(const Entry& e, uint64_t filter_id, std::string_view service,
                     std::string_view method, int64_t now_ms) {
     return e.filter_id == filter_id && now_ms <= e.valid_until_ms &&
            IsMethodKey(e.method_key, service, method);
+  }
+  // The same for the server's method `method_id` (ServerContext::method_id()), when non-zero.
+  static bool Holds(const Entry& e, uint64_t filter_id, uint64_t method_id,
+                    std::string_view service, std::string_view method, int64_t now_ms) {
+    if (method_id == 0) return Holds(e, filter_id, service, method, now_ms);
+    return e.filter_id == filter_id && now_ms <= e.valid_until_ms && e.method_id == method_id;
   }
   // Whether `token` is the entry's, in time independent of where they differ: a caller timing
   // its rejections must learn nothing of a valid token. Inline, as the calls of CRYPTO_memcmp
@@ -88,10 +102,13 @@ class AuthTokenCache {
     return differ == 0;
   }
   static void Fill(Entry& e, uint64_t filter_id, std::string_view service, std::string_view method,
-                   std::string_view token, int64_t valid_until_ms) {
+                   uint64_t method_id, std::string_view token, uint64_t token_id,
+                   int64_t valid_until_ms) {
     e.filter_id = filter_id;
     e.method_key.assign(service).append("/").append(method);
+    e.method_id = method_id;
     e.token.assign(token);
+    e.token_id = token_id;
     e.valid_until_ms = valid_until_ms;
   }
 

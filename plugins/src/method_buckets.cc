@@ -18,9 +18,8 @@ uint64_t NextBucketsId() {
 
 constexpr size_t kMemoSlots = 64;
 
-size_t MemoSlot(uint64_t owner, std::string_view method) {
-  const auto address = reinterpret_cast<uintptr_t>(method.data());
-  return static_cast<size_t>(((address >> 3) ^ (address >> 11) ^ owner) % kMemoSlots);
+size_t MemoSlot(uint64_t owner, uint64_t key) {
+  return static_cast<size_t>(((key >> 3) ^ (key >> 11) ^ key ^ owner) % kMemoSlots);
 }
 
 }  // namespace
@@ -32,20 +31,25 @@ MethodBuckets::MethodBuckets(LimitOf limit_of)
     : id_(NextBucketsId()), limit_of_(std::move(limit_of)) {}
 
 MethodBuckets::Taken MethodBuckets::TryTake(std::string_view service, std::string_view method,
-                                            RateClock::time_point now) {
-  // Per thread, direct-mapped by the address of the method's name. Entries are checked against
-  // the name itself, so an address reused for another name only costs a miss; and only this
-  // instance's entries are followed, since buckets live as long as their instance.
+                                            uint64_t method_id, RateClock::time_point now) {
+  // Per thread, direct-mapped by the method's id, or else by the address of its name. Method
+  // ids are never reused; entries found by address are checked against the name itself, so an
+  // address reused for another name only costs a miss. Only this instance's entries are
+  // followed, since buckets live as long as their instance.
   struct MemoEntry {
     uint64_t owner = 0;
+    uint64_t method_id = 0;
     Bucket* bucket = nullptr;
   };
   thread_local std::array<MemoEntry, kMemoSlots> memo;
-  MemoEntry& entry = memo[MemoSlot(id_, method)];
+  const uint64_t key = method_id != 0 ? method_id : reinterpret_cast<uintptr_t>(method.data());
+  MemoEntry& entry = memo[MemoSlot(id_, key)];
   Bucket* bucket = entry.bucket;
-  if (entry.owner != id_ || !IsMethodKey(bucket->key, service, method)) {
+  const bool hit = entry.owner == id_ && entry.method_id == method_id &&
+                   (method_id != 0 || IsMethodKey(bucket->key, service, method));
+  if (!hit) {
     bucket = &Find(service, method, now);
-    entry = MemoEntry{id_, bucket};
+    entry = MemoEntry{id_, method_id, bucket};
   }
   Taken taken{.ok = true, .limit = bucket->limit, .method_key = bucket->key};
   if (bucket->limit != nullptr) taken.ok = bucket->tokens.TryTake(now);

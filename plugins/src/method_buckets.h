@@ -14,9 +14,10 @@
 namespace ferry::plugins {
 
 // The ratelimit filter's buckets per method. A server serves few methods, so each has one
-// bucket, taken from without a lock, for the filter's whole life. A server's method names also
-// never move, so each thread remembers which bucket the name at a given address uses: a call
-// usually reaches its bucket without building, hashing or looking up "<service>/<method>".
+// bucket, taken from without a lock, for the filter's whole life. Each thread remembers which
+// bucket a method uses, by ServerContext::method_id() (or, in a context without one, by the
+// address of the method's name, which a server never moves): a call usually reaches its bucket
+// without building, hashing or looking up "<service>/<method>".
 class MethodBuckets {
  public:
   // The limit of a method, by "<service>/<method>"; nullptr when it has none. Asked once per
@@ -32,7 +33,9 @@ class MethodBuckets {
     const RateLimit* limit = nullptr;  // the method's, when it has one
     std::string_view method_key;       // valid while the buckets live
   };
-  Taken TryTake(std::string_view service, std::string_view method, RateClock::time_point now);
+  // `method_id`: ServerContext::method_id(), or 0.
+  Taken TryTake(std::string_view service, std::string_view method, uint64_t method_id,
+                RateClock::time_point now);
 
  private:
   struct Bucket {

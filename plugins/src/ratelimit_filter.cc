@@ -75,8 +75,8 @@ class RateLimitFilter final : public ServerFilter {
         return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
       }
     }
-    const MethodBuckets::Taken taken =
-        methods_->TryTake(call.context.service(), call.context.method(), now);
+    const MethodBuckets::Taken taken = methods_->TryTake(
+        call.context.service(), call.context.method(), call.context.method_id(), now);
     if (!taken.ok) return Exhausted("method " + std::string(taken.method_key), *taken.limit);
     if (!per_field_.empty()) return per_field_.TryTake(taken.method_key, call, now);
     return Status::Ok();

@@ -60,6 +60,7 @@ class FakeServer::Session : public std::enable_shared_from_this<Session> {
       case codec::MessageType::kHeartbeat: {
         server_.heartbeats_received_++;
         codec::FrameHeader reply;
+        reply.version_minor = server_.version_minor_.load();
         reply.type = codec::MessageType::kHeartbeat;
         reply.flags = codec::flags::kHeartbeatReply;
         auto bytes = codec::WriteHeader(reply);
@@ -86,6 +87,7 @@ class FakeServer::Session : public std::enable_shared_from_this<Session> {
       server_.last_request_meta_ = meta;
     }
     codec::FrameHeader reply;
+    reply.version_minor = server_.version_minor_.load();
     reply.type = codec::MessageType::kResponse;
     reply.request_id = header.request_id;
     codec::BodyOptions body_options;

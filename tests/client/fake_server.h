@@ -42,6 +42,9 @@ class FakeServer {
   // Closes every accepted connection. Blocks until they are closed.
   void CloseConnections();
 
+  // The minor protocol version of the frames it sends from now on (default: this build's).
+  void AnswerAsVersionMinor(uint8_t minor) { version_minor_.store(minor); }
+
   size_t connections_accepted() const { return connections_accepted_.load(); }
   size_t requests_received() const { return requests_received_.load(); }
   size_t heartbeats_received() const { return heartbeats_received_.load(); }
@@ -64,6 +67,7 @@ class FakeServer {
   std::vector<std::shared_ptr<Session>> sessions_;                      // IO thread only
   std::vector<std::pair<std::shared_ptr<Session>, std::string>> held_;  // IO thread only
 
+  std::atomic<uint8_t> version_minor_{codec::kVersionMinor};
   std::atomic<size_t> connections_accepted_{0};
   std::atomic<size_t> requests_received_{0};
   std::atomic<size_t> heartbeats_received_{0};

@@ -20,7 +20,7 @@ TEST(FrameHeaderTest, EncodesGoldenBytes) {
   h.body_length = 0x01020304;
   const std::vector<uint8_t> expected = {
       0xFE, 0x52,                                      // magic
-      0x01, 0x00,                                      // version 1.0
+      0x01, 0x01,                                      // version 1.1
       0x01,                                            // response
       0x01, 0x01, 0x01,                                // json, zstd, one-way
       0x00, 0x0E,                                      // status 14 (UNAVAILABLE)
@@ -48,6 +48,22 @@ TEST(FrameHeaderTest, ReadsWhatItWrites) {
   EXPECT_EQ(back.meta_length, 7u);
   EXPECT_EQ(back.body_length, 0xFFFFFFFFu);
   EXPECT_EQ(back.status, 0xFFFF);
+}
+
+TEST(FrameHeaderTest, GrowMetaLengthChangesOnlyTheMetaLength) {
+  FrameHeader h;
+  h.request_id = 42;
+  h.meta_length = 0x00FFFFFE;  // the addition carries across bytes
+  h.body_length = 9;
+  auto bytes = WriteHeader(h);
+  GrowMetaLength(bytes.data(), 3);
+  FrameHeader back;
+  ASSERT_TRUE(ReadHeader(bytes.data(), &back));
+  EXPECT_EQ(back.meta_length, 0x01000001u);
+  EXPECT_EQ(back.request_id, 42u);
+  EXPECT_EQ(back.body_length, 9u);
+  h.meta_length = 0x01000001u;
+  EXPECT_EQ(bytes, WriteHeader(h));
 }
 
 TEST(FrameHeaderTest, RejectsBadMagic) {

@@ -62,6 +62,10 @@ Status Context(Service&, ServerContext& context, const Message&, Message* respon
   out += " deadline=" + std::string(context.has_deadline() ? "yes" : "no");
   for (const auto& [key, value] : context.attachments()) out += " " + key + "=" + value;
   out += " peer=" + context.peer();
+  if (!context.auth_token().empty()) {
+    out +=
+        " token=" + context.auth_token() + " token_id=" + std::to_string(context.auth_token_id());
+  }
   Out(response, std::move(out));
   return Status::Ok();
 }
@@ -76,6 +80,7 @@ constexpr MethodSpec kBlock{TestService::kName, "Block"};
 constexpr MethodSpec kCount{TestService::kName, "Count"};
 constexpr MethodSpec kThrow{TestService::kName, "Throw"};
 constexpr MethodSpec kContext{TestService::kName, "Context"};
+constexpr MethodSpec kInlineContext{TestService::kName, "InlineContext", true, true};
 
 }  // namespace
 
@@ -120,6 +125,7 @@ std::span<const Service::Method> TestService::methods() const {
       {&kCount, &Prototype(), &Prototype(), &Count},
       {&kThrow, &Prototype(), &Prototype(), &Throw},
       {&kContext, &Prototype(), &Prototype(), &Context},
+      {&kInlineContext, &Prototype(), &Prototype(), &Context},
   };
   return kMethods;
 }

@@ -51,6 +51,7 @@ class Counter {
 //   Count        pool    counts itself run, returns the request
 //   Throw        pool    throws std::runtime_error("boom")
 //   Context      pool    returns what its ServerContext says
+//   InlineContext  inline  likewise
 class TestService : public Service {
  public:
   static constexpr std::string_view kName = "ferry.test.TestService";

@@ -7,6 +7,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+#include <cstring>
 #include <span>
 #include <utility>
 
@@ -42,7 +43,8 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
       sweep_timer_(io),
       backoff_(options.reconnect_initial, options.reconnect_max) {}
 
-uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
+uint64_t ClientConnection::Call(const wire::RpcMeta& meta, std::string_view auth_token,
+                                const google::protobuf::Message& request,
                                 google::protobuf::Message* response, Clock::time_point deadline,
                                 milliseconds timeout, CallDone done,
                                 std::shared_ptr<CallObserver> observer) {
@@ -53,7 +55,7 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobu
         header.request_id = id;
         return codec::AppendFrame(header, &meta, &request, body_options_, frame);
       },
-      PendingCall{response, std::move(done), deadline, timeout, std::move(observer)});
+      auth_token, PendingCall{response, std::move(done), deadline, timeout, std::move(observer)});
 }
 
 uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t timeout_us,
@@ -64,11 +66,12 @@ uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t t
         request.AppendFrame(id, timeout_us, frame);
         return Status::Ok();
       },
-      PendingCall{response, std::move(done), deadline, timeout, nullptr});
+      {}, PendingCall{response, std::move(done), deadline, timeout, nullptr});
 }
 
 template <class Encode>
-uint64_t ClientConnection::Send(const Encode& encode, PendingCall call) {
+uint64_t ClientConnection::Send(const Encode& encode, std::string_view auth_token,
+                                PendingCall call) {
   // Read before Admit(): if it differs once the request is queued, the link this call was
   // admitted to ended meanwhile, and may have missed the call when failing its pending ones.
   const uint64_t epoch = epoch_.load(std::memory_order_acquire);
@@ -85,9 +88,12 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call) {
     return 0;
   }
   // The server would close the connection over it, failing every other call on it too.
-  if (frame.size() > options_.max_frame_bytes) {
+  const size_t frame_size =
+      frame.size() +
+      (auth_token.empty() ? 0 : AuthTokenIndex::MaxDefinitionSize(auth_token.size()));
+  if (frame_size > options_.max_frame_bytes) {
     call.Complete(
-        Status(StatusCode::RESOURCE_EXHAUSTED, "request frame of " + std::to_string(frame.size()) +
+        Status(StatusCode::RESOURCE_EXHAUSTED, "request frame of " + std::to_string(frame_size) +
                                                    " bytes exceeds max_frame_bytes " +
                                                    std::to_string(options_.max_frame_bytes)));
     return 0;
@@ -98,7 +104,9 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call) {
   bool must_flush = false;
   using Appended = transport::OutboundQueue::Appended;
   const Appended appended =
-      outbox_.AppendToLink(frame, epoch, options_.max_outbound_bytes, &must_flush);
+      auth_token.empty()
+          ? outbox_.AppendToLink(frame, epoch, options_.max_outbound_bytes, &must_flush)
+          : QueueWithAuthToken(frame, auth_token, epoch, &must_flush);
   if (must_flush) boost::asio::post(io_, [self = shared_from_this()] { self->Flush(); });
   if (appended == Appended::kFull) {
     // A stalled peer costs callers an error, not unbounded memory.
@@ -117,6 +125,38 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call) {
     Abandon(id);
   }
   return id;
+}
+
+transport::OutboundQueue::Appended ClientConnection::QueueWithAuthToken(const std::string& frame,
+                                                                        std::string_view auth_token,
+                                                                        uint64_t link,
+                                                                        bool* must_flush) {
+  const bool peer_resolves = indexing_link_.load(std::memory_order_relaxed) == link + 1;
+  const std::string_view header(frame.data(), codec::kHeaderSize);
+  const std::string_view rest = std::string_view(frame).substr(codec::kHeaderSize);
+  return outbox_.AppendToLinkWith(
+      frame.size() + AuthTokenIndex::MaxDefinitionSize(auth_token.size()), link,
+      options_.max_outbound_bytes, must_flush, [&](std::string& pending) {
+        AuthTokenIndex::Reference reference;
+        if (auth_tokens_.Refer(auth_token, link, peer_resolves, &reference)) {
+          // The common case, in two appends: the header with the reference after it, the rest.
+          std::array<char, codec::kHeaderSize + sizeof reference.bytes> head;
+          std::memcpy(head.data(), header.data(), header.size());
+          std::memcpy(head.data() + header.size(), reference.bytes.data(), reference.size);
+          codec::GrowMetaLength(reinterpret_cast<uint8_t*>(head.data()),
+                                static_cast<uint32_t>(reference.size));
+          pending.append(head.data(), header.size() + reference.size);
+          pending.append(rest);
+          return;
+        }
+        const size_t header_at = pending.size();
+        pending.append(header);
+        const size_t fields_at = pending.size();
+        auth_tokens_.Define(auth_token, &pending);
+        codec::GrowMetaLength(reinterpret_cast<uint8_t*>(pending.data() + header_at),
+                              static_cast<uint32_t>(pending.size() - fields_at));
+        pending.append(rest);
+      });
 }
 
 void ClientConnection::Cancel(uint64_t id) {
@@ -308,6 +348,10 @@ void ClientConnection::OnRead(uint64_t link, const boost::system::error_code& ec
         EndLink("bad frame: " + decoder_.error());
         return;
       case codec::FrameDecoder::Result::kFrame:
+        if (frame_.header.version_minor >= 1 &&
+            indexing_link_.load(std::memory_order_relaxed) != link + 1) {
+          indexing_link_.store(link + 1, std::memory_order_relaxed);
+        }
         Dispatch(frame_);
         // A completion callback may have shut the channel down.
         if (!IsCurrent(link)) return;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client/auth_token_index.h"
 #include "client/client_stats.h"
 #include "client/pending_call_table.h"
 #include "client/reconnect_backoff.h"
@@ -38,10 +39,11 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
   // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
   // call's id on this connection, for Cancel(); 0 when it failed before being queued.
-  // `observer`, if any, is told the outcome just before `done` runs.
-  uint64_t Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
-                google::protobuf::Message* response, Clock::time_point deadline,
-                std::chrono::milliseconds timeout, CallDone done,
+  // `observer`, if any, is told the outcome just before `done` runs. `auth_token`, if not
+  // empty, travels beside `meta` (which must not carry one), indexed when the server allows.
+  uint64_t Call(const wire::RpcMeta& meta, std::string_view auth_token,
+                const google::protobuf::Message& request, google::protobuf::Message* response,
+                Clock::time_point deadline, std::chrono::milliseconds timeout, CallDone done,
                 std::shared_ptr<CallObserver> observer = nullptr);
   // The same for a request encoded beforehand, sent with `timeout_us` left of its deadline.
   uint64_t Call(const codec::EncodedRequest& request, uint64_t timeout_us,
@@ -75,7 +77,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Calling-thread side.
   // Call() once `encode(id, &frame)` has appended the request's frame.
   template <class Encode>
-  uint64_t Send(const Encode& encode, PendingCall call);
+  uint64_t Send(const Encode& encode, std::string_view auth_token, PendingCall call);
+  // Queues `frame` for link `link` with `auth_token`'s fields (AuthTokenIndex) put between its
+  // header and its meta.
+  transport::OutboundQueue::Appended QueueWithAuthToken(const std::string& frame,
+                                                        std::string_view auth_token, uint64_t link,
+                                                        bool* must_flush);
   Status Admit();
   Status DownStatus() const;
   void Abandon(uint64_t id);
@@ -122,8 +129,14 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Written by every call: kept off the read-mostly line above.
   alignas(64) std::atomic<uint64_t> next_id_{1};
 
+  // 1 + the last link on which the server said it resolves auth token indices (by a frame of
+  // protocol 1.1 or later); 0 while none has.
+  std::atomic<uint64_t> indexing_link_{0};
+
   PendingCallTable pending_;
   transport::OutboundQueue outbox_;
+  // Only under outbox_'s lock (see AuthTokenIndex).
+  AuthTokenIndex auth_tokens_;
   mutable std::mutex last_error_mu_;
   std::string last_error_;
 

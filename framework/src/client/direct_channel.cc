@@ -86,7 +86,8 @@ void DirectChannel::CallMethod(const MethodSpec& method, const google::protobuf:
   FillRequestMeta(
       method, options,
       bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
-  connection_->Call(meta, request, response, deadline, timeout, std::move(done));
+  connection_->Call(meta, options.auth_token, request, response, deadline, timeout,
+                    std::move(done));
 }
 
 }  // namespace client

@@ -23,9 +23,10 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
                         google::protobuf::Message* response, const CallOptions& options,
                         CallDone done) {
   // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
-  // timeout is each attempt's own.
+  // timeout is each attempt's own. Encoded once for every attempt, the token goes in whole.
   thread_local wire::RpcMeta meta;
   client::FillRequestMeta(method, options, 0, &meta);
+  if (!options.auth_token.empty()) meta.set_auth_token(options.auth_token);
   codec::EncodedRequest encoded;
   if (Status status = encoded.Encode(meta, request, cluster.body_options()); !status.ok()) {
     cluster.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, {});

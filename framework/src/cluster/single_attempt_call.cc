@@ -32,12 +32,12 @@ void Send(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
   if (!pick.probe && !cluster.providers().tracks_load()) {
     // Nothing to remember per call but the provider, which observes the call itself: `done`
     // goes to the connection unwrapped.
-    provider->connection().Call(meta, request, response, deadline, timeout, std::move(done),
-                                std::move(pick.provider));
+    provider->connection().Call(meta, options.auth_token, request, response, deadline, timeout,
+                                std::move(done), std::move(pick.provider));
     return;
   }
   provider->connection().Call(
-      meta, request, response, deadline, timeout,
+      meta, options.auth_token, request, response, deadline, timeout,
       [&providers = cluster.providers(), pick = std::move(pick), idempotent = method.idempotent,
        started, done = std::move(done)](const Status& status) mutable {
         // Whether the request left matters only to a retry, and there is none.

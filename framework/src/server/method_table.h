@@ -20,6 +20,7 @@ class MethodTable {
     const Service::Method* method;
     std::string_view service_name;  // points into the table's own key
     std::string full_name;          // "pkg.Service/Method", for logs and error messages
+    uint64_t id = 0;                // ServerContext::method_id()
   };
 
   // ALREADY_EXISTS when a service of the same full name was added; INVALID_ARGUMENT when the

@@ -64,12 +64,14 @@ ServerCall::~ServerCall() {
 }
 
 Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
+                           const AuthTokenTable::Token* token,
                            ServerContext::Clock::time_point received, size_t max_body_bytes) {
   Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_);
   if (!status.ok()) return status;
   ServerContext& context = *context_;
   context.service_ = method_.service_name;
   context.method_ = method_.method->spec->method;
+  context.method_id_ = method_.id;
   context.received_at_ = received;
   context.deadline_ = meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs
                           ? received + std::chrono::microseconds(meta->timeout_us())
@@ -77,7 +79,14 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
   context.peer_.assign(connection_->peer());
   context.trace_id_.swap(*meta->mutable_trace_id());
   context.request_id_ = meta->call_id();
-  context.auth_token_.swap(*meta->mutable_auth_token());
+  if (token == nullptr) {
+    context.auth_token_.swap(*meta->mutable_auth_token());
+    context.auth_token_id_ = 0;
+  } else if (context.auth_token_id_ != token->id) {
+    // A connection's inline calls share one context, which mostly holds this token already.
+    context.auth_token_.assign(token->token);
+    context.auth_token_id_ = token->id;
+  }
   context.attachments_.clear();
   if (!meta->attachments().empty()) {
     context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());

@@ -10,6 +10,7 @@
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
 #include "ferry/framework/server_context.h"
+#include "server/auth_token_table.h"
 #include "server/business_pool.h"
 #include "server/method_table.h"
 
@@ -45,8 +46,9 @@ class ServerCall final : public BusinessPool::Task {
   ServerCall& operator=(const ServerCall&) = delete;
 
   // Decodes the body and fills the context. Swaps strings with `meta`, so that neither loses
-  // its capacity. On failure the status is what the caller should be answered.
-  Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
+  // its capacity. `token`: the request's indexed auth token, if it has one
+  // (AuthTokenTable::Resolve). On failure the status is what the caller should be answered.
+  Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta, const AuthTokenTable::Token* token,
                  ServerContext::Clock::time_point received, size_t max_body_bytes);
 
   // Joins the connection's in-flight list, where Stop() waits for it and a cancel frame finds

@@ -125,19 +125,23 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   }
   Status status = codec::ParseMeta(frame_.meta, &meta_);
   if (!status.ok()) return reject(status);
+  // Before anything else can reject the request: a token it defines is referred to by later ones.
+  const AuthTokenTable::Token* token = nullptr;
+  status = auth_tokens_.Resolve(meta_, &token);
+  if (!status.ok()) return reject(status);
   const MethodTable::Entry* method = nullptr;
   status = core_.methods.Find(meta_.service(), meta_.method(), &method);
   if (!status.ok()) return reject(status);
 
   if (method->method->spec->inline_method) {
     ServerCall call(shared_from_this(), *method, header, &inline_messages_, &inline_context_);
-    status = call.Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+    status = call.Prepare(frame_, &meta_, token, received, core_.limits.max_frame_bytes);
     if (!status.ok()) return reject(status);
     call.RunInline();
     return;
   }
   auto call = std::make_unique<ServerCall>(shared_from_this(), *method, header);
-  status = call->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+  status = call->Prepare(frame_, &meta_, token, received, core_.limits.max_frame_bytes);
   if (!status.ok()) return reject(status);
   call->Track();
   std::unique_ptr<BusinessPool::Task> task = std::move(call);

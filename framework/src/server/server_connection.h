@@ -14,6 +14,7 @@
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
 #include "ferry/rpc_meta.pb.h"
+#include "server/auth_token_table.h"
 #include "server/server_call.h"
 #include "server/server_core.h"
 #include "transport/outbound_queue.h"
@@ -74,6 +75,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   codec::FrameDecoder decoder_;
   codec::Frame frame_;  // reused for every frame, keeping its buffers' capacity
   wire::RpcMeta meta_;  // likewise
+  AuthTokenTable auth_tokens_;
   ServerCall::Messages inline_messages_;
   ServerContext inline_context_;
   std::string write_buffer_;

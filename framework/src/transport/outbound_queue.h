@@ -32,11 +32,19 @@ class OutboundQueue {
   // the bytes would take the queue past `max_pending` (a peer that stopped reading).
   Appended AppendToLink(std::string_view bytes, uint64_t link, size_t max_pending,
                         bool* must_flush) {
+    return AppendToLinkWith(bytes.size(), link, max_pending, must_flush,
+                            [bytes](std::string& pending) { pending.append(bytes); });
+  }
+  // The same for bytes that `write(pending)` appends, at most `max_size` of them, under the
+  // queue's lock: for bytes that depend on what was queued before them, in queue order.
+  template <class Write>
+  Appended AppendToLinkWith(size_t max_size, uint64_t link, size_t max_pending, bool* must_flush,
+                            Write&& write) {
     std::lock_guard lock(mu_);
     *must_flush = false;
     if (link < link_) return Appended::kStaleLink;
-    if (pending_.size() + bytes.size() > max_pending) return Appended::kFull;
-    pending_.append(bytes);
+    if (pending_.size() + max_size > max_pending) return Appended::kFull;
+    write(pending_);
     if (!flushing_) *must_flush = flushing_ = true;
     return Appended::kQueued;
   }

@@ -10,7 +10,7 @@ namespace ferry::codec {
 // Byte layout and versioning rules: docs/protocol.md.
 inline constexpr uint16_t kMagic = 0xFE52;
 inline constexpr uint8_t kVersionMajor = 1;
-inline constexpr uint8_t kVersionMinor = 0;
+inline constexpr uint8_t kVersionMinor = 1;  // 1.1: auth token indexing
 inline constexpr size_t kHeaderSize = 28;
 
 enum class MessageType : uint8_t {
@@ -43,6 +43,18 @@ struct FrameHeader {
 // Writes the 28-byte header in network byte order.
 void WriteHeader(const FrameHeader& header, uint8_t* out);
 std::array<uint8_t, kHeaderSize> WriteHeader(const FrameHeader& header);
+
+// Adds `extra` to the meta_length of a header written at `header`: for a sender that puts more
+// meta fields between the header and the meta it serialized (protobuf merges the two).
+inline void GrowMetaLength(uint8_t* header, uint32_t extra) {
+  uint8_t* p = header + 20;
+  const uint32_t length =
+      (uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]) + extra;
+  p[0] = static_cast<uint8_t>(length >> 24);
+  p[1] = static_cast<uint8_t>(length >> 16);
+  p[2] = static_cast<uint8_t>(length >> 8);
+  p[3] = static_cast<uint8_t>(length);
+}
 
 // Reads a header without validating it; callers check magic and limits (see FrameDecoder).
 // Returns false only when the magic is wrong.

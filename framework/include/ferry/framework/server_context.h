@@ -23,6 +23,9 @@ class ServerContext {
 
   std::string_view service() const { return service_; }
   std::string_view method() const { return method_; }
+  // Non-zero for a method a server serves: unique to it among every method any server of this
+  // process ever served, so a filter can key per-method state by it without comparing names.
+  uint64_t method_id() const { return method_id_; }
   // Clock::time_point::max() when the caller set no deadline.
   Clock::time_point deadline() const { return deadline_; }
   bool has_deadline() const { return deadline_ != Clock::time_point::max(); }
@@ -38,19 +41,32 @@ class ServerContext {
   const Attachments& attachments() const { return attachments_; }
   // What the caller sent in the frame's auth_token (checked by the auth filter).
   const std::string& auth_token() const { return auth_token_; }
+  // Non-zero when the server knows the token by identity: calls whose tokens have the same
+  // non-zero id carry the same bytes (the client sent them once, indexed, and referred to them
+  // since). Lets a filter that checked a token skip comparing it again. Never reused.
+  uint64_t auth_token_id() const { return auth_token_id_; }
   // True once the caller cancelled (it timed out or gave up); long handlers may stop early.
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
   // Filled by the server before the handler runs.
-  void set_service(std::string_view s) { service_ = s; }
-  void set_method(std::string_view m) { method_ = m; }
+  void set_service(std::string_view s) {
+    service_ = s;
+    method_id_ = 0;
+  }
+  void set_method(std::string_view m) {
+    method_ = m;
+    method_id_ = 0;
+  }
   void set_deadline(Clock::time_point d) { deadline_ = d; }
   void set_received_at(Clock::time_point t) { received_at_ = t; }
   void set_peer(std::string p) { peer_ = std::move(p); }
   void set_trace_id(std::string t) { trace_id_ = std::move(t); }
   void set_request_id(uint64_t id) { request_id_ = id; }
   Attachments* mutable_attachments() { return &attachments_; }
-  void set_auth_token(std::string token) { auth_token_ = std::move(token); }
+  void set_auth_token(std::string token) {
+    auth_token_ = std::move(token);
+    auth_token_id_ = 0;
+  }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
  private:
@@ -60,6 +76,7 @@ class ServerContext {
 
   std::string_view service_;
   std::string_view method_;
+  uint64_t method_id_ = 0;
   Clock::time_point deadline_ = Clock::time_point::max();
   Clock::time_point received_at_;
   std::string peer_;
@@ -67,6 +84,7 @@ class ServerContext {
   uint64_t request_id_ = 0;
   Attachments attachments_;
   std::string auth_token_;
+  uint64_t auth_token_id_ = 0;
   std::atomic<bool> cancelled_{false};
 };
 

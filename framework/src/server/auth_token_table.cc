@@ -1,0 +1,38 @@
+#include "server/auth_token_table.h"
+
+#include <atomic>
+
+#include "ferry/rpc_meta.pb.h"
+
+namespace ferry::server {
+namespace {
+
+uint64_t NextTokenId() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
+
+Status AuthTokenTable::Resolve(const wire::RpcMeta& meta, const Token** token) {
+  const uint64_t index = meta.auth_token_index();
+  *token = nullptr;
+  if (index == 0) return Status::Ok();
+  Token& slot = slots_[index % kSlots];
+  if (!meta.auth_token().empty()) {
+    // A client defines a token again until it learns that this server resolves indices.
+    if (slot.index != index || slot.token != meta.auth_token()) {
+      slot.index = index;
+      slot.id = NextTokenId();
+      slot.token.assign(meta.auth_token());
+    }
+  } else if (slot.index != index) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "auth_token_index " + std::to_string(index) +
+                      " refers to no token this connection defined, or one since replaced");
+  }
+  *token = &slot;
+  return Status::Ok();
+}
+
+}  // namespace ferry::server
