@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -33,8 +34,15 @@ class AuthTokenIndex {
 
   // True, with `*reference` filled, when the server of link `link` holds `token` and
   // `peer_resolves` (its frames on this link say it speaks 1.1). The first call for a new link
-  // forgets what the previous link's server held.
-  bool Refer(std::string_view token, uint64_t link, bool peer_resolves, Reference* reference);
+  // forgets what the previous link's server held. Inline: it runs for nearly every call.
+  bool Refer(std::string_view token, uint64_t link, bool peer_resolves, Reference* reference) {
+    if (link != link_) Forget(link);
+    const Slot& slot = slots_[SlotOf(token)];
+    if (!peer_resolves || slot.index == 0 || !SameBytes(slot.token, token)) return false;
+    reference->bytes[0] = kIndexTag;
+    reference->size = 1 + WriteVarint(slot.index, reference->bytes.data() + 1);
+    return true;
+  }
   // After Refer() returned false for `token`: appends to `meta` the token and the index the
   // server is to hold it under from now on.
   void Define(std::string_view token, std::string* meta);
@@ -44,6 +52,45 @@ class AuthTokenIndex {
     uint64_t index = 0;  // 0: empty
     std::string token;
   };
+
+  // RpcMeta.auth_token_index's tag: field 9, varint.
+  static constexpr char kIndexTag = (9 << 3) | 0;
+
+  static size_t WriteVarint(uint64_t value, char* out) {
+    size_t n = 0;
+    for (; value >= 0x80; value >>= 7) out[n++] = static_cast<char>(value | 0x80);
+    out[n++] = static_cast<char>(value);
+    return n;
+  }
+  // Tokens end in MAC bytes, whose last word spreads them evenly; Fibonacci hashing spreads
+  // other tokens too.
+  static size_t SlotOf(std::string_view token) {
+    static_assert(kSlots == 16, "the shift keeps the top 4 bits");
+    uint64_t word = 0;
+    if (token.size() >= sizeof word) {
+      std::memcpy(&word, token.data() + token.size() - sizeof word, sizeof word);
+    } else {
+      std::memcpy(&word, token.data(), token.size());
+    }
+    return static_cast<size_t>((word * 0x9E3779B97F4A7C15ULL) >> 60);
+  }
+  // Word by word: a call of memcmp costs more than comparing a few dozen bytes.
+  static bool SameBytes(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    const size_t n = a.size();
+    if (n < sizeof(uint64_t)) return a == b;
+    for (size_t i = 0; i + sizeof(uint64_t) < n; i += sizeof(uint64_t)) {
+      if (Word(a.data() + i) != Word(b.data() + i)) return false;
+    }
+    return Word(a.data() + n - sizeof(uint64_t)) == Word(b.data() + n - sizeof(uint64_t));
+  }
+  static uint64_t Word(const char* p) {
+    uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    return word;
+  }
+
+  void Forget(uint64_t link);
 
   uint64_t link_ = 0;
   // Indices are generation * kSlots + slot, so that each definition gets one never used before

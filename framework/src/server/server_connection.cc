@@ -127,8 +127,10 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   if (!status.ok()) return reject(status);
   // Before anything else can reject the request: a token it defines is referred to by later ones.
   const AuthTokenTable::Token* token = nullptr;
-  status = auth_tokens_.Resolve(meta_, &token);
-  if (!status.ok()) return reject(status);
+  if (meta_.auth_token_index() != 0) {
+    status = auth_tokens_.Resolve(meta_, &token);
+    if (!status.ok()) return reject(status);
+  }
   const MethodTable::Entry* method = nullptr;
   status = core_.methods.Find(meta_.service(), meta_.method(), &method);
   if (!status.ok()) return reject(status);
