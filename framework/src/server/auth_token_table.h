@@ -29,8 +29,8 @@ class AuthTokenTable {
 
   // Applies what a request's meta says about its token. *token is null when the meta carries no
   // index (its auth_token, if any, is all there is: callers may skip the call then); else the
-  // token the request carries, just defined or referred to. INVALID_ARGUMENT for a reference to an index not held: a client bug
-  // or a peer that does not follow the protocol.
+  // token the request carries, just defined or referred to. INVALID_ARGUMENT for a reference to
+  // an index not held: a client bug, or a peer that does not follow the protocol.
   Status Resolve(const wire::RpcMeta& meta, const Token** token);
 
  private:

@@ -125,7 +125,8 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   }
   Status status = codec::ParseMeta(frame_.meta, &meta_);
   if (!status.ok()) return reject(status);
-  // Before anything else can reject the request: a token it defines is referred to by later ones.
+  // Before the method is looked up or the body parsed, which may reject the request: a token it
+  // defines is referred to by later ones.
   const AuthTokenTable::Token* token = nullptr;
   if (meta_.auth_token_index() != 0) {
     status = auth_tokens_.Resolve(meta_, &token);
