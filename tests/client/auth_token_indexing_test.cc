@@ -104,5 +104,25 @@ TEST(AuthTokenIndexTest, ReferencesOnlyWhatItDefinedOnTheSameLink) {
   EXPECT_FALSE(index.Refer("tok", /*link=*/1, true, &reference));
 }
 
+TEST(AuthTokenIndexTest, NeverIndexesATokenTooLongToIndex) {
+  client::AuthTokenIndex index;
+  const std::string token(codec::kMaxIndexedAuthTokenBytes + 1, 't');
+  std::string fields;
+  index.Define(token, &fields);
+  wire::RpcMeta sent;
+  ASSERT_TRUE(sent.ParseFromString(fields));
+  EXPECT_EQ(sent.auth_token(), token);
+  EXPECT_EQ(sent.auth_token_index(), 0u);
+  client::AuthTokenIndex::Reference reference;
+  EXPECT_FALSE(index.Refer(token, 0, /*peer_resolves=*/true, &reference));
+
+  const std::string longest(codec::kMaxIndexedAuthTokenBytes, 't');
+  fields.clear();
+  index.Define(longest, &fields);
+  ASSERT_TRUE(sent.ParseFromString(fields));
+  EXPECT_NE(sent.auth_token_index(), 0u);
+  EXPECT_TRUE(index.Refer(longest, 0, true, &reference));
+}
+
 }  // namespace
 }  // namespace ferry::testing

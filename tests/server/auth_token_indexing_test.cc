@@ -72,6 +72,21 @@ TEST(AuthTokenTableTest, RefusesAnIndexNeverDefinedOrSinceReplaced) {
   EXPECT_EQ(table.Resolve(Referring(17), &token).code(), StatusCode::INVALID_ARGUMENT);
 }
 
+TEST(AuthTokenTableTest, RefusesToHoldATokenTooLongToIndex) {
+  server::AuthTokenTable table;
+  const server::AuthTokenTable::Token* token = nullptr;
+  const std::string too_long(codec::kMaxIndexedAuthTokenBytes + 1, 't');
+  const Status status = table.Resolve(Defining(too_long, 17), &token);
+  EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.message().find("too long to index"), std::string::npos) << status;
+  EXPECT_EQ(table.Resolve(Referring(17), &token).code(), StatusCode::INVALID_ARGUMENT);
+  // Sent whole without an index, it is simply the request's token.
+  wire::RpcMeta plain;
+  plain.set_auth_token(too_long);
+  EXPECT_TRUE(table.Resolve(plain, &token).ok());
+  EXPECT_EQ(token, nullptr);
+}
+
 TEST(AuthTokenTableTest, TokenIdsDifferAcrossTables) {
   server::AuthTokenTable a;
   server::AuthTokenTable b;

@@ -10,6 +10,11 @@ void AuthTokenIndex::Forget(uint64_t link) {
 void AuthTokenIndex::Define(std::string_view token, std::string* meta) {
   // RpcMeta.auth_token's tag: field 5, length-delimited.
   constexpr char kTokenTag = (5 << 3) | 2;
+  char varint[10];
+  meta->push_back(kTokenTag);
+  meta->append(varint, WriteVarint(token.size(), varint));
+  meta->append(token);
+  if (token.size() > codec::kMaxIndexedAuthTokenBytes) return;
   const size_t at = SlotOf(token);
   Slot& slot = slots_[at];
   // Until the server is known to resolve indices, a held token is defined again, as before.
@@ -17,10 +22,6 @@ void AuthTokenIndex::Define(std::string_view token, std::string* meta) {
     slot.index = ++generation_ * kSlots + at;
     slot.token.assign(token);
   }
-  char varint[10];
-  meta->push_back(kTokenTag);
-  meta->append(varint, WriteVarint(token.size(), varint));
-  meta->append(token);
   meta->push_back(kIndexTag);
   meta->append(varint, WriteVarint(slot.index, varint));
 }

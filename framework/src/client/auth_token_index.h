@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "ferry/codec/frame_header.h"
+
 namespace ferry::client {
 
 // The client's half of auth token indexing (docs/protocol.md, "Auth token indexing"): which
@@ -37,6 +39,7 @@ class AuthTokenIndex {
   // forgets what the previous link's server held. Inline: it runs for nearly every call.
   bool Refer(std::string_view token, uint64_t link, bool peer_resolves, Reference* reference) {
     if (link != link_) Forget(link);
+    if (token.size() > codec::kMaxIndexedAuthTokenBytes) return false;
     const Slot& slot = slots_[SlotOf(token)];
     if (!peer_resolves || slot.index == 0 || !SameBytes(slot.token, token)) return false;
     reference->bytes[0] = kIndexTag;
@@ -44,7 +47,7 @@ class AuthTokenIndex {
     return true;
   }
   // After Refer() returned false for `token`: appends to `meta` the token and the index the
-  // server is to hold it under from now on.
+  // server is to hold it under from now on; the token alone when it is too long to index.
   void Define(std::string_view token, std::string* meta);
 
  private:

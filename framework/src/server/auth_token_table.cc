@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "ferry/codec/frame_header.h"
 #include "ferry/rpc_meta.pb.h"
 
 namespace ferry::server {
@@ -19,6 +20,12 @@ Status AuthTokenTable::Resolve(const wire::RpcMeta& meta, const Token** token) {
   *token = nullptr;
   if (index == 0) return Status::Ok();
   Token& slot = slots_[index % kSlots];
+  if (meta.auth_token().size() > codec::kMaxIndexedAuthTokenBytes) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "auth token of " + std::to_string(meta.auth_token().size()) +
+                      " bytes is too long to index (at most " +
+                      std::to_string(codec::kMaxIndexedAuthTokenBytes) + ")");
+  }
   if (!meta.auth_token().empty()) {
     // A client defines a token again until it learns that this server resolves indices.
     if (slot.index != index || slot.token != meta.auth_token()) {

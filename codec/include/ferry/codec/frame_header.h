@@ -12,6 +12,9 @@ inline constexpr uint16_t kMagic = 0xFE52;
 inline constexpr uint8_t kVersionMajor = 1;
 inline constexpr uint8_t kVersionMinor = 1;  // 1.1: auth token indexing
 inline constexpr size_t kHeaderSize = 28;
+// Longest auth token a connection indexes (protocol 1.1): longer ones travel whole in every
+// request, so that no peer can make a server hold more than 16 × this per connection.
+inline constexpr size_t kMaxIndexedAuthTokenBytes = 4096;
 
 enum class MessageType : uint8_t {
   kRequest = 0,
