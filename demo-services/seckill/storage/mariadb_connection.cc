@@ -144,6 +144,12 @@ Status MariaDbConnection::ExecuteScript(std::string_view sql) {
 }
 
 Status MariaDbConnection::Begin() { return Run("START TRANSACTION"); }
+Status MariaDbConnection::BeginSnapshot() {
+  // The session reads committed rows statement by statement; this one transaction needs a
+  // single read view (the setting applies to the next transaction only).
+  if (Status s = Run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"); !s.ok()) return s;
+  return Run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+}
 Status MariaDbConnection::Commit() { return Run("COMMIT"); }
 void MariaDbConnection::Rollback() { mysql_real_query(mysql_, "ROLLBACK", 8); }
 

@@ -36,6 +36,7 @@ class MariaDbConnection final : public SqlConnection {
                std::vector<SqlRow>* rows) override;
   Status ExecuteScript(std::string_view sql) override;
   Status Begin() override;
+  Status BeginSnapshot() override;
   Status Commit() override;
   void Rollback() override;
 

@@ -42,6 +42,9 @@ class SqlConnection {
   // Write transactions. Begin takes the write lock up front where the database allows it
   // (SQLite's BEGIN IMMEDIATE), so a transaction never fails half way on lock upgrade.
   virtual Status Begin() = 0;
+  // A read-only transaction whose statements all see one snapshot of the database, whatever
+  // commits meanwhile; ended by Commit() or Rollback(). For reports that relate several counts.
+  virtual Status BeginSnapshot() = 0;
   virtual Status Commit() = 0;
   virtual void Rollback() = 0;
 };

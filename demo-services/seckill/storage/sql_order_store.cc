@@ -85,6 +85,16 @@ Status SqlOrderStore::InTransaction(const Body& body) {
   return s;
 }
 
+Status SqlOrderStore::InSnapshot(const Body& body) {
+  return WithConnection([&](SqlConnection& db) {
+    if (Status s = db.BeginSnapshot(); !s.ok()) return s;
+    Status s = body(db);
+    if (s.ok()) return db.Commit();
+    db.Rollback();
+    return s;
+  });
+}
+
 Status SqlOrderStore::Initialize() {
   return WithConnection(
       [](SqlConnection& db) { return db.ExecuteScript(OrderSchemaSql(db.dialect())); });
@@ -344,7 +354,9 @@ Status SqlOrderStore::MarkCacheReleased(int64_t order_no) {
 }
 
 Status SqlOrderStore::Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) {
-  return WithConnection([&](SqlConnection& db) {
+  // One snapshot for every count: an order committed between two of the reads would otherwise
+  // show as stock and order counts that do not add up.
+  return InSnapshot([&](SqlConnection& db) {
     *out = StoreCounts{};
     std::vector<SqlRow> rows;
     Status s = db.Query("SELECT remaining FROM seckill_stock WHERE activity_id = ? AND sku_id = ?",

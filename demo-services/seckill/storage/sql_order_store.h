@@ -41,6 +41,8 @@ class SqlOrderStore final : public OrderStore {
   Status InTransaction(const Body& body);
   // One statement outside any transaction.
   Status WithConnection(const Body& body);
+  // Reads that must agree with each other, in one read-only snapshot (BeginSnapshot).
+  Status InSnapshot(const Body& body);
 
   std::unique_ptr<SqlConnectionPool> pool_;
 };

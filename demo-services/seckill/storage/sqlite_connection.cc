@@ -115,6 +115,9 @@ Status SqliteConnection::ExecuteScript(std::string_view sql) {
 }
 
 Status SqliteConnection::Begin() { return Execute("BEGIN IMMEDIATE", {}, nullptr); }
+// A deferred transaction reads one snapshot from its first read to its end, without taking the
+// write lock.
+Status SqliteConnection::BeginSnapshot() { return Execute("BEGIN DEFERRED", {}, nullptr); }
 Status SqliteConnection::Commit() { return Execute("COMMIT", {}, nullptr); }
 void SqliteConnection::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
 

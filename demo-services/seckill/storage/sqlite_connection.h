@@ -25,6 +25,7 @@ class SqliteConnection final : public SqlConnection {
                std::vector<SqlRow>* rows) override;
   Status ExecuteScript(std::string_view sql) override;
   Status Begin() override;
+  Status BeginSnapshot() override;
   Status Commit() override;
   void Rollback() override;
 

@@ -364,6 +364,40 @@ TEST_P(OrderStoreTest, ConcurrentOrdersNeverExceedStock) {
   EXPECT_EQ(counts.requests_failed, kThreads * kUsersPerThread * 2 - kStock);
 }
 
+// Count() reads several tables; orders committing between its reads must not make the stock
+// and the orders disagree in one report (Reconcile would see a violation that is not there).
+TEST_P(OrderStoreTest, CountsAgreeWithEachOtherWhileOrdersCommit) {
+  constexpr int64_t kStock = 200;
+  const ActivityRecord a = NewActivity(kStock);
+  std::atomic<bool> done{false};
+  std::thread buyer([&] {
+    for (int i = 0; i < kStock; ++i) {
+      const std::string user = "buyer-" + std::to_string(i);
+      PlaceResult result;
+      const Status s = store_->PlaceOrder(Draft(a, user, user), &result);
+      if (!s.ok()) ADD_FAILURE() << s;
+    }
+    done = true;
+  });
+  int reports = 0;
+  std::string disagreement;
+  while (!done.load() && reports < 10'000 && disagreement.empty()) {
+    const StoreCounts counts = Counts(a);
+    ++reports;
+    if (counts.remaining_stock + counts.orders_unpaid != kStock ||
+        counts.requests_created != counts.orders_unpaid) {
+      disagreement = "report " + std::to_string(reports) + ": stock " +
+                     std::to_string(counts.remaining_stock) + ", orders " +
+                     std::to_string(counts.orders_unpaid) + ", requests ordered " +
+                     std::to_string(counts.requests_created);
+    }
+  }
+  buyer.join();
+  EXPECT_EQ(disagreement, "");
+  EXPECT_GT(reports, 1);
+  EXPECT_EQ(Counts(a).remaining_stock, 0);
+}
+
 TEST_P(OrderStoreTest, PayIsIdempotentAndASecondPaymentIsRefunded) {
   const ActivityRecord a = NewActivity(5);
   const int64_t order_no = MustOrder(a, "carol");
