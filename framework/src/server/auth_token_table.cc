@@ -1,19 +1,10 @@
 #include "server/auth_token_table.h"
 
-#include <atomic>
-
 #include "ferry/codec/frame_header.h"
 #include "ferry/rpc_meta.pb.h"
+#include "server/unique_id.h"
 
 namespace ferry::server {
-namespace {
-
-uint64_t NextTokenId() {
-  static std::atomic<uint64_t> last{0};
-  return last.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
-}  // namespace
 
 Status AuthTokenTable::Resolve(const wire::RpcMeta& meta, const Token** token) {
   const uint64_t index = meta.auth_token_index();
@@ -30,7 +21,7 @@ Status AuthTokenTable::Resolve(const wire::RpcMeta& meta, const Token** token) {
     // A client defines a token again until it learns that this server resolves indices.
     if (slot.index != index || slot.token != meta.auth_token()) {
       slot.index = index;
-      slot.id = NextTokenId();
+      slot.id = NextUniqueId();
       slot.token.assign(meta.auth_token());
     }
   } else if (slot.index != index) {

@@ -1,16 +1,8 @@
 #include "server/method_table.h"
 
-#include <atomic>
+#include "server/unique_id.h"
 
 namespace ferry::server {
-namespace {
-
-uint64_t NextMethodId() {
-  static std::atomic<uint64_t> last{0};
-  return last.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
-}  // namespace
 
 Status MethodTable::Add(Service* service) {
   const std::string_view name = service->full_name();
@@ -20,7 +12,7 @@ Status MethodTable::Add(Service* service) {
   StringMap<Entry> methods;
   for (const Service::Method& method : service->methods()) {
     const std::string method_name(method.spec->method);
-    Entry entry{service, &method, {}, std::string(name) + "/" + method_name, NextMethodId()};
+    Entry entry{service, &method, {}, std::string(name) + "/" + method_name, NextUniqueId()};
     if (!methods.emplace(method_name, std::move(entry)).second) {
       return Status(StatusCode::INVALID_ARGUMENT,
                     "service '" + std::string(name) + "' lists method '" + method_name + "' twice");
