@@ -23,8 +23,7 @@ EndpointSet::EndpointSet(std::vector<BalancerEndpoint> endpoints,
   warm_.store(warm_until_ms_ == 0, std::memory_order_relaxed);
 }
 
-bool EndpointSet::Warming(int64_t* now_ms) const {
-  if (warm_.load(std::memory_order_relaxed)) return false;
+bool EndpointSet::StillWarming(int64_t* now_ms) const {
   *now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::system_clock::now().time_since_epoch())
                 .count();

@@ -29,9 +29,14 @@ class EndpointSet {
 
   // Whether some endpoint may still be warming up; if so, *now_ms is set to the current time.
   // Once warm-up has ended for all, this stops reading the clock.
-  bool Warming(int64_t* now_ms) const;
+  // Inline: after warm-up, every pick asks this and gets false.
+  bool Warming(int64_t* now_ms) const {
+    return !warm_.load(std::memory_order_relaxed) && StillWarming(now_ms);
+  }
 
  private:
+  bool StillWarming(int64_t* now_ms) const;
+
   std::vector<BalancerEndpoint> endpoints_;
   std::chrono::milliseconds warmup_;
   std::vector<uint64_t> cumulative_weights_;

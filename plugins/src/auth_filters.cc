@@ -14,7 +14,7 @@ namespace ferry::plugins {
 namespace {
 
 // How long a client reuses the token it made for a method; far below any sensible skew.
-constexpr int64_t kClientTokenReuseMs = 1000;
+constexpr std::chrono::milliseconds kClientTokenReuse{1000};
 
 // A day: anything longer makes the token's timestamp meaningless, and is surely a typo.
 constexpr int64_t kMaxSkewLimitMs = 24 * 3600 * 1000;
@@ -45,12 +45,12 @@ class AuthClientFilter final : public ClientFilter {
 
   Status OnCall(ClientCall& call) override {
     thread_local AuthTokenCache made;
-    const int64_t now = UnixMillisNow();
     AuthTokenCache::Entry& entry = made.ForMethod(id_, &call.method);
-    if (!AuthTokenCache::Holds(entry, id_, call.method.service, call.method.method, now)) {
-      AuthTokenCache::Fill(entry, id_, call.method.service, call.method.method, /*method_id=*/0,
-                           MakeAuthToken(secret_, call.method.service, call.method.method, now),
-                           /*token_id=*/0, now + kClientTokenReuseMs);
+    if (!AuthTokenCache::Holds(entry, id_, call.method.service, call.method.method, call.started)) {
+      AuthTokenCache::Fill(
+          entry, id_, call.method.service, call.method.method, /*method_id=*/0,
+          MakeAuthToken(secret_, call.method.service, call.method.method, UnixMillisNow()),
+          /*token_id=*/0, call.started + kClientTokenReuse);
     }
     call.options.auth_token = entry.token;
     return Status::Ok();
@@ -82,20 +82,26 @@ class AuthServerFilter final : public ServerFilter {
     const ServerContext& context = call.context;
     const std::string& token = context.auth_token();
     const uint64_t token_id = context.auth_token_id();
-    const int64_t now = UnixMillisNow();
+    // Judged as of its arrival, as the server read the clock then: a hit reads no clock.
+    const AuthTokenCache::SteadyTime received =
+        context.received_at() != ServerContext::Clock::time_point{} ? context.received_at()
+                                                                    : ServerContext::Clock::now();
     // A token the server knows by identity needs no comparison to be recognised.
     AuthTokenCache::Entry& entry =
         token_id != 0 ? verified.ForTokenId(id_, token_id) : verified.ForToken(id_, token);
     if (AuthTokenCache::Holds(entry, id_, context.method_id(), context.service(), context.method(),
-                              now) &&
+                              received) &&
         (token_id != 0 ? entry.token_id == token_id : AuthTokenCache::HoldsToken(entry, token))) {
       return Status::Ok();
     }
+    const int64_t now_ms = UnixMillisNow();
     Status status =
-        VerifyAuthToken(secret_, token, context.service(), context.method(), now, max_skew_);
+        VerifyAuthToken(secret_, token, context.service(), context.method(), now_ms, max_skew_);
     if (status.ok()) {
+      // Valid until the token's date leaves the skew window, carried over to the steady clock.
+      const std::chrono::milliseconds left(AuthTokenMillis(token) + max_skew_.count() - now_ms);
       AuthTokenCache::Fill(entry, id_, context.service(), context.method(), context.method_id(),
-                           token, token_id, AuthTokenMillis(token) + max_skew_.count());
+                           token, token_id, received + left);
     }
     return status;
   }

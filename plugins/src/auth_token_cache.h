@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -38,6 +39,8 @@ inline int64_t AuthTokenMillis(std::string_view token) {
 // A small direct-mapped cache, one per thread, of tokens already checked or made.
 class AuthTokenCache {
  public:
+  using SteadyTime = std::chrono::steady_clock::time_point;
+
   struct Entry {
     uint64_t filter_id = 0;
     std::string method_key;  // service "/" method
@@ -45,7 +48,9 @@ class AuthTokenCache {
     std::string token;
     // ServerContext::auth_token_id() of the token, when the server knew it by identity; 0 if not.
     uint64_t token_id = 0;
-    int64_t valid_until_ms = 0;  // usable while now <= this
+    // Usable while now <= this. Steady, so that a hit needs no clock read of its own: the time
+    // comes with the call (ClientCall::started, ServerContext::received_at()).
+    SteadyTime valid_until{};
   };
 
   // The entry for (filter, method) on the client side, whatever its token. Methods are
@@ -72,15 +77,15 @@ class AuthTokenCache {
   }
 
   static bool Holds(const Entry& e, uint64_t filter_id, std::string_view service,
-                    std::string_view method, int64_t now_ms) {
-    return e.filter_id == filter_id && now_ms <= e.valid_until_ms &&
+                    std::string_view method, SteadyTime now) {
+    return e.filter_id == filter_id && now <= e.valid_until &&
            IsMethodKey(e.method_key, service, method);
   }
   // The same for the server's method `method_id` (ServerContext::method_id()), when non-zero.
   static bool Holds(const Entry& e, uint64_t filter_id, uint64_t method_id,
-                    std::string_view service, std::string_view method, int64_t now_ms) {
-    if (method_id == 0) return Holds(e, filter_id, service, method, now_ms);
-    return e.filter_id == filter_id && now_ms <= e.valid_until_ms && e.method_id == method_id;
+                    std::string_view service, std::string_view method, SteadyTime now) {
+    if (method_id == 0) return Holds(e, filter_id, service, method, now);
+    return e.filter_id == filter_id && now <= e.valid_until && e.method_id == method_id;
   }
   // Whether `token` is the entry's, in time independent of where they differ: a caller timing
   // its rejections must learn nothing of a valid token. Inline, as the calls of CRYPTO_memcmp
@@ -104,13 +109,13 @@ class AuthTokenCache {
   }
   static void Fill(Entry& e, uint64_t filter_id, std::string_view service, std::string_view method,
                    uint64_t method_id, std::string_view token, uint64_t token_id,
-                   int64_t valid_until_ms) {
+                   SteadyTime valid_until) {
     e.filter_id = filter_id;
     e.method_key.assign(service).append("/").append(method);
     e.method_id = method_id;
     e.token.assign(token);
     e.token_id = token_id;
-    e.valid_until_ms = valid_until_ms;
+    e.valid_until = valid_until;
   }
 
  private:

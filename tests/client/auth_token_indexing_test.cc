@@ -2,6 +2,7 @@
 // by a fake server that records each request's meta.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 
 #include "channel_test_util.h"
@@ -86,22 +87,59 @@ TEST(AuthTokenIndexingTest, ANewConnectionDefinesItsTokensAgain) {
 // The index alone: a client that defines tokens without a server at all.
 TEST(AuthTokenIndexTest, ReferencesOnlyWhatItDefinedOnTheSameLink) {
   client::AuthTokenIndex index;
-  client::AuthTokenIndex::Reference reference;
-  EXPECT_FALSE(index.Refer("tok", /*link=*/0, /*peer_resolves=*/true, &reference));
+  std::array<char, client::AuthTokenIndex::kPlaceholderSize> reference =
+      client::AuthTokenIndex::kPlaceholder;
+  EXPECT_FALSE(index.Refer("tok", /*link=*/0, /*peer_resolves=*/true, reference.data()));
   std::string fields;
   index.Define("tok", &fields);
   wire::RpcMeta defined;
   ASSERT_TRUE(defined.ParseFromString(fields));
   EXPECT_EQ(defined.auth_token(), "tok");
 
-  EXPECT_FALSE(index.Refer("tok", 0, /*peer_resolves=*/false, &reference));
-  ASSERT_TRUE(index.Refer("tok", 0, true, &reference));
+  EXPECT_FALSE(index.Refer("tok", 0, /*peer_resolves=*/false, reference.data()));
+  ASSERT_TRUE(index.Refer("tok", 0, true, reference.data()));
   wire::RpcMeta referred;
-  ASSERT_TRUE(referred.ParseFromArray(reference.bytes.data(), static_cast<int>(reference.size)));
+  ASSERT_TRUE(referred.ParseFromArray(reference.data(), static_cast<int>(reference.size())));
   EXPECT_EQ(referred.auth_token(), "");
   EXPECT_EQ(referred.auth_token_index(), defined.auth_token_index());
 
-  EXPECT_FALSE(index.Refer("tok", /*link=*/1, true, &reference));
+  EXPECT_FALSE(index.Refer("tok", /*link=*/1, true, reference.data()));
+}
+
+// Unreferenced, the placeholder a request is encoded with stands for no token at all.
+TEST(AuthTokenIndexTest, ThePlaceholderIsAnIndexOfNoToken) {
+  wire::RpcMeta meta;
+  ASSERT_TRUE(meta.ParseFromArray(client::AuthTokenIndex::kPlaceholder.data(),
+                                  static_cast<int>(client::AuthTokenIndex::kPlaceholderSize)));
+  EXPECT_EQ(meta.auth_token_index(), 0u);
+  EXPECT_EQ(meta.ByteSizeLong(), 0u);
+}
+
+// Indices stay small enough for the placeholder's padded varint: past the largest, they start
+// over, and references keep naming the index their token was last defined under.
+TEST(AuthTokenIndexTest, IndicesWrapWithinThePlaceholder) {
+  using Index = client::AuthTokenIndex;
+  Index index(/*generation=*/Index::kMaxIndex / Index::kSlots - 4);
+  bool wrapped = false;
+  uint64_t previous = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string token = "v2:" + std::to_string(1000 + i) + ":signature-" + std::to_string(i);
+    std::string fields;
+    index.Define(token, &fields);
+    wire::RpcMeta defined;
+    ASSERT_TRUE(defined.ParseFromString(fields));
+    ASSERT_NE(defined.auth_token_index(), 0u);
+    ASSERT_LE(defined.auth_token_index(), Index::kMaxIndex);
+    if (defined.auth_token_index() < previous) wrapped = true;
+    previous = defined.auth_token_index();
+    std::array<char, Index::kPlaceholderSize> reference = Index::kPlaceholder;
+    ASSERT_TRUE(index.Refer(token, /*link=*/0, /*peer_resolves=*/true, reference.data()));
+    wire::RpcMeta referred;
+    ASSERT_TRUE(referred.ParseFromArray(reference.data(), static_cast<int>(reference.size())));
+    EXPECT_EQ(referred.auth_token_index(), defined.auth_token_index()) << "token " << i;
+  }
+  EXPECT_TRUE(wrapped);
+  EXPECT_LT(previous, 64 * Index::kSlots);
 }
 
 TEST(AuthTokenIndexTest, NeverIndexesATokenTooLongToIndex) {
@@ -113,15 +151,15 @@ TEST(AuthTokenIndexTest, NeverIndexesATokenTooLongToIndex) {
   ASSERT_TRUE(sent.ParseFromString(fields));
   EXPECT_EQ(sent.auth_token(), token);
   EXPECT_EQ(sent.auth_token_index(), 0u);
-  client::AuthTokenIndex::Reference reference;
-  EXPECT_FALSE(index.Refer(token, 0, /*peer_resolves=*/true, &reference));
+  std::array<char, client::AuthTokenIndex::kPlaceholderSize> reference;
+  EXPECT_FALSE(index.Refer(token, 0, /*peer_resolves=*/true, reference.data()));
 
   const std::string longest(codec::kMaxIndexedAuthTokenBytes, 't');
   fields.clear();
   index.Define(longest, &fields);
   ASSERT_TRUE(sent.ParseFromString(fields));
   EXPECT_NE(sent.auth_token_index(), 0u);
-  EXPECT_TRUE(index.Refer(longest, 0, true, &reference));
+  EXPECT_TRUE(index.Refer(longest, 0, true, reference.data()));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <google/protobuf/wrappers.pb.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <string>
 #include <vector>
@@ -98,23 +99,30 @@ TEST(AuthTokenTableTest, TokenIdsDifferAcrossTables) {
 }
 
 // The client's mirror and the server's table, fed many more tokens than they have slots in a
-// random order: every request resolves to exactly the token its caller gave.
-TEST(AuthTokenTableTest, FollowsTheClientIndexThroughAnyTokenSequence) {
+// random order, from the first index on and across the wrap of indices: every request resolves
+// to exactly the token its caller gave.
+class AuthTokenMirrorTest : public ::testing::TestWithParam<uint64_t> {};
+
+INSTANTIATE_TEST_SUITE_P(
+    FirstGeneration, AuthTokenMirrorTest,
+    ::testing::Values(0, client::AuthTokenIndex::kMaxIndex / client::AuthTokenIndex::kSlots - 100));
+
+TEST_P(AuthTokenMirrorTest, FollowsTheClientIndexThroughAnyTokenSequence) {
   std::vector<std::string> tokens;
   for (int i = 0; i < 40; ++i)
     tokens.push_back("v2:" + std::to_string(1000 + i) + ":sig" + std::to_string(i * 7919));
   std::mt19937 random(12345);
   std::uniform_int_distribution<size_t> pick(0, tokens.size() - 1);
-  client::AuthTokenIndex index;
+  client::AuthTokenIndex index(/*generation=*/GetParam());
   server::AuthTokenTable table;
   int referenced = 0;
   for (int call = 0; call < 5000; ++call) {
     const std::string& sent = tokens[pick(random)];
     const bool peer_resolves = call >= 10;  // the first answers are still on their way
     std::string fields;
-    client::AuthTokenIndex::Reference reference;
-    if (index.Refer(sent, /*link=*/0, peer_resolves, &reference)) {
-      fields.assign(reference.bytes.data(), reference.size);
+    std::array<char, client::AuthTokenIndex::kPlaceholderSize> reference;
+    if (index.Refer(sent, /*link=*/0, peer_resolves, reference.data())) {
+      fields.assign(reference.data(), reference.size());
       ++referenced;
     } else {
       index.Define(sent, &fields);

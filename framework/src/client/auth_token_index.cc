@@ -4,6 +4,7 @@ namespace ferry::client {
 
 void AuthTokenIndex::Forget(uint64_t link) {
   for (Slot& slot : slots_) slot.index = 0;
+  generation_ = 0;
   link_ = link;
 }
 
@@ -19,7 +20,8 @@ void AuthTokenIndex::Define(std::string_view token, std::string* meta) {
   Slot& slot = slots_[at];
   // Until the server is known to resolve indices, a held token is defined again, as before.
   if (slot.index == 0 || !SameBytes(slot.token, token)) {
-    slot.index = ++generation_ * kSlots + at;
+    if (++generation_ > kMaxIndex / kSlots) generation_ = 1;
+    slot.index = generation_ * kSlots + at;
     slot.token.assign(token);
   }
   meta->push_back(kIndexTag);

@@ -25,25 +25,42 @@ class AuthTokenIndex {
  public:
   static constexpr uint64_t kSlots = 16;
 
-  // RpcMeta fields that carry a token by reference: auth_token_index alone.
-  struct Reference {
-    std::array<char, 1 + 10> bytes;  // tag, varint
-    size_t size = 0;
-  };
+ private:
+  // RpcMeta.auth_token_index's tag: field 9, varint.
+  static constexpr char kIndexTag = (9 << 3) | 0;
+  // Two bytes: the longest varint protobuf parses without a call out of line.
+  static constexpr size_t kPaddedVarintBytes = 2;
+
+ public:
+  // The field a request with a token is encoded with ahead of its meta's own fields
+  // (codec::AppendFrame's `meta_prefix`): auth_token_index 0, meaning none, as a varint padded
+  // to the width of the largest index, which protobuf allows. A reference overwrites it in
+  // place, so the usual request is queued in one piece; a definition takes its place.
+  static constexpr size_t kPlaceholderSize = 1 + kPaddedVarintBytes;
+  static constexpr std::array<char, kPlaceholderSize> kPlaceholder{kIndexTag, '\x80', '\x00'};
+  // The largest index a placeholder holds; indices start over after it, every 1023 definitions.
+  static constexpr uint64_t kMaxIndex = (uint64_t{1} << (7 * kPaddedVarintBytes)) - 1;
+
+  // `generation`: where the count of definitions starts, for tests that need a wrap soon.
+  explicit AuthTokenIndex(uint64_t generation = 0) : generation_(generation) {}
 
   // The most Define() appends for a token of `token_size` bytes: two tags, two varints.
   static constexpr size_t MaxDefinitionSize(size_t token_size) { return token_size + 2 + 2 * 10; }
 
-  // True, with `*reference` filled, when the server of link `link` holds `token` and
-  // `peer_resolves` (its frames on this link say it speaks 1.1). The first call for a new link
-  // forgets what the previous link's server held. Inline: it runs for nearly every call.
-  bool Refer(std::string_view token, uint64_t link, bool peer_resolves, Reference* reference) {
+  // True, with the kPlaceholderSize bytes at `placeholder` made a reference, when the server
+  // of link `link` holds `token` and `peer_resolves` (its frames on this link say it speaks
+  // 1.1). The first call for a new link forgets what the previous link's server held. Inline:
+  // it runs for nearly every call.
+  bool Refer(std::string_view token, uint64_t link, bool peer_resolves, char* placeholder) {
     if (link != link_) Forget(link);
     if (token.size() > codec::kMaxIndexedAuthTokenBytes) return false;
     const Slot& slot = slots_[SlotOf(token)];
     if (!peer_resolves || slot.index == 0 || !SameBytes(slot.token, token)) return false;
-    reference->bytes[0] = kIndexTag;
-    reference->size = 1 + WriteVarint(slot.index, reference->bytes.data() + 1);
+    placeholder[0] = kIndexTag;
+    for (size_t i = 0; i < kPaddedVarintBytes; ++i) {
+      const auto group = static_cast<uint8_t>((slot.index >> (7 * i)) & 0x7f);
+      placeholder[1 + i] = static_cast<char>(i + 1 < kPaddedVarintBytes ? group | 0x80 : group);
+    }
     return true;
   }
   // After Refer() returned false for `token`: appends to `meta` the token and the index the
@@ -55,9 +72,6 @@ class AuthTokenIndex {
     uint64_t index = 0;  // 0: empty
     std::string token;
   };
-
-  // RpcMeta.auth_token_index's tag: field 9, varint.
-  static constexpr char kIndexTag = (9 << 3) | 0;
 
   static size_t WriteVarint(uint64_t value, char* out) {
     size_t n = 0;
@@ -96,8 +110,11 @@ class AuthTokenIndex {
   void Forget(uint64_t link);
 
   uint64_t link_ = 0;
-  // Indices are generation * kSlots + slot, so that each definition gets one never used before
-  // on the link and a reference can never resolve to a token defined after it was written.
+  // Indices are generation * kSlots + slot, so that each definition gets one not used by the
+  // link's previous 1022 definitions. That a reference resolves to the token it was written
+  // for follows from the order alone (see the class comment); the fresh index makes a mistake
+  // in that order fail loudly (INVALID_ARGUMENT) instead of sending another token. Counted from
+  // 0 on each link, as the server's table starts empty.
   uint64_t generation_ = 0;
   std::array<Slot, kSlots> slots_;
 };

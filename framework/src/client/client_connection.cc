@@ -53,7 +53,12 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, std::string_view auth
         codec::FrameHeader header;
         header.type = codec::MessageType::kRequest;
         header.request_id = id;
-        return codec::AppendFrame(header, &meta, &request, body_options_, frame);
+        // A token goes in under the outbox's lock (QueueWithAuthToken), into this placeholder.
+        const std::string_view placeholder =
+            auth_token.empty() ? std::string_view()
+                               : std::string_view(AuthTokenIndex::kPlaceholder.data(),
+                                                  AuthTokenIndex::kPlaceholderSize);
+        return codec::AppendFrame(header, &meta, &request, body_options_, frame, placeholder);
       },
       auth_token, PendingCall{response, std::move(done), deadline, timeout, std::move(observer)});
 }
@@ -127,34 +132,31 @@ uint64_t ClientConnection::Send(const Encode& encode, std::string_view auth_toke
   return id;
 }
 
-transport::OutboundQueue::Appended ClientConnection::QueueWithAuthToken(const std::string& frame,
+transport::OutboundQueue::Appended ClientConnection::QueueWithAuthToken(std::string& frame,
                                                                         std::string_view auth_token,
                                                                         uint64_t link,
                                                                         bool* must_flush) {
   const bool peer_resolves = indexing_link_.load(std::memory_order_relaxed) == link + 1;
   const std::string_view header(frame.data(), codec::kHeaderSize);
-  const std::string_view rest = std::string_view(frame).substr(codec::kHeaderSize);
+  constexpr size_t kPlaceholderSize = AuthTokenIndex::kPlaceholderSize;
+  const std::string_view rest =
+      std::string_view(frame).substr(codec::kHeaderSize + kPlaceholderSize);
   return outbox_.AppendToLinkWith(
       frame.size() + AuthTokenIndex::MaxDefinitionSize(auth_token.size()), link,
       options_.max_outbound_bytes, must_flush, [&](std::string& pending) {
-        AuthTokenIndex::Reference reference;
-        if (auth_tokens_.Refer(auth_token, link, peer_resolves, &reference)) {
-          // The common case, in two appends: the header with the reference after it, the rest.
-          std::array<char, codec::kHeaderSize + sizeof reference.bytes> head;
-          std::memcpy(head.data(), header.data(), header.size());
-          std::memcpy(head.data() + header.size(), reference.bytes.data(), reference.size);
-          codec::GrowMetaLength(reinterpret_cast<uint8_t*>(head.data()),
-                                static_cast<uint32_t>(reference.size));
-          pending.append(head.data(), header.size() + reference.size);
-          pending.append(rest);
+        // The common case: the placeholder becomes a reference, and the frame goes in whole.
+        if (auth_tokens_.Refer(auth_token, link, peer_resolves,
+                               frame.data() + codec::kHeaderSize)) {
+          pending.append(frame);
           return;
         }
         const size_t header_at = pending.size();
         pending.append(header);
         const size_t fields_at = pending.size();
         auth_tokens_.Define(auth_token, &pending);
-        codec::GrowMetaLength(reinterpret_cast<uint8_t*>(pending.data() + header_at),
-                              static_cast<uint32_t>(pending.size() - fields_at));
+        codec::ChangeMetaLength(reinterpret_cast<uint8_t*>(pending.data() + header_at),
+                                static_cast<int32_t>(pending.size() - fields_at) -
+                                    static_cast<int32_t>(kPlaceholderSize));
         pending.append(rest);
       });
 }

@@ -78,9 +78,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Call() once `encode(id, &frame)` has appended the request's frame.
   template <class Encode>
   uint64_t Send(const Encode& encode, std::string_view auth_token, PendingCall call);
-  // Queues `frame` for link `link` with `auth_token`'s fields (AuthTokenIndex) put between its
-  // header and its meta.
-  transport::OutboundQueue::Appended QueueWithAuthToken(const std::string& frame,
+  // Queues `frame`, encoded with AuthTokenIndex::kPlaceholder ahead of its meta, for link `link`
+  // with `auth_token`'s fields in the placeholder's place.
+  transport::OutboundQueue::Appended QueueWithAuthToken(std::string& frame,
                                                         std::string_view auth_token, uint64_t link,
                                                         bool* must_flush);
   Status Admit();

@@ -21,7 +21,7 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
                         std::optional<uint64_t> hash_key, const MethodSpec& method,
                         const google::protobuf::Message& request,
                         google::protobuf::Message* response, const CallOptions& options,
-                        CallDone done) {
+                        Clock::time_point started, CallDone done) {
   // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
   // timeout is each attempt's own. Encoded once for every attempt, the token goes in whole.
   thread_local wire::RpcMeta meta;
@@ -34,14 +34,12 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
     return;
   }
   policy.budget->Deposit();
-  // The one clock read of the call's start: its deadline and its first attempt's start.
-  const Clock::time_point now = Clock::now();
-  auto* call = new ClusterCall(cluster, method, policy, response, cluster.TimeoutOf(options), now,
-                               hash_key, std::move(encoded), std::move(done));
+  auto* call = new ClusterCall(cluster, method, policy, response, cluster.TimeoutOf(options),
+                               started, hash_key, std::move(encoded), std::move(done));
   Attempt* completed = nullptr;
   {
     std::lock_guard lock(call->mu_);
-    call->SendLocked(std::move(pick), now, &completed);
+    call->SendLocked(std::move(pick), started, &completed);
   }
   if (completed != nullptr) call->Process(completed);
   call->Unref();
@@ -184,13 +182,13 @@ bool ClusterCall::TryRetryLocked(Attempt** completed) {
   };
   exclude_if_out(first_);
   for (const auto& more : more_) exclude_if_out(*more);
-  std::optional<ProviderPick> pick = cluster_.providers().Pick(hash_key_, excluded);
-  if (!pick) return false;
+  ProviderPick pick = cluster_.providers().Pick(hash_key_, excluded);
+  if (pick.provider == nullptr) return false;
   if (!policy_.budget->TrySpend(now)) {
-    cluster_.providers().Report(*pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, now);
+    cluster_.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, now);
     return false;
   }
-  SendLocked(std::move(*pick), now, completed);
+  SendLocked(std::move(pick), now, completed);
   return true;
 }
 

@@ -30,11 +30,13 @@ namespace ferry::cluster {
 // status, and the sender processes it after releasing the mutex.
 class ClusterCall {
  public:
-  // `pick` is the first attempt's provider; `policy` may resend the call (MayRetry()).
+  // `pick` is the first attempt's provider; `policy` may resend the call (MayRetry()). The
+  // call's one deadline runs from `started`.
   static void Start(Cluster& cluster, const FaultTolerancePolicy& policy, ProviderPick pick,
                     std::optional<uint64_t> hash_key, const MethodSpec& method,
                     const google::protobuf::Message& request, google::protobuf::Message* response,
-                    const CallOptions& options, CallDone done);
+                    const CallOptions& options, std::chrono::steady_clock::time_point started,
+                    CallDone done);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -71,36 +71,36 @@ void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf
                                 google::protobuf::Message* response, const CallOptions& options,
                                 CallDone done) {
   if (filters_.empty()) {
-    Dispatch(method, request, response, options, std::move(done));
+    Dispatch(method, request, response, options, std::chrono::steady_clock::now(), std::move(done));
     return;
   }
-  filters_.Run(method, request, options, done, [&](CallOptions& changed) {
-    Dispatch(method, request, response, std::move(changed), std::move(done));
-  });
+  filters_.Run(method, request, options, done,
+               [&](CallOptions& changed, std::chrono::steady_clock::time_point started) {
+                 Dispatch(method, request, response, std::move(changed), started, std::move(done));
+               });
 }
 
 template <class Options>
 void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::Message& request,
                               google::protobuf::Message* response, Options&& options,
-                              CallDone&& done) {
+                              std::chrono::steady_clock::time_point started, CallDone&& done) {
   if (cluster_->closed()) {
     done(Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
     return;
   }
   const std::optional<uint64_t> hash_key = cluster_->HashKeyOf(options, request);
-  std::vector<std::string> nothing_tried;
-  std::optional<ProviderPick> pick = cluster_->providers().Pick(hash_key, nothing_tried);
-  if (!pick) {
+  ProviderPick pick = cluster_->providers().Pick(hash_key, {});
+  if (pick.provider == nullptr) {
     done(Status(StatusCode::UNAVAILABLE, cluster_->providers().DescribeNoPick(0)));
     return;
   }
   const FaultTolerancePolicy& policy = cluster_->PolicyFor(method.method);
   if (policy.MayRetry()) {
-    ClusterCall::Start(*cluster_, policy, std::move(*pick), hash_key, method, request, response,
-                       options, std::move(done));
+    ClusterCall::Start(*cluster_, policy, std::move(pick), hash_key, method, request, response,
+                       options, started, std::move(done));
   } else {
-    SendSingleAttempt(*cluster_, std::move(*pick), method, request, response,
-                      std::forward<Options>(options), std::move(done));
+    SendSingleAttempt(*cluster_, std::move(pick), method, request, response,
+                      std::forward<Options>(options), started, std::move(done));
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -32,7 +33,8 @@ class ClusterChannel final : public Channel {
  private:
   template <class Options>
   void Dispatch(const MethodSpec& method, const google::protobuf::Message& request,
-                google::protobuf::Message* response, Options&& options, CallDone&& done);
+                google::protobuf::Message* response, Options&& options,
+                std::chrono::steady_clock::time_point started, CallDone&& done);
 
   const filter::BlindChain filters_;
   const std::shared_ptr<Registry> registry_;

@@ -65,7 +65,7 @@ Status MethodPolicies::Create(const ClusterOptions& options, std::unique_ptr<Met
   return Status::Ok();
 }
 
-const FaultTolerancePolicy& MethodPolicies::For(std::string_view method) const {
+const FaultTolerancePolicy& MethodPolicies::ForOverridden(std::string_view method) const {
   for (const auto& [name, policy] : methods_) {
     if (name == method) return policy;
   }

@@ -38,10 +38,14 @@ class MethodPolicies {
   // INVALID_ARGUMENT naming the offending key and value.
   static Status Create(const ClusterOptions& options, std::unique_ptr<MethodPolicies>* out);
 
-  const FaultTolerancePolicy& For(std::string_view method) const;
+  // Inline for the usual service without per-method policies.
+  const FaultTolerancePolicy& For(std::string_view method) const {
+    return methods_.empty() ? service_ : ForOverridden(method);
+  }
 
  private:
   MethodPolicies() = default;
+  const FaultTolerancePolicy& ForOverridden(std::string_view method) const;
 
   std::vector<std::unique_ptr<RetryBudget>> budgets_;
   FaultTolerancePolicy service_;

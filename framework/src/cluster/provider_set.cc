@@ -66,31 +66,27 @@ void ProviderSet::Apply(const std::vector<ProviderInfo>& providers) {
   PublishLocked();
 }
 
-std::optional<ProviderPick> ProviderSet::Pick(std::optional<uint64_t> hash_key,
-                                              std::vector<std::string>& excluded) {
-  const size_t given = excluded.size();
-  std::optional<ProviderPick> pick;
-  for (int skipped = 0; skipped <= kMaxSkippedPicks; ++skipped) {
+ProviderPick ProviderSet::Pick(std::optional<uint64_t> hash_key,
+                               std::span<const std::string> excluded) {
+  // Grown only past a skipped pick: the common call allocates no list.
+  std::vector<std::string> skipped;
+  for (int skips = 0; skips <= kMaxSkippedPicks; ++skips) {
     const BalancerEndpoint* endpoint =
         balancer_->Select(SelectRequest{.hash_key = hash_key, .excluded = excluded});
     if (endpoint == nullptr) break;
     // Null when the registry dropped it after the balancer's list was made.
     std::shared_ptr<Provider> provider = Provider::Of(*endpoint);
     const Phase phase = provider ? provider->outlier().phase() : Phase::kEjected;
-    if (phase == Phase::kServing) {
-      pick = ProviderPick{std::move(provider), false};
-      break;
+    if (phase == Phase::kServing ||
+        (phase == Phase::kProbing && provider->outlier().ClaimProbe())) {
+      if (tracks_load_) provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);
+      return ProviderPick{std::move(provider), phase == Phase::kProbing};
     }
-    if (phase == Phase::kProbing && provider->outlier().ClaimProbe()) {
-      pick = ProviderPick{std::move(provider), true};
-      break;
-    }
-    excluded.push_back(endpoint->address);
+    if (skipped.empty()) skipped.assign(excluded.begin(), excluded.end());
+    skipped.push_back(endpoint->address);
+    excluded = skipped;
   }
-  excluded.resize(given);
-  if (pick && tracks_load_)
-    pick->provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);
-  return pick;
+  return {};
 }
 
 void ProviderSet::Report(const ProviderPick& pick, const AttemptVerdict& verdict,

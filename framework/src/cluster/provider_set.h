@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,9 @@ class ProviderSet {
   // drain (their connection closes when their last call ends).
   void Apply(const std::vector<ProviderInfo>& providers);
 
-  // A provider not in `excluded` (which is restored before returning), counted in flight
-  // until Report() if the balancer reads load. nullopt when no provider is eligible.
-  std::optional<ProviderPick> Pick(std::optional<uint64_t> hash_key,
-                                   std::vector<std::string>& excluded);
+  // A provider not in `excluded`, counted in flight until Report() if the balancer reads load.
+  // Without a provider when none is eligible.
+  ProviderPick Pick(std::optional<uint64_t> hash_key, std::span<const std::string> excluded);
   using Clock = std::chrono::steady_clock;
 
   // The end of an attempt to `pick` that started at `started`.

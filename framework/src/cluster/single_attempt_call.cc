@@ -11,14 +11,14 @@
 namespace ferry::cluster {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 template <class Options>
 void Send(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
           const google::protobuf::Message& request, google::protobuf::Message* response,
-          Options&& options, CallDone&& done) {
-  using Clock = std::chrono::steady_clock;
+          Options&& options, Clock::time_point started, CallDone&& done) {
   const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
   const bool bounded = timeout > std::chrono::milliseconds::zero();
-  const Clock::time_point started = Clock::now();
   // Reused per thread: it is serialized before Call() returns.
   thread_local wire::RpcMeta meta;
   client::FillRequestMeta(
@@ -54,15 +54,16 @@ void Send(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
                        google::protobuf::Message* response, const CallOptions& options,
-                       CallDone&& done) {
-  Send(cluster, std::move(pick), method, request, response, options, std::move(done));
+                       Clock::time_point started, CallDone&& done) {
+  Send(cluster, std::move(pick), method, request, response, options, started, std::move(done));
 }
 
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
                        google::protobuf::Message* response, CallOptions&& options,
-                       CallDone&& done) {
-  Send(cluster, std::move(pick), method, request, response, std::move(options), std::move(done));
+                       Clock::time_point started, CallDone&& done) {
+  Send(cluster, std::move(pick), method, request, response, std::move(options), started,
+       std::move(done));
 }
 
 }  // namespace ferry::cluster

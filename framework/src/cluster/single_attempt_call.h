@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+
 #include "cluster/cluster.h"
 #include "cluster/provider_set.h"
 #include "ferry/framework/channel.h"
@@ -11,14 +13,15 @@ namespace ferry::cluster {
 // a call object nor a lock; the attempt's completion reports to the provider set and runs
 // `done`. Unless the call is a probe or the balancer reads load, the provider itself observes
 // the call (client::CallObserver) and `done` is not even wrapped. Failfast is the default
-// policy, so this is the path most calls take.
+// policy, so this is the path most calls take. The call's timeout runs from `started`.
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
                        google::protobuf::Message* response, const CallOptions& options,
-                       CallDone&& done);
+                       std::chrono::steady_clock::time_point started, CallDone&& done);
 // The same from options the caller is done with, whose strings the request takes.
 void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
                        const google::protobuf::Message& request,
-                       google::protobuf::Message* response, CallOptions&& options, CallDone&& done);
+                       google::protobuf::Message* response, CallOptions&& options,
+                       std::chrono::steady_clock::time_point started, CallDone&& done);
 
 }  // namespace ferry::cluster

@@ -13,11 +13,9 @@ bool BlindChain::AllBlind(const Filters& filters) {
                       [](const auto& filter) { return filter->ObservesDone(); });
 }
 
-Status BlindChain::RunFilters(const MethodSpec& method, const google::protobuf::Message& request,
-                              CallOptions& changed) const {
+Status BlindChain::RunFilters(ClientCall call) const {
   // Chosen here rather than by the transport so that client filters log the id the server sees.
-  if (changed.trace_id.empty()) client::FillRandomTraceId(&changed.trace_id);
-  ClientCall call{method, request, changed};
+  if (call.options.trace_id.empty()) client::FillRandomTraceId(&call.options.trace_id);
   for (const auto& filter : filters_) {
     if (Status status = filter->OnCall(call); !status.ok()) return status;
   }

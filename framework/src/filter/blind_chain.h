@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@ namespace ferry::filter {
 class BlindChain {
  public:
   using Filters = std::vector<std::shared_ptr<ClientFilter>>;
+  using Clock = std::chrono::steady_clock;
 
   BlindChain() = default;
   explicit BlindChain(Filters filters);
@@ -26,15 +28,17 @@ class BlindChain {
 
   bool empty() const { return filters_.empty(); }
 
-  // Runs the filters on a copy of `options`, then `send(changed)`, a CallOptions& it may take
-  // strings from; when a filter rejects the call, `done(status)` instead, and nothing is sent.
+  // Runs the filters on a copy of `options`, then `send(changed, started)`: a CallOptions& it
+  // may take strings from, and when the call started (ClientCall::started). When a filter
+  // rejects the call, `done(status)` instead, and nothing is sent.
   template <class Send>
   void Run(const MethodSpec& method, const google::protobuf::Message& request,
            const CallOptions& options, CallDone& done, Send&& send) const {
     thread_local CallOptions scratch;
     thread_local bool scratch_in_use = false;
+    const Clock::time_point started = Clock::now();
     if (scratch_in_use) {
-      RunReentered(method, request, options, done, send);
+      RunReentered(method, request, options, started, done, send);
       return;
     }
     scratch_in_use = true;
@@ -42,11 +46,11 @@ class BlindChain {
       ~Release() { scratch_in_use = false; }
     } release;
     CopyOptions(options, &scratch);
-    if (Status status = RunFilters(method, request, scratch); !status.ok()) {
+    if (Status status = RunFilters(ClientCall{method, request, scratch, started}); !status.ok()) {
       done(status);
       return;
     }
-    send(scratch);
+    send(scratch, started);
   }
 
  private:
@@ -63,21 +67,20 @@ class BlindChain {
   }
 
   // Fills a missing trace id, so that the filters see the one the server will, then runs them.
-  Status RunFilters(const MethodSpec& method, const google::protobuf::Message& request,
-                    CallOptions& changed) const;
+  Status RunFilters(ClientCall call) const;
 
   // Out of line: a CallOptions on the stack of the common path would cost it a memset.
   template <class Send>
   [[gnu::noinline]] void RunReentered(const MethodSpec& method,
                                       const google::protobuf::Message& request,
-                                      const CallOptions& options, CallDone& done,
-                                      Send& send) const {
+                                      const CallOptions& options, Clock::time_point started,
+                                      CallDone& done, Send& send) const {
     CallOptions changed = options;
-    if (Status status = RunFilters(method, request, changed); !status.ok()) {
+    if (Status status = RunFilters(ClientCall{method, request, changed, started}); !status.ok()) {
       done(status);
       return;
     }
-    send(changed);
+    send(changed, started);
   }
 
   Filters filters_;

@@ -16,10 +16,10 @@ class FilteredCall {
   FilteredCall(std::shared_ptr<const FilteredChannel::Filters> filters, const MethodSpec& method,
                const google::protobuf::Message& request, const CallOptions& options, CallDone done)
       : filters_(std::move(filters)),
+        start_(Clock::now()),
         options_(options),
-        call_{method, request, options_},
-        done_(std::move(done)),
-        start_(Clock::now()) {
+        call_{method, request, options_, start_},
+        done_(std::move(done)) {
     // Chosen here rather than by the transport so that client filters log the id the server sees.
     if (options_.trace_id.empty()) client::FillRandomTraceId(&options_.trace_id);
   }
@@ -48,10 +48,10 @@ class FilteredCall {
 
  private:
   const std::shared_ptr<const FilteredChannel::Filters> filters_;
+  const Clock::time_point start_;
   CallOptions options_;
   ClientCall call_;
   CallDone done_;
-  const Clock::time_point start_;
   size_t entered_ = 0;  // filters whose OnCall ran
 };
 
@@ -67,7 +67,7 @@ void FilteredChannel::CallMethod(const MethodSpec& method, const google::protobu
                                  google::protobuf::Message* response, const CallOptions& options,
                                  CallDone done) {
   if (!observes_done_) {
-    blind_.Run(method, request, options, done, [&](CallOptions& changed) {
+    blind_.Run(method, request, options, done, [&](CallOptions& changed, Clock::time_point) {
       inner_->CallMethod(method, request, response, changed, std::move(done));
     });
     return;

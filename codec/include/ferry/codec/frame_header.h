@@ -47,12 +47,14 @@ struct FrameHeader {
 void WriteHeader(const FrameHeader& header, uint8_t* out);
 std::array<uint8_t, kHeaderSize> WriteHeader(const FrameHeader& header);
 
-// Adds `extra` to the meta_length of a header written at `header`: for a sender that puts more
-// meta fields between the header and the meta it serialized (protobuf merges the two).
-inline void GrowMetaLength(uint8_t* header, uint32_t extra) {
+// Adds `change` (maybe negative) to the meta_length of a header written at `header`: for a
+// sender that puts other meta fields between the header and the meta it serialized (protobuf
+// merges the two).
+inline void ChangeMetaLength(uint8_t* header, int32_t change) {
   uint8_t* p = header + 20;
   const uint32_t length =
-      (uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]) + extra;
+      (uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]) +
+      static_cast<uint32_t>(change);
   p[0] = static_cast<uint8_t>(length >> 24);
   p[1] = static_cast<uint8_t>(length >> 16);
   p[2] = static_cast<uint8_t>(length >> 8);
