@@ -26,6 +26,7 @@ void PrintMethodSpecs(const google::protobuf::ServiceDescriptor& service,
                   "    .method = \"$method$\",\n"
                   "    .idempotent = $idempotent$,\n"
                   "    .inline_method = $inline_method$,\n"
+                  "    .generated = true,\n"
                   "};\n");
   }
   printer.Outdent();

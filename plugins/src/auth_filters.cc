@@ -46,11 +46,12 @@ class AuthClientFilter final : public ClientFilter {
   Status OnCall(ClientCall& call) override {
     thread_local AuthTokenCache made;
     AuthTokenCache::Entry& entry = made.ForMethod(id_, &call.method);
-    if (!AuthTokenCache::Holds(entry, id_, call.method.service, call.method.method, call.started)) {
+    if (!AuthTokenCache::Holds(entry, id_, call.method, call.started)) {
       AuthTokenCache::Fill(
           entry, id_, call.method.service, call.method.method, /*method_id=*/0,
           MakeAuthToken(secret_, call.method.service, call.method.method, UnixMillisNow()),
-          /*token_id=*/0, call.started + kClientTokenReuse);
+          /*token_id=*/0, call.started + kClientTokenReuse,
+          call.method.generated ? &call.method : nullptr);
     }
     call.options.auth_token = entry.token;
     return Status::Ok();

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "ferry/framework/hash_key.h"
+#include "ferry/framework/method_spec.h"
 #include "method_key.h"
 
 namespace ferry::plugins {
@@ -43,6 +44,9 @@ class AuthTokenCache {
 
   struct Entry {
     uint64_t filter_id = 0;
+    // The client's MethodSpec when it is a generated one (MethodSpec::generated), which its
+    // address alone identifies; else null, and method_key does.
+    const MethodSpec* spec = nullptr;
     std::string method_key;  // service "/" method
     uint64_t method_id = 0;  // the server's ServerContext::method_id(), when it has one
     std::string token;
@@ -81,6 +85,11 @@ class AuthTokenCache {
     return e.filter_id == filter_id && now <= e.valid_until &&
            IsMethodKey(e.method_key, service, method);
   }
+  // The same for the client's `spec`, compared by address when it is a generated one.
+  static bool Holds(const Entry& e, uint64_t filter_id, const MethodSpec& spec, SteadyTime now) {
+    if (e.filter_id != filter_id || now > e.valid_until) return false;
+    return spec.generated ? e.spec == &spec : IsMethodKey(e.method_key, spec.service, spec.method);
+  }
   // The same for the server's method `method_id` (ServerContext::method_id()), when non-zero.
   static bool Holds(const Entry& e, uint64_t filter_id, uint64_t method_id,
                     std::string_view service, std::string_view method, SteadyTime now) {
@@ -109,8 +118,9 @@ class AuthTokenCache {
   }
   static void Fill(Entry& e, uint64_t filter_id, std::string_view service, std::string_view method,
                    uint64_t method_id, std::string_view token, uint64_t token_id,
-                   SteadyTime valid_until) {
+                   SteadyTime valid_until, const MethodSpec* generated_spec = nullptr) {
     e.filter_id = filter_id;
+    e.spec = generated_spec;
     e.method_key.assign(service).append("/").append(method);
     e.method_id = method_id;
     e.token.assign(token);

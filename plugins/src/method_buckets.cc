@@ -1,9 +1,6 @@
 #include "method_buckets.h"
 
-#include <array>
 #include <atomic>
-
-#include "method_key.h"
 
 namespace ferry::plugins {
 namespace {
@@ -16,12 +13,6 @@ uint64_t NextBucketsId() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-constexpr size_t kMemoSlots = 64;
-
-size_t MemoSlot(uint64_t owner, uint64_t key) {
-  return static_cast<size_t>(((key >> 3) ^ (key >> 11) ^ key ^ owner) % kMemoSlots);
-}
-
 }  // namespace
 
 MethodBuckets::Bucket::Bucket(std::string k, const RateLimit* l, RateClock::time_point now)
@@ -29,32 +20,6 @@ MethodBuckets::Bucket::Bucket(std::string k, const RateLimit* l, RateClock::time
 
 MethodBuckets::MethodBuckets(LimitOf limit_of)
     : id_(NextBucketsId()), limit_of_(std::move(limit_of)) {}
-
-MethodBuckets::Taken MethodBuckets::TryTake(std::string_view service, std::string_view method,
-                                            uint64_t method_id, RateClock::time_point now) {
-  // Per thread, direct-mapped by the method's id, or else by the address of its name. Method
-  // ids are never reused; entries found by address are checked against the name itself, so an
-  // address reused for another name only costs a miss. Only this instance's entries are
-  // followed, since buckets live as long as their instance.
-  struct MemoEntry {
-    uint64_t owner = 0;
-    uint64_t method_id = 0;
-    Bucket* bucket = nullptr;
-  };
-  thread_local std::array<MemoEntry, kMemoSlots> memo;
-  const uint64_t key = method_id != 0 ? method_id : reinterpret_cast<uintptr_t>(method.data());
-  MemoEntry& entry = memo[MemoSlot(id_, key)];
-  Bucket* bucket = entry.bucket;
-  const bool hit = entry.owner == id_ && entry.method_id == method_id &&
-                   (method_id != 0 || IsMethodKey(bucket->key, service, method));
-  if (!hit) {
-    bucket = &Find(service, method, now);
-    entry = MemoEntry{id_, method_id, bucket};
-  }
-  Taken taken{.ok = true, .limit = bucket->limit, .method_key = bucket->key};
-  if (bucket->limit != nullptr) taken.ok = bucket->tokens.TryTake(now);
-  return taken;
-}
 
 MethodBuckets::Bucket& MethodBuckets::Find(std::string_view service, std::string_view method,
                                            RateClock::time_point now) {

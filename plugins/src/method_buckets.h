@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 
 #include "atomic_token_bucket.h"
+#include "method_key.h"
 #include "token_bucket.h"
 
 namespace ferry::plugins {
@@ -33,9 +35,27 @@ class MethodBuckets {
     const RateLimit* limit = nullptr;  // the method's, when it has one
     std::string_view method_key;       // valid while the buckets live
   };
-  // `method_id`: ServerContext::method_id(), or 0.
+  // `method_id`: ServerContext::method_id(), or 0. Inline: every call of a limited server
+  // takes this path, and its bucket is nearly always in the memo.
   Taken TryTake(std::string_view service, std::string_view method, uint64_t method_id,
-                RateClock::time_point now);
+                RateClock::time_point now) {
+    // Per thread, direct-mapped by the method's id, or else by the address of its name. Method
+    // ids are never reused; entries found by address are checked against the name itself, so an
+    // address reused for another name only costs a miss. Only this instance's entries are
+    // followed, since buckets live as long as their instance.
+    thread_local std::array<MemoEntry, kMemoSlots> memo;
+    const uint64_t key = method_id != 0 ? method_id : reinterpret_cast<uintptr_t>(method.data());
+    MemoEntry& entry = memo[((key >> 3) ^ (key >> 11) ^ key ^ id_) % kMemoSlots];
+    Bucket* bucket = entry.bucket;
+    if (entry.owner != id_ || entry.method_id != method_id ||
+        (method_id == 0 && !IsMethodKey(bucket->key, service, method))) {
+      bucket = &Find(service, method, now);
+      entry = MemoEntry{id_, method_id, bucket};
+    }
+    Taken taken{.ok = true, .limit = bucket->limit, .method_key = bucket->key};
+    if (bucket->limit != nullptr) taken.ok = bucket->tokens.TryTake(now);
+    return taken;
+  }
 
  private:
   struct Bucket {
@@ -44,6 +64,12 @@ class MethodBuckets {
     const RateLimit* const limit;  // null: unlimited, and `tokens` is unused
     AtomicTokenBucket tokens;
   };
+  struct MemoEntry {
+    uint64_t owner = 0;
+    uint64_t method_id = 0;
+    Bucket* bucket = nullptr;
+  };
+  static constexpr size_t kMemoSlots = 64;
 
   Bucket& Find(std::string_view service, std::string_view method, RateClock::time_point now);
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "auth_token_cache.h"
+#include "echo.ferry.h"
 #include "echo.pb.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
@@ -28,12 +29,19 @@ class AuthClientFilterTest : public ::testing::Test {
     ASSERT_TRUE(filter_->Configure("{name: auth, secret: s3cr3t}").ok());
   }
 
-  // The token the filter gives a call of kEcho that started at `started`.
-  std::string TokenAt(Clock::time_point started) {
+  // The token the filter gives a call of `method` that started at `started`.
+  std::string TokenFor(const MethodSpec& method, Clock::time_point started) {
     CallOptions options;
-    ClientCall call{kEcho, request_, options, started};
+    ClientCall call{method, request_, options, started};
     EXPECT_TRUE(filter_->OnCall(call).ok());
     return options.auth_token;
+  }
+  std::string TokenAt(Clock::time_point started) { return TokenFor(kEcho, started); }
+
+  static bool SignedFor(const std::string& token, const MethodSpec& method) {
+    return plugins::VerifyAuthToken("s3cr3t", token, method.service, method.method,
+                                    plugins::AuthTokenMillis(token), std::chrono::milliseconds(0))
+        .ok();
   }
 
   std::shared_ptr<ClientFilter> filter_;
@@ -70,6 +78,23 @@ TEST_F(AuthClientFilterTest, SignsEachMethodWithItsOwnToken) {
                                        std::chrono::milliseconds(0))
                   .ok());
   EXPECT_NE(TokenAt(start), delay_token);
+}
+
+// A generated spec is known by its address; one built at run time by its names, since another
+// may later take its address.
+TEST_F(AuthClientFilterTest, KnowsRunTimeSpecsByNameAndGeneratedOnesByAddress) {
+  const Clock::time_point start = Clock::now();
+  const MethodSpec& generated = demo::EchoServiceMethods::Echo;
+  ASSERT_TRUE(generated.generated);
+  EXPECT_TRUE(SignedFor(TokenFor(generated, start), generated));
+
+  const std::string service = "ferry.demo.EchoService";
+  const std::string echo = "Echo";
+  const std::string delay = "Delay";
+  MethodSpec built{.service = service, .method = echo};
+  EXPECT_TRUE(SignedFor(TokenFor(built, start), built));
+  built = MethodSpec{.service = service, .method = delay};  // the same address, another method
+  EXPECT_TRUE(SignedFor(TokenFor(built, start), built));
 }
 
 }  // namespace

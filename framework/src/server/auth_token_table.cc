@@ -6,7 +6,7 @@
 
 namespace ferry::server {
 
-Status AuthTokenTable::Resolve(const wire::RpcMeta& meta, const Token** token) {
+Status AuthTokenTable::ResolveOther(const wire::RpcMeta& meta, const Token** token) {
   const uint64_t index = meta.auth_token_index();
   *token = nullptr;
   if (index == 0) return Status::Ok();
