@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -10,16 +11,15 @@
 #include <unordered_map>
 
 #include "atomic_token_bucket.h"
-#include "method_key.h"
 #include "token_bucket.h"
 
 namespace ferry::plugins {
 
 // The ratelimit filter's buckets per method. A server serves few methods, so each has one
-// bucket, taken from without a lock, for the filter's whole life. Each thread remembers which
-// bucket a method uses, by ServerContext::method_id() (or, in a context without one, by the
-// address of the method's name, which a server never moves): a call usually reaches its bucket
-// without building, hashing or looking up "<service>/<method>".
+// bucket, taken from without a lock, for the filter's whole life. A call reaches its bucket
+// through a table indexed by ServerContext::method_id(), or else through a per-thread memo by
+// the id or, in a context without one, by the address of the method's name, which a server never
+// moves: it builds, hashes and looks up "<service>/<method>" only the first time.
 class MethodBuckets {
  public:
   // The limit of a method, by "<service>/<method>"; nullptr when it has none. Asked once per
@@ -36,22 +36,13 @@ class MethodBuckets {
     std::string_view method_key;       // valid while the buckets live
   };
   // `method_id`: ServerContext::method_id(), or 0. Inline: every call of a limited server
-  // takes this path, and its bucket is nearly always in the memo.
+  // takes this path, and nearly always finds its bucket by the method's id at once.
   Taken TryTake(std::string_view service, std::string_view method, uint64_t method_id,
                 RateClock::time_point now) {
-    // Per thread, direct-mapped by the method's id, or else by the address of its name. Method
-    // ids are never reused; entries found by address are checked against the name itself, so an
-    // address reused for another name only costs a miss. Only this instance's entries are
-    // followed, since buckets live as long as their instance.
-    thread_local std::array<MemoEntry, kMemoSlots> memo;
-    const uint64_t key = method_id != 0 ? method_id : reinterpret_cast<uintptr_t>(method.data());
-    MemoEntry& entry = memo[((key >> 3) ^ (key >> 11) ^ key ^ id_) % kMemoSlots];
-    Bucket* bucket = entry.bucket;
-    if (entry.owner != id_ || entry.method_id != method_id ||
-        (method_id == 0 && !IsMethodKey(bucket->key, service, method))) {
-      bucket = &Find(service, method, now);
-      entry = MemoEntry{id_, method_id, bucket};
-    }
+    Bucket* bucket = method_id < kIndexedIds
+                         ? by_method_id_[method_id].load(std::memory_order_acquire)
+                         : nullptr;
+    if (bucket == nullptr) bucket = &Lookup(service, method, method_id, now);
     Taken taken{.ok = true, .limit = bucket->limit, .method_key = bucket->key};
     if (bucket->limit != nullptr) taken.ok = bucket->tokens.TryTake(now);
     return taken;
@@ -64,12 +55,13 @@ class MethodBuckets {
     const RateLimit* const limit;  // null: unlimited, and `tokens` is unused
     AtomicTokenBucket tokens;
   };
-  struct MemoEntry {
-    uint64_t owner = 0;
-    uint64_t method_id = 0;
-    Bucket* bucket = nullptr;
-  };
-  static constexpr size_t kMemoSlots = 64;
+  // Method ids are handed out from 1 as a server registers its methods, so a server's are
+  // small: below this, a method's bucket is found in by_method_id_ by its id.
+  static constexpr uint64_t kIndexedIds = 256;
+
+  // The bucket of a method not (yet) in by_method_id_.
+  Bucket& Lookup(std::string_view service, std::string_view method, uint64_t method_id,
+                 RateClock::time_point now);
 
   Bucket& Find(std::string_view service, std::string_view method, RateClock::time_point now);
 
@@ -77,6 +69,8 @@ class MethodBuckets {
   const LimitOf limit_of_;
   std::mutex mu_;  // guards buckets_: taken on a thread's first call of a method only
   std::unordered_map<std::string, std::unique_ptr<Bucket>> buckets_;
+  // Set once per method, then only read: no shared write on the call path.
+  std::array<std::atomic<Bucket*>, kIndexedIds> by_method_id_{};
 };
 
 }  // namespace ferry::plugins

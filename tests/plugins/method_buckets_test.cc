@@ -92,6 +92,10 @@ TEST(MethodBucketsTest, MethodIdsReachTheBucketOfTheirName) {
   EXPECT_FALSE(buckets.TryTake("svc.Echo", "Echo", kNoId, kStart).ok);
   EXPECT_FALSE(buckets.TryTake("svc.Echo", "Echo", 8, kStart).ok);
   EXPECT_TRUE(buckets.TryTake("svc.Echo", "Delay", 9, kStart).ok);
+  // Ids too large to index directly reach the same buckets through the per-thread memo.
+  EXPECT_FALSE(buckets.TryTake("svc.Echo", "Echo", 1'000'000, kStart).ok);
+  EXPECT_FALSE(buckets.TryTake("svc.Echo", "Echo", 1'000'000, kStart).ok);
+  EXPECT_TRUE(buckets.TryTake("svc.Echo", "Delay", 1'000'001, kStart).ok);
   EXPECT_EQ(limits.asked, (std::vector<std::string>{"svc.Echo/Echo", "svc.Echo/Delay"}));
 }
 
