@@ -66,27 +66,25 @@ void ProviderSet::Apply(const std::vector<ProviderInfo>& providers) {
   PublishLocked();
 }
 
-ProviderPick ProviderSet::Pick(std::optional<uint64_t> hash_key,
-                               std::span<const std::string> excluded) {
-  // Grown only past a skipped pick: the common call allocates no list.
-  std::vector<std::string> skipped;
-  for (int skips = 0; skips <= kMaxSkippedPicks; ++skips) {
-    const BalancerEndpoint* endpoint =
-        balancer_->Select(SelectRequest{.hash_key = hash_key, .excluded = excluded});
-    if (endpoint == nullptr) break;
-    // Null when the registry dropped it after the balancer's list was made.
-    std::shared_ptr<Provider> provider = Provider::Of(*endpoint);
+ProviderPick ProviderSet::PickPastSkipped(std::optional<uint64_t> hash_key,
+                                          std::span<const std::string> excluded,
+                                          const BalancerEndpoint& chosen,
+                                          std::shared_ptr<Provider> provider) {
+  std::vector<std::string> skipped(excluded.begin(), excluded.end());
+  const BalancerEndpoint* endpoint = &chosen;
+  for (int skips = 0;; ++skips) {
     const Phase phase = provider ? provider->outlier().phase() : Phase::kEjected;
     if (phase == Phase::kServing ||
         (phase == Phase::kProbing && provider->outlier().ClaimProbe())) {
       if (tracks_load_) provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);
       return ProviderPick{std::move(provider), phase == Phase::kProbing};
     }
-    if (skipped.empty()) skipped.assign(excluded.begin(), excluded.end());
+    if (skips == kMaxSkippedPicks) return {};
     skipped.push_back(endpoint->address);
-    excluded = skipped;
+    endpoint = balancer_->Select(SelectRequest{.hash_key = hash_key, .excluded = skipped});
+    if (endpoint == nullptr) return {};
+    provider = Provider::Of(*endpoint);
   }
-  return {};
 }
 
 void ProviderSet::Report(const ProviderPick& pick, const AttemptVerdict& verdict,

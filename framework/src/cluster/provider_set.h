@@ -42,8 +42,21 @@ class ProviderSet {
   void Apply(const std::vector<ProviderInfo>& providers);
 
   // A provider not in `excluded`, counted in flight until Report() if the balancer reads load.
-  // Without a provider when none is eligible.
-  ProviderPick Pick(std::optional<uint64_t> hash_key, std::span<const std::string> excluded);
+  // Without a provider when none is eligible. Inline for the usual pick, the balancer's first
+  // choice being in service.
+  [[gnu::always_inline]] ProviderPick Pick(std::optional<uint64_t> hash_key,
+                                           std::span<const std::string> excluded) {
+    const BalancerEndpoint* endpoint =
+        balancer_->Select(SelectRequest{.hash_key = hash_key, .excluded = excluded});
+    if (endpoint == nullptr) return {};
+    // Null when the registry dropped it after the balancer's list was made.
+    std::shared_ptr<Provider> provider = Provider::Of(*endpoint);
+    if (provider == nullptr || provider->outlier().phase() != OutlierState::Phase::kServing) {
+      return PickPastSkipped(hash_key, excluded, *endpoint, std::move(provider));
+    }
+    if (tracks_load_) provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);
+    return ProviderPick{std::move(provider), false};
+  }
   using Clock = std::chrono::steady_clock;
 
   // The end of an attempt to `pick` that started at `started`.
@@ -62,6 +75,11 @@ class ProviderSet {
   void Shutdown();
 
  private:
+  // Pick() once the balancer chose `chosen`, which is not in service: probes it if it is due
+  // for a probe, else asks the balancer again without it.
+  ProviderPick PickPastSkipped(std::optional<uint64_t> hash_key,
+                               std::span<const std::string> excluded,
+                               const BalancerEndpoint& chosen, std::shared_ptr<Provider> provider);
   void OnFailure(Provider& provider, bool probe);
   // Under mu_.
   void EjectLocked(Provider& provider, Clock::time_point now);

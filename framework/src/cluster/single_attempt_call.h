@@ -22,10 +22,10 @@ namespace ferry::cluster {
 // `options` is a const CallOptions&, or a CallOptions&& the caller is done with, whose strings
 // the request then takes. Inline, so that the channel's dispatch and this are one function.
 template <class Options>
-inline void SendSingleAttempt(Cluster& cluster, ProviderPick pick, const MethodSpec& method,
-                              const google::protobuf::Message& request,
-                              google::protobuf::Message* response, Options&& options,
-                              std::chrono::steady_clock::time_point started, CallDone&& done) {
+[[gnu::always_inline]] inline void SendSingleAttempt(
+    Cluster& cluster, ProviderPick pick, const MethodSpec& method,
+    const google::protobuf::Message& request, google::protobuf::Message* response,
+    Options&& options, std::chrono::steady_clock::time_point started, CallDone&& done) {
   const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   // Reused per thread: it is serialized before Call() returns.
