@@ -55,8 +55,9 @@ class MethodBuckets {
     const RateLimit* const limit;  // null: unlimited, and `tokens` is unused
     AtomicTokenBucket tokens;
   };
-  // Method ids are handed out from 1 as a server registers its methods, so a server's are
-  // small: below this, a method's bucket is found in by_method_id_ by its id.
+  // Method ids come from a process-wide counter that servers draw from as they register their
+  // methods (and connections as they learn auth tokens), so the methods of a server started with
+  // the process have small ones: below this, a method's bucket is found by its id alone.
   static constexpr uint64_t kIndexedIds = 256;
 
   // The bucket of a method not (yet) in by_method_id_.

@@ -7,7 +7,6 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
-#include <cstring>
 #include <span>
 #include <utility>
 

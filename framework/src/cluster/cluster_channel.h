@@ -34,10 +34,11 @@ class ClusterChannel final : public Channel {
   // Always inline: CallMethod, the filters' continuation and this are one call path.
   template <class Options>
   [[gnu::always_inline]] inline void Dispatch(const MethodSpec& method,
-                                       const google::protobuf::Message& request,
-                                       google::protobuf::Message* response, Options&& options,
-                                       std::chrono::steady_clock::time_point started,
-                                       CallDone&& done);
+                                              const google::protobuf::Message& request,
+                                              google::protobuf::Message* response,
+                                              Options&& options,
+                                              std::chrono::steady_clock::time_point started,
+                                              CallDone&& done);
 
   const filter::BlindChain filters_;
   const std::shared_ptr<Registry> registry_;
