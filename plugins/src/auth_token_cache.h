@@ -57,9 +57,9 @@ class AuthTokenCache {
     SteadyTime valid_until{};
   };
 
-  // The entry for (filter, method) on the client side, whatever its token. Methods are
-  // described by generated code's long-lived MethodSpecs, so their address picks the slot
-  // without hashing names; Holds() still compares the names.
+  // The entry for (filter, method) on the client side, whatever its token. The MethodSpec's
+  // address picks the slot without hashing names; Holds() then compares the address for a
+  // generated spec and the names for one built at run time.
   Entry& ForMethod(uint64_t filter_id, const void* method_spec) {
     return entries_[Slot(filter_id, reinterpret_cast<uintptr_t>(method_spec))];
   }
