@@ -73,6 +73,8 @@ std::string_view MessageTypeName(MessageType type) {
       return "heartbeat";
     case MessageType::kCancel:
       return "cancel";
+    case MessageType::kGoAway:
+      return "goaway";
   }
   return "unknown";
 }

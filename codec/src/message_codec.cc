@@ -19,10 +19,9 @@ std::string& Scratch() {
 
 Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
                    const google::protobuf::Message* body, const BodyOptions& options,
-                   std::string* out, std::string_view meta_prefix) {
+                   std::string* out) {
   const size_t start = out->size();
   out->resize(start + kHeaderSize);
-  if (!meta_prefix.empty()) out->append(meta_prefix);
   if (meta != nullptr && !meta->AppendToString(out)) {
     out->resize(start);
     return Status(StatusCode::INTERNAL, "cannot serialize frame meta");

@@ -40,6 +40,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "UNAUTHENTICATED";
     case StatusCode::OVERLOADED:
       return "OVERLOADED";
+    case StatusCode::DRAINING:
+      return "DRAINING";
   }
   return "UNKNOWN_CODE";
 }

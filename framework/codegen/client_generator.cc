@@ -36,9 +36,9 @@ void PrintClientMethods(const google::protobuf::ServiceDescriptor& service, Decl
         vars,
         "$virtual$::ferry::Result<$response$> $method$(\n"
         "    const $request$& request, const ::ferry::CallOptions& options = {})$suffix$;\n"
-        "$virtual$std::future<::ferry::Result<$response$>> $method$Async(\n"
+        "$virtual$::ferry::CallFuture<$response$> $method$Async(\n"
         "    const $request$& request, const ::ferry::CallOptions& options = {})$suffix$;\n"
-        "$virtual$void $method$Async(const $request$& request,\n"
+        "$virtual$::ferry::CallHandle $method$WithCallback(const $request$& request,\n"
         "    std::function<void(::ferry::Result<$response$>)> done,\n"
         "    const ::ferry::CallOptions& options = {})$suffix$;\n");
   }
@@ -51,7 +51,8 @@ void PrintClientDeclarations(const google::protobuf::ServiceDescriptor& service,
   const Vars vars = ServiceVars(service);
   printer.Print(vars,
                 "// Client of $service_full_name$: blocking, future and callback form of\n"
-                "// each method. Callbacks run on an IO thread and must not block.\n"
+                "// each method. The async forms return a handle that can cancel the call.\n"
+                "// Callbacks run on an IO thread and must not block.\n"
                 "class $service$Client {\n"
                 " public:\n"
                 "  virtual ~$service$Client() = default;\n\n");
@@ -86,15 +87,16 @@ void PrintProxyDefinitions(const google::protobuf::ServiceDescriptor& service,
         "  return ::ferry::codegen::BlockingUnaryCall<$response$>(\n"
         "      *channel_, $service$Methods::$method$, request, options);\n"
         "}\n\n"
-        "std::future<::ferry::Result<$response$>> $service$Proxy::$method$Async(\n"
+        "::ferry::CallFuture<$response$> $service$Proxy::$method$Async(\n"
         "    const $request$& request, const ::ferry::CallOptions& options) {\n"
         "  return ::ferry::codegen::FutureUnaryCall<$response$>(\n"
         "      *channel_, $service$Methods::$method$, request, options);\n"
         "}\n\n"
-        "void $service$Proxy::$method$Async(const $request$& request,\n"
+        "::ferry::CallHandle $service$Proxy::$method$WithCallback(\n"
+        "    const $request$& request,\n"
         "    std::function<void(::ferry::Result<$response$>)> done,\n"
         "    const ::ferry::CallOptions& options) {\n"
-        "  ::ferry::codegen::CallbackUnaryCall<$response$>(\n"
+        "  return ::ferry::codegen::CallbackUnaryCall<$response$>(\n"
         "      *channel_, $service$Methods::$method$, request, options, std::move(done));\n"
         "}\n\n");
   }

@@ -56,6 +56,7 @@ void GenerateHeader(const FileDescriptor& file, GeneratorContext& context) {
       "#include <utility>\n\n"
       "#include \"$stem$.pb.h\"\n"
       "#include \"ferry/codec/status.h\"\n"
+      "#include \"ferry/framework/call_handle.h\"\n"
       "#include \"ferry/framework/call_options.h\"\n"
       "#include \"ferry/framework/channel.h\"\n"
       "#include \"ferry/framework/method_spec.h\"\n"

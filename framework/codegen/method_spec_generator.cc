@@ -26,7 +26,6 @@ void PrintMethodSpecs(const google::protobuf::ServiceDescriptor& service,
                   "    .method = \"$method$\",\n"
                   "    .idempotent = $idempotent$,\n"
                   "    .inline_method = $inline_method$,\n"
-                  "    .generated = true,\n"
                   "};\n");
   }
   printer.Outdent();

@@ -10,6 +10,9 @@ void PrintServiceBaseDeclaration(const google::protobuf::ServiceDescriptor& serv
       ServiceVars(service),
       "// Server side of $service_full_name$: derive, override the methods you serve\n"
       "// and hand the object to ferry::Server::AddService. The rest answer UNIMPLEMENTED.\n"
+      "// Override either form of a method: `Method` answers by returning, on a business\n"
+      "// thread (or the IO thread for inline methods); `MethodAsync` answers through `done`,\n"
+      "// from any thread, and may return at once (e.g. after starting a downstream call).\n"
       "class $service$Base : public ::ferry::Service {\n"
       " public:\n"
       "  std::string_view full_name() const override {\n"
@@ -20,7 +23,9 @@ void PrintServiceBaseDeclaration(const google::protobuf::ServiceDescriptor& serv
   for (int i = 0; i < service.method_count(); ++i) {
     printer.Print(MethodVars(*service.method(i)),
                   "virtual ::ferry::Status $method$(::ferry::ServerContext& context,\n"
-                  "    const $request$& request, $response$* response);\n");
+                  "    const $request$& request, $response$* response);\n"
+                  "virtual void $method$Async(::ferry::ServerContext& context,\n"
+                  "    const $request$& request, $response$* response, ::ferry::ServerDone done);\n");
   }
   printer.Outdent();
   printer.Print("};\n\n");
@@ -34,6 +39,10 @@ void PrintServiceBaseDefinitions(const google::protobuf::ServiceDescriptor& serv
                   "    const $request$&, $response$*) {\n"
                   "  return ::ferry::Status(::ferry::StatusCode::UNIMPLEMENTED,\n"
                   "      \"$service_full_name$.$method$ is not implemented\");\n"
+                  "}\n\n"
+                  "void $service$Base::$method$Async(::ferry::ServerContext& context,\n"
+                  "    const $request$& request, $response$* response, ::ferry::ServerDone done) {\n"
+                  "  done($method$(context, request, response));\n"
                   "}\n\n");
   }
 
@@ -56,10 +65,10 @@ void PrintServiceBaseDefinitions(const google::protobuf::ServiceDescriptor& serv
                   " &$response$::default_instance(),\n"
                   " [](::ferry::Service& service, ::ferry::ServerContext& context,\n"
                   "    const ::google::protobuf::Message& request,\n"
-                  "    ::google::protobuf::Message* response) {\n"
-                  "   return static_cast<$service$Base&>(service).$method$(\n"
+                  "    ::google::protobuf::Message* response, ::ferry::ServerDone done) {\n"
+                  "   static_cast<$service$Base&>(service).$method$Async(\n"
                   "       context, static_cast<const $request$&>(request),\n"
-                  "       static_cast<$response$*>(response));\n"
+                  "       static_cast<$response$*>(response), std::move(done));\n"
                   " }},\n");
   }
   printer.Outdent();

@@ -6,22 +6,21 @@
 #include "access_log.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
-#include "filter_config.h"
 
 namespace ferry::accesslog {
 namespace {
 
-Status OpenFromConfig(const std::string& yaml, std::unique_ptr<AccessLog>* out) {
-  plugins::FilterConfig config(yaml);
+void OpenFromConfig(config::ConfigReader& config, std::unique_ptr<AccessLog>* out) {
   std::string file;
   config.String("file", &file);
-  if (Status status = config.Finish(); !status.ok()) return status;
-  return AccessLog::Open(file, out);
+  if (Status status = AccessLog::Open(file, out); !status.ok()) {
+    config.Invalid("file", status.message());
+  }
 }
 
 class AccessLogClientFilter final : public ClientFilter {
  public:
-  Status Configure(const std::string& yaml) override { return OpenFromConfig(yaml, &log_); }
+  void Configure(config::ConfigReader& config) override { OpenFromConfig(config, &log_); }
   Status OnCall(ClientCall&) override { return Status::Ok(); }
   // The client knows no peer: the channel picks the connection after the filters ran.
   void OnDone(const ClientCall& call, const Status& status,
@@ -36,7 +35,7 @@ class AccessLogClientFilter final : public ClientFilter {
 
 class AccessLogServerFilter final : public ServerFilter {
  public:
-  Status Configure(const std::string& yaml) override { return OpenFromConfig(yaml, &log_); }
+  void Configure(config::ConfigReader& config) override { OpenFromConfig(config, &log_); }
   Status OnCall(ServerCall&) override { return Status::Ok(); }
   void OnDone(const ServerCall& call, const Status& status,
               std::chrono::nanoseconds latency) override {

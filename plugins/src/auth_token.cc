@@ -128,4 +128,12 @@ Status VerifyAuthToken(std::string_view secret, std::string_view token, std::str
   return Status::Ok();
 }
 
+int64_t AuthTokenMillis(std::string_view token) {
+  if (!token.starts_with("v2:") && !token.starts_with("v1:")) return -1;
+  token.remove_prefix(3);
+  int64_t ms = -1;
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), ms);
+  return error == std::errc() && end != token.data() + token.size() && *end == ':' ? ms : -1;
+}
+
 }  // namespace ferry::plugins

@@ -42,31 +42,32 @@ std::optional<std::string> KeyOf(const google::protobuf::Message& request, std::
 
 }  // namespace
 
-void FieldRateLimits::Configure(FilterConfig& config, size_t max_keys) {
+void FieldRateLimits::Configure(config::ConfigReader& config, size_t max_keys) {
   if (!config.Has("per_field")) return;
-  FilterConfig methods = config.Section("per_field");
+  config::ConfigReader methods = config.Section("per_field");
   for (const std::string& method : config.KeysOf("per_field")) {
     if (method.find('/') == std::string::npos) {
       methods.Invalid(method, "expected <full service name>/<method>");
       continue;
     }
-    FilterConfig fields = methods.Section(method);
+    config::ConfigReader fields = methods.Section(method);
     for (const std::string& field : methods.KeysOf(method)) {
       if (std::optional<RateLimit> limit = ReadRateLimit(fields.Section(field))) {
         rules_[method].push_back(
             Rule{field, std::move(*limit), std::make_unique<BucketMap>(max_keys)});
       }
     }
-    fields.Finish();
   }
-  methods.Finish();
 }
 
-Status FieldRateLimits::TryTake(std::string_view method_key, const ServerCall& call,
-                                RateClock::time_point now) {
+FieldRateLimits::Rules* FieldRateLimits::For(std::string_view method_key) {
   const auto rules = rules_.find(method_key);
-  if (rules == rules_.end()) return Status::Ok();
-  for (Rule& rule : rules->second) {
+  return rules == rules_.end() ? nullptr : &rules->second;
+}
+
+Status FieldRateLimits::TryTake(Rules& rules, std::string_view method_key, const ServerCall& call,
+                                RateClock::time_point now) {
+  for (Rule& rule : rules) {
     std::string error;
     const std::optional<std::string> key = KeyOf(call.request, rule.field, &error);
     if (!key) {

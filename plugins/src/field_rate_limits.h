@@ -10,7 +10,7 @@
 #include "bucket_map.h"
 #include "ferry/codec/status.h"
 #include "ferry/framework/filter.h"
-#include "filter_config.h"
+#include "ferry/framework/config_reader.h"
 
 namespace ferry::plugins {
 
@@ -28,20 +28,27 @@ namespace ferry::plugins {
 // of that method with FAILED_PRECONDITION naming it rather than passing them unlimited.
 class FieldRateLimits {
  public:
-  // Reads the `per_field` section; errors go to `config`. `max_keys` bounds each rule's buckets.
-  void Configure(FilterConfig& config, size_t max_keys);
-  bool empty() const { return rules_.empty(); }
-
-  // OK, or RESOURCE_EXHAUSTED naming the method, field and value whose bucket is empty.
-  Status TryTake(std::string_view method_key, const ServerCall& call, RateClock::time_point now);
-
- private:
   struct Rule {
     std::string field;
     RateLimit limit;
     std::unique_ptr<BucketMap> buckets;
   };
-  std::map<std::string, std::vector<Rule>, std::less<>> rules_;  // by "<service>/<method>"
+  using Rules = std::vector<Rule>;
+
+  // Reads the `per_field` section; errors go to `config`. `max_keys` bounds each rule's buckets.
+  void Configure(config::ConfigReader& config, size_t max_keys);
+  bool empty() const { return rules_.empty(); }
+
+  // The rules of a method, by "<service>/<method>"; nullptr when it has none. They live as long
+  // as this object.
+  Rules* For(std::string_view method_key);
+
+  // OK, or RESOURCE_EXHAUSTED naming the method, field and value whose bucket is empty.
+  static Status TryTake(Rules& rules, std::string_view method_key, const ServerCall& call,
+                        RateClock::time_point now);
+
+ private:
+  std::map<std::string, Rules, std::less<>> rules_;  // by "<service>/<method>"
 };
 
 }  // namespace ferry::plugins

@@ -6,13 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "atomic_token_bucket.h"
 #include "bucket_map.h"
 #include "builtin_filters.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
 #include "field_rate_limits.h"
-#include "filter_config.h"
-#include "method_buckets.h"
 #include "rate_limit_config.h"
 
 namespace ferry::plugins {
@@ -28,15 +27,27 @@ std::string_view HostOf(std::string_view peer) {
   return colon == std::string_view::npos ? peer : peer.substr(0, colon);
 }
 
+// What the filter keeps for one method: its own bucket, shared lock-free by every thread that
+// serves it, and its per-field rules.
+struct MethodLimits {
+  MethodLimits(std::string k, const RateLimit* l, FieldRateLimits::Rules* rules)
+      : key(std::move(k)), limit(l), field_rules(rules) {
+    if (limit != nullptr) bucket.emplace(*limit, RateClock::now());
+  }
+  const std::string key;  // "<service>/<method>"
+  const RateLimit* const limit;
+  std::optional<AtomicTokenBucket> bucket;
+  FieldRateLimits::Rules* const field_rules;  // null: none
+};
+
 // Token buckets per method, per caller and per request field; a call must find a token in
 // every bucket that applies to it.
 class RateLimitFilter final : public ServerFilter {
  public:
-  Status Configure(const std::string& yaml) override {
-    FilterConfig config(yaml);
+  void Configure(config::ConfigReader& config) override {
     if (config.Has("per_method")) per_method_ = ReadRateLimit(config.Section("per_method"));
     if (config.Has("per_caller")) per_caller_ = ReadRateLimit(config.Section("per_caller"));
-    FilterConfig methods = config.Section("methods");
+    config::ConfigReader methods = config.Section("methods");
     for (const std::string& name : config.KeysOf("methods")) {
       if (name.find('/') == std::string::npos) {
         methods.Invalid(name, "expected <full service name>/<method>");
@@ -44,7 +55,6 @@ class RateLimitFilter final : public ServerFilter {
         method_overrides_.emplace(name, std::move(*limit));
       }
     }
-    methods.Finish();
     int64_t max_callers = kDefaultMaxCallers;
     config.Integer("max_callers", 1, kMaxCallers, &max_callers);
     per_field_.Configure(config, static_cast<size_t>(max_callers));
@@ -52,20 +62,22 @@ class RateLimitFilter final : public ServerFilter {
       config.Invalid("per_method",
                      "set at least one of per_method, per_caller, methods or per_field");
     }
-    if (Status status = config.Finish(); !status.ok()) return status;
     callers_.emplace(static_cast<size_t>(max_callers));
-    methods_.emplace([this](std::string_view method_key) -> const RateLimit* {
-      const auto overridden = method_overrides_.find(method_key);
-      return overridden != method_overrides_.end() ? &overridden->second : LimitOrNull(per_method_);
-    });
-    return Status::Ok();
+  }
+
+  std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
+    std::string key = std::string(method.service) + "/" + std::string(method.method);
+    const auto overridden = method_overrides_.find(key);
+    const RateLimit* limit = overridden != method_overrides_.end() ? &overridden->second
+                             : per_method_                        ? &*per_method_
+                                                                  : nullptr;
+    FieldRateLimits::Rules* rules = per_field_.For(key);
+    return std::make_shared<MethodLimits>(std::move(key), limit, rules);
   }
 
   Status OnCall(ServerCall& call) override {
-    // Limits how fast calls arrive, by the time the server read them: no clock read per call.
-    const RateClock::time_point received = call.context.received_at();
-    const RateClock::time_point now =
-        received != RateClock::time_point{} ? received : RateClock::now();
+    auto& method = *static_cast<MethodLimits*>(call.state.method_state);
+    const RateClock::time_point now = RateClock::now();
     if (per_caller_) {
       const Attachments& attachments = call.context.attachments();
       const auto named = attachments.find(std::string(kCallerAttachment));
@@ -75,21 +87,17 @@ class RateLimitFilter final : public ServerFilter {
         return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
       }
     }
-    const MethodBuckets::Taken taken = methods_->TryTake(
-        call.context.service(), call.context.method(), call.context.method_id(), now);
-    if (!taken.ok) return Exhausted("method " + std::string(taken.method_key), *taken.limit);
-    if (!per_field_.empty()) return per_field_.TryTake(taken.method_key, call, now);
+    if (method.bucket && !method.bucket->TryTake(now)) {
+      return Exhausted("method " + method.key, *method.limit);
+    }
+    if (method.field_rules != nullptr) {
+      return FieldRateLimits::TryTake(*method.field_rules, method.key, call, now);
+    }
     return Status::Ok();
   }
-
-  void OnDone(const ServerCall&, const Status&, std::chrono::nanoseconds) override {}
   bool ObservesDone() const override { return false; }
 
  private:
-  static const RateLimit* LimitOrNull(const std::optional<RateLimit>& limit) {
-    return limit ? &*limit : nullptr;
-  }
-
   static Status Exhausted(const std::string& who, const RateLimit& limit) {
     return Status(StatusCode::RESOURCE_EXHAUSTED,
                   "ratelimit: rate limit of " + who + " exceeded (" + limit.description + ")");
@@ -98,7 +106,6 @@ class RateLimitFilter final : public ServerFilter {
   std::optional<RateLimit> per_method_;
   std::optional<RateLimit> per_caller_;
   std::map<std::string, RateLimit, std::less<>> method_overrides_;
-  std::optional<MethodBuckets> methods_;
   std::optional<BucketMap> callers_;
   FieldRateLimits per_field_;
 };

@@ -42,24 +42,18 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
       sweep_timer_(io),
       backoff_(options.reconnect_initial, options.reconnect_max) {}
 
-uint64_t ClientConnection::Call(const wire::RpcMeta& meta, std::string_view auth_token,
-                                const google::protobuf::Message& request,
+uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
                                 google::protobuf::Message* response, Clock::time_point deadline,
                                 milliseconds timeout, CallDone done,
-                                std::shared_ptr<CallObserver> observer) {
+                                std::shared_ptr<CallObserver> observer, Refused* refused) {
   return Send(
       [&](uint64_t id, std::string* frame) {
         codec::FrameHeader header;
         header.type = codec::MessageType::kRequest;
         header.request_id = id;
-        // A token goes in under the outbox's lock (QueueWithAuthToken), into this placeholder.
-        const std::string_view placeholder =
-            auth_token.empty() ? std::string_view()
-                               : std::string_view(AuthTokenIndex::kPlaceholder.data(),
-                                                  AuthTokenIndex::kPlaceholderSize);
-        return codec::AppendFrame(header, &meta, &request, body_options_, frame, placeholder);
+        return codec::AppendFrame(header, &meta, &request, body_options_, frame);
       },
-      auth_token, PendingCall{response, std::move(done), deadline, timeout, std::move(observer)});
+      PendingCall{response, std::move(done), deadline, timeout, std::move(observer)}, refused);
 }
 
 uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t timeout_us,
@@ -70,12 +64,11 @@ uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t t
         request.AppendFrame(id, timeout_us, frame);
         return Status::Ok();
       },
-      {}, PendingCall{response, std::move(done), deadline, timeout, nullptr});
+      PendingCall{response, std::move(done), deadline, timeout, nullptr}, nullptr);
 }
 
 template <class Encode>
-uint64_t ClientConnection::Send(const Encode& encode, std::string_view auth_token,
-                                PendingCall call) {
+uint64_t ClientConnection::Send(const Encode& encode, PendingCall call, Refused* refused) {
   // Read before Admit(): if it differs once the request is queued, the link this call was
   // admitted to ended meanwhile, and may have missed the call when failing its pending ones.
   const uint64_t epoch = epoch_.load(std::memory_order_acquire);
@@ -92,9 +85,7 @@ uint64_t ClientConnection::Send(const Encode& encode, std::string_view auth_toke
     return 0;
   }
   // The server would close the connection over it, failing every other call on it too.
-  const size_t frame_size =
-      frame.size() +
-      (auth_token.empty() ? 0 : AuthTokenIndex::MaxDefinitionSize(auth_token.size()));
+  const size_t frame_size = frame.size();
   if (frame_size > options_.max_frame_bytes) {
     call.Complete(
         Status(StatusCode::RESOURCE_EXHAUSTED, "request frame of " + std::to_string(frame_size) +
@@ -108,10 +99,20 @@ uint64_t ClientConnection::Send(const Encode& encode, std::string_view auth_toke
   bool must_flush = false;
   using Appended = transport::OutboundQueue::Appended;
   const Appended appended =
-      auth_token.empty()
-          ? outbox_.AppendToLink(frame, epoch, options_.max_outbound_bytes, &must_flush)
-          : QueueWithAuthToken(frame, auth_token, epoch, &must_flush);
+      outbox_.AppendToLink(frame, epoch, options_.max_outbound_bytes, &must_flush);
   if (must_flush) boost::asio::post(io_, [self = shared_from_this()] { self->Flush(); });
+  if (appended == Appended::kClosed) {
+    std::optional<PendingCall> taken = pending_.Take(id);
+    if (!taken) return 0;  // the link ended meanwhile and failed it
+    if (refused != nullptr) {
+      refused->done = std::move(taken->done);
+      refused->observer = std::move(taken->observer);
+      return 0;
+    }
+    taken->Complete(Status(StatusCode::DRAINING, "server " + peer_ +
+                                                     " is draining; the call was not sent"));
+    return 0;
+  }
   if (appended == Appended::kFull) {
     // A stalled peer costs callers an error, not unbounded memory.
     if (auto taken = pending_.Take(id)) {
@@ -131,40 +132,18 @@ uint64_t ClientConnection::Send(const Encode& encode, std::string_view auth_toke
   return id;
 }
 
-transport::OutboundQueue::Appended ClientConnection::QueueWithAuthToken(std::string& frame,
-                                                                        std::string_view auth_token,
-                                                                        uint64_t link,
-                                                                        bool* must_flush) {
-  const bool peer_resolves = indexing_link_.load(std::memory_order_relaxed) == link + 1;
-  const std::string_view header(frame.data(), codec::kHeaderSize);
-  constexpr size_t kPlaceholderSize = AuthTokenIndex::kPlaceholderSize;
-  const std::string_view rest =
-      std::string_view(frame).substr(codec::kHeaderSize + kPlaceholderSize);
-  return outbox_.AppendToLinkWith(
-      frame.size() + AuthTokenIndex::MaxDefinitionSize(auth_token.size()), link,
-      options_.max_outbound_bytes, must_flush, [&](std::string& pending) {
-        // The common case: the placeholder becomes a reference, and the frame goes in whole.
-        if (auth_tokens_.Refer(auth_token, link, peer_resolves,
-                               frame.data() + codec::kHeaderSize)) {
-          pending.append(frame);
-          return;
-        }
-        const size_t header_at = pending.size();
-        pending.append(header);
-        const size_t fields_at = pending.size();
-        auth_tokens_.Define(auth_token, &pending);
-        codec::ChangeMetaLength(reinterpret_cast<uint8_t*>(pending.data() + header_at),
-                                static_cast<int32_t>(pending.size() - fields_at) -
-                                    static_cast<int32_t>(kPlaceholderSize));
-        pending.append(rest);
-      });
-}
-
 void ClientConnection::Cancel(uint64_t id) {
   std::optional<PendingCall> call = pending_.Take(id);
   if (!call) return;
   SendControl(codec::MessageType::kCancel, id, 0);
   call->Complete(Status(StatusCode::CANCELLED, "cancelled by the caller"));
+}
+
+void ClientConnection::CancelOn(Cancellation& cancellation, uint64_t id) {
+  if (id == 0) return;
+  cancellation.OnCancel([weak = weak_from_this(), id] {
+    if (auto self = weak.lock()) self->Cancel(id);
+  });
 }
 
 Status ClientConnection::Admit() {
@@ -310,6 +289,7 @@ void ClientConnection::OnConnected(uint64_t link, const boost::system::error_cod
   State expected = State::kConnecting;
   if (!state_.compare_exchange_strong(expected, State::kConnected)) return;  // shut down
   connected_link_.store(link + 1, std::memory_order_release);
+  draining_.store(false, std::memory_order_release);
   connect_timer_.cancel();
   boost::system::error_code ignored;
   socket_.set_option(tcp::no_delay(true), ignored);
@@ -349,10 +329,6 @@ void ClientConnection::OnRead(uint64_t link, const boost::system::error_code& ec
         EndLink("bad frame: " + decoder_.error());
         return;
       case codec::FrameDecoder::Result::kFrame:
-        if (frame_.header.version_minor >= 1 &&
-            indexing_link_.load(std::memory_order_relaxed) != link + 1) {
-          indexing_link_.store(link + 1, std::memory_order_relaxed);
-        }
         Dispatch(frame_);
         // A completion callback may have shut the channel down.
         if (!IsCurrent(link)) return;
@@ -372,10 +348,28 @@ void ClientConnection::Dispatch(const codec::Frame& frame) {
                     codec::flags::kHeartbeatReply);
       }
       return;
+    case codec::MessageType::kGoAway:
+      if ((frame.header.flags & codec::flags::kGoAwayAck) == 0) OnGoAway();
+      return;
     default:
       Logger().debug("ignoring {} frame from server {}", codec::MessageTypeName(frame.header.type),
                      peer_);
       return;
+  }
+}
+
+// The acknowledgement goes out after every request queued before it, and none is queued after
+// it on this link: the server then knows exactly which requests it will ever get.
+void ClientConnection::OnGoAway() {
+  if (draining_.exchange(true, std::memory_order_acq_rel)) return;
+  Logger().info("server {} is draining: sending it no new calls", peer_);
+  codec::FrameHeader header;
+  header.type = codec::MessageType::kGoAway;
+  header.flags = codec::flags::kGoAwayAck;
+  const std::array<uint8_t, codec::kHeaderSize> bytes = codec::WriteHeader(header);
+  if (outbox_.CloseToRequests(
+          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()))) {
+    Flush();
   }
 }
 

@@ -12,7 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include "client/auth_token_index.h"
 #include "client/client_stats.h"
 #include "client/pending_call_table.h"
 #include "client/reconnect_backoff.h"
@@ -36,15 +35,23 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   ClientConnection(boost::asio::io_context& io, transport::Endpoint endpoint,
                    const ClientOptions& options, codec::BodyOptions body_options);
 
+  // What a call refused by a draining connection gives back: it was certainly not sent, and
+  // its caller may send it elsewhere.
+  struct Refused {
+    CallDone done;
+    std::shared_ptr<CallObserver> observer;
+  };
+
   // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
   // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
   // call's id on this connection, for Cancel(); 0 when it failed before being queued.
-  // `observer`, if any, is told the outcome just before `done` runs. `auth_token`, if not
-  // empty, travels beside `meta` (which must not carry one), indexed when the server allows.
-  uint64_t Call(const wire::RpcMeta& meta, std::string_view auth_token,
-                const google::protobuf::Message& request, google::protobuf::Message* response,
-                Clock::time_point deadline, std::chrono::milliseconds timeout, CallDone done,
-                std::shared_ptr<CallObserver> observer = nullptr);
+  // `observer`, if any, is told the outcome just before `done` runs. With `refused`, a
+  // connection whose server is draining (GOAWAY) returns 0 with `done` and `observer` moved
+  // there, not run; without, such a call fails with DRAINING.
+  uint64_t Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
+                google::protobuf::Message* response, Clock::time_point deadline,
+                std::chrono::milliseconds timeout, CallDone done,
+                std::shared_ptr<CallObserver> observer = nullptr, Refused* refused = nullptr);
   // The same for a request encoded beforehand, sent with `timeout_us` left of its deadline.
   uint64_t Call(const codec::EncodedRequest& request, uint64_t timeout_us,
                 google::protobuf::Message* response, Clock::time_point deadline,
@@ -54,12 +61,19 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // the server to drop it. For a caller that no longer wants the answer (a backup request's
   // loser). Safe from any thread.
   void Cancel(uint64_t id);
+  // Makes `cancellation` cancel call `id` (0: nothing to do). The hook holds the connection
+  // weakly, so a handle kept after the channel is gone cancels nothing.
+  void CancelOn(Cancellation& cancellation, uint64_t id);
 
   // Completes every pending call with CANCELLED, on the calling thread, and closes the socket.
   // Later calls fail with CANCELLED. Idempotent.
   void Shutdown();
 
   ClientStats stats() const;
+
+  // The server said GOAWAY on the last link and no link has connected since: it is draining,
+  // and calls to it are refused before they are sent.
+  bool draining() const { return draining_.load(std::memory_order_acquire); }
 
   // The link a call made now would be queued on. A call that failed was certainly never
   // written to a socket when the link did not change while it was being queued and neither
@@ -77,12 +91,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Calling-thread side.
   // Call() once `encode(id, &frame)` has appended the request's frame.
   template <class Encode>
-  uint64_t Send(const Encode& encode, std::string_view auth_token, PendingCall call);
-  // Queues `frame`, encoded with AuthTokenIndex::kPlaceholder ahead of its meta, for link `link`
-  // with `auth_token`'s fields in the placeholder's place.
-  transport::OutboundQueue::Appended QueueWithAuthToken(std::string& frame,
-                                                        std::string_view auth_token, uint64_t link,
-                                                        bool* must_flush);
+  uint64_t Send(const Encode& encode, PendingCall call, Refused* refused);
   Status Admit();
   Status DownStatus() const;
   void Abandon(uint64_t id);
@@ -98,6 +107,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   void StartRead(uint64_t link);
   void OnRead(uint64_t link, const boost::system::error_code& ec, size_t bytes);
   void Dispatch(const codec::Frame& frame);
+  void OnGoAway();
   void CompleteCall(const codec::Frame& frame);
   void Flush();
   void OnWritten(uint64_t link, const boost::system::error_code& ec);
@@ -123,20 +133,15 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   std::atomic<uint64_t> epoch_{0};
   // 1 + the last link that connected; 0 while none has.
   std::atomic<uint64_t> connected_link_{0};
+  std::atomic<bool> draining_{false};
   std::atomic<Clock::time_point> retry_at_{Clock::time_point::min()};
   // When the timeout sweep is due; max() while none is scheduled.
   std::atomic<Clock::time_point> sweep_at_{Clock::time_point::max()};
   // Written by every call: kept off the read-mostly line above.
   alignas(64) std::atomic<uint64_t> next_id_{1};
 
-  // 1 + the last link on which the server said it resolves auth token indices (by a frame of
-  // protocol 1.1 or later); 0 while none has.
-  std::atomic<uint64_t> indexing_link_{0};
-
   PendingCallTable pending_;
   transport::OutboundQueue outbox_;
-  // Only under outbox_'s lock (see AuthTokenIndex).
-  AuthTokenIndex auth_tokens_;
   mutable std::mutex last_error_mu_;
   std::string last_error_;
 

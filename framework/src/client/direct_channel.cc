@@ -11,7 +11,6 @@
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/serializer.h"
 #include "ferry/rpc_meta.pb.h"
-#include "filter/filtered_channel.h"
 #include "filter/new_filters.h"
 
 namespace ferry {
@@ -41,16 +40,18 @@ Status NewChannel(const ClientOptions& options, std::shared_ptr<Channel>* out) {
   if (Status created = filter::NewClientFilters(options.filters, &filters); !created.ok()) {
     return created;
   }
-  *out = filter::WithFilters(std::move(filters), std::make_shared<client::DirectChannel>(
-                                                     options, std::move(endpoint), body));
+  *out = std::make_shared<client::DirectChannel>(
+      options, std::move(endpoint), body,
+      filter::ClientFilterChain(std::move(filters), options.default_timeout));
   return Status::Ok();
 }
 
 namespace client {
 
 DirectChannel::DirectChannel(const ClientOptions& options, transport::Endpoint endpoint,
-                             codec::BodyOptions body_options)
-    : default_timeout_(options.default_timeout),
+                             codec::BodyOptions body_options, filter::ClientFilterChain filters)
+    : filters_(std::move(filters)),
+      default_timeout_(options.default_timeout),
       pool_(std::make_unique<transport::IoThreadPool>(options.io_threads, "ferry-client")),
       connection_(std::make_shared<ClientConnection>(pool_->Next(), std::move(endpoint), options,
                                                      body_options)) {}
@@ -76,18 +77,31 @@ bool DirectChannel::OnOwnIoThread() const {
 void DirectChannel::CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
                                google::protobuf::Message* response, const CallOptions& options,
                                CallDone done) {
+  filters_.Run(method, request, options, std::move(done),
+               [&](auto&& sent, Clock::time_point started, CallDone&& completion) {
+                 Send(method, request, response, std::forward<decltype(sent)>(sent), started,
+                      std::move(completion));
+               });
+}
+
+template <class Options>
+void DirectChannel::Send(const MethodSpec& method, const google::protobuf::Message& request,
+                         google::protobuf::Message* response, Options&& options,
+                         Clock::time_point started, CallDone&& done) {
   const std::chrono::milliseconds timeout =
       options.timeout > std::chrono::milliseconds::zero() ? options.timeout : default_timeout_;
   const bool bounded = timeout > std::chrono::milliseconds::zero();
-  const Clock::time_point deadline = bounded ? Clock::now() + timeout : Clock::time_point::max();
-
+  const Clock::time_point deadline = bounded ? started + timeout : Clock::time_point::max();
+  // Before FillRequestMeta, which may take the options' strings.
+  const std::shared_ptr<Cancellation> cancellation = options.cancellation;
   // Reused per thread: it is serialized before Call() returns.
   thread_local wire::RpcMeta meta;
   FillRequestMeta(
-      method, options,
+      method, std::forward<Options>(options),
       bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
-  connection_->Call(meta, options.auth_token, request, response, deadline, timeout,
-                    std::move(done));
+  const uint64_t id =
+      connection_->Call(meta, request, response, deadline, timeout, std::move(done));
+  if (cancellation != nullptr) connection_->CancelOn(*cancellation, id);
 }
 
 }  // namespace client

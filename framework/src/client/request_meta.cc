@@ -41,6 +41,7 @@ void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint6
   } else {
     meta->set_trace_id(options.trace_id);
   }
+  if (!options.auth_token.empty()) meta->set_auth_token(options.auth_token);
 }
 
 void FillRequestMeta(const MethodSpec& method, CallOptions&& options, uint64_t timeout_us,
@@ -51,6 +52,7 @@ void FillRequestMeta(const MethodSpec& method, CallOptions&& options, uint64_t t
   } else {
     meta->mutable_trace_id()->swap(options.trace_id);
   }
+  if (!options.auth_token.empty()) meta->mutable_auth_token()->swap(options.auth_token);
 }
 
 }  // namespace ferry::client

@@ -20,13 +20,12 @@ inline constexpr size_t kTraceIdLength = 16;
 void FillRandomTraceId(std::string* out);
 
 // Replaces `*meta` with the request meta of a call: the method, what the caller set in
-// `options` (a random trace id when it set none) and `timeout_us` (0: no deadline), except the
-// auth token, which ClientConnection::Call() takes apart to index it. Reuses meta's strings, so
-// a meta kept per thread is rebuilt without allocating.
+// `options` (a random trace id when it set none) and `timeout_us` (0: no deadline). Reuses
+// meta's strings, so a meta kept per thread is rebuilt without allocating.
 void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
                      wire::RpcMeta* meta);
-// The same from options the caller is done with: their trace id is swapped into `meta` rather
-// than copied, and `options` is left with meta's old one; their auth token stays.
+// The same from options the caller is done with: their trace id and auth token are swapped
+// into `meta` rather than copied, and `options` is left with meta's old ones.
 void FillRequestMeta(const MethodSpec& method, CallOptions&& options, uint64_t timeout_us,
                      wire::RpcMeta* meta);
 

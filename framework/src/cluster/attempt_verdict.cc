@@ -9,6 +9,10 @@ AttemptVerdict JudgeAttempt(const Status& status, bool idempotent, bool certainl
     case StatusCode::OVERLOADED:
       // The server refused it before running it: safe to send elsewhere whatever the method.
       return {.retryable = true, .health = ProviderHealth::kFailed, .latency_sample = false};
+    case StatusCode::DRAINING:
+      // The server is going away and did not run it: safe elsewhere whatever the method, and no
+      // mark against a provider that is only restarting.
+      return {.retryable = true, .health = ProviderHealth::kUnknown, .latency_sample = false};
     case StatusCode::UNAVAILABLE:
       // The connection failed or the server is stopping. Unless the request certainly stayed
       // here, it may have run before the failure, so only an idempotent method may run again.

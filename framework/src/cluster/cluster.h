@@ -36,7 +36,7 @@ class Cluster {
 
   const std::string& service() const { return service_; }
   ProviderSet& providers() { return *providers_; }
-  const FaultTolerancePolicy& PolicyFor(std::string_view method) const {
+  const FaultTolerancePolicy& PolicyFor(const MethodSpec& method) const {
     return policies_->For(method);
   }
   // The whole budget of a call: its own timeout, else the channel's default.

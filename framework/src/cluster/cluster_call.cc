@@ -23,10 +23,9 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
                         google::protobuf::Message* response, const CallOptions& options,
                         Clock::time_point started, CallDone done) {
   // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
-  // timeout is each attempt's own. Encoded once for every attempt, the token goes in whole.
+  // timeout is each attempt's own.
   thread_local wire::RpcMeta meta;
   client::FillRequestMeta(method, options, 0, &meta);
-  if (!options.auth_token.empty()) meta.set_auth_token(options.auth_token);
   codec::EncodedRequest encoded;
   if (Status status = encoded.Encode(meta, request, cluster.body_options()); !status.ok()) {
     cluster.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, {});
@@ -42,7 +41,43 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
     call->SendLocked(std::move(pick), started, &completed);
   }
   if (completed != nullptr) call->Process(completed);
+  if (options.cancellation != nullptr) call->CancelOn(options.cancellation);
   call->Unref();
+}
+
+void ClusterCall::CancelOn(std::shared_ptr<Cancellation> cancellation) {
+  // The hook keeps the call alive; Deliver() clears it, which lets go of that reference.
+  struct Hold {
+    explicit Hold(ClusterCall* c) : call(c) { call->Ref(); }
+    Hold(Hold&& other) noexcept : call(std::exchange(other.call, nullptr)) {}
+    ~Hold() {
+      if (call != nullptr) call->Unref();
+    }
+    ClusterCall* call;
+  };
+  {
+    std::lock_guard lock(mu_);
+    if (finished_) return;
+    cancellation_ = cancellation;
+  }
+  cancellation->OnCancel(
+      [hold = std::make_shared<Hold>(this)] { hold->call->CancelByCaller(); });
+  // Finished meanwhile: Deliver() may have cleared the cancellation before the hook was in.
+  bool finished = false;
+  {
+    std::lock_guard lock(mu_);
+    finished = finished_;
+  }
+  if (finished) cancellation->Clear();
+}
+
+void ClusterCall::CancelByCaller() {
+  {
+    std::lock_guard lock(mu_);
+    if (finished_) return;
+    FinishLocked(Status(StatusCode::CANCELLED, "cancelled by the caller"), nullptr);
+  }
+  Deliver();
 }
 
 ClusterCall::ClusterCall(Cluster& cluster, const MethodSpec& method,
@@ -217,7 +252,14 @@ void ClusterCall::Deliver() {
   for (auto& [provider, request_id] : losers_) provider->connection().Cancel(request_id);
   losers_.clear();
   CallDone done = std::move(done_);
-  done(result_);
+  const Status result = std::move(result_);
+  std::shared_ptr<Cancellation> cancellation;
+  {
+    std::lock_guard lock(mu_);
+    cancellation = std::move(cancellation_);
+  }
+  if (cancellation != nullptr) cancellation->Clear();
+  done(result);
 }
 
 }  // namespace ferry::cluster

@@ -70,6 +70,10 @@ class ClusterCall {
   void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref();
 
+  // Makes `cancellation` finish the call with CANCELLED and cancel its attempts.
+  void CancelOn(std::shared_ptr<Cancellation> cancellation);
+  void CancelByCaller();
+
   // The outcome of `attempt`, then of any attempt that completed while being sent meanwhile.
   void Process(Attempt* attempt);
   Attempt* ProcessOne(Attempt* attempt);
@@ -115,6 +119,7 @@ class ClusterCall {
   // may come.
   std::vector<std::string> tried_;
   std::optional<boost::asio::steady_timer> backup_timer_;
+  std::shared_ptr<Cancellation> cancellation_;  // set while the call can be cancelled
 };
 
 }  // namespace ferry::cluster

@@ -9,7 +9,6 @@
 #include "cluster/cluster_call.h"
 #include "cluster/single_attempt_call.h"
 #include "ferry/framework/cluster_channel.h"
-#include "filter/filtered_channel.h"
 #include "filter/new_filters.h"
 #include "logger.h"
 
@@ -26,27 +25,23 @@ Status NewClusterChannel(const ClusterOptions& options, std::shared_ptr<Registry
   if (Status status = filter::NewClientFilters(options.client.filters, &filters); !status.ok()) {
     return status;
   }
-  filter::BlindChain blind;
-  if (!filters.empty() && filter::BlindChain::AllBlind(filters)) {
-    blind = filter::BlindChain(std::move(filters));
-    filters.clear();
-  }
-  auto channel = std::make_shared<cluster::ClusterChannel>(std::move(registry), std::move(cluster),
-                                                           std::move(blind));
+  auto channel = std::make_shared<cluster::ClusterChannel>(
+      std::move(registry), std::move(cluster),
+      filter::ClientFilterChain(std::move(filters), options.client.default_timeout));
   if (!channel->cluster().WaitForFirstList(options.client.connect_timeout)) {
     Logger().warn(
         "{}: no provider list from the registry within {} ms; calls fail until one "
         "arrives",
         options.service, options.client.connect_timeout.count());
   }
-  *out = filter::WithFilters(std::move(filters), std::move(channel));
+  *out = std::move(channel);
   return Status::Ok();
 }
 
 namespace cluster {
 
 ClusterChannel::ClusterChannel(std::shared_ptr<Registry> registry, std::unique_ptr<Cluster> cluster,
-                               filter::BlindChain filters)
+                               filter::ClientFilterChain filters)
     : filters_(std::move(filters)), registry_(std::move(registry)), cluster_(std::move(cluster)) {
   Cluster* target = cluster_.get();
   subscription_ = registry_->Subscribe(
@@ -70,13 +65,10 @@ ClusterChannel::~ClusterChannel() {
 void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf::Message& request,
                                 google::protobuf::Message* response, const CallOptions& options,
                                 CallDone done) {
-  if (filters_.empty()) {
-    Dispatch(method, request, response, options, std::chrono::steady_clock::now(), std::move(done));
-    return;
-  }
-  filters_.Run(method, request, options, done,
-               [&](CallOptions& changed, std::chrono::steady_clock::time_point started) {
-                 Dispatch(method, request, response, std::move(changed), started, std::move(done));
+  filters_.Run(method, request, options, std::move(done),
+               [&](auto&& sent, std::chrono::steady_clock::time_point started, CallDone&& to) {
+                 Dispatch(method, request, response, std::forward<decltype(sent)>(sent), started,
+                          std::move(to));
                });
 }
 
@@ -94,7 +86,7 @@ void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::
     done(Status(StatusCode::UNAVAILABLE, cluster_->providers().DescribeNoPick(0)));
     return;
   }
-  const FaultTolerancePolicy& policy = cluster_->PolicyFor(method.method);
+  const FaultTolerancePolicy& policy = cluster_->PolicyFor(method);
   if (policy.MayRetry()) {
     ClusterCall::Start(*cluster_, policy, std::move(pick), hash_key, method, request, response,
                        options, started, std::move(done));

@@ -7,18 +7,17 @@
 #include "cluster/cluster.h"
 #include "ferry/framework/channel.h"
 #include "ferry/framework/registry.h"
-#include "filter/blind_chain.h"
+#include "filter/client_filter_chain.h"
 
 namespace ferry::cluster {
 
 // The channel NewClusterChannel() returns: follows the registry's providers of one service,
 // picks one per call, and sends the call once (SendSingleAttempt) or, when its policy may send
-// it again, as a ClusterCall. Client filters that never observe completions run here, on the
-// options the call is then sent from; others wrap the channel in a FilteredChannel.
+// it again, as a ClusterCall, after the channel's client filters.
 class ClusterChannel final : public Channel {
  public:
   ClusterChannel(std::shared_ptr<Registry> registry, std::unique_ptr<Cluster> cluster,
-                 filter::BlindChain filters = {});
+                 filter::ClientFilterChain filters);
   // Stops following the registry and fails pending calls with CANCELLED. May run inside a
   // `done` on one of the channel's own IO threads; the threads are then joined, and the
   // cluster freed, from a helper thread.
@@ -40,7 +39,7 @@ class ClusterChannel final : public Channel {
                                               std::chrono::steady_clock::time_point started,
                                               CallDone&& done);
 
-  const filter::BlindChain filters_;
+  const filter::ClientFilterChain filters_;
   const std::shared_ptr<Registry> registry_;
   std::unique_ptr<Cluster> cluster_;
   uint64_t subscription_ = 0;

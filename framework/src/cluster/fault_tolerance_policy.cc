@@ -7,8 +7,12 @@ Status Invalid(const std::string& key, const std::string& problem) {
   return Status(StatusCode::INVALID_ARGUMENT, key + ": " + problem);
 }
 
-Status ParseMode(const std::string& text, const std::string& key, FaultToleranceMode* out) {
-  if (text == "failfast") {
+// An empty mode is resolved by whether the method is idempotent.
+Status ParseMode(const std::string& text, bool idempotent, const std::string& key,
+                 FaultToleranceMode* out) {
+  if (text.empty()) {
+    *out = idempotent ? FaultToleranceMode::kFailover : FaultToleranceMode::kFailfast;
+  } else if (text == "failfast") {
     *out = FaultToleranceMode::kFailfast;
   } else if (text == "failover") {
     *out = FaultToleranceMode::kFailover;
@@ -21,9 +25,11 @@ Status ParseMode(const std::string& text, const std::string& key, FaultTolerance
   return Status::Ok();
 }
 
-Status Resolve(const FaultToleranceOptions& options, const std::string& key,
-               std::vector<std::unique_ptr<RetryBudget>>* budgets, FaultTolerancePolicy* out) {
-  if (Status status = ParseMode(options.mode, key, &out->mode); !status.ok()) return status;
+Status ResolveOne(const FaultToleranceOptions& options, bool idempotent, const std::string& key,
+                  RetryBudget* budget, FaultTolerancePolicy* out) {
+  if (Status status = ParseMode(options.mode, idempotent, key, &out->mode); !status.ok()) {
+    return status;
+  }
   if (options.max_attempts == 0) {
     return Invalid(key + ".max_attempts", "must be at least 1 (the first try counts)");
   }
@@ -37,39 +43,49 @@ Status Resolve(const FaultToleranceOptions& options, const std::string& key,
   }
   out->max_attempts = options.max_attempts;
   out->backup_delay = options.backup_delay;
+  out->budget = budget;
+  return Status::Ok();
+}
+
+// The policies of one entry for the methods that are not and that are idempotent; both draw
+// on the entry's one retry budget.
+Status Resolve(const FaultToleranceOptions& options, const std::string& key,
+               std::vector<std::unique_ptr<RetryBudget>>* budgets, FaultTolerancePolicy* plain,
+               FaultTolerancePolicy* idempotent) {
   budgets->push_back(std::make_unique<RetryBudget>(options.retry_budget_ratio,
                                                    options.retry_budget_min_per_second));
-  out->budget = budgets->back().get();
-  return Status::Ok();
+  RetryBudget* budget = budgets->back().get();
+  if (Status status = ResolveOne(options, false, key, budget, plain); !status.ok()) return status;
+  return ResolveOne(options, true, key, budget, idempotent);
 }
 
 }  // namespace
 
 Status MethodPolicies::Create(const ClusterOptions& options, std::unique_ptr<MethodPolicies>* out) {
   std::unique_ptr<MethodPolicies> policies(new MethodPolicies);
-  if (Status status = Resolve(options.fault_tolerance, "client.fault_tolerance",
-                              &policies->budgets_, &policies->service_);
+  if (Status status = Resolve(options.fault_tolerance, "fault_tolerance", &policies->budgets_,
+                              &policies->service_, &policies->service_idempotent_);
       !status.ok()) {
     return status;
   }
   for (const auto& [method, method_options] : options.method_fault_tolerance) {
-    FaultTolerancePolicy policy;
-    if (Status status = Resolve(method_options, "client.methods." + method + ".fault_tolerance",
-                                &policies->budgets_, &policy);
+    Override entry{.method = method};
+    if (Status status = Resolve(method_options, "methods." + method + ".fault_tolerance",
+                                &policies->budgets_, &entry.policy, &entry.idempotent);
         !status.ok()) {
       return status;
     }
-    policies->methods_.emplace_back(method, policy);
+    policies->methods_.push_back(std::move(entry));
   }
   *out = std::move(policies);
   return Status::Ok();
 }
 
-const FaultTolerancePolicy& MethodPolicies::ForOverridden(std::string_view method) const {
-  for (const auto& [name, policy] : methods_) {
-    if (name == method) return policy;
+const FaultTolerancePolicy& MethodPolicies::ForOverridden(const MethodSpec& method) const {
+  for (const Override& entry : methods_) {
+    if (entry.method == method.method) return method.idempotent ? entry.idempotent : entry.policy;
   }
-  return service_;
+  return method.idempotent ? service_idempotent_ : service_;
 }
 
 }  // namespace ferry::cluster

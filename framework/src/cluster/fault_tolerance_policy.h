@@ -11,6 +11,7 @@
 #include "cluster/retry_budget.h"
 #include "ferry/codec/status.h"
 #include "ferry/framework/cluster_options.h"
+#include "ferry/framework/method_spec.h"
 
 namespace ferry::cluster {
 
@@ -31,26 +32,34 @@ struct FaultTolerancePolicy {
   }
 };
 
-// The policy of every method of one service: `client.fault_tolerance`, unless the method has an
-// entry under `client.methods.<Method>.fault_tolerance`. Each entry has its own retry budget.
+// The policy of every method of one service: `fault_tolerance`, unless the method has an entry
+// under `methods.<Method>.fault_tolerance`. A mode left empty resolves per method: failover for
+// idempotent ones, failfast for the rest. Each entry has its own retry budget.
 class MethodPolicies {
  public:
   // INVALID_ARGUMENT naming the offending key and value.
   static Status Create(const ClusterOptions& options, std::unique_ptr<MethodPolicies>* out);
 
   // Inline for the usual service without per-method policies.
-  const FaultTolerancePolicy& For(std::string_view method) const {
-    return methods_.empty() ? service_ : ForOverridden(method);
+  const FaultTolerancePolicy& For(const MethodSpec& method) const {
+    if (!methods_.empty()) return ForOverridden(method);
+    return method.idempotent ? service_idempotent_ : service_;
   }
 
  private:
   MethodPolicies() = default;
-  const FaultTolerancePolicy& ForOverridden(std::string_view method) const;
+  const FaultTolerancePolicy& ForOverridden(const MethodSpec& method) const;
 
   std::vector<std::unique_ptr<RetryBudget>> budgets_;
   FaultTolerancePolicy service_;
+  FaultTolerancePolicy service_idempotent_;  // differs from service_ only when its mode is empty
+  struct Override {
+    std::string method;
+    FaultTolerancePolicy policy;
+    FaultTolerancePolicy idempotent;
+  };
   // Few entries if any: a linear scan beats hashing the name.
-  std::vector<std::pair<std::string, FaultTolerancePolicy>> methods_;
+  std::vector<Override> methods_;
 };
 
 }  // namespace ferry::cluster

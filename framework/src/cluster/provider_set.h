@@ -51,7 +51,8 @@ class ProviderSet {
     if (endpoint == nullptr) return {};
     // Null when the registry dropped it after the balancer's list was made.
     std::shared_ptr<Provider> provider = Provider::Of(*endpoint);
-    if (provider == nullptr || provider->outlier().phase() != OutlierState::Phase::kServing) {
+    if (provider == nullptr || provider->outlier().phase() != OutlierState::Phase::kServing ||
+        provider->connection().draining()) {
       return PickPastSkipped(hash_key, excluded, *endpoint, std::move(provider));
     }
     if (tracks_load_) provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);
@@ -75,8 +76,8 @@ class ProviderSet {
   void Shutdown();
 
  private:
-  // Pick() once the balancer chose `chosen`, which is not in service: probes it if it is due
-  // for a probe, else asks the balancer again without it.
+  // Pick() once the balancer chose `chosen`, which is not in service (ejected, removed, or
+  // draining): probes it if it is due for a probe, else asks the balancer again without it.
   ProviderPick PickPastSkipped(std::optional<uint64_t> hash_key,
                                std::span<const std::string> excluded,
                                const BalancerEndpoint& chosen, std::shared_ptr<Provider> provider);

@@ -79,8 +79,8 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
   section.RejectUnknownKeys();
 }
 
-void ReadClient(ConfigReader section, ClientOptions* out, ClusterOptions* cluster) {
-  section.String("target", &out->target);
+// The per-connection keys of a `clients:` entry.
+void ReadClientConnection(ConfigReader& section, ClientOptions* out) {
   section.Millis("timeout_ms", 1, kMaxMillis, &out->default_timeout);
   section.Millis("connect_timeout_ms", 1, kMaxMillis, &out->connect_timeout);
   section.String("serializer", &out->serializer);
@@ -115,9 +115,53 @@ void ReadClient(ConfigReader section, ClientOptions* out, ClusterOptions* cluste
   section.Integer("max_outbound_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
                   &out->max_outbound_bytes);
   config::ReadFilters(section, "client", &out->filters);
-  config::ReadClusterKeys(section, cluster);
+}
+
+
+// One entry of `clients:`.
+void ReadClient(ConfigReader section, ClientConfig* out) {
+  ClientOptions* client = &out->cluster.client;
+  section.String("target", &client->target);
+  section.String("registry", &out->registry);
+  ReadClientConnection(section, client);
+  config::ReadClusterKeys(section, &out->cluster);
+  if (client->target.empty() == out->cluster.service.empty()) {
+    section.Invalid(client->target.empty() ? "service" : "target",
+                    client->target.empty()
+                        ? "set either target (host:port, called directly) or service (found "
+                          "through the registry)"
+                        : "target and service exclude each other: a target is called directly, "
+                          "a service is found through the registry");
+  } else if (!client->target.empty()) {
+    transport::Endpoint endpoint;
+    if (Status parsed = transport::ParseEndpoint(client->target, &endpoint); !parsed.ok()) {
+      section.Invalid("target", parsed.message());
+    }
+    if (!out->registry.empty()) {
+      section.Invalid("registry", "only with service: a target is called directly");
+    }
+  } else if (!out->registry.empty()) {
+    config::CheckRegistryUrl(section, "registry", out->registry);
+  }
   section.RejectUnknownKeys();
-  cluster->client = *out;
+}
+
+void ReadClients(ConfigReader& top, std::map<std::string, ClientConfig, std::less<>>* out) {
+  if (top.Has("client")) {
+    top.Invalid("client",
+                "the single client: section is now clients:, a map from a name of your choice to "
+                "the same keys; write e.g. \"clients: {echo: {target: 127.0.0.1:7001}}\" and get "
+                "it with App::Client<...>(\"echo\") (docs/configuration.md, \"clients\")");
+    return;
+  }
+  ConfigReader clients = top.Section("clients");
+  for (const std::string& name : top.KeysOf("clients")) {
+    if (name.empty()) {
+      clients.Invalid(name, "a client needs a non-empty name");
+      continue;
+    }
+    ReadClient(clients.Section(name), &(*out)[name]);
+  }
 }
 
 }  // namespace
@@ -127,16 +171,19 @@ Status ParseConfig(const std::string& yaml_text, const std::string& source_name,
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::ParserException& e) {
-    return Status(StatusCode::INVALID_ARGUMENT,
-                  source_name + ": line " + std::to_string(e.mark.line + 1) + ", column " +
-                      std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
+    return Status(StatusCode::INVALID_ARGUMENT, source_name + ":" +
+                                                    std::to_string(e.mark.line + 1) + ":" +
+                                                    std::to_string(e.mark.column + 1) +
+                                                    ": invalid YAML: " + e.msg);
   }
   ConfigErrors errors(source_name);
   if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
     return Status(StatusCode::INVALID_ARGUMENT,
-                  source_name + ": expected a mapping of sections (log, server, client, service)");
+                  source_name + ": expected a mapping of sections (log, plugins, registry, "
+                                "provider, server, clients, service)");
   }
   Config config;
+  config.source = source_name;
   ConfigReader top(root, "", &errors);
   // Plugins first: the names they register are valid everywhere else in the file.
   config::ReadPlugins(top, &config.plugins);
@@ -144,14 +191,26 @@ Status ParseConfig(const std::string& yaml_text, const std::string& source_name,
   config::ReadRegistry(top.Section("registry"), &config.registry);
   config::ReadProvider(top.Section("provider"), &config.provider);
   ReadServer(top.Section("server"), &config.server);
-  ReadClient(top.Section("client"), &config.client, &config.cluster);
+  ReadClients(top, &config.clients);
   if (const YAML::Node service = top.Raw("service"); service.IsDefined() && !service.IsNull()) {
-    config.service_yaml = YAML::Dump(service);
+    if (!service.IsMap()) {
+      top.Invalid("service", "expected a mapping of the provider's own settings");
+    }
+    config.service = service;
   }
   top.RejectUnknownKeys();
   if (!errors.first().ok()) return errors.first();
   *out = std::move(config);
   return Status::Ok();
+}
+
+Status ReadServiceSection(const Config& config,
+                          const std::function<void(config::ConfigReader& service)>& read) {
+  ConfigErrors errors(config.source);
+  ConfigReader service(config.service, "service", &errors);
+  read(service);
+  service.RejectUnknownKeys();
+  return errors.first();
 }
 
 Status LoadConfigFile(const std::string& path, Config* out) {

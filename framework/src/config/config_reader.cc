@@ -1,6 +1,7 @@
 #include "ferry/framework/config_reader.h"
 
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace ferry::config {
@@ -37,8 +38,9 @@ std::string FormatNumber(double value) {
 
 void ConfigErrors::Add(std::string_view key_path, std::string_view message, const YAML::Mark& at) {
   if (!first_.ok()) return;
-  std::string text = source_ + ": " + std::string(key_path) + ": " + std::string(message);
-  if (at.line >= 0) text += " (line " + std::to_string(at.line + 1) + ")";
+  std::string text = source_;
+  if (at.line >= 0) text += ":" + std::to_string(at.line + 1);
+  text += ": " + std::string(key_path) + ": " + std::string(message);
   first_ = Status(StatusCode::INVALID_ARGUMENT, std::move(text));
 }
 
@@ -51,6 +53,10 @@ std::string ConfigReader::PathOf(std::string_view key) const {
 
 YAML::Node ConfigReader::Find(std::string_view key) {
   known_.emplace(key);
+  return Lookup(key);
+}
+
+YAML::Node ConfigReader::Lookup(std::string_view key) const {
   if (!mapping_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
   // A linear scan: yaml-cpp's operator[] on a non-const node would insert the key.
   for (const auto& entry : mapping_) {
@@ -131,6 +137,40 @@ void ConfigReader::Double(std::string_view key, double min, double max, double* 
     return;
   }
   *out = value;
+}
+
+void ConfigReader::DoubleAbove(std::string_view key, double above, double* out) {
+  const YAML::Node node = Find(key);
+  if (!node.IsDefined()) return;
+  double value = 0;
+  bool parsed = false;
+  if (node.IsScalar()) {
+    const std::string& text = node.Scalar();
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    parsed = error == std::errc() && end == text.data() + text.size() && !text.empty() &&
+             std::isfinite(value);
+  }
+  if (!parsed || value <= above) {
+    errors_->Add(PathOf(key),
+                 "expected a number above " + FormatNumber(above) + ", got " + Describe(node),
+                 node.Mark());
+    return;
+  }
+  *out = value;
+}
+
+bool ConfigReader::Has(std::string_view key) const { return Lookup(key).IsDefined(); }
+
+std::vector<std::string> ConfigReader::KeysOf(std::string_view key) {
+  std::vector<std::string> keys;
+  const YAML::Node node = Find(key);
+  if (!node.IsDefined() || node.IsNull()) return keys;
+  if (!node.IsMap()) {
+    errors_->Add(PathOf(key), "expected a mapping, got " + Describe(node), node.Mark());
+    return keys;
+  }
+  for (const auto& entry : node) keys.push_back(entry.first.Scalar());
+  return keys;
 }
 
 void ConfigReader::StringList(std::string_view key, std::vector<std::string>* out) {

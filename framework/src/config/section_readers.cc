@@ -31,8 +31,10 @@ bool IsRegistered(const std::string& name) {
 }
 
 void ReadFaultTolerance(ConfigReader section, FaultToleranceOptions* out) {
+  // Absent, it keeps what it inherits: empty (by method) or the service-wide mode.
   section.String("mode", &out->mode);
-  if (out->mode != "failfast" && out->mode != "failover" && out->mode != "backup") {
+  if (section.Has("mode") && out->mode != "failfast" && out->mode != "failover" &&
+      out->mode != "backup") {
     section.Invalid("mode",
                     "unknown mode '" + out->mode + "' (expected failfast, failover or backup)");
   }
@@ -58,18 +60,19 @@ void ReadPlugins(ConfigReader& top, std::vector<std::string>* out) {
   }
 }
 
+void CheckRegistryUrl(ConfigReader& section, std::string_view key, const std::string& url) {
+  const size_t colon = url.find("://");
+  const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
+  if (scheme.empty() || !IsRegistered<Registry>(scheme)) {
+    section.Invalid(key, "unknown registry '" + url +
+                             "' (expected <scheme>://..., with scheme one of: " +
+                             KnownNames<Registry>() + ")");
+  }
+}
+
 void ReadRegistry(ConfigReader section, RegistryOptions* out) {
   section.String("url", &out->url);
-  if (!out->url.empty()) {
-    const size_t colon = out->url.find("://");
-    const std::string scheme = colon == std::string::npos ? "" : out->url.substr(0, colon);
-    if (scheme.empty() || !IsRegistered<Registry>(scheme)) {
-      section.Invalid("url", "unknown registry '" + out->url +
-                                 "' (expected <scheme>://..., with "
-                                 "scheme one of: " +
-                                 KnownNames<Registry>() + ")");
-    }
-  }
+  if (!out->url.empty()) CheckRegistryUrl(section, "url", out->url);
   section.String("namespace", &out->namespace_name);
   section.Millis("session_timeout_ms", 1000, kMaxMillis, &out->session_timeout);
   section.Millis("connect_timeout_ms", 1, kMaxMillis, &out->connect_timeout);
@@ -113,7 +116,7 @@ void ReadFilters(ConfigReader& parent, std::string_view kind, std::vector<Filter
           item.Mark());
       return;
     }
-    specs.push_back(FilterSpec{name, YAML::Dump(item)});
+    specs.push_back(FilterSpec{name, item, parent.errors()->source(), item_path});
   }
   *out = std::move(specs);
 }

@@ -4,8 +4,21 @@
 #include <string_view>
 
 #include "ferry/codec/extension_registry.h"
+#include "ferry/framework/config_reader.h"
 
-namespace ferry::filter {
+namespace ferry {
+
+FilterSpec FilterSpec::FromYaml(std::string name, std::string_view yaml) {
+  FilterSpec spec{.name = name, .source = "<code>", .path = name};
+  try {
+    spec.config = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception&) {
+    // Configure() then reports that the spec is no mapping.
+  }
+  return spec;
+}
+
+namespace filter {
 namespace {
 
 template <class Filter>
@@ -22,13 +35,21 @@ Status NewFilters(std::string_view side, const std::vector<FilterSpec>& specs,
         known += (known.empty() ? "" : ", ") + name;
       }
       return Status(StatusCode::INVALID_ARGUMENT,
-                    "unknown " + std::string(side) + " filter '" + spec.name +
+                    spec.source + ": " + spec.path + ": unknown " + std::string(side) +
+                        " filter '" + spec.name +
                         "' (known: " + (known.empty() ? "none registered" : known) + ")");
     }
-    if (Status configured = filter->Configure(spec.yaml); !configured.ok()) {
-      return Status(configured.code(),
-                    std::string(side) + " filter '" + spec.name + "': " + configured.message());
+    config::ConfigErrors errors(spec.source);
+    if (!spec.config.IsMap()) {
+      errors.Add(spec.path, "expected a mapping of the filter's settings", spec.config.Mark());
+      return errors.first();
     }
+    config::ConfigReader reader(spec.config, spec.path, &errors);
+    std::string name;
+    reader.String("name", &name);
+    filter->Configure(reader);
+    reader.RejectUnknownKeys();
+    if (!errors.first().ok()) return errors.first();
     filters.push_back(std::move(filter));
   }
   *out = std::move(filters);
@@ -47,4 +68,5 @@ Status NewServerFilters(const std::vector<FilterSpec>& specs,
   return NewFilters("server", specs, out);
 }
 
-}  // namespace ferry::filter
+}  // namespace filter
+}  // namespace ferry

@@ -9,8 +9,8 @@
 namespace ferry::filter {
 
 // Creates and configures one filter per spec, in order, through the ExtensionRegistry.
-// INVALID_ARGUMENT naming an unknown filter and listing the known ones; a filter's Configure()
-// error is returned with the filter's name in front.
+// INVALID_ARGUMENT naming an unknown filter and listing the known ones, or the first mistake a
+// filter's Configure() reported, as "file:line: key.path: message".
 Status NewClientFilters(const std::vector<FilterSpec>& specs,
                         std::vector<std::shared_ptr<ClientFilter>>* out);
 Status NewServerFilters(const std::vector<FilterSpec>& specs,

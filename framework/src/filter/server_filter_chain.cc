@@ -13,4 +13,40 @@ Status ServerFilterChain::Create(const std::vector<FilterSpec>& specs, ServerFil
   return Status::Ok();
 }
 
+FilterMethodStates ServerFilterChain::NewMethodStates(const MethodSpec& method) const {
+  FilterMethodStates states;
+  states.reserve(filters_.size());
+  for (const auto& filter : filters_) states.push_back(filter->NewMethodState(method));
+  return states;
+}
+
+Status ServerFilterChain::EnterFilters(ServerContext& context,
+                                       const google::protobuf::Message& request,
+                                       const FilterMethodStates& states,
+                                       ServerFilterPass* pass) const {
+  if (observes_done_) {
+    pass->start = std::chrono::steady_clock::now();
+    pass->call_states.assign(filters_.size(), nullptr);
+  }
+  for (size_t i = 0; i < filters_.size(); ++i) {
+    ServerCall call{context, request, {states[i].get(), nullptr}};
+    ++pass->entered;
+    const Status status = filters_[i]->OnCall(call);
+    if (observes_done_) pass->call_states[i] = call.state.call_state;
+    if (!status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+void ServerFilterChain::LeaveFilters(ServerContext& context,
+                                     const google::protobuf::Message& request,
+                                     const FilterMethodStates& states, const Status& status,
+                                     ServerFilterPass* pass) const {
+  const auto latency = std::chrono::steady_clock::now() - pass->start;
+  for (size_t i = pass->entered; i-- > 0;) {
+    const ServerCall call{context, request, {states[i].get(), pass->call_states[i]}};
+    filters_[i]->OnDone(call, status, latency);
+  }
+}
+
 }  // namespace ferry::filter

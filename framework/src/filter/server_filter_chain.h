@@ -6,43 +6,54 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/filter.h"
+#include "filter/method_states.h"
 
 namespace ferry::filter {
 
-// The server filters every call of one server runs through, in configured order.
+// One call's passage through a server's filters, kept by the call from Enter() to Leave().
+struct ServerFilterPass {
+  size_t entered = 0;                               // filters whose OnCall ran
+  std::chrono::steady_clock::time_point start{};    // only timed for filters that observe
+  std::vector<void*> call_states;                   // FilterState::call_state by filter
+};
+
+// The server filters every call of one server runs through, in configured order. Calls may
+// complete later than their handler returns (asynchronous handlers), so a call enters the
+// chain before its handler starts and leaves it when it completes.
 class ServerFilterChain {
  public:
   // An empty chain when `specs` is empty; errors as NewServerFilters().
   static Status Create(const std::vector<FilterSpec>& specs, ServerFilterChain* out);
 
-  // OnCall of each filter in order, then `handler()` if none rejected the call, then OnDone in
-  // reverse order for each filter whose OnCall ran. Returns the call's answer: the handler's
-  // status, or that of the filter that rejected the call.
-  template <class Handler>
-  Status Run(ServerContext& context, const google::protobuf::Message& request,
-             Handler&& handler) const {
-    if (filters_.empty()) return handler();
-    if (!observes_done_) {
-      ServerCall call{context, request};
-      for (const auto& filter : filters_) {
-        if (Status status = filter->OnCall(call); !status.ok()) return status;
-      }
-      return handler();
-    }
-    const auto start = std::chrono::steady_clock::now();
-    ServerCall call{context, request};
-    Status status;
-    size_t entered = 0;
-    while (status.ok() && entered < filters_.size()) status = filters_[entered++]->OnCall(call);
-    if (status.ok()) status = handler();
-    const auto latency = std::chrono::steady_clock::now() - start;
-    for (size_t i = entered; i-- > 0;) filters_[i]->OnDone(call, status, latency);
-    return status;
+  bool empty() const { return filters_.empty(); }
+
+  // Each filter's state for `method` (Filter::NewMethodState), made once per method at start.
+  FilterMethodStates NewMethodStates(const MethodSpec& method) const;
+
+  // OnCall of each filter in order, until one rejects the call: its status is returned, and the
+  // handler must not run. Either way the call must Leave() once it completes.
+  Status Enter(ServerContext& context, const google::protobuf::Message& request,
+               const FilterMethodStates& states, ServerFilterPass* pass) const {
+    if (filters_.empty()) return Status::Ok();
+    return EnterFilters(context, request, states, pass);
+  }
+  // OnDone in reverse order for each filter that entered.
+  void Leave(ServerContext& context, const google::protobuf::Message& request,
+             const FilterMethodStates& states, const Status& status,
+             ServerFilterPass* pass) const {
+    if (pass->entered != 0 && observes_done_) LeaveFilters(context, request, states, status, pass);
+    pass->entered = 0;
   }
 
  private:
+  Status EnterFilters(ServerContext& context, const google::protobuf::Message& request,
+                      const FilterMethodStates& states, ServerFilterPass* pass) const;
+  void LeaveFilters(ServerContext& context, const google::protobuf::Message& request,
+                    const FilterMethodStates& states, const Status& status,
+                    ServerFilterPass* pass) const;
+
   std::vector<std::shared_ptr<ServerFilter>> filters_;
-  // Some filter's OnDone does something: calls are timed for it.
+  // Some filter's OnDone does something: calls are timed and their states kept for it.
   bool observes_done_ = false;
 };
 

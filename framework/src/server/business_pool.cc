@@ -88,7 +88,6 @@ BusinessPool::Task* BusinessPool::TryPop() {
 
 void BusinessPool::RunAndRetire(Task* task) {
   task->Run();
-  delete task;
   admitted_.fetch_sub(1, std::memory_order_relaxed);
 }
 

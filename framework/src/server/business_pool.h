@@ -20,11 +20,13 @@ class BusinessPool {
   class Task {
    public:
     virtual ~Task() = default;
+    // The task owns itself from here on: it may finish after Run() returns (an asynchronous
+    // handler), and deletes itself once it has.
     virtual void Run() = 0;
   };
 
   // Admits at most `threads + queue_capacity` tasks at once: one running per thread, the rest
-  // waiting. Counting running tasks too makes the bound independent of how quickly a worker
+  // waiting. A task that goes on asynchronously stops counting once its Run() returns. Counting running tasks too makes the bound independent of how quickly a worker
   // picks up what was just queued.
   BusinessPool(size_t threads, size_t queue_capacity, const std::string& thread_name);
   ~BusinessPool();  // Stop() + Join()
@@ -32,7 +34,7 @@ class BusinessPool {
   BusinessPool& operator=(const BusinessPool&) = delete;
 
   // Takes `*task` and returns true, or leaves it with the caller and returns false when full
-  // or stopped. The pool deletes a task after running it. Any thread.
+  // or stopped. The pool deletes a task it never runs. Any thread.
   bool TrySubmit(std::unique_ptr<Task>* task);
 
   // Workers finish the task they are running, then exit; queued tasks are deleted unrun by

@@ -59,4 +59,14 @@ bool ConnectionRegistry::WaitUntilEmpty(Clock::time_point deadline) {
   return changed_.wait_until(lock, deadline, [&] { return connections_.empty(); });
 }
 
+bool ConnectionRegistry::WaitUntilGoneAway(Clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  return changed_.wait_until(lock, deadline, [&] {
+    for (const auto& [key, connection] : connections_) {
+      if (!connection->GoneAway()) return false;
+    }
+    return true;
+  });
+}
+
 }  // namespace ferry::server

@@ -20,7 +20,8 @@ class ConnectionRegistry {
   void Add(std::shared_ptr<ServerConnection> connection);
   // Idempotent; wakes waiters.
   void Remove(ServerConnection* connection);
-  // A connection's last call in flight finished; wakes waiters.
+  // A connection's last call in flight finished, or its client acknowledged GOAWAY; wakes
+  // waiters.
   void NotifyCallsFinished();
 
   std::vector<std::shared_ptr<ServerConnection>> Snapshot() const;
@@ -29,6 +30,8 @@ class ConnectionRegistry {
   // Each returns whether the condition held before `deadline`.
   bool WaitUntilNoCallsInFlight(Clock::time_point deadline);
   bool WaitUntilEmpty(Clock::time_point deadline);
+  // Until every connection acknowledged GOAWAY or closed.
+  bool WaitUntilGoneAway(Clock::time_point deadline);
 
  private:
   bool NoCallsInFlightLocked() const;

@@ -1,6 +1,5 @@
 #include "server/method_table.h"
 
-#include "server/unique_id.h"
 
 namespace ferry::server {
 
@@ -12,7 +11,7 @@ Status MethodTable::Add(Service* service) {
   StringMap<Entry> methods;
   for (const Service::Method& method : service->methods()) {
     const std::string method_name(method.spec->method);
-    Entry entry{service, &method, {}, std::string(name) + "/" + method_name, NextUniqueId()};
+    Entry entry{service, &method, {}, std::string(name) + "/" + method_name, {}};
     if (!methods.emplace(method_name, std::move(entry)).second) {
       return Status(StatusCode::INVALID_ARGUMENT,
                     "service '" + std::string(name) + "' lists method '" + method_name + "' twice");
@@ -36,6 +35,12 @@ Status MethodTable::Find(std::string_view service, std::string_view method,
   }
   *out = &m->second;
   return Status::Ok();
+}
+
+void MethodTable::ForEachEntry(const std::function<void(Entry&)>& visit) {
+  for (auto& [service, methods] : services_) {
+    for (auto& [name, entry] : methods) visit(entry);
+  }
 }
 
 }  // namespace ferry::server

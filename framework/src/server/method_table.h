@@ -8,6 +8,7 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/service.h"
+#include "filter/method_states.h"
 
 namespace ferry::server {
 
@@ -20,7 +21,7 @@ class MethodTable {
     const Service::Method* method;
     std::string_view service_name;  // points into the table's own key
     std::string full_name;          // "pkg.Service/Method", for logs and error messages
-    uint64_t id = 0;                // ServerContext::method_id()
+    filter::FilterMethodStates filter_states;  // the server filters' own, set at Start()
   };
 
   // ALREADY_EXISTS when a service of the same full name was added; INVALID_ARGUMENT when the
@@ -29,6 +30,9 @@ class MethodTable {
 
   // UNIMPLEMENTED naming the unknown service or method.
   Status Find(std::string_view service, std::string_view method, const Entry** out) const;
+
+  // Before Start() only: the entries are read-only once calls arrive.
+  void ForEachEntry(const std::function<void(Entry&)>& visit);
 
  private:
   struct StringHash {

@@ -3,6 +3,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <future>
@@ -27,6 +28,9 @@ using boost::asio::ip::tcp;
 // Answers to calls that finished at the very end of the grace period still get this long to
 // be written before their connections are closed.
 constexpr std::chrono::milliseconds kMinFlushTime{50};
+// A client of protocol 1.2 acknowledges GOAWAY within a round trip; one that has not by then is
+// older, and from then on its new requests are refused as DRAINING instead of run.
+constexpr std::chrono::milliseconds kGoAwayAckWait{1000};
 // How long to back off when accept fails, typically for lack of file descriptors.
 constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
 
@@ -129,6 +133,9 @@ Status Server::Impl::Start() {
   Status status = ValidateOptions(options_);
   if (status.ok()) status = filter::ServerFilterChain::Create(options_.filters, &core_.filters);
   if (!status.ok()) return status;
+  core_.methods.ForEachEntry([this](server::MethodTable::Entry& entry) {
+    entry.filter_states = core_.filters.NewMethodStates(*entry.method->spec);
+  });
 
   io_ = std::make_unique<transport::IoThreadPool>(options_.io_threads, "ferry-srv-io");
   tcp::endpoint endpoint;
@@ -233,8 +240,12 @@ void Server::Impl::Stop() {
     state_ = State::kStopping;
   }
   const Clock::time_point deadline = Clock::now() + options_.grace_period;
-  core_.shutting_down.store(true);
   CloseAcceptor();
+  // Requests keep being served until each client acknowledged that it will send no more, so
+  // that no request is ever refused on a connection whose client knows of GOAWAY.
+  for (const auto& connection : core_.connections.Snapshot()) connection->GoAway();
+  core_.connections.WaitUntilGoneAway(std::min(deadline, Clock::now() + kGoAwayAckWait));
+  core_.shutting_down.store(true);
 
   const bool drained = core_.connections.WaitUntilNoCallsInFlight(deadline);
   for (const auto& connection : core_.connections.Snapshot()) connection->CloseGracefully();

@@ -4,89 +4,92 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "ferry/codec/message_codec.h"
+#include "ferry/framework/call_scope.h"
 #include "ferry/rpc_meta.pb.h"
 #include "logger.h"
 #include "server/server_connection.h"
 
-namespace ferry::server {
+namespace ferry {
 namespace {
 
 // A budget beyond a year is no deadline at all, and would overflow the clock arithmetic.
 constexpr uint64_t kMaxTimeoutUs = uint64_t{365} * 24 * 3600 * 1000 * 1000;
 
-ServerCall::Messages NewMessages(const MethodTable::Entry& method) {
-  return {&method,
-          std::unique_ptr<google::protobuf::Message>(method.method->request_prototype->New()),
-          std::unique_ptr<google::protobuf::Message>(method.method->response_prototype->New())};
-}
-
-// Cleared rather than freed: their strings keep their capacity for the next call.
-ServerCall::Messages* Recycle(const MethodTable::Entry& method, ServerCall::Messages* messages) {
-  if (messages->method == &method) {
-    messages->request->Clear();
-    messages->response->Clear();
-  } else {
-    *messages = NewMessages(method);
-  }
-  return messages;
-}
+// The call whose handler this thread is running: a completion on it needs no atomic handoff.
+thread_local server::ServerCall* invoking = nullptr;
 
 }  // namespace
 
-ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
-                       const MethodTable::Entry& method, const codec::FrameHeader& header)
-    : connection_(std::move(connection)),
-      method_(method),
-      request_id_(header.request_id),
-      serializer_(header.serializer),
-      one_way_((header.flags & codec::flags::kOneWay) != 0),
-      owned_(NewMessages(method)),
-      request_(owned_.request.get()),
-      response_(owned_.response.get()),
-      context_(&owned_context_.emplace()) {}
+ServerDone::ServerDone(server::ServerCall* call)
+    : call_(call), exceptions_(std::uncaught_exceptions()) {}
+
+ServerDone::ServerDone(ServerDone&& other) noexcept
+    : call_(std::exchange(other.call_, nullptr)), exceptions_(other.exceptions_) {}
+
+ServerDone::~ServerDone() {
+  if (call_ == nullptr) return;
+  if (std::uncaught_exceptions() > exceptions_ && invoking == call_) {
+    // The handler is throwing: the server answers with what it threw once it catches it.
+    call_->dropped_by_throw_ = true;
+    return;
+  }
+  call_->Complete(Status(StatusCode::INTERNAL, "handler of " + call_->method_->full_name +
+                                                   " let go of its call without answering it"));
+}
+
+void ServerDone::operator()(const Status& status) {
+  if (server::ServerCall* call = std::exchange(call_, nullptr)) call->Complete(status);
+}
+
+namespace server {
 
 ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
-                       const MethodTable::Entry& method, const codec::FrameHeader& header,
-                       Messages* messages, ServerContext* context)
-    : connection_(std::move(connection)),
-      method_(method),
-      request_id_(header.request_id),
-      serializer_(header.serializer),
-      one_way_((header.flags & codec::flags::kOneWay) != 0),
-      request_(Recycle(method, messages)->request.get()),
-      response_(messages->response.get()),
-      context_(context) {}
+                       const MethodTable::Entry& method, const codec::FrameHeader& header) {
+  Reset(std::move(connection), method, header);
+}
 
 ServerCall::~ServerCall() {
   if (tracked_) connection_->Untrack(this);
 }
 
-Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
-                           const AuthTokenTable::Token* token,
-                           ServerContext::Clock::time_point received, size_t max_body_bytes) {
-  Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_);
-  if (!status.ok()) return status;
-  ServerContext& context = *context_;
-  context.service_ = method_.service_name;
-  context.method_ = method_.method->spec->method;
-  context.method_id_ = method_.id;
-  context.received_at_ = received;
-  context.deadline_ = meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs
-                          ? received + std::chrono::microseconds(meta->timeout_us())
-                          : ServerContext::Clock::time_point::max();
-  context.peer_.assign(connection_->peer());
-  context.trace_id_.swap(*meta->mutable_trace_id());
-  context.request_id_ = meta->call_id();
-  if (token == nullptr) {
-    context.auth_token_.swap(*meta->mutable_auth_token());
-    context.auth_token_id_ = 0;
-  } else if (context.auth_token_id_ != token->id) {
-    // A connection's inline calls share one context, which mostly holds this token already.
-    context.auth_token_.assign(token->token);
-    context.auth_token_id_ = token->id;
+void ServerCall::Reset(std::shared_ptr<ServerConnection> connection,
+                       const MethodTable::Entry& method, const codec::FrameHeader& header) {
+  connection_ = std::move(connection);
+  method_ = &method;
+  request_id_ = header.request_id;
+  serializer_ = header.serializer;
+  one_way_ = (header.flags & codec::flags::kOneWay) != 0;
+  completed_while_invoking_ = false;
+  dropped_by_throw_ = false;
+  handoff_.store(kRunning, std::memory_order_relaxed);
+  // Cleared rather than freed: their strings keep their capacity for the next call.
+  if (messages_method_ == &method) {
+    request_->Clear();
+    response_->Clear();
+  } else {
+    request_.reset(method.method->request_prototype->New());
+    response_.reset(method.method->response_prototype->New());
+    messages_method_ = &method;
   }
+}
+
+Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
+                           ServerContext::Clock::time_point received, size_t max_body_bytes) {
+  Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_.get());
+  if (!status.ok()) return status;
+  ServerContext& context = context_;
+  context.service_ = method_->service_name;
+  context.method_ = method_->method->spec->method;
+  context.scope_.deadline = meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs
+                                ? received + std::chrono::microseconds(meta->timeout_us())
+                                : ServerContext::Clock::time_point::max();
+  context.peer_.assign(connection_->peer());
+  context.scope_.trace_id.swap(*meta->mutable_trace_id());
+  context.request_id_ = meta->call_id();
+  context.auth_token_.swap(*meta->mutable_auth_token());
   context.attachments_.clear();
   if (!meta->attachments().empty()) {
     context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());
@@ -100,37 +103,98 @@ void ServerCall::Track() {
   tracked_ = true;
 }
 
-void ServerCall::Complete(bool on_io_thread) {
-  const Status status = Execute();
-  if (!one_way_) {
-    connection_->SendResponse(request_id_, serializer_, status, response_, on_io_thread);
-  }
+bool ServerCall::RunInline() {
+  held_by_connection_ = true;
+  if (!Invoke()) return false;  // went on asynchronously, and may be gone already
+  connection_.reset();          // the connection does not hold itself
+  return true;
 }
 
-Status ServerCall::Execute() {
+bool ServerCall::Invoke() {
+  ServerCall* const previous = invoking;
+  invoking = this;
+  StartHandler();
+  invoking = previous;
+  // Not completed yet: its completion, maybe on another thread right now, lets go of it.
+  if (!completed_while_invoking_ && !HandlerReturned()) return false;
+  // Completed: nobody else touches the call any more.
+  if (held_by_connection_) {
+    if (tracked_) {
+      connection_->Untrack(this);
+      tracked_ = false;
+    }
+    return true;
+  }
+  Release();
+  return true;
+}
+
+void ServerCall::StartHandler() {
   // Work nobody waits for any more is skipped: running it would only delay the calls behind it.
-  if (context_->cancelled()) {
-    return Status(StatusCode::CANCELLED,
-                  "call to " + method_.full_name + " was cancelled by the caller before it ran");
+  if (context_.cancelled()) {
+    return Complete(Status(StatusCode::CANCELLED, "call to " + method_->full_name +
+                                                      " was cancelled by the caller before it ran"));
   }
-  if (context_->deadline_passed()) {
-    return Status(StatusCode::DEADLINE_EXCEEDED,
-                  "deadline of " + method_.full_name + " passed before it ran");
+  if (context_.deadline_passed()) {
+    return Complete(Status(StatusCode::DEADLINE_EXCEEDED,
+                           "deadline of " + method_->full_name + " passed before it ran"));
   }
-  return connection_->filters().Run(*context_, *request_, [this] { return Invoke(); });
-}
-
-Status ServerCall::Invoke() {
+  const filter::ServerFilterChain& filters = connection_->filters();
+  if (Status status = filters.Enter(context_, *request_, method_->filter_states, &filters_);
+      !status.ok()) {
+    return Complete(status);
+  }
+  const ScopedCallScope scope(&context_.scope_);
+  const auto threw = [this](const char* what) {
+    Logger().warn("ferry server: handler {} threw: {}", method_->full_name, what);
+    // Unless the handler handed its completion on before throwing: whoever holds it answers.
+    if (dropped_by_throw_) {
+      dropped_by_throw_ = false;
+      Complete(Status(StatusCode::INTERNAL, "handler " + method_->full_name + " threw: " + what));
+    }
+  };
   try {
-    return method_.method->invoke(*method_.service, *context_, *request_, response_);
+    method_->method->invoke(*method_->service, context_, *request_, response_.get(),
+                            ServerDone(this));
   } catch (const std::exception& e) {
-    Logger().warn("ferry server: handler {} threw: {}", method_.full_name, e.what());
-    return Status(StatusCode::INTERNAL, "handler " + method_.full_name + " threw: " + e.what());
+    threw(e.what());
   } catch (...) {
-    Logger().warn("ferry server: handler {} threw a non-standard exception", method_.full_name);
-    return Status(StatusCode::INTERNAL,
-                  "handler " + method_.full_name + " threw a non-standard exception");
+    threw("a non-standard exception");
   }
 }
 
-}  // namespace ferry::server
+bool ServerCall::HandlerReturned() {
+  const bool held = held_by_connection_;
+  if (held) {
+    // The connection's next inline call gets a new object; this one owns itself until its
+    // completion, and is waited for and cancelled like a pool call meanwhile.
+    held_by_connection_ = false;
+    Track();
+  }
+  if (handoff_.exchange(kHandlerReturned, std::memory_order_acq_rel) != kCompleted) return false;
+  // Completed on another thread meanwhile, which left the call to this one.
+  held_by_connection_ = held;
+  return true;
+}
+
+void ServerCall::Complete(const Status& status) {
+  Answer(status);
+  if (invoking == this) {
+    completed_while_invoking_ = true;
+    return;
+  }
+  if (handoff_.exchange(kCompleted, std::memory_order_acq_rel) == kHandlerReturned) Release();
+}
+
+void ServerCall::Answer(const Status& status) {
+  connection_->filters().Leave(context_, *request_, method_->filter_states, status, &filters_);
+  if (!one_way_) {
+    connection_->SendResponse(request_id_, serializer_, status, response_.get(),
+                              connection_->InReadLoop());
+  }
+}
+
+void ServerCall::Release() { delete this; }
+
+}  // namespace server
+}  // namespace ferry

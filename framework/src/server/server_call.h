@@ -2,15 +2,16 @@
 
 #include <google/protobuf/message.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
 #include "ferry/framework/server_context.h"
-#include "server/auth_token_table.h"
+#include "ferry/framework/service.h"
+#include "filter/server_filter_chain.h"
 #include "server/business_pool.h"
 #include "server/method_table.h"
 
@@ -22,67 +23,93 @@ namespace ferry::server {
 
 class ServerConnection;
 
-// One request being served: its messages, its context and where its answer goes. Lives on the
-// IO thread's stack for inline methods, on the heap while queued for or running on the pool.
+// One request being served: its messages, its context, its pass through the server filters and
+// where its answer goes. A call for the business pool lives on the heap and owns itself once it
+// runs. A connection keeps one more for its inline methods and reuses it, messages and context
+// included, from call to call; if a handler completes such a call later than it returns (an
+// asynchronous handler), the call leaves the connection and owns itself until it completes.
+//
+// A call completes exactly once, through ServerDone or because it was refused before its
+// handler ran. A completion on the thread still running the handler costs no atomic operation:
+// only one from another thread meets the invoking thread through `handoff_`.
 class ServerCall final : public BusinessPool::Task {
  public:
-  // Reusable request and response messages of one method, lent to inline calls so that a
-  // connection calling the same method again allocates no new messages.
-  struct Messages {
-    const MethodTable::Entry* method = nullptr;
-    std::unique_ptr<google::protobuf::Message> request;
-    std::unique_ptr<google::protobuf::Message> response;
-  };
-
-  // A call that owns new messages, for the pool.
+  // A call for the pool.
   ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
              const codec::FrameHeader& header);
-  // A call that borrows `*messages` (replaced when they belong to another method) and
-  // `*context` (refilled), for inline methods.
-  ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
-             const codec::FrameHeader& header, Messages* messages, ServerContext* context);
+  // A connection's reusable inline call, empty until Reset().
+  ServerCall() = default;
   ~ServerCall() override;  // leaves the connection's in-flight list
   ServerCall(const ServerCall&) = delete;
   ServerCall& operator=(const ServerCall&) = delete;
 
+  // Makes the reusable call the call of `header`'s request; its messages are kept when the
+  // method is the one it served last.
+  void Reset(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
+             const codec::FrameHeader& header);
+
   // Decodes the body and fills the context. Swaps strings with `meta`, so that neither loses
-  // its capacity. `token`: the request's indexed auth token, if it has one
-  // (AuthTokenTable::Resolve). On failure the status is what the caller should be answered.
-  Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta, const AuthTokenTable::Token* token,
+  // its capacity. On failure the status is what the caller should be answered.
+  Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
                  ServerContext::Clock::time_point received, size_t max_body_bytes);
+
+  // Lets go of the connection of a reusable call whose request was refused before it ran.
+  void Abandon() { connection_.reset(); }
 
   // Joins the connection's in-flight list, where Stop() waits for it and a cancel frame finds
   // it. Before handing the call to the pool, which may finish it at once.
   void Track();
 
-  // On a pool worker.
-  void Run() override { Complete(/*on_io_thread=*/false); }
-  // On the connection's IO thread, for inline methods.
-  void RunInline() { Complete(/*on_io_thread=*/true); }
+  // On a pool worker. The call owns itself from here on.
+  void Run() override { Invoke(); }
+  // On the connection's IO thread, for inline methods. True when the call completed before its
+  // handler returned, so the connection may reuse it; false when it went on asynchronously and
+  // now owns itself (the connection lets go of it).
+  bool RunInline();
 
   uint64_t request_id() const { return request_id_; }
-  ServerContext& context() { return *context_; }
+  ServerContext& context() { return context_; }
 
   // The connection's in-flight list, guarded by its mutex.
   ServerCall* prev_in_flight = nullptr;
   ServerCall* next_in_flight = nullptr;
 
  private:
-  void Complete(bool on_io_thread);
-  Status Execute();  // the server filters around Invoke()
-  Status Invoke();
+  friend class ::ferry::ServerDone;
 
-  const std::shared_ptr<ServerConnection> connection_;
-  const MethodTable::Entry& method_;
-  const uint64_t request_id_;
-  const uint8_t serializer_;
-  const bool one_way_;
+  enum Handoff : uint8_t { kRunning, kHandlerReturned, kCompleted };
+
+  // Runs the filters and the handler. True when the call completed: a pool call is then gone,
+  // an inline one the connection's to reuse. False when it completes later and lets go of
+  // itself then: it may be gone already.
+  bool Invoke();
+  void StartHandler();
+  // The call's one completion: leaves the filters, answers, and lets go of the call if nobody
+  // else holds it.
+  void Complete(const Status& status);
+  void Answer(const Status& status);
+  // After the invoking thread returned from the handler: true when the call already completed.
+  bool HandlerReturned();
+  void Release();
+
+  std::shared_ptr<ServerConnection> connection_;
+  const MethodTable::Entry* method_ = nullptr;
+  uint64_t request_id_ = 0;
+  uint8_t serializer_ = 0;
+  bool one_way_ = false;
+  // An inline call the connection still holds; false for pool calls and detached inline ones.
+  bool held_by_connection_ = false;
   bool tracked_ = false;
-  Messages owned_;  // empty when borrowed
-  google::protobuf::Message* const request_;
-  google::protobuf::Message* const response_;
-  std::optional<ServerContext> owned_context_;  // empty when borrowed
-  ServerContext* const context_;
+  // Set on the invoking thread when the call completed on it before the handler returned.
+  bool completed_while_invoking_ = false;
+  // A ServerDone dropped while an exception unwound the handler: the invoker answers instead.
+  bool dropped_by_throw_ = false;
+  std::atomic<uint8_t> handoff_{kRunning};
+  const MethodTable::Entry* messages_method_ = nullptr;  // what request_/response_ are for
+  std::unique_ptr<google::protobuf::Message> request_;
+  std::unique_ptr<google::protobuf::Message> response_;
+  ServerContext context_;
+  filter::ServerFilterPass filters_;
 };
 
 }  // namespace ferry::server

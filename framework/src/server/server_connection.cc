@@ -3,6 +3,7 @@
 #include <google/protobuf/message.h>
 
 #include <boost/asio/post.hpp>
+#include <array>
 #include <boost/asio/write.hpp>
 #include <span>
 
@@ -74,15 +75,18 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
   // deadlines are concerned.
   const Clock::time_point received = Clock::now();
   last_receive_ = received;
+  reading_ = this;
   for (;;) {
     const codec::FrameDecoder::Result result = decoder_.Next(&frame_);
     if (result == codec::FrameDecoder::Result::kNeedMore) break;
     if (result == codec::FrameDecoder::Result::kError) {
+      reading_ = nullptr;
       Close("malformed input: " + decoder_.error(), spdlog::level::warn);
       return;
     }
     HandleFrame(received);
   }
+  reading_ = nullptr;
   if (flush_requested_) {
     flush_requested_ = false;
     Flush();
@@ -98,12 +102,16 @@ void ServerConnection::HandleFrame(Clock::time_point received) {
       return;
     case codec::MessageType::kHeartbeat:
       if ((header.flags & codec::flags::kHeartbeatReply) == 0) {
-        SendHeartbeatReply(header.request_id);
+        SendControl(codec::MessageType::kHeartbeat, codec::flags::kHeartbeatReply,
+                    header.request_id);
       }
       return;
     case codec::MessageType::kCancel:
       CancelCall(header.request_id);
       return;
+    case codec::MessageType::kGoAway:
+      if ((header.flags & codec::flags::kGoAwayAck) != 0) return OnGoAwayAck();
+      break;
     case codec::MessageType::kResponse:
       break;
   }
@@ -120,31 +128,33 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
       SendResponse(header.request_id, header.serializer, status, nullptr, true);
     }
   };
-  if (core_.shutting_down.load(std::memory_order_relaxed)) {
-    return reject(Status(StatusCode::UNAVAILABLE, "server is shutting down"));
+  if (core_.shutting_down.load(std::memory_order_relaxed) || GoneAway()) {
+    return reject(Status(StatusCode::DRAINING,
+                         "server is shutting down and did not run the call; retry it elsewhere"));
   }
   Status status = codec::ParseMeta(frame_.meta, &meta_);
+  // A 1.1 client's indexed token, resolved before the method is looked up or the body parsed,
+  // which may reject the request: later requests refer to what it defines.
+  if (status.ok() && meta_.auth_token_index() != 0) status = auth_tokens_.Resolve(&meta_);
   if (!status.ok()) return reject(status);
-  // Before the method is looked up or the body parsed, which may reject the request: a token it
-  // defines is referred to by later ones.
-  const AuthTokenTable::Token* token = nullptr;
-  if (meta_.auth_token_index() != 0) {
-    status = auth_tokens_.Resolve(meta_, &token);
-    if (!status.ok()) return reject(status);
-  }
   const MethodTable::Entry* method = nullptr;
   status = core_.methods.Find(meta_.service(), meta_.method(), &method);
   if (!status.ok()) return reject(status);
 
   if (method->method->spec->inline_method) {
-    ServerCall call(shared_from_this(), *method, header, &inline_messages_, &inline_context_);
-    status = call.Prepare(frame_, &meta_, token, received, core_.limits.max_frame_bytes);
-    if (!status.ok()) return reject(status);
-    call.RunInline();
+    if (inline_call_ == nullptr) inline_call_ = std::make_unique<ServerCall>();
+    inline_call_->Reset(shared_from_this(), *method, header);
+    status = inline_call_->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+    if (!status.ok()) {
+      inline_call_->Abandon();
+      return reject(status);
+    }
+    // Went on asynchronously: the call owns itself now.
+    if (!inline_call_->RunInline()) static_cast<void>(inline_call_.release());
     return;
   }
   auto call = std::make_unique<ServerCall>(shared_from_this(), *method, header);
-  status = call->Prepare(frame_, &meta_, token, received, core_.limits.max_frame_bytes);
+  status = call->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
   if (!status.ok()) return reject(status);
   call->Track();
   std::unique_ptr<BusinessPool::Task> task = std::move(call);
@@ -193,15 +203,30 @@ void ServerConnection::SendResponse(uint64_t request_id, uint8_t serializer, con
   Enqueue(frame, on_io_thread);
 }
 
-void ServerConnection::SendHeartbeatReply(uint64_t request_id) {
-  thread_local std::string frame;
-  frame.clear();
+void ServerConnection::SendControl(codec::MessageType type, uint8_t flags, uint64_t request_id) {
   codec::FrameHeader header;
-  header.type = codec::MessageType::kHeartbeat;
-  header.flags = codec::flags::kHeartbeatReply;
+  header.type = type;
+  header.flags = flags;
   header.request_id = request_id;
-  codec::AppendFrame(header, nullptr, nullptr, codec::BodyOptions{}, &frame);
-  Enqueue(frame, /*on_io_thread=*/true);
+  const std::array<uint8_t, codec::kHeaderSize> bytes = codec::WriteHeader(header);
+  Enqueue(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+          InReadLoop());
+}
+
+void ServerConnection::GoAway() {
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    if (self->closed_ || self->goaway_sent_) return;
+    self->goaway_sent_ = true;
+    self->SendControl(codec::MessageType::kGoAway, 0, 0);
+  });
+}
+
+void ServerConnection::OnGoAwayAck() {
+  // Everything the client sent before the acknowledgement has been read: what is in flight is
+  // all this connection will ever run.
+  if (!goaway_sent_ || GoneAway()) return;
+  gone_away_.store(true, std::memory_order_release);
+  core_.connections.NotifyCallsFinished();
 }
 
 void ServerConnection::Enqueue(std::string_view frame, bool on_io_thread) {
@@ -300,6 +325,7 @@ void ServerConnection::CloseGracefully() {
 void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum level) {
   if (closed_) return;
   closed_ = true;
+  gone_away_.store(true, std::memory_order_release);
   Logger().log(level, "ferry server: closing connection from {}: {}", peer_, reason);
   boost::system::error_code ignored;
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);

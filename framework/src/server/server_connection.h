@@ -38,6 +38,9 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   const std::string& peer() const { return peer_; }
   const filter::ServerFilterChain& filters() const { return core_.filters; }
+  // Whether this thread is handling a read of this connection: an answer queued now leaves with
+  // the answers to the other requests of that read, in one write.
+  bool InReadLoop() const { return reading_ == this; }
 
   // Queues the answer to `request_id`; the body is written only with an OK status. Any thread.
   // `on_io_thread` (the connection's own thread, while it handles a read) defers the write to
@@ -50,6 +53,12 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void Untrack(ServerCall* call);
   bool HasCallsInFlight() const;
 
+  // Tells the client to send no more requests here (a GOAWAY frame); it acknowledges once it
+  // sent its last one. Any thread.
+  void GoAway();
+  // The client acknowledged GOAWAY, or the connection is closed. Any thread.
+  bool GoneAway() const { return gone_away_.load(std::memory_order_acquire); }
+
   // Stops reading, writes what is queued, then closes. Any thread.
   void CloseGracefully();
   // On the IO thread, or on any thread once the IO threads have been joined.
@@ -61,7 +70,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void HandleFrame(Clock::time_point received);
   void HandleRequest(Clock::time_point received);
   void CancelCall(uint64_t request_id);
-  void SendHeartbeatReply(uint64_t request_id);
+  void SendControl(codec::MessageType type, uint8_t flags, uint64_t request_id);
+  void OnGoAwayAck();
   void Enqueue(std::string_view frame, bool on_io_thread);
   void Flush();
   void ArmIdleTimer(Clock::time_point at);
@@ -76,8 +86,9 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   codec::Frame frame_;  // reused for every frame, keeping its buffers' capacity
   wire::RpcMeta meta_;  // likewise
   AuthTokenTable auth_tokens_;
-  ServerCall::Messages inline_messages_;
-  ServerContext inline_context_;
+  // Reused by every inline call that completes before its handler returns; one that does not
+  // takes it along, and the next inline call gets a new one.
+  std::unique_ptr<ServerCall> inline_call_;
   std::string write_buffer_;
   boost::asio::steady_timer idle_timer_;
   Clock::time_point last_receive_;
@@ -85,6 +96,10 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   bool writing_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  bool goaway_sent_ = false;
+  std::atomic<bool> gone_away_{false};
+
+  static inline thread_local const ServerConnection* reading_ = nullptr;
 
   transport::OutboundQueue outbound_;
 

@@ -24,12 +24,13 @@ class OutboundQueue {
     return true;
   }
 
-  enum class Appended { kQueued, kStaleLink, kFull };
+  enum class Appended { kQueued, kStaleLink, kFull, kClosed };
   // For a client whose socket is replaced over time: Append() for bytes that belong to link
   // `link`. kStaleLink, queueing nothing, once the queue has moved on to a later link
   // (ClearForLink), so a request admitted to a connection that has ended can never leave on the
   // next one, where its caller has already been told it failed. kFull, queueing nothing, when
-  // the bytes would take the queue past `max_pending` (a peer that stopped reading).
+  // the bytes would take the queue past `max_pending` (a peer that stopped reading). kClosed,
+  // queueing nothing, once the link was closed to requests (CloseToRequests).
   Appended AppendToLink(std::string_view bytes, uint64_t link, size_t max_pending,
                         bool* must_flush) {
     return AppendToLinkWith(bytes.size(), link, max_pending, must_flush,
@@ -43,6 +44,7 @@ class OutboundQueue {
     std::lock_guard lock(mu_);
     *must_flush = false;
     if (link < link_) return Appended::kStaleLink;
+    if (closed_to_requests_) return Appended::kClosed;
     if (pending_.size() + max_size > max_pending) return Appended::kFull;
     write(pending_);
     if (!flushing_) *must_flush = flushing_ = true;
@@ -75,6 +77,19 @@ class OutboundQueue {
     pending_.clear();
     flushing_ = false;
     link_ = next_link;
+    closed_to_requests_ = false;
+  }
+
+  // Appends `last`, the current link's last bytes, and refuses AppendToLink() until the next
+  // link: every request is then either before `last` or certainly not sent. Returns true if the
+  // caller must start a flush.
+  bool CloseToRequests(std::string_view last) {
+    std::lock_guard lock(mu_);
+    closed_to_requests_ = true;
+    pending_.append(last);
+    if (flushing_) return false;
+    flushing_ = true;
+    return true;
   }
 
   size_t pending_bytes() const {
@@ -87,6 +102,7 @@ class OutboundQueue {
   std::string pending_;
   bool flushing_ = false;
   uint64_t link_ = 0;  // the oldest link AppendToLink still accepts
+  bool closed_to_requests_ = false;
 };
 
 }  // namespace ferry::transport

@@ -27,11 +27,10 @@ struct BodyOptions {
 
 // Appends one complete frame (header, meta, body) to `out`, filling in serializer, compression
 // and both lengths of `header`. `meta` and `body` may be null for empty sections. Writes straight
-// into `out` when no compression applies, so the common path copies nothing. `meta_prefix`,
-// RpcMeta fields already encoded, goes ahead of the fields of `meta`, as part of the meta.
+// into `out` when no compression applies, so the common path copies nothing.
 Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
                    const google::protobuf::Message* body, const BodyOptions& options,
-                   std::string* out, std::string_view meta_prefix = {});
+                   std::string* out);
 
 // Parses a received body with whatever serializer and compression its header names.
 // `max_body_bytes` bounds decompression.

@@ -30,6 +30,9 @@ enum class StatusCode : uint16_t {
   DATA_LOSS = 15,
   UNAUTHENTICATED = 16,
   OVERLOADED = 17,
+  // Ferry's own too: the server is shutting down and did not run the call, so a retry elsewhere
+  // is always safe, and the provider should get no new calls (it is not unhealthy, only leaving).
+  DRAINING = 18,
 };
 
 std::string_view StatusCodeName(StatusCode code);

@@ -3,8 +3,11 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "ferry/framework/cancellation.h"
 
 namespace ferry {
 
@@ -24,6 +27,9 @@ struct CallOptions {
   std::string auth_token;
   // Key for consistent-hash balancing; when absent the balancer hashes a request field.
   std::optional<uint64_t> hash_key;
+  // Set to be able to give the call up later (Cancellation::Cancel); the async forms of
+  // generated proxies set it themselves and return it in their handle.
+  std::shared_ptr<Cancellation> cancellation;
 };
 
 }  // namespace ferry

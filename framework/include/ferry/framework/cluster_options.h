@@ -10,14 +10,18 @@
 
 namespace ferry {
 
-// YAML `client.fault_tolerance` (and per method under `client.methods.<Method>`).
+// YAML `clients.<name>.fault_tolerance` (and per method under `methods.<Method>`).
 struct FaultToleranceOptions {
   // failfast: one attempt. failover: on failure try another provider, for idempotent methods
-  // or when the attempt certainly did not run (connect failure, OVERLOADED). backup: idempotent
-  // methods also get a second attempt on another provider after `backup_delay` without an
-  // answer; the first answer wins and the other is cancelled.
-  std::string mode = "failfast";  // mode
-  uint32_t max_attempts = 3;      // max_attempts (first try included)
+  // or when the attempt certainly did not run (connect failure, OVERLOADED, DRAINING). backup:
+  // idempotent methods also get a second attempt on another provider after `backup_delay`
+  // without an answer; the first answer wins and the other is cancelled.
+  // Empty (the default): failover for methods marked (ferry.idempotent), failfast for the
+  // rest. An idempotent method is safe to run twice, so one provider dying or restarting under
+  // it should not fail the caller; a second attempt on another provider costs at most one more
+  // request, and the retry budget below caps that cost when a whole cluster is sick.
+  std::string mode;           // mode
+  uint32_t max_attempts = 2;  // max_attempts (first try included)
   // Retries (failover and backup attempts) may be at most this fraction of calls, plus
   // `retry_budget_min_per_second`, so that a sick cluster is not hit by a retry storm.
   double retry_budget_ratio = 0.1;             // retry_budget.ratio
@@ -25,7 +29,7 @@ struct FaultToleranceOptions {
   std::chrono::milliseconds backup_delay{10};  // backup_delay_ms
 };
 
-// YAML `client.outlier`: consecutive failures eject a provider for base * 2^(n-1), capped; it
+// YAML `clients.<name>.outlier`: consecutive failures eject a provider for base * 2^(n-1), capped; it
 // returns after a successful probe.
 struct OutlierOptions {
   uint32_t consecutive_failures = 5;              // consecutive_failures; 0 disables

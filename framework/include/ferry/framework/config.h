@@ -1,12 +1,17 @@
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/client_options.h"
 #include "ferry/framework/cluster_options.h"
+#include "ferry/framework/config_reader.h"
 #include "ferry/framework/registry.h"
 #include "ferry/framework/server_options.h"
 
@@ -27,10 +32,19 @@ struct ProviderOptions {
   std::string advertise;
 };
 
+// YAML `clients.<name>`: how this process calls one downstream service. Either directly,
+// `cluster.client.target: host:port`, or through a registry, `cluster.service` with the file's
+// `registry:` (or `registry:` here, a URL of its own).
+struct ClientConfig {
+  ClusterOptions cluster;
+  std::string registry;  // registry URL for this client alone; empty: the file's registry.url
+};
+
 // A whole YAML file: any of the top-level sections `log`, `plugins`, `registry`, `provider`,
-// `server`, `client`, and `service` (free-form, for the provider's own settings, not validated
-// here). See docs/configuration.md.
+// `server`, `clients`, and `service` (free-form, for the provider's own settings, read with
+// ReadServiceSection). See docs/configuration.md.
 struct Config {
+  std::string source;  // the file's name, as errors quote it
   LogOptions log;
   // Shared objects loaded while the file is read, before any other section, so that the names
   // they register (balancers, filters, ...) are valid in the rest of the file.
@@ -38,15 +52,19 @@ struct Config {
   RegistryOptions registry;  // registry.url empty: no registry
   ProviderOptions provider;
   ServerOptions server;
-  ClientOptions client;
-  // From `client:` too (service, loadbalance, fault_tolerance, methods, outlier);
-  // cluster.client is the same as `client`.
-  ClusterOptions cluster;
-  std::string service_yaml;  // the `service:` section re-emitted as YAML, empty if absent
+  std::map<std::string, ClientConfig, std::less<>> clients;
+  YAML::Node service;  // the `service:` section as read, line marks intact; null if absent
 };
 
+// Reads `config.service` with `read`, which is handed a reader of the `service:` mapping; keys
+// `read` does not ask for are rejected afterwards. Errors name "file:line: service.key" like
+// every other section's.
+Status ReadServiceSection(const Config& config,
+                          const std::function<void(config::ConfigReader& service)>& read);
+
 // Unknown keys, wrong types and out-of-range values fail with INVALID_ARGUMENT naming the key
-// by its full path, e.g. "config.yaml: server.business_pool.threads: expected an integer >= 1".
+// by its file, line and full path, e.g.
+// "config.yaml:4: server.business_pool.threads: expected an integer >= 1, got 'x'".
 Status LoadConfigFile(const std::string& path, Config* out);
 Status ParseConfig(const std::string& yaml_text, const std::string& source_name, Config* out);
 

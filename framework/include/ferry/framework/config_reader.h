@@ -13,8 +13,9 @@
 
 #include "ferry/codec/status.h"
 
-// Public so that providers read their own `service:` section (Config::service_yaml) with the
-// same key-path errors as the framework's sections.
+// The one reader every part of a config file goes through: the framework's sections, every
+// extension's own keys (filters, ...) and a provider's `service:` section, so that every error
+// names its place the same way: "file:line: full.key.path: message".
 namespace ferry::config {
 
 // The first error met while reading one config file; later ones are usually consequences.
@@ -22,9 +23,11 @@ class ConfigErrors {
  public:
   explicit ConfigErrors(std::string source) : source_(std::move(source)) {}
 
-  // "echo.yaml: server.io_threads: expected an integer >= 1, got 'x' (line 3)"
+  // "echo.yaml:3: server.io_threads: expected an integer >= 1, got 'x'"; without a line when
+  // the mark has none (a node built in code).
   void Add(std::string_view key_path, std::string_view message, const YAML::Mark& at);
   const Status& first() const { return first_; }
+  const std::string& source() const { return source_; }
 
  private:
   std::string source_;
@@ -55,8 +58,15 @@ class ConfigReader {
   void String(std::string_view key, std::string* out);
   void Bool(std::string_view key, bool* out);
   void Double(std::string_view key, double min, double max, double* out);
+  // Strictly greater than `above`, e.g. a rate that must be positive.
+  void DoubleAbove(std::string_view key, double above, double* out);
   // A list of strings, e.g. `plugins: [a.so, b.so]`.
   void StringList(std::string_view key, std::vector<std::string>* out);
+  // Whether the mapping has `key`; does not count as reading it.
+  bool Has(std::string_view key) const;
+  // The keys of a nested mapping whose keys are data (method names, client names); marks `key`
+  // as read. Empty, after reporting, when it is not a mapping.
+  std::vector<std::string> KeysOf(std::string_view key);
   // Path of `key` in this mapping, e.g. "client.filters", for nested readers and messages.
   std::string PathOf(std::string_view key) const;
   ConfigErrors* errors() const { return errors_; }
@@ -70,6 +80,7 @@ class ConfigReader {
 
  private:
   YAML::Node Find(std::string_view key);  // marks `key` as known
+  YAML::Node Lookup(std::string_view key) const;
 
   YAML::Node mapping_;
   std::string path_;

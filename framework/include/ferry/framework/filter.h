@@ -1,11 +1,15 @@
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/call_options.h"
+#include "ferry/framework/config_reader.h"
 #include "ferry/framework/method_spec.h"
 #include "ferry/framework/server_context.h"
 
@@ -15,11 +19,28 @@ class Message;
 
 namespace ferry {
 
-// One entry of a `filters:` list in YAML: the filter's registered name and its whole mapping
-// re-emitted as YAML, handed to Configure().
+// One entry of a `filters:` list: the filter's registered name and its own mapping, kept as the
+// file's node so that errors found when a filter is configured still name the file and line.
 struct FilterSpec {
   std::string name;
-  std::string yaml;
+  YAML::Node config;   // the whole entry, `name` included
+  std::string source;  // the file it came from, e.g. "echo.yaml"
+  std::string path;    // its key path there, e.g. "server.filters[0]"
+
+  // A spec written in code, e.g. FromYaml("auth", "{secret: s3cr3t}"); `yaml` must be a
+  // mapping. Errors configuring it then name "<code>" and `name` instead of a file.
+  static FilterSpec FromYaml(std::string name, std::string_view yaml);
+};
+
+// What every filter is handed besides its call: state of its own that the chain keeps for it.
+// `method_state` is what the filter's NewMethodState() returned for the call's method (on this
+// channel or server), made once before that method's first call and shared by all its calls.
+// `call_state` starts null for every call; a filter may point it at something in OnCall and
+// gets it back in OnDone (it owns whatever it points to). Kept only for filters that observe
+// completions: a blind filter's is always null.
+struct FilterState {
+  void* method_state = nullptr;
+  void* call_state = nullptr;
 };
 
 // A call as client filters see it; filters may change `options` (attachments, auth token,
@@ -28,49 +49,52 @@ struct ClientCall {
   const MethodSpec& method;
   const google::protobuf::Message& request;
   CallOptions& options;
-  // When the call started, as the channel that runs the filters read it (its deadline runs
-  // from about then): a filter needing the time takes it from here instead of reading a clock.
-  std::chrono::steady_clock::time_point started;
+  FilterState state;  // this filter's own (see FilterState)
 };
 
-// Interceptor around every call a client makes, in the order configured (YAML
-// `filters.client`). Implementations register by name (kind "client_filter"); one instance per
-// channel, called concurrently from many threads.
-class ClientFilter {
+// A call as server filters see it.
+struct ServerCall {
+  ServerContext& context;
+  const google::protobuf::Message& request;
+  FilterState state;  // this filter's own (see FilterState)
+};
+
+// What client and server filters share. Implementations register by name; one instance per
+// channel or server, called concurrently from many threads.
+template <class Call>
+class Filter {
  public:
-  static constexpr std::string_view kExtensionKind = "client_filter";
-  virtual ~ClientFilter() = default;
-  // `yaml` is the filter's own mapping from the config, e.g. "{name: auth, secret: s3cr3t}".
-  // INVALID_ARGUMENT naming the key when it is wrong.
-  virtual Status Configure(const std::string& yaml) = 0;
-  // Before sending. A non-OK status fails the call with it; nothing is sent.
-  virtual Status OnCall(ClientCall& call) = 0;
-  // After the call completed, whatever the outcome. Must not block. `call.request` may be gone
-  // by then.
-  virtual void OnDone(const ClientCall& call, const Status& status,
-                      std::chrono::nanoseconds latency) = 0;
+  virtual ~Filter() = default;
+  // Reads the filter's own keys of its `filters:` entry, reporting mistakes through `config`
+  // (which names file, line and key); `name` is already read. Called once, before any call.
+  virtual void Configure(config::ConfigReader& config) = 0;
+  // State for one method, handed back in every call of it as FilterState::method_state. Called
+  // once per method and channel (or server) before the method's first call through this
+  // filter, never concurrently with itself. The default keeps none.
+  virtual std::shared_ptr<void> NewMethodState(const MethodSpec& /*method*/) { return nullptr; }
+  // Before the call. A non-OK status is the call's answer: nothing is sent (client) or the
+  // handler does not run (server), and later filters do not see the call.
+  virtual Status OnCall(Call& call) = 0;
+  // After the call completed, whatever the outcome, for each filter whose OnCall ran. Must not
+  // block. A client call's `request` may be gone by then.
+  virtual void OnDone(const Call& /*call*/, const Status& /*status*/,
+                      std::chrono::nanoseconds /*latency*/) {}
   // False when OnDone does nothing. When no filter of a chain observes completions, the chain
   // neither times calls nor keeps any state for them: on small calls that is most of its cost.
   virtual bool ObservesDone() const { return true; }
 };
 
-struct ServerCall {
-  ServerContext& context;
-  const google::protobuf::Message& request;
+// Interceptor around every call a client makes (YAML `clients.<name>.filters`); kind
+// "client_filter".
+class ClientFilter : public Filter<ClientCall> {
+ public:
+  static constexpr std::string_view kExtensionKind = "client_filter";
 };
 
-// Interceptor around every call a server runs (YAML `filters.server`); kind "server_filter".
-class ServerFilter {
+// Interceptor around every call a server runs (YAML `server.filters`); kind "server_filter".
+class ServerFilter : public Filter<ServerCall> {
  public:
   static constexpr std::string_view kExtensionKind = "server_filter";
-  virtual ~ServerFilter() = default;
-  virtual Status Configure(const std::string& yaml) = 0;
-  // Before the handler. A non-OK status is the call's answer; the handler does not run.
-  virtual Status OnCall(ServerCall& call) = 0;
-  virtual void OnDone(const ServerCall& call, const Status& status,
-                      std::chrono::nanoseconds latency) = 0;
-  // As ClientFilter::ObservesDone().
-  virtual bool ObservesDone() const { return true; }
 };
 
 }  // namespace ferry

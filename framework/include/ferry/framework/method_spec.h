@@ -10,10 +10,6 @@ struct MethodSpec {
   std::string_view method;     // e.g. "Echo"
   bool idempotent = false;     // (ferry.idempotent): safe to retry or duplicate
   bool inline_method = false;  // (ferry.inline_method): server runs it on the IO thread
-  // True in the specs protoc-gen-ferry emits: constants that live as long as the process, so the
-  // address of one names its method and per-call caches may key on the address alone. A spec
-  // built at run time, which may die and leave its address to another, leaves it false.
-  bool generated = false;
 };
 
 }  // namespace ferry

@@ -29,4 +29,7 @@ Status VerifyAuthToken(std::string_view secret, std::string_view token, std::str
                        std::string_view method, int64_t now_unix_ms,
                        std::chrono::milliseconds max_skew);
 
+// The <unix_ms> of a "v2:<unix_ms>:..." (or "v1:...") token, or -1 when it has none.
+int64_t AuthTokenMillis(std::string_view token);
+
 }  // namespace ferry::plugins

@@ -1,0 +1,160 @@
+#include "filter/client_filter_chain.h"
+
+#include <algorithm>
+#include <string>
+
+#include "client/request_meta.h"
+
+namespace ferry::filter {
+namespace {
+
+using Clock = ClientFilterChain::Clock;
+
+// Folds the served call's deadline and trace into a downstream call's options. DEADLINE_EXCEEDED
+// when the served call has no time left, so nothing is sent that nobody waits for.
+Status ApplyScope(const CallScope& scope, std::chrono::milliseconds default_timeout,
+                  Clock::time_point now, CallOptions* options) {
+  if (options->trace_id.empty()) options->trace_id = scope.trace_id;
+  if (scope.deadline == Clock::time_point::max()) return Status::Ok();
+  const auto left = std::chrono::floor<std::chrono::milliseconds>(scope.deadline - now);
+  if (left <= std::chrono::milliseconds::zero()) {
+    return Status(StatusCode::DEADLINE_EXCEEDED,
+                  "the call being served has no time left for a downstream call");
+  }
+  const std::chrono::milliseconds own =
+      options->timeout > std::chrono::milliseconds::zero() ? options->timeout : default_timeout;
+  options->timeout = own > std::chrono::milliseconds::zero() ? std::min(own, left) : left;
+  return Status::Ok();
+}
+
+// One call between its first OnCall and its last OnDone, or between a scope's folding in and
+// its restoring around `done`.
+class ObservedCall {
+ public:
+  ObservedCall(std::shared_ptr<const void> keep, const ClientFilterChain::Filters* filters,
+               const FilterMethodStates* states, const MethodSpec& method, const google::protobuf::Message& request,
+               const CallOptions& options, CallDone done, const CallScope* scope)
+      : keep_(std::move(keep)),
+        filters_(filters),
+        states_(states),
+        method_(method),
+        request_(request),
+        start_(Clock::now()),
+        options_(options),
+        done_(std::move(done)) {
+    if (scope != nullptr) scope_ = *scope;
+    if (filters_ != nullptr) call_states_.resize(filters_->size());
+  }
+
+  Clock::time_point start() const { return start_; }
+  const CallOptions& options() const { return options_; }
+
+  // False when the call is already finished: its scope had no time left or a filter rejected it.
+  bool Begin(std::chrono::milliseconds default_timeout, bool has_scope) {
+    if (has_scope) {
+      if (Status status = ApplyScope(scope_, default_timeout, start_, &options_); !status.ok()) {
+        Finish(status);
+        return false;
+      }
+    }
+    // Chosen here rather than by the transport so that client filters log the id the server sees.
+    if (options_.trace_id.empty()) client::FillRandomTraceId(&options_.trace_id);
+    if (filters_ == nullptr) return true;
+    for (size_t i = 0; i < filters_->size(); ++i) {
+      ClientCall call{method_, request_, options_, {(*states_)[i].get(), nullptr}};
+      ++entered_;
+      const Status status = (*filters_)[i]->OnCall(call);
+      call_states_[i] = call.state.call_state;
+      if (!status.ok()) {
+        Finish(status);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Deletes the call.
+  void Finish(const Status& status) {
+    std::unique_ptr<ObservedCall> owned(this);
+    if (entered_ > 0) {
+      const auto latency = Clock::now() - start_;
+      for (size_t i = entered_; i-- > 0;) {
+        const ClientCall call{method_, request_, options_, {(*states_)[i].get(), call_states_[i]}};
+        (*filters_)[i]->OnDone(call, status, latency);
+      }
+    }
+    // A continuation that calls on belongs to the served call too.
+    ScopedCallScope scoped(&scope_);
+    done_(status);
+  }
+
+ private:
+  // The chain's filters and their method states, kept alive until the last OnDone, which may
+  // come after the channel is gone.
+  const std::shared_ptr<const void> keep_;
+  const ClientFilterChain::Filters* const filters_;
+  const FilterMethodStates* const states_;
+  const MethodSpec& method_;
+  const google::protobuf::Message& request_;  // gone once the call completed
+  const Clock::time_point start_;
+  CallOptions options_;
+  CallDone done_;
+  CallScope scope_;
+  std::vector<void*> call_states_;
+  size_t entered_ = 0;  // filters whose OnCall ran
+};
+
+}  // namespace
+
+ClientFilterChain::Shared::Shared(Filters filters_in)
+    : filters(std::move(filters_in)),
+      observes_done(std::any_of(filters.begin(), filters.end(),
+                                [](const auto& filter) { return filter->ObservesDone(); })),
+      states([this](const MethodSpec& method) {
+        FilterMethodStates made;
+        made.reserve(filters.size());
+        for (const auto& filter : filters) made.push_back(filter->NewMethodState(method));
+        return made;
+      }) {}
+
+ClientFilterChain::ClientFilterChain(Filters filters, std::chrono::milliseconds default_timeout)
+    : default_timeout_(default_timeout),
+      filters_(filters.empty() ? nullptr : std::make_shared<const Shared>(std::move(filters))) {}
+
+void ClientFilterChain::CopyOptions(const CallOptions& from, CallOptions* to) {
+  to->timeout = from.timeout;
+  if (!from.attachments.empty() || !to->attachments.empty()) to->attachments = from.attachments;
+  to->request_id = from.request_id;
+  if (!from.trace_id.empty() || !to->trace_id.empty()) to->trace_id = from.trace_id;
+  if (!from.auth_token.empty() || !to->auth_token.empty()) to->auth_token = from.auth_token;
+  to->hash_key = from.hash_key;
+  to->cancellation = from.cancellation;
+  static_assert(sizeof(CallOptions) == 160, "copy the new field of CallOptions here");
+}
+
+Status ClientFilterChain::RunBlindFilters(const MethodSpec& method,
+                                          const google::protobuf::Message& request,
+                                          CallOptions& options) const {
+  // Chosen here rather than by the transport so that client filters log the id the server sees.
+  if (options.trace_id.empty()) client::FillRandomTraceId(&options.trace_id);
+  const FilterMethodStates& states = filters_->states.For(method);
+  for (size_t i = 0; i < filters_->filters.size(); ++i) {
+    ClientCall call{method, request, options, {states[i].get(), nullptr}};
+    if (Status status = filters_->filters[i]->OnCall(call); !status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+void ClientFilterChain::RunObserved(const MethodSpec& method,
+                                    const google::protobuf::Message& request,
+                                    const CallOptions& options, CallDone&& done,
+                                    const CallScope* scope, const SendFn& send) const {
+  const Filters* filters = filters_ != nullptr ? &filters_->filters : nullptr;
+  const FilterMethodStates* states = filters_ != nullptr ? &filters_->states.For(method) : nullptr;
+  auto* call = new ObservedCall(filters_, filters, states, method, request, options,
+                                std::move(done), scope);
+  if (!call->Begin(default_timeout_, scope != nullptr)) return;
+  send(call->options(), call->start(), [call](const Status& status) { call->Finish(status); });
+}
+
+}  // namespace ferry::filter

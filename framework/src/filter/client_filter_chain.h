@@ -1,0 +1,105 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "ferry/framework/call_scope.h"
+#include "ferry/framework/channel.h"
+#include "ferry/framework/filter.h"
+#include "filter/method_states.h"
+
+namespace ferry::filter {
+
+// The front of every channel: folds the scope of the call being served (CurrentCallScope) into
+// the call, runs the client filters, then hands the call on to the channel's own send. Takes
+// its fast paths itself:
+// - no filter and no scope: the caller's options and `done` go on untouched;
+// - no filter observes completions: the filters run on this thread's scratch copy of the
+//   options, from which the call is sent, and `done` passes through unwrapped;
+// - otherwise a call object keeps the filters' per-call state until the last OnDone.
+class ClientFilterChain {
+ public:
+  using Filters = std::vector<std::shared_ptr<ClientFilter>>;
+  using Clock = std::chrono::steady_clock;
+
+  ClientFilterChain() = default;
+  explicit ClientFilterChain(Filters filters);
+
+  // `default_timeout`: the channel's, which a served call's shorter deadline overrides.
+  ClientFilterChain(Filters filters, std::chrono::milliseconds default_timeout);
+
+  // Runs the filters, then `send(options, started, done)`: the options to send the call with,
+  // a const CallOptions& or a CallOptions&& whose strings the send may take; when the call
+  // started (its deadline runs from then); and the CallDone&& that completes it. When a filter
+  // rejects the call, or the served call's deadline has already passed, `done(status)` instead,
+  // and nothing is sent.
+  template <class Send>
+  void Run(const MethodSpec& method, const google::protobuf::Message& request,
+           const CallOptions& options, CallDone&& done, Send&& send) const {
+    const CallScope* scope = CurrentCallScope();
+    if (scope == nullptr && filters_ == nullptr) {
+      send(options, Clock::now(), std::move(done));
+    } else if (scope == nullptr && !filters_->observes_done) {
+      RunBlind(method, request, options, std::move(done), send);
+    } else {
+      RunObserved(method, request, options, std::move(done), scope, ErasedSend(send));
+    }
+  }
+
+ private:
+  struct Shared {
+    explicit Shared(Filters filters);
+    const Filters filters;
+    const bool observes_done;  // some filter's OnDone does something
+    mutable MethodStates states;
+  };
+  using SendFn = std::function<void(const CallOptions&, Clock::time_point, CallDone&&)>;
+
+  template <class Send>
+  static SendFn ErasedSend(Send& send) {
+    return [&send](const CallOptions& options, Clock::time_point started, CallDone&& done) {
+      send(options, started, std::move(done));
+    };
+  }
+
+  template <class Send>
+  void RunBlind(const MethodSpec& method, const google::protobuf::Message& request,
+                const CallOptions& options, CallDone&& done, Send& send) const {
+    thread_local CallOptions scratch;
+    thread_local bool scratch_in_use = false;
+    const Clock::time_point started = Clock::now();
+    if (scratch_in_use) {
+      // A completion run inside the send made a call of its own.
+      RunObserved(method, request, options, std::move(done), nullptr, ErasedSend(send));
+      return;
+    }
+    scratch_in_use = true;
+    struct Release {
+      ~Release() { scratch_in_use = false; }
+    } release;
+    CopyOptions(options, &scratch);
+    if (Status status = RunBlindFilters(method, request, scratch); !status.ok()) {
+      done(status);
+      return;
+    }
+    send(std::move(scratch), started, std::move(done));
+  }
+
+  // `*to = from`, skipping the assignments of empty strings and maps to empty ones: the common
+  // case, as the scratch's strings went into the previous request.
+  static void CopyOptions(const CallOptions& from, CallOptions* to);
+  Status RunBlindFilters(const MethodSpec& method, const google::protobuf::Message& request,
+                         CallOptions& options) const;
+  // Through a call object: for a scope to fold in and restore around `done`, for filters that
+  // observe completions, or for a blind chain re-entered from inside its own send.
+  void RunObserved(const MethodSpec& method, const google::protobuf::Message& request,
+                   const CallOptions& options, CallDone&& done, const CallScope* scope,
+                   const SendFn& send) const;
+
+  std::chrono::milliseconds default_timeout_{0};
+  std::shared_ptr<const Shared> filters_;  // null without filters
+};
+
+}  // namespace ferry::filter
