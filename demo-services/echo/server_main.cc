@@ -1,9 +1,10 @@
-#include "common/provider_main.h"
 #include "echo/service/echo_service.h"
+#include "ferry/framework/app.h"
 
 // build/bin/echo-server --config demo-services/echo/config/echo-server.yaml [--port N]
 int main(int argc, char** argv) {
+  ferry::App app("echo-server", argc, argv);
   ferry::demo::EchoServiceImpl echo;
-  ferry::Service* const services[] = {&echo};
-  return ferry::demo::RunProvider("echo-server", argc, argv, services);
+  app.AddService(&echo);
+  return app.Run();
 }

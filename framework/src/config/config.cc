@@ -71,6 +71,7 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
   pool.Integer("queue_capacity", 1, kMaxQueueCapacity, &out->queue_capacity);
   pool.RejectUnknownKeys();
   section.Millis("grace_period_ms", 0, kMaxMillis, &out->grace_period);
+  section.Millis("drain_delay_ms", 0, kMaxMillis, &out->drain_delay);
   section.Millis("idle_timeout_ms", 0, kMaxMillis, &out->idle_timeout);
   ReadCompression(section.Section("compression"), &out->compression, &out->compress_threshold,
                   &out->compression_level);

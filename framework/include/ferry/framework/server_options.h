@@ -15,7 +15,12 @@ struct ServerOptions {
   size_t io_threads = 1;                          // io_threads
   size_t worker_threads = 4;                      // business_pool.threads
   size_t queue_capacity = 1024;                   // business_pool.queue_capacity
-  std::chrono::milliseconds grace_period{5000};   // grace_period_ms
+  // grace_period_ms: once draining, how long calls in flight may take before connections close.
+  std::chrono::milliseconds grace_period{5000};
+  // drain_delay_ms: how long an App that is stopping keeps serving after it unregistered, while
+  // consumers learn from the registry that it is leaving (a ZooKeeper watch takes milliseconds;
+  // this covers a loaded consumer and a slow session).
+  std::chrono::milliseconds drain_delay{1000};
   std::chrono::milliseconds idle_timeout{60000};  // idle_timeout_ms: close silent connections
   std::string compression = "none";               // compression.algorithm: none | zstd
   size_t compress_threshold = 4096;               // compression.threshold_bytes

@@ -7,20 +7,20 @@
 
 #include "ferry/codec/status.h"
 
-namespace ferry::demo {
+namespace ferry::app {
 
-// Command line shared by the demo providers: --config <yaml> [--port N] [--registry URL];
+// The command line of every App: --config <yaml> [--port N] [--registry URL];
 // `--flag=value` works too.
-struct ProviderFlags {
+struct AppFlags {
   std::string config_path;
   std::optional<uint16_t> port;  // replaces the port of server.listen
   std::string registry_url;      // replaces registry.url, e.g. zookeeper://127.0.0.1:2181
 };
 
 // `args` excludes the program name. INVALID_ARGUMENT naming the offending argument.
-Status ParseProviderFlags(std::span<const char* const> args, ProviderFlags* out);
+Status ParseAppFlags(std::span<const char* const> args, AppFlags* out);
 
 // Replaces the port of a "host:port" (or "[v6]:port") listen address.
 Status OverrideListenPort(uint16_t port, std::string* listen);
 
-}  // namespace ferry::demo
+}  // namespace ferry::app

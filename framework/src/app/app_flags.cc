@@ -1,9 +1,9 @@
-#include "common/provider_flags.h"
+#include "app/app_flags.h"
 
 #include <charconv>
 #include <string_view>
 
-namespace ferry::demo {
+namespace ferry::app {
 
 namespace {
 
@@ -22,8 +22,8 @@ Status ParsePort(std::string_view text, uint16_t* out) {
 
 }  // namespace
 
-Status ParseProviderFlags(std::span<const char* const> args, ProviderFlags* out) {
-  ProviderFlags flags;
+Status ParseAppFlags(std::span<const char* const> args, AppFlags* out) {
+  AppFlags flags;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view arg = args[i];
     std::string_view name = arg.substr(0, arg.find('='));
@@ -66,4 +66,4 @@ Status OverrideListenPort(uint16_t port, std::string* listen) {
   return Status::Ok();
 }
 
-}  // namespace ferry::demo
+}  // namespace ferry::app

@@ -1,24 +1,25 @@
-#include "common/provider_registration.h"
+#include "app/provider_registration.h"
 
 #include <chrono>
 
-namespace ferry::demo {
+namespace ferry::app {
 
-Status ProviderRegistration::Publish(const Config& config, const std::string& address,
+Status ProviderRegistration::Publish(std::shared_ptr<Registry> registry,
+                                     const ProviderOptions& provider, const std::string& address,
                                      std::span<Service* const> services,
                                      std::unique_ptr<ProviderRegistration>* out) {
   auto registration = std::unique_ptr<ProviderRegistration>(new ProviderRegistration());
-  if (Status s = OpenRegistry(config.registry, &registration->registry_); !s.ok()) return s;
+  registration->registry_ = std::move(registry);
   registration->address_ = address;
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
   for (Service* service : services) {
     ProviderInfo info{.address = address,
-                      .weight = config.provider.weight,
-                      .version = config.provider.version,
-                      .group = config.provider.group,
-                      .zone = config.provider.zone,
+                      .weight = provider.weight,
+                      .version = provider.version,
+                      .group = provider.group,
+                      .zone = provider.zone,
                       .start_time_ms = now_ms};
     for (const Service::Method& method : service->methods()) {
       info.methods.emplace_back(method.spec->method);
@@ -36,7 +37,6 @@ ProviderRegistration::~ProviderRegistration() { Withdraw(); }
 void ProviderRegistration::Withdraw() {
   if (!registry_) return;
   for (const std::string& service : services_) registry_->Unregister(service, address_);
-  registry_->Stop();
   registry_.reset();
 }
 
@@ -47,4 +47,4 @@ std::string AdvertisedAddress(const Config& config, uint16_t bound_port) {
   return host + ":" + std::to_string(bound_port);
 }
 
-}  // namespace ferry::demo
+}  // namespace ferry::app

@@ -9,19 +9,19 @@
 #include "ferry/framework/registry.h"
 #include "ferry/framework/service.h"
 
-namespace ferry::demo {
+namespace ferry::app {
 
 // A provider's entries in the registry: published only once the server listens, withdrawn
 // before it stops, so that clients never pick an address that cannot answer.
 class ProviderRegistration {
  public:
-  // Opens the registry from config.registry and registers every service at `address`.
-  static Status Publish(const Config& config, const std::string& address,
-                        std::span<Service* const> services,
+  // Registers every service at `address` in `registry`, which must outlive the registration.
+  static Status Publish(std::shared_ptr<Registry> registry, const ProviderOptions& provider,
+                        const std::string& address, std::span<Service* const> services,
                         std::unique_ptr<ProviderRegistration>* out);
   ~ProviderRegistration();  // Withdraw()
 
-  // Unregisters every service and closes the registry session. Idempotent.
+  // Unregisters every service. Idempotent.
   void Withdraw();
 
  private:
@@ -34,4 +34,4 @@ class ProviderRegistration {
 // (a wildcard host becomes 127.0.0.1, so set `advertise` on multi-host deployments).
 std::string AdvertisedAddress(const Config& config, uint16_t bound_port);
 
-}  // namespace ferry::demo
+}  // namespace ferry::app

@@ -1,0 +1,286 @@
+#include "ferry/framework/app.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "app/app_flags.h"
+#include "app/failing_channel.h"
+#include "app/provider_registration.h"
+#include "ferry/framework/configured_channel.h"
+#include "ferry/framework/logging.h"
+#include "ferry/framework/registry.h"
+#include "ferry/framework/server.h"
+
+namespace ferry {
+namespace {
+
+constexpr int kExitStartFailed = 1;
+constexpr int kExitBadUsage = 2;
+
+// Blocked in every thread (threads started later inherit the mask) and taken synchronously by
+// sigwait, so that stopping runs as ordinary code rather than inside a signal handler.
+sigset_t StopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
+std::string ListenHost(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
+
+}  // namespace
+
+class App::Impl {
+ public:
+  explicit Impl(std::string name) : name_(std::move(name)) {}
+
+  void Load(int argc, char** argv) {
+    const sigset_t stop_signals = StopSignals();
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    // Shells start background jobs with SIGINT ignored, and sigwait never sees an ignored signal;
+    // the default action cannot fire while the signals are blocked.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    waits_for_signals_ = true;
+
+    app::AppFlags flags;
+    Status status = app::ParseAppFlags({argv + 1, static_cast<size_t>(argc - 1)}, &flags);
+    if (!status.ok()) {
+      usage_error_ = true;
+      return Record(status);
+    }
+    Config config;
+    if (status = LoadConfigFile(flags.config_path, &config); !status.ok()) return Record(status);
+    if (flags.port) {
+      if (status = app::OverrideListenPort(*flags.port, &config.server.listen); !status.ok()) {
+        return Record(status);
+      }
+    }
+    if (!flags.registry_url.empty()) config.registry.url = flags.registry_url;
+    Use(std::move(config));
+  }
+
+  void Use(Config config) {
+    config_ = std::move(config);
+    if (Status status = SetLogLevel(config_.log.level); !status.ok()) Record(status);
+  }
+
+  void Record(const Status& status) {
+    std::lock_guard lock(mu_);
+    if (status_.ok()) status_ = status;
+  }
+
+  int Fail(const Status& status) {
+    Record(status);
+    std::cerr << name_ << ": " << status_ << "\n";
+    if (usage_error_) {
+      std::cerr << "usage: " << name_ << " --config <file.yaml> [--port N] [--registry URL]\n";
+    }
+    return status_.code() == StatusCode::INVALID_ARGUMENT || usage_error_ ? kExitBadUsage
+                                                                          : kExitStartFailed;
+  }
+
+  bool ok() const {
+    std::lock_guard lock(mu_);
+    return status_.ok();
+  }
+  const Status& status() const {
+    std::lock_guard lock(mu_);
+    return status_;
+  }
+  bool ready() const {
+    std::lock_guard lock(mu_);
+    return phase_ == Phase::kServing;
+  }
+
+  std::shared_ptr<Channel> ClientChannel(std::string_view name) {
+    std::lock_guard lock(mu_);
+    if (auto it = channels_.find(name); it != channels_.end()) return it->second;
+    std::shared_ptr<Channel> channel;
+    Status status = NewClient(name, &channel);
+    if (!status.ok()) {
+      if (status_.ok()) status_ = status;
+      channel = std::make_shared<app::FailingChannel>(status);
+    }
+    channels_.emplace(std::string(name), channel);
+    return channel;
+  }
+
+  Status Start();
+  void Stop();
+  int Run();
+
+  const std::string name_;
+  Config config_;
+  std::vector<Service*> services_;
+  std::vector<std::function<void()>> stop_hooks_;
+  uint16_t port_ = 0;
+  bool usage_error_ = false;
+  bool waits_for_signals_ = false;
+
+ private:
+  // Under mu_.
+  Status NewClient(std::string_view name, std::shared_ptr<Channel>* out) {
+    const auto it = config_.clients.find(name);
+    if (it == config_.clients.end()) {
+      return Status(StatusCode::INVALID_ARGUMENT,
+                    config_.source + ": clients." + std::string(name) +
+                        ": no such client is configured (the code asks for it by this name)");
+    }
+    if (it->second.cluster.client.target.empty() && it->second.registry.empty()) {
+      if (Status status = OpenRegistryLocked(); !status.ok()) return status;
+    }
+    return NewConfiguredChannel(it->second, registry_, config_.registry, out);
+  }
+
+  // Under mu_: the registry providers register in and clients find services through, opened
+  // once.
+  Status OpenRegistryLocked() {
+    if (registry_ != nullptr || config_.registry.url.empty()) return Status::Ok();
+    return OpenRegistry(config_.registry, &registry_);
+  }
+
+  mutable std::mutex mu_;
+  Status status_;
+  std::shared_ptr<Registry> registry_;
+  std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<app::ProviderRegistration> registration_;
+  enum class Phase { kNew, kServing, kStopping, kStopped } phase_ = Phase::kNew;
+  std::condition_variable stopped_;
+};
+
+Status App::Impl::Start() {
+  std::unique_lock lock(mu_);
+  if (!status_.ok()) return status_;
+  if (phase_ != Phase::kNew) {
+    return Status(StatusCode::FAILED_PRECONDITION, name_ + " was started already");
+  }
+  server_ = std::make_unique<Server>(config_.server);
+  for (Service* service : services_) {
+    if (Status status = server_->AddService(service); !status.ok()) return status_ = status;
+  }
+  if (Status status = server_->Start(); !status.ok()) return status_ = status;
+  port_ = server_->port();
+  Logger().info("{} serving {} service(s) on {}:{}", name_, services_.size(),
+                ListenHost(config_.server.listen), port_);
+  if (!config_.registry.url.empty() && !services_.empty()) {
+    Status status = OpenRegistryLocked();
+    const std::string advertised = app::AdvertisedAddress(config_, port_);
+    if (status.ok()) {
+      status = app::ProviderRegistration::Publish(registry_, config_.provider, advertised,
+                                                  services_, &registration_);
+    }
+    if (!status.ok()) {
+      lock.unlock();
+      server_->Stop();
+      lock.lock();
+      return status_ = status;
+    }
+    Logger().info("{} registered as {} in {}", name_, advertised, config_.registry.url);
+  }
+  phase_ = Phase::kServing;
+  return Status::Ok();
+}
+
+void App::Impl::Stop() {
+  std::unique_ptr<app::ProviderRegistration> registration;
+  {
+    std::unique_lock lock(mu_);
+    if (phase_ == Phase::kStopping) {
+      stopped_.wait(lock, [&] { return phase_ == Phase::kStopped; });
+      return;
+    }
+    if (phase_ == Phase::kStopped) return;
+    const bool served = phase_ == Phase::kServing;
+    phase_ = Phase::kStopping;
+    registration = std::move(registration_);
+    if (!served) {
+      phase_ = Phase::kStopped;
+      stopped_.notify_all();
+      return;
+    }
+  }
+  // Consumers stop choosing this provider once the registry tells them; meanwhile it serves on.
+  if (registration != nullptr) {
+    registration->Withdraw();
+    Logger().info("{} unregistered; serving {} ms more while consumers learn of it", name_,
+                  config_.server.drain_delay.count());
+    std::this_thread::sleep_for(config_.server.drain_delay);
+  }
+  server_->Stop();
+  for (auto hook = stop_hooks_.rbegin(); hook != stop_hooks_.rend(); ++hook) (*hook)();
+  std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels;
+  std::shared_ptr<Registry> registry;
+  {
+    std::lock_guard lock(mu_);
+    channels.swap(channels_);
+    registry = std::move(registry_);
+  }
+  channels.clear();  // before the registry they follow
+  if (registry != nullptr) registry->Stop();
+  std::lock_guard lock(mu_);
+  phase_ = Phase::kStopped;
+  stopped_.notify_all();
+}
+
+int App::Impl::Run() {
+  if (!ok()) return Fail(Status());
+  if (Status status = Start(); !status.ok()) return Fail(status);
+  std::cout << name_ << " listening on " << ListenHost(config_.server.listen) << ":" << port_
+            << std::endl;
+  if (waits_for_signals_) {
+    const sigset_t stop_signals = StopSignals();
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    Logger().info("{} stopping on {}", name_, sigabbrev_np(signal_number));
+  }
+  Stop();
+  return 0;
+}
+
+App::App(std::string name, int argc, char** argv) : impl_(std::make_unique<Impl>(std::move(name))) {
+  impl_->Load(argc, argv);
+}
+
+App::App(std::string name, Config config) : impl_(std::make_unique<Impl>(std::move(name))) {
+  impl_->Use(std::move(config));
+}
+
+App::~App() { Stop(); }
+
+const std::string& App::name() const { return impl_->name_; }
+bool App::ok() const { return impl_->ok(); }
+const Status& App::status() const { return impl_->status(); }
+const Config& App::config() const { return impl_->config_; }
+
+Status App::ReadServiceConfig(const std::function<void(config::ConfigReader& service)>& read) {
+  Status status = ReadServiceSection(impl_->config_, read);
+  if (!status.ok()) impl_->Record(status);
+  return status;
+}
+
+void App::AddService(Service* service) { impl_->services_.push_back(service); }
+
+std::shared_ptr<Channel> App::ClientChannel(std::string_view name) {
+  return impl_->ClientChannel(name);
+}
+
+void App::OnStop(std::function<void()> hook) { impl_->stop_hooks_.push_back(std::move(hook)); }
+
+int App::Run() { return impl_->Run(); }
+Status App::Start() { return impl_->Start(); }
+uint16_t App::port() const { return impl_->port_; }
+bool App::ready() const { return impl_->ready(); }
+void App::Stop() { impl_->Stop(); }
+int App::Fail(const Status& status) { return impl_->Fail(status); }
+
+}  // namespace ferry
