@@ -3,10 +3,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "logger.h"
 
@@ -14,9 +17,6 @@ namespace ferry {
 namespace {
 
 std::shared_ptr<spdlog::logger> CreateLogger() {
-  // An application may have registered its own "ferry" logger (e.g. to a file) before first
-  // use; respect it rather than fail on the duplicate name.
-  if (auto existing = spdlog::get("ferry")) return existing;
   try {
     return spdlog::stderr_color_mt("ferry");
   } catch (const spdlog::spdlog_ex&) {
@@ -28,10 +28,23 @@ std::shared_ptr<spdlog::logger> CreateLogger() {
 }  // namespace
 
 spdlog::logger& Logger() {
-  // Held here as well as in spdlog's registry, so that logging from late destructors stays
-  // valid even after spdlog::shutdown() or drop_all().
-  static const std::shared_ptr<spdlog::logger> logger = CreateLogger();
-  return *logger;
+  // Every logger handed out is kept for the process, never destroyed: callers hold plain
+  // references, and a destructor that logs after spdlog::shutdown() still has its logger.
+  static auto* const mu = new std::mutex;
+  static auto* const handed_out = new std::vector<std::shared_ptr<spdlog::logger>>;
+  static spdlog::logger* last = nullptr;
+
+  std::shared_ptr<spdlog::logger> current = spdlog::get("ferry");
+  std::lock_guard lock(*mu);
+  if (current == nullptr) {
+    if (last != nullptr) return *last;  // dropped from spdlog's registry: keep logging there
+    current = CreateLogger();
+  }
+  if (std::find(handed_out->begin(), handed_out->end(), current) == handed_out->end()) {
+    handed_out->push_back(current);
+  }
+  last = current.get();
+  return *last;
 }
 
 std::optional<spdlog::level::level_enum> ParseLogLevel(std::string_view name) {

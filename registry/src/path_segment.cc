@@ -1,4 +1,4 @@
-#include "path_segment.h"
+#include "ferry/registry/path_segment.h"
 
 #include <algorithm>
 #include <string>
@@ -12,8 +12,8 @@ Status CheckPathSegment(std::string_view what, std::string_view name) {
   if (name.empty() || name == "." || name == ".." || bad_char) {
     return Status(StatusCode::INVALID_ARGUMENT,
                   std::string(what) + " name '" + std::string(name) +
-                      "' is not usable in a registry (empty, '.', '..', or holds '/', "
-                      "whitespace or control characters)");
+                      "' is not usable as one znode path segment (empty, '.', '..', or holds "
+                      "'/', whitespace or control characters)");
   }
   return Status::Ok();
 }

@@ -62,4 +62,16 @@ Status ParseRegistryUrl(std::string_view url, std::string_view scheme, bool allo
   return Status::Ok();
 }
 
+Status ParseZooKeeperUrl(std::string_view url, std::string* connect_string) {
+  std::vector<std::string> addresses;
+  Status status = ParseRegistryUrl(url, "zookeeper", /*allow_empty=*/false, &addresses);
+  if (!status.ok()) return status;
+  connect_string->clear();
+  for (const std::string& address : addresses) {
+    if (!connect_string->empty()) connect_string->push_back(',');
+    connect_string->append(address);
+  }
+  return Status::Ok();
+}
+
 }  // namespace ferry::registry

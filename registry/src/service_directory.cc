@@ -1,9 +1,11 @@
 #include "service_directory.h"
 
+#include <spdlog/spdlog.h>
+
 #include <exception>
 #include <utility>
 
-#include "registry_log.h"
+#include "ferry/framework/logging.h"
 
 namespace ferry::registry {
 
@@ -58,7 +60,7 @@ void ServiceDirectory::Update(const std::string& service, std::vector<ProviderIn
   ServiceEntry& entry = it->second;
   if (entry.providers && *entry.providers == providers) return;
   if (providers.empty() && entry.providers && !entry.providers->empty() && empty_protection_) {
-    Log()->warn(
+    Logger().warn(
         "registry: ignoring an update that removes all {} providers of '{}'; keeping the last "
         "list (empty_protection is on)",
         entry.providers->size(), service);
@@ -97,7 +99,7 @@ void ServiceDirectory::Deliver(uint64_t id,
     (*listener)(*providers);
   } catch (const std::exception& e) {
     // The listener's owner is the one to handle it; other subscriptions must keep working.
-    Log()->error("registry: a provider-list listener threw: {}", e.what());
+    Logger().error("registry: a provider-list listener threw: {}", e.what());
   }
 }
 

@@ -2,8 +2,8 @@
 
 #include <utility>
 
+#include "ferry/registry/path_segment.h"
 #include "ferry/registry/registry_url.h"
-#include "path_segment.h"
 #include "provider_record.h"
 
 namespace ferry::registry {

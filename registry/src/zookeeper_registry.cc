@@ -1,13 +1,15 @@
 #include "zookeeper_registry.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <future>
 #include <utility>
 
+#include "ferry/framework/logging.h"
+#include "ferry/registry/path_segment.h"
 #include "ferry/registry/registry_url.h"
-#include "path_segment.h"
 #include "provider_record.h"
-#include "registry_log.h"
 #include "znode_layout.h"
 
 namespace ferry::registry {
@@ -21,15 +23,6 @@ bool IsRetryable(int rc) {
          rc != ZNOCHILDRENFOREPHEMERALS;
 }
 
-std::string JoinAddresses(const std::vector<std::string>& addresses) {
-  std::string joined;
-  for (const auto& address : addresses) {
-    if (!joined.empty()) joined += ',';
-    joined += address;
-  }
-  return joined;
-}
-
 std::string ParentOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
 }  // namespace
@@ -38,8 +31,8 @@ ZooKeeperRegistry::~ZooKeeperRegistry() { Stop(); }
 
 Status ZooKeeperRegistry::Start(const RegistryOptions& options) {
   if (worker_) return Status(StatusCode::FAILED_PRECONDITION, "registry already started");
-  std::vector<std::string> addresses;
-  Status status = ParseRegistryUrl(options.url, kScheme, /*allow_empty=*/false, &addresses);
+  std::string hosts;
+  Status status = ParseZooKeeperUrl(options.url, &hosts);
   if (status.ok()) status = CheckPathSegment("namespace", options.namespace_name);
   if (status.ok() && (options.session_timeout <= 0ms || options.connect_timeout <= 0ms)) {
     status = Status(StatusCode::INVALID_ARGUMENT,
@@ -47,17 +40,18 @@ Status ZooKeeperRegistry::Start(const RegistryOptions& options) {
   }
   if (!status.ok()) return status;
   options_ = options;
-  hosts_ = JoinAddresses(addresses);
+  hosts_ = std::move(hosts);
   directory_.set_empty_protection(options.empty_protection);
+  session_ = std::make_unique<ZooKeeperSession>(
+      ZooKeeperSessionOptions{.hosts = hosts_, .session_timeout = options.session_timeout},
+      [this](const ZooKeeperSession::Event& event) {
+        worker_->Post([this, event] { OnEvent(event); });
+      });
   worker_ = std::make_unique<SerialExecutor>("ferry-zookeeper", 1s, [this] { OnTick(); });
   worker_->Post([this] { OpenSession(); });
 
-  std::unique_lock lock(state_mu_);
-  if (connected_cv_.wait_for(lock, options.connect_timeout,
-                             [this] { return credentials_.has_value(); })) {
-    return Status::Ok();
-  }
-  lock.unlock();
+  // The connected event is on the worker's queue by then, ahead of any Register.
+  if (session_->WaitConnected(options.connect_timeout)) return Status::Ok();
   Stop();
   return Status(StatusCode::UNAVAILABLE, "no ZooKeeper session with " + hosts_ + " within " +
                                              std::to_string(options.connect_timeout.count()) +
@@ -74,7 +68,7 @@ Status ZooKeeperRegistry::Register(const std::string& service, const ProviderInf
     registrations_[path] = record;
     withdrawals_.erase(path);
     if (!connected_) {
-      Log()->warn("registry: ZooKeeper is unreachable; {} is published once it is back", path);
+      Logger().warn("registry: ZooKeeper is unreachable; {} is published once it is back", path);
       return Status::Ok();
     }
     const int rc = Publish(path, record);
@@ -100,7 +94,7 @@ Status ZooKeeperRegistry::Unregister(const std::string& service, const std::stri
 uint64_t ZooKeeperRegistry::Subscribe(const std::string& service, Listener listener) {
   const auto subscription = directory_.Subscribe(service, std::move(listener));
   if (Status status = CheckPathSegment("service", service); !status.ok()) {
-    Log()->error("registry: cannot subscribe: {}", status.message());
+    Logger().error("registry: cannot subscribe: {}", status.message());
   } else if (subscription.first_of_service && worker_) {
     worker_->Post([this, service] { SyncWatch(service); });
   }
@@ -119,7 +113,7 @@ std::vector<ProviderInfo> ZooKeeperRegistry::Snapshot(const std::string& service
 
 void ZooKeeperRegistry::Stop() {
   {
-    std::lock_guard lock(state_mu_);
+    std::lock_guard lock(stop_mu_);
     if (stopped_) return;
     stopped_ = true;
   }
@@ -131,8 +125,7 @@ void ZooKeeperRegistry::Stop() {
 }
 
 std::optional<clientid_t> ZooKeeperRegistry::session_credentials() const {
-  std::lock_guard lock(state_mu_);
-  return credentials_;
+  return session_ ? session_->credentials() : std::nullopt;
 }
 
 Status ZooKeeperRegistry::RunOnWorker(std::function<Status()> attempt) {
@@ -146,25 +139,21 @@ Status ZooKeeperRegistry::RunOnWorker(std::function<Status()> attempt) {
   // ZooKeeper calls give up within the session timeout; the worker may have a resync ahead.
   if (outcome.wait_for(options_.connect_timeout + options_.session_timeout) ==
       std::future_status::timeout) {
-    Log()->warn("registry: ZooKeeper is slow to answer; the change is kept and applied later");
+    Logger().warn("registry: ZooKeeper is slow to answer; the change is kept and applied later");
     return Status::Ok();
   }
   return outcome.get();
 }
 
 void ZooKeeperRegistry::OpenSession() {
-  session_.reset();  // closes the previous session, if any; its late events are stale
   connected_ = false;
-  const uint64_t generation = ++generation_;
-  auto sink = [this, generation](const ZooKeeperSession::Event& event) {
-    worker_->Post([this, generation, event] { OnEvent(generation, event); });
-  };
-  Status status = ZooKeeperSession::Open(hosts_, options_.session_timeout, sink, &session_);
-  if (!status.ok()) Log()->warn("registry: {}; retrying", status.message());  // by OnTick
+  // Closes the previous session, if any; its events still queued here are stale.
+  Status status = session_->Open();
+  if (!status.ok()) Logger().warn("registry: {}; retrying", status.message());  // by OnTick
 }
 
-void ZooKeeperRegistry::OnEvent(uint64_t generation, const ZooKeeperSession::Event& event) {
-  if (shut_down_ || generation != generation_) return;
+void ZooKeeperRegistry::OnEvent(const ZooKeeperSession::Event& event) {
+  if (shut_down_ || !session_->IsCurrent(event)) return;
   if (event.kind == ZooKeeperSession::Event::Kind::kState) {
     OnStateChange(event.state);
     return;
@@ -176,41 +165,31 @@ void ZooKeeperRegistry::OnEvent(uint64_t generation, const ZooKeeperSession::Eve
 void ZooKeeperRegistry::OnStateChange(int state) {
   if (state == ZOO_CONNECTED_STATE) {
     connected_ = true;
-    const clientid_t credentials = session_->client_id();
-    {
-      std::lock_guard lock(state_mu_);
-      credentials_ = credentials;
-    }
-    connected_cv_.notify_all();
-    Log()->info(
+    Logger().info(
         "registry: connected to ZooKeeper {} (session {:#x}); publishing {} providers, reading "
         "{} services",
-        hosts_, credentials.client_id, registrations_.size(), watched_.size());
+        hosts_, session_->session_id(), registrations_.size(), watched_.size());
     // Watches may have been missed while away: read everything again rather than trust them.
     Resync();
     return;
   }
   const bool was_connected = connected_;
   connected_ = false;
-  {
-    std::lock_guard lock(state_mu_);
-    credentials_.reset();
-  }
   if (state == ZOO_EXPIRED_SESSION_STATE) {
-    Log()->warn("registry: ZooKeeper session expired; opening a new one to publish {} providers",
-                registrations_.size());
+    Logger().warn("registry: ZooKeeper session expired; opening a new one to publish {} providers",
+                  registrations_.size());
     OpenSession();
   } else if (state == ZOO_AUTH_FAILED_STATE) {
-    Log()->error("registry: ZooKeeper {} rejected the session's authentication", hosts_);
+    Logger().error("registry: ZooKeeper {} rejected the session's authentication", hosts_);
   } else if (was_connected) {
-    Log()->warn("registry: lost ZooKeeper {}; clients keep the cached providers until it is back",
-                hosts_);
+    Logger().warn("registry: lost ZooKeeper {}; clients keep the cached providers until it is back",
+                  hosts_);
   }
 }
 
 void ZooKeeperRegistry::OnTick() {
   if (shut_down_) return;
-  if (!session_) {
+  if (!session_->is_open()) {
     OpenSession();
   } else if (connected_ && resync_needed_) {
     Resync();
@@ -227,7 +206,7 @@ void ZooKeeperRegistry::Resync() {
   for (const auto& [path, record] : registrations_) {
     if (const int rc = Publish(path, record); rc != ZOK) {
       resync_needed_ = true;
-      Log()->warn("registry: cannot publish {}: {}; retrying", path, ZooKeeperErrorText(rc));
+      Logger().warn("registry: cannot publish {}: {}; retrying", path, ZooKeeperErrorText(rc));
     }
   }
   for (const auto& service : watched_) ReadProviders(service);
@@ -258,15 +237,15 @@ void ZooKeeperRegistry::ReadProviders(const std::string& service) {
     if (rc != ZOK) break;
     ProviderInfo provider;
     if (Status status = DecodeProviderRecord(children[i], record, &provider); !status.ok()) {
-      Log()->warn("registry: skipping a provider of '{}': {}", service, status.message());
+      Logger().warn("registry: skipping a provider of '{}': {}", service, status.message());
       continue;
     }
     providers.push_back(std::move(provider));
   }
   if (rc != ZOK) {
     resync_needed_ = true;
-    Log()->warn("registry: cannot read the providers of '{}': {}; keeping the cached list", service,
-                ZooKeeperErrorText(rc));
+    Logger().warn("registry: cannot read the providers of '{}': {}; keeping the cached list",
+                  service, ZooKeeperErrorText(rc));
     return;
   }
   std::sort(providers.begin(), providers.end(),
@@ -290,7 +269,7 @@ int ZooKeeperRegistry::Publish(const std::string& path, const std::string& recor
   const int64_t session_id = session_->session_id();
   if (stat.ephemeralOwner == session_id && current == record) return ZOK;
   if (stat.ephemeralOwner != session_id) {
-    Log()->warn("registry: replacing {} left by session {:#x}", path, stat.ephemeralOwner);
+    Logger().warn("registry: replacing {} left by session {:#x}", path, stat.ephemeralOwner);
   }
   return session_->Replace(path, stat.version, record);
 }
@@ -310,7 +289,7 @@ Status ZooKeeperRegistry::Outcome(int rc, const std::string& what) {
   if (rc == ZOK) return Status::Ok();
   if (IsRetryable(rc)) {
     resync_needed_ = true;
-    Log()->warn("registry: cannot {} yet: {}; retrying", what, ZooKeeperErrorText(rc));
+    Logger().warn("registry: cannot {} yet: {}; retrying", what, ZooKeeperErrorText(rc));
     return Status::Ok();
   }
   const StatusCode code =
@@ -324,18 +303,16 @@ void ZooKeeperRegistry::Shutdown() {
     // withdrawing first makes every leave certain and visible before Stop() returns.
     for (const auto& [path, record] : registrations_) Withdraw(path);
   } else if (!registrations_.empty()) {
-    Log()->warn(
+    Logger().warn(
         "registry: stopping while ZooKeeper is unreachable; {} providers stay listed until the "
         "session expires",
         registrations_.size());
   }
   registrations_.clear();
   watched_.clear();
-  session_.reset();
+  session_->Close();
   connected_ = false;
   shut_down_ = true;
-  std::lock_guard lock(state_mu_);
-  credentials_.reset();
 }
 
 }  // namespace ferry::registry

@@ -2,7 +2,6 @@
 
 #include <zookeeper/zookeeper.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,9 +12,9 @@
 #include <vector>
 
 #include "ferry/framework/registry.h"
+#include "ferry/registry/zookeeper_session.h"
 #include "serial_executor.h"
 #include "service_directory.h"
-#include "zookeeper_session.h"
 
 namespace ferry::registry {
 
@@ -41,8 +40,8 @@ class ZooKeeperRegistry final : public Registry {
   std::vector<ProviderInfo> Snapshot(const std::string& service) const override;
   void Stop() override;
 
-  // The id and password of the current session, once connected. Tests use them to expire the
-  // session the documented way (a second client with the same credentials, then closed).
+  // The id and password of the current session (ZooKeeperSession::credentials()). Tests use
+  // them to expire the session the documented way (a second client joins it, then closes).
   std::optional<clientid_t> session_credentials() const;
 
  private:
@@ -51,7 +50,7 @@ class ZooKeeperRegistry final : public Registry {
 
   // Worker thread only, from here on.
   void OpenSession();
-  void OnEvent(uint64_t generation, const ZooKeeperSession::Event& event);
+  void OnEvent(const ZooKeeperSession::Event& event);
   void OnStateChange(int state);
   void OnTick();
   void Resync();
@@ -66,18 +65,15 @@ class ZooKeeperRegistry final : public Registry {
   RegistryOptions options_;
   std::string hosts_;
   ServiceDirectory directory_;
+  // Created by Start(); opened, used and closed by the worker only.
+  std::unique_ptr<ZooKeeperSession> session_;
   std::unique_ptr<SerialExecutor> worker_;
 
-  // Written by the worker, read by Start() and session_credentials().
-  mutable std::mutex state_mu_;
-  std::condition_variable connected_cv_;
-  std::optional<clientid_t> credentials_;  // set while connected
+  std::mutex stop_mu_;
   bool stopped_ = false;
 
   // Worker-only state.
-  std::unique_ptr<ZooKeeperSession> session_;
-  uint64_t generation_ = 0;  // of session_; events of closed sessions are stale
-  bool connected_ = false;
+  bool connected_ = false;      // as of the last session event the worker handled
   bool resync_needed_ = false;  // a transient failure left ZooKeeper behind our intent
   bool shut_down_ = false;
   std::map<std::string, std::string> registrations_;  // znode path -> provider record

@@ -1,21 +1,24 @@
-#include "zookeeper_session.h"
+#include "ferry/registry/zookeeper_session.h"
 
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <string_view>
 #include <utility>
 
-#include "registry_log.h"
+#include "ferry/framework/logging.h"
 
 namespace ferry::registry {
 namespace {
 
 // The C client's own messages, already filtered to warnings and errors, go to Ferry's logger
 // (stderr) instead of the client's default stream. While a server is down the client repeats
-// the same connection error on every attempt; Ferry logs the state change once, at warn, so
-// these are kept at debug to leave the log readable.
-void ForwardClientLog(const char* message) { Log()->debug("zookeeper client: {}", message); }
+// the same connection error on every attempt; the session's users log the state changes that
+// matter once, so these are kept at debug to leave the log readable.
+void ForwardClientLog(const char* message) { Logger().debug("zookeeper client: {}", message); }
 
+// The level is process-wide in the C client.
 void SetClientLogLevelOnce() {
   static std::once_flag once;
   std::call_once(once, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_WARN); });
@@ -25,43 +28,123 @@ void SetClientLogLevelOnce() {
 
 std::string ZooKeeperErrorText(int rc) { return std::to_string(rc) + " (" + zerror(rc) + ")"; }
 
-Status ZooKeeperSession::Open(const std::string& hosts, std::chrono::milliseconds session_timeout,
-                              EventSink sink, std::unique_ptr<ZooKeeperSession>* out) {
+std::string ZooKeeperStateName(int state) {
+  if (state == ZOO_CONNECTED_STATE) return "connected";
+  if (state == ZOO_CONNECTING_STATE) return "connecting";
+  if (state == ZOO_ASSOCIATING_STATE) return "associating";
+  if (state == ZOO_EXPIRED_SESSION_STATE) return "session expired";
+  if (state == ZOO_AUTH_FAILED_STATE) return "authentication failed";
+  if (state == ZOO_NOTCONNECTED_STATE) return "not connected";
+  return "state " + std::to_string(state);
+}
+
+ZooKeeperSession::ZooKeeperSession(ZooKeeperSessionOptions options, EventSink sink)
+    : options_(std::move(options)), sink_(std::move(sink)) {}
+
+ZooKeeperSession::~ZooKeeperSession() { Close(); }
+
+Status ZooKeeperSession::Open() {
+  Close();
   SetClientLogLevelOnce();
-  std::unique_ptr<ZooKeeperSession> session(new ZooKeeperSession(std::move(sink)));
-  session->zh_ = zookeeper_init2(hosts.c_str(), &ZooKeeperSession::OnSessionEvent,
-                                 static_cast<int>(session_timeout.count()), nullptr, session.get(),
-                                 0, &ForwardClientLog);
-  if (session->zh_ == nullptr) {
-    return Status(StatusCode::UNAVAILABLE,
-                  "cannot create a ZooKeeper client for '" + hosts + "': " + std::strerror(errno));
+  uint64_t generation = 0;
+  {
+    std::lock_guard lock(mu_);
+    generation = ++generation_;
   }
-  *out = std::move(session);
+  context_ = std::make_unique<HandleContext>(HandleContext{this, generation});
+  zh_ = zookeeper_init2(options_.hosts.c_str(), &ZooKeeperSession::OnSessionWatch,
+                        static_cast<int>(options_.session_timeout.count()), nullptr, context_.get(),
+                        0, &ForwardClientLog);
+  if (zh_ == nullptr) {
+    const std::string error = std::strerror(errno);
+    context_.reset();
+    return Status(StatusCode::UNAVAILABLE,
+                  "cannot create a ZooKeeper client for '" + options_.hosts + "': " + error);
+  }
   return Status::Ok();
 }
 
-ZooKeeperSession::~ZooKeeperSession() {
-  // Joins the client's threads: no callback can be running or start after this.
-  if (zh_ != nullptr) zookeeper_close(zh_);
+void ZooKeeperSession::Close() {
+  zhandle_t* const zh = std::exchange(zh_, nullptr);
+  {
+    // First, so that anything the handle still reports while closing is stale.
+    std::lock_guard lock(mu_);
+    ++generation_;
+    credentials_.reset();
+    connected_handed_off_ = false;
+  }
+  // Joins the client's threads: no callback of this handle runs after it.
+  if (zh != nullptr) zookeeper_close(zh);
+  context_.reset();
 }
 
-clientid_t ZooKeeperSession::client_id() const { return *zoo_client_id(zh_); }
+bool ZooKeeperSession::IsCurrent(const Event& event) const {
+  std::lock_guard lock(mu_);
+  return event.generation == generation_;
+}
 
-void ZooKeeperSession::OnSessionEvent(zhandle_t*, int type, int state, const char*, void* context) {
+bool ZooKeeperSession::WaitConnected(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mu_);
+  return handed_off_cv_.wait_for(lock, timeout, [this] { return connected_handed_off_; });
+}
+
+std::optional<clientid_t> ZooKeeperSession::credentials() const {
+  std::lock_guard lock(mu_);
+  return credentials_;
+}
+
+int64_t ZooKeeperSession::session_id() const {
+  std::lock_guard lock(mu_);
+  return credentials_ ? credentials_->client_id : 0;
+}
+
+void ZooKeeperSession::OnSessionWatch(zhandle_t* zh, int type, int state, const char*,
+                                      void* context) {
   if (type != ZOO_SESSION_EVENT) return;
-  static_cast<ZooKeeperSession*>(context)->sink_(Event{Event::Kind::kState, state, {}});
+  const auto& handle = *static_cast<const HandleContext*>(context);
+  handle.session->OnStateChange(
+      zh, Event{.kind = Event::Kind::kState, .state = state, .generation = handle.generation});
 }
 
-void ZooKeeperSession::OnChildrenEvent(zhandle_t*, int type, int, const char* path, void* context) {
-  // Session events reach every watcher too; OnSessionEvent already reports them.
-  if (type != ZOO_CHILD_EVENT && type != ZOO_DELETED_EVENT) return;
-  static_cast<ZooKeeperSession*>(context)->sink_(
-      Event{Event::Kind::kChildrenChanged, 0, path != nullptr ? path : ""});
+void ZooKeeperSession::OnNodeWatch(zhandle_t*, int type, int, const char* path, void* context) {
+  // Session events reach every watch too; OnSessionWatch reports them.
+  Event::Kind kind;
+  if (type == ZOO_CHILD_EVENT) {
+    kind = Event::Kind::kChildrenChanged;
+  } else if (type == ZOO_DELETED_EVENT) {
+    kind = Event::Kind::kNodeDeleted;
+  } else {
+    return;
+  }
+  const auto& handle = *static_cast<const HandleContext*>(context);
+  handle.session->sink_(
+      Event{.kind = kind, .path = path != nullptr ? path : "", .generation = handle.generation});
+}
+
+void ZooKeeperSession::OnStateChange(zhandle_t* zh, const Event& event) {
+  {
+    std::lock_guard lock(mu_);
+    if (event.generation == generation_) {
+      connected_handed_off_ = false;
+      if (event.state == ZOO_CONNECTED_STATE) {
+        credentials_ = *zoo_client_id(zh);
+      } else if (event.state == ZOO_EXPIRED_SESSION_STATE || event.state == ZOO_AUTH_FAILED_STATE) {
+        credentials_.reset();
+      }
+    }
+  }
+  sink_(event);
+  if (event.state != ZOO_CONNECTED_STATE) return;
+  {
+    std::lock_guard lock(mu_);
+    connected_handed_off_ = event.generation == generation_;
+  }
+  handed_off_cv_.notify_all();
 }
 
 int ZooKeeperSession::CreateEphemeral(const std::string& path, const std::string& data) {
-  return zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()),
-                    &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr, 0);
+  return zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()), acl_,
+                    ZOO_EPHEMERAL, nullptr, 0);
 }
 
 int ZooKeeperSession::EnsurePersistentPath(const std::string& path) {
@@ -70,8 +153,7 @@ int ZooKeeperSession::EnsurePersistentPath(const std::string& path) {
   if (rc != ZNONODE) return rc;
   for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
     const std::string prefix = path.substr(0, slash);
-    rc = zoo_create(zh_, prefix.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, nullptr,
-                    0);
+    rc = zoo_create(zh_, prefix.c_str(), nullptr, -1, acl_, ZOO_PERSISTENT, nullptr, 0);
     if (rc != ZOK && rc != ZNODEEXISTS) return rc;
     if (slash == std::string::npos) return ZOK;
   }
@@ -86,9 +168,8 @@ int ZooKeeperSession::Replace(const std::string& path, int version, const std::s
   zoo_op_result_t results[2];
   std::string created_path(path.size() + 1, '\0');
   zoo_delete_op_init(&ops[0], path.c_str(), version);
-  zoo_create_op_init(&ops[1], path.c_str(), data.data(), static_cast<int>(data.size()),
-                     &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, created_path.data(),
-                     static_cast<int>(created_path.size()));
+  zoo_create_op_init(&ops[1], path.c_str(), data.data(), static_cast<int>(data.size()), acl_,
+                     ZOO_EPHEMERAL, created_path.data(), static_cast<int>(created_path.size()));
   return zoo_multi(zh_, 2, ops, results);
 }
 
@@ -96,8 +177,8 @@ int ZooKeeperSession::Get(const std::string& path, std::string* data, Stat* stat
   Stat local_stat;
   if (stat == nullptr) stat = &local_stat;
   if (data == nullptr) return zoo_exists(zh_, path.c_str(), 0, stat);
-  // Provider records are far below 1 KiB; a larger node is read again at its real size (a
-  // third time only if it grew in between).
+  // Ferry's nodes hold far below 1 KiB; a larger node is read again at its real size (a third
+  // time only if it grew in between).
   std::string buffer(1024, '\0');
   for (int attempt = 0; attempt < 3; ++attempt) {
     int length = static_cast<int>(buffer.size());
@@ -113,15 +194,28 @@ int ZooKeeperSession::Get(const std::string& path, std::string* data, Stat* stat
   return ZMARSHALLINGERROR;
 }
 
+int ZooKeeperSession::GetChildren(const std::string& path, std::vector<std::string>* children) {
+  return ListChildren(path, /*watch=*/false, children);
+}
+
 int ZooKeeperSession::GetChildrenAndWatch(const std::string& path,
                                           std::vector<std::string>* children) {
+  return ListChildren(path, /*watch=*/true, children);
+}
+
+int ZooKeeperSession::ListChildren(const std::string& path, bool watch,
+                                   std::vector<std::string>* children) {
   String_vector names{};
-  const int rc =
-      zoo_wget_children(zh_, path.c_str(), &ZooKeeperSession::OnChildrenEvent, this, &names);
+  const int rc = zoo_wget_children(
+      zh_, path.c_str(), watch ? &ZooKeeperSession::OnNodeWatch : nullptr, context_.get(), &names);
   if (rc != ZOK) return rc;
   children->assign(names.data, names.data + names.count);
   deallocate_String_vector(&names);
   return ZOK;
+}
+
+int ZooKeeperSession::ExistsAndWatch(const std::string& path, Stat* stat) {
+  return zoo_wexists(zh_, path.c_str(), &ZooKeeperSession::OnNodeWatch, context_.get(), stat);
 }
 
 }  // namespace ferry::registry

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "path_segment.h"
-
 namespace ferry::registry {
 namespace {
 
@@ -36,11 +34,14 @@ TEST(RegistryUrlTest, RejectsWhatIsNotAnAddressList) {
   }
 }
 
-TEST(PathSegmentTest, AcceptsServiceNamesAndRejectsPathTricks) {
-  EXPECT_TRUE(CheckPathSegment("service", "ferry.demo.EchoService").ok());
-  EXPECT_TRUE(CheckPathSegment("namespace", "prod-eu_1").ok());
-  for (const char* name : {"", ".", "..", "a/b", "a b", "tab\t", "nl\n"}) {
-    EXPECT_EQ(CheckPathSegment("service", name).code(), StatusCode::INVALID_ARGUMENT) << name;
+TEST(RegistryUrlTest, ZooKeeperUrlBecomesTheClientConnectString) {
+  std::string hosts = "stale";
+  ASSERT_TRUE(ParseZooKeeperUrl("zookeeper://127.0.0.1:2181,[::1]:2182", &hosts).ok());
+  EXPECT_EQ(hosts, "127.0.0.1:2181,[::1]:2182");
+  for (const char* url : {"zookeeper://", "static://127.0.0.1:2181", "zookeeper://h:1/chroot"}) {
+    Status status = ParseZooKeeperUrl(url, &hosts);
+    EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << url;
+    EXPECT_NE(status.message().find(url), std::string::npos) << status;
   }
 }
 

@@ -1,9 +1,11 @@
 #include "ferry/idgen/snowflake_id_generator.h"
 
+#include <spdlog/spdlog.h>
+
 #include <string>
 #include <utility>
 
-#include "idgen_log.h"
+#include "ferry/framework/logging.h"
 
 namespace ferry::idgen {
 
@@ -101,8 +103,8 @@ Status SnowflakeIdGenerator::NextTimestamp(bool may_reuse_last_ms, int64_t* time
                 std::to_string(options_.epoch_ms) + " ms";
     } else if (now >= earliest) {
       if (refusing_) {
-        Log()->warn("idgen: the clock is past the last issued id again; issuing ids after {} {}",
-                    refused_, refused_ == 1 ? "refusal" : "refusals");
+        Logger().warn("idgen: the clock is past the last issued id again; issuing ids after {} {}",
+                      refused_, refused_ == 1 ? "refusal" : "refusals");
         refusing_ = false;
         refused_ = 0;
       }
@@ -114,8 +116,8 @@ Status SnowflakeIdGenerator::NextTimestamp(bool may_reuse_last_ms, int64_t* time
       continue;
     } else if (last_timestamp_ - now <= options_.max_clock_step_back.count()) {
       // A small step back: wait until the clock is where it was.
-      Log()->warn("idgen: the clock stepped back {} ms (tolerance {} ms); waiting for it",
-                  last_timestamp_ - now, options_.max_clock_step_back.count());
+      Logger().warn("idgen: the clock stepped back {} ms (tolerance {} ms); waiting for it",
+                    last_timestamp_ - now, options_.max_clock_step_back.count());
       clock.SleepUntil(earliest + options_.epoch_ms);
       continue;
     } else {
@@ -126,7 +128,7 @@ Status SnowflakeIdGenerator::NextTimestamp(bool may_reuse_last_ms, int64_t* time
     }
     // Logged once per episode: a caller retrying in a loop must not flood the log.
     if (!refusing_) {
-      Log()->error("idgen: refusing to issue ids: {}", refusal);
+      Logger().error("idgen: refusing to issue ids: {}", refusal);
       refusing_ = true;
     }
     ++refused_;

@@ -1,12 +1,10 @@
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
 
 #include <pthread.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
-#include <zookeeper/zookeeper.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -17,36 +15,20 @@
 #include <utility>
 #include <vector>
 
+#include "ferry/framework/logging.h"
 #include "ferry/idgen/id_layout.h"
-#include "idgen_log.h"
-#include "zookeeper_url.h"
+#include "ferry/registry/path_segment.h"
+#include "ferry/registry/registry_url.h"
+#include "ferry/registry/zookeeper_session.h"
 
 namespace ferry::idgen {
 namespace {
 
+using registry::ZooKeeperErrorText;
+using registry::ZooKeeperSession;
+using registry::ZooKeeperStateName;
+
 constexpr int32_t kNone = -1;
-
-std::string ErrorText(int rc) { return std::string(zerror(rc)) + " (" + std::to_string(rc) + ")"; }
-
-// The C client's own messages, already filtered to warnings and errors, go to Ferry's logger
-// at debug: while ZooKeeper is down it repeats the same connection error on every attempt,
-// and the lease logs the state changes that matter itself.
-void ForwardClientLog(const char* message) { Log()->debug("idgen zookeeper client: {}", message); }
-
-void SetClientLogLevelOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_WARN); });
-}
-
-std::string StateName(int state) {
-  if (state == ZOO_CONNECTED_STATE) return "connected";
-  if (state == ZOO_CONNECTING_STATE) return "connecting";
-  if (state == ZOO_ASSOCIATING_STATE) return "associating";
-  if (state == ZOO_EXPIRED_SESSION_STATE) return "session expired";
-  if (state == ZOO_AUTH_FAILED_STATE) return "authentication failed";
-  if (state == ZOO_NOTCONNECTED_STATE) return "not connected";
-  return "state " + std::to_string(state);
-}
 
 // Who holds an id, for an operator looking at the znode.
 std::string NodeData() {
@@ -63,8 +45,9 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
  public:
   ZooKeeperWorkerIdLeaseImpl(ZooKeeperWorkerIdLeaseOptions options, std::string hosts)
       : options_(std::move(options)),
-        hosts_(std::move(hosts)),
-        workers_dir_("/ferry/idgen/" + options_.namespace_name + "/workers") {}
+        workers_dir_("/ferry/idgen/" + options_.namespace_name + "/workers"),
+        session_({.hosts = std::move(hosts), .session_timeout = options_.session_timeout},
+                 [this](const ZooKeeperSession::Event& event) { OnSessionEvent(event); }) {}
 
   ~ZooKeeperWorkerIdLeaseImpl() override { Close(); }
 
@@ -109,18 +92,21 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
     CloseSession();
     {
       std::lock_guard lock(mu_);
-      credentials_.reset();
       held_path_.clear();
     }
     if (released != kNone) {
-      Log()->info("idgen: released worker id {} of namespace '{}'", released,
-                  options_.namespace_name);
+      Logger().info("idgen: released worker id {} of namespace '{}'", released,
+                    options_.namespace_name);
     }
   }
 
   std::optional<SessionCredentials> session_credentials() const override {
-    std::lock_guard lock(mu_);
-    return credentials_;
+    const std::optional<clientid_t> session = session_.credentials();
+    if (!session) return std::nullopt;
+    SessionCredentials credentials;
+    credentials.session_id = session->client_id;
+    std::memcpy(credentials.password.data(), session->passwd, credentials.password.size());
+    return credentials;
   }
 
   std::string znode_path() const override {
@@ -129,78 +115,64 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
   }
 
  private:
-  // Identifies the session a callback is about, so that late events of a replaced session are
-  // ignored. Lives until that session's handle is closed.
-  struct SessionContext {
-    ZooKeeperWorkerIdLeaseImpl* owner;
-    uint64_t generation;
-  };
-
   std::string WorkerPath(int32_t id) const { return workers_dir_ + "/" + std::to_string(id); }
 
-  // The C client's thread: nothing here may block or call ZooKeeper. It only records the
-  // state, suspends the id at once when the session is not connected, and wakes the worker.
-  static void OnSessionEvent(zhandle_t* zh, int type, int state, const char*, void* context) {
-    if (type != ZOO_SESSION_EVENT) return;
-    const auto* session = static_cast<const SessionContext*>(context);
-    session->owner->OnSessionState(session->generation, zh, state);
+  // The C client's thread: nothing here may block or call ZooKeeper. Events of a replaced
+  // session are ignored.
+  void OnSessionEvent(const ZooKeeperSession::Event& event) {
+    if (event.kind == ZooKeeperSession::Event::Kind::kState) {
+      OnSessionState(event);
+    } else if (event.kind == ZooKeeperSession::Event::Kind::kNodeDeleted) {
+      OnNodeDeleted(event);
+    }
   }
 
-  // The C client's thread too: the watch on a worker id node. Its deletion while the session
-  // lives (an operator, or another process "stealing" the id) ends the lease of that id.
-  static void OnNodeEvent(zhandle_t*, int type, int, const char* path, void* context) {
-    if (type != ZOO_DELETED_EVENT || path == nullptr) return;
-    const auto* session = static_cast<const SessionContext*>(context);
-    session->owner->OnNodeDeleted(session->generation, path);
-  }
-
-  void OnNodeDeleted(uint64_t generation, const std::string& path) {
+  // The watch on a worker id node: its deletion while the session lives (an operator, or
+  // another process "stealing" the id) ends the lease of that id.
+  void OnNodeDeleted(const ZooKeeperSession::Event& event) {
+    const std::string& path = event.path;
     {
       std::lock_guard lock(mu_);
-      if (generation != generation_ || closing_) return;
+      if (!session_.IsCurrent(event) || closing_) return;
       deleted_.insert(path);
       if (path == held_path_) {
         usable_id_ = kNone;
         held_path_.clear();
         reason_ = path + " was deleted while the session lived; leasing a worker id again";
-        Log()->warn("idgen: {} was deleted by someone else; leasing a worker id again", path);
+        Logger().warn("idgen: {} was deleted by someone else; leasing a worker id again", path);
       }
       changed_ = true;
     }
     cv_.notify_all();
   }
 
-  void OnSessionState(uint64_t generation, zhandle_t* zh, int state) {
+  // Records the state, suspends the id at once when the session is not connected, and wakes
+  // the worker.
+  void OnSessionState(const ZooKeeperSession::Event& event) {
+    const int state = event.state;
     {
       std::lock_guard lock(mu_);
-      if (generation != generation_ || closing_) return;
+      if (!session_.IsCurrent(event) || closing_) return;
       session_state_ = state;
-      if (state == ZOO_CONNECTED_STATE) {
-        const clientid_t* id = zoo_client_id(zh);
-        SessionCredentials credentials;
-        credentials.session_id = id->client_id;
-        std::memcpy(credentials.password.data(), id->passwd, credentials.password.size());
-        credentials_ = credentials;
-      } else {
+      if (state != ZOO_CONNECTED_STATE) {
         const int32_t suspended = usable_id_.exchange(kNone);
         const bool ended = state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
         if (ended) {
           // The node went with the session: whoever leases next may get this id.
           session_ended_ = true;
-          credentials_.reset();
-          reason_ =
-              "the ZooKeeper session ended (" + StateName(state) + "); leasing a worker id again";
-          Log()->warn(
+          reason_ = "the ZooKeeper session ended (" + ZooKeeperStateName(state) +
+                    "); leasing a worker id again";
+          Logger().warn(
               "idgen: ZooKeeper session of namespace '{}' ended ({}); {}, leasing a worker "
               "id again",
-              options_.namespace_name, StateName(state),
+              options_.namespace_name, ZooKeeperStateName(state),
               held_path_.empty() ? "no worker id was held" : held_path_ + " is lost");
           held_path_.clear();
         } else {
-          reason_ = "disconnected from ZooKeeper (" + StateName(state) +
+          reason_ = "disconnected from ZooKeeper (" + ZooKeeperStateName(state) +
                     "); the worker id is suspended until the session reconnects";
           if (suspended != kNone) {
-            Log()->warn(
+            Logger().warn(
                 "idgen: lost the ZooKeeper connection; worker id {} of namespace '{}' is "
                 "suspended until the session reconnects",
                 suspended, options_.namespace_name);
@@ -217,7 +189,7 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
     pthread_setname_np(pthread_self(), "ferry-idgen-zk");
     std::unique_lock lock(mu_);
     while (!closing_) {
-      const bool need_session = zh_ == nullptr || session_ended_;
+      const bool need_session = !session_.is_open() || session_ended_;
       const bool lease_now =
           !need_session && session_state_ == ZOO_CONNECTED_STATE && usable_id_.load() == kNone;
       changed_ = false;
@@ -234,42 +206,33 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
     }
   }
 
+  // After CloseSession(): the closed session reports nothing more, so its state is reset
+  // before the new one can report anything.
   void OpenSession() {
-    SetClientLogLevelOnce();
-    uint64_t generation = 0;
     {
       std::lock_guard lock(mu_);
-      generation = ++generation_;
       session_state_ = 0;
       session_ended_ = false;
       deleted_.clear();
     }
     leased_id_ = kNone;
     uncertain_id_ = kNone;
-    context_ = std::make_unique<SessionContext>(SessionContext{this, generation});
-    zh_ = zookeeper_init2(hosts_.c_str(), &OnSessionEvent,
-                          static_cast<int>(options_.session_timeout.count()), nullptr,
-                          context_.get(), 0, &ForwardClientLog);
-    if (zh_ == nullptr) {
-      const std::string error = std::strerror(errno);
-      context_.reset();
-      std::lock_guard lock(mu_);
-      reason_ = "cannot create a ZooKeeper client for '" + hosts_ + "': " + error;
-    }
+    if (Status status = session_.Open(); !status.ok()) Fail(status.message());
   }
 
+  // Closing the session deletes its ephemeral node, i.e. frees the id.
   void CloseSession() {
-    // Joins the client's threads: no callback runs for this session afterwards. Closing the
-    // session deletes its ephemeral node, i.e. frees the id.
-    if (zh_ != nullptr) zookeeper_close(zh_);
-    zh_ = nullptr;
-    context_.reset();
+    session_.Close();
     leased_id_ = kNone;
   }
 
   void Fail(std::string reason) {
     std::lock_guard lock(mu_);
     reason_ = std::move(reason);
+  }
+
+  void Failed(const std::string& what, int rc) {
+    Fail(what + " failed: " + ZooKeeperErrorText(rc));
   }
 
   // Whether `id`'s node exists and belongs to this session (false with `rc` set on an error),
@@ -281,23 +244,9 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
       deleted_.erase(path);  // from here on, a deletion is news
     }
     Stat stat{};
-    *rc = zoo_wexists(zh_, path.c_str(), &OnNodeEvent, context_.get(), &stat);
+    *rc = session_.ExistsAndWatch(path, &stat);
     if (*rc == ZNONODE) *rc = ZOK;
-    return *rc == ZOK && stat.ephemeralOwner == zoo_client_id(zh_)->client_id &&
-           stat.ephemeralOwner != 0;
-  }
-
-  int EnsureWorkersDir() {
-    Stat stat{};
-    int rc = zoo_exists(zh_, workers_dir_.c_str(), 0, &stat);
-    if (rc != ZNONODE) return rc;
-    for (size_t slash = workers_dir_.find('/', 1);; slash = workers_dir_.find('/', slash + 1)) {
-      const std::string prefix = workers_dir_.substr(0, slash);
-      rc = zoo_create(zh_, prefix.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
-                      nullptr, 0);
-      if (rc != ZOK && rc != ZNODEEXISTS) return rc;
-      if (slash == std::string::npos) return ZOK;
-    }
+    return *rc == ZOK && stat.ephemeralOwner == session_.session_id() && stat.ephemeralOwner != 0;
   }
 
   // Connected: makes sure this session holds a worker id node and makes the id usable.
@@ -309,41 +258,38 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
       if (*candidate == kNone) continue;
       const int32_t id = *candidate;
       const bool ours = IsOursAndWatch(id, &rc);
-      if (rc != ZOK) return Fail("checking " + WorkerPath(id) + " failed: " + ErrorText(rc));
+      if (rc != ZOK) return Failed("checking " + WorkerPath(id), rc);
       *candidate = kNone;
       if (ours) return Take(id);
     }
-    if ((rc = EnsureWorkersDir()) != ZOK) {
-      return Fail("creating " + workers_dir_ + " failed: " + ErrorText(rc));
+    if ((rc = session_.EnsurePersistentPath(workers_dir_)) != ZOK) {
+      return Failed("creating " + workers_dir_, rc);
     }
     // One listing skips the taken ids; a race with another process is settled by the create.
-    String_vector children{};
-    if ((rc = zoo_get_children(zh_, workers_dir_.c_str(), 0, &children)) != ZOK) {
-      return Fail("listing " + workers_dir_ + " failed: " + ErrorText(rc));
+    std::vector<std::string> children;
+    if ((rc = session_.GetChildren(workers_dir_, &children)) != ZOK) {
+      return Failed("listing " + workers_dir_, rc);
     }
     std::vector<bool> taken(kMaxWorkerId + 1, false);
-    for (int32_t i = 0; i < children.count; ++i) {
-      const std::string_view name = children.data[i];
+    for (const std::string& name : children) {
       uint32_t id = 0;
       auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
       if (ec == std::errc() && end == name.data() + name.size() && id <= kMaxWorkerId) {
         taken[id] = true;
       }
     }
-    deallocate_String_vector(&children);
 
     const std::string data = NodeData();
     for (int32_t id = 0; id <= static_cast<int32_t>(kMaxWorkerId); ++id) {
       if (taken[id]) continue;
-      rc = zoo_create(zh_, WorkerPath(id).c_str(), data.data(), static_cast<int>(data.size()),
-                      &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr, 0);
+      rc = session_.CreateEphemeral(WorkerPath(id), data);
       if (rc == ZNODEEXISTS) continue;  // lost the race for this id: the next one
       if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT) uncertain_id_ = id;
-      if (rc != ZOK) return Fail("creating " + WorkerPath(id) + " failed: " + ErrorText(rc));
+      if (rc != ZOK) return Failed("creating " + WorkerPath(id), rc);
       // Created: watch it (and make sure it is still there) before using the id.
       uncertain_id_ = id;
       const bool ours = IsOursAndWatch(id, &rc);
-      if (rc != ZOK) return Fail("checking " + WorkerPath(id) + " failed: " + ErrorText(rc));
+      if (rc != ZOK) return Failed("checking " + WorkerPath(id), rc);
       uncertain_id_ = kNone;
       if (ours) return Take(id);
       return Fail(WorkerPath(id) + " vanished right after it was created");
@@ -355,7 +301,7 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
   // `id`'s node is this session's and watched.
   void Take(int32_t id) {
     const std::string path = WorkerPath(id);
-    const int64_t session = zoo_client_id(zh_)->client_id;
+    const int64_t session = session_.session_id();
     {
       std::lock_guard lock(mu_);
       // Deleted since it was checked: the event has set changed_, so the worker starts over.
@@ -368,11 +314,11 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
       reason_.clear();
     }
     cv_.notify_all();
-    Log()->info("idgen: holding worker id {} ({}) with ZooKeeper session {:#x}", id, path, session);
+    Logger().info("idgen: holding worker id {} ({}) with ZooKeeper session {:#x}", id, path,
+                  session);
   }
 
   const ZooKeeperWorkerIdLeaseOptions options_;
-  const std::string hosts_;
   const std::string workers_dir_;  // /ferry/idgen/<namespace>/workers
 
   // The id while usable, kNone otherwise; read without a lock on every id issued. Written
@@ -384,20 +330,18 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
   std::condition_variable cv_;  // changed_, closing_ and usable_id_ changes
   bool closing_ = false;
   bool changed_ = false;        // an event the worker has not looked at yet
-  uint64_t generation_ = 0;     // of the current session
-  int session_state_ = 0;       // as last reported for it
+  int session_state_ = 0;       // as last reported for the current session
   bool session_ended_ = false;  // expired or auth failed: a new session is needed
   std::string reason_ = "no worker id leased yet";  // why usable_id_ is kNone
-  std::optional<SessionCredentials> credentials_;
-  std::string held_path_;  // of usable_id_
+  std::string held_path_;                           // of usable_id_
   // Watched nodes of this session deleted since last checked; stops Take() from using an id
   // whose deletion was reported before it was held.
   std::set<std::string> deleted_;
 
   std::thread worker_;
-  // The worker thread's (and, once it has been joined, Close()'s).
-  zhandle_t* zh_ = nullptr;
-  std::unique_ptr<SessionContext> context_;
+  // The worker thread's (and, once it has been joined, Close()'s), but for the thread-safe
+  // accessors (ZooKeeperSession).
+  ZooKeeperSession session_;
   int32_t leased_id_ = kNone;     // this session's node, usable or not
   int32_t uncertain_id_ = kNone;  // a create of this session with an unknown outcome
 };
@@ -407,8 +351,13 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
 Status ZooKeeperWorkerIdLease::Acquire(const ZooKeeperWorkerIdLeaseOptions& options,
                                        std::shared_ptr<ZooKeeperWorkerIdLease>* out) {
   std::string hosts;
-  if (Status status = ParseZooKeeperUrl(options.url, &hosts); !status.ok()) return status;
-  if (Status status = CheckNamespace(options.namespace_name); !status.ok()) return status;
+  if (Status status = registry::ParseZooKeeperUrl(options.url, &hosts); !status.ok()) {
+    return status;
+  }
+  if (Status status = registry::CheckPathSegment("idgen namespace", options.namespace_name);
+      !status.ok()) {
+    return status;
+  }
   const auto positive = [](const char* name, std::chrono::milliseconds value) {
     if (value.count() > 0 && value.count() <= 3600 * 1000) return Status::Ok();
     return Status(StatusCode::INVALID_ARGUMENT, std::string("idgen ") + name +

@@ -14,6 +14,11 @@ namespace ferry::registry {
 Status ParseRegistryUrl(std::string_view url, std::string_view scheme, bool allow_empty,
                         std::vector<std::string>* addresses);
 
+// "zookeeper://host:port[,host:port...]" -> "host:port[,host:port...]", the connect string of
+// the ZooKeeper C client, by ParseRegistryUrl's rules (no chroot path: znode paths are the
+// users' own). Both the zookeeper registry and the idgen worker-id lease read their URL here.
+Status ParseZooKeeperUrl(std::string_view url, std::string* connect_string);
+
 // "host:port", "[v6]:port": a non-empty host without '/', ',' or whitespace and a decimal port
 // in 1..65535. Used for URL addresses and for provider addresses alike.
 bool IsHostPort(std::string_view address);

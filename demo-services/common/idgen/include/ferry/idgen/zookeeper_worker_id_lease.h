@@ -63,7 +63,8 @@ class ZooKeeperWorkerIdLease : public WorkerIdLease {
   // Idempotent.
   virtual void Close() = 0;
 
-  // Of the current session, while one is connected.
+  // Of the current session, from its first connection until it ends (expired, closed); a
+  // disconnection within the session keeps them.
   virtual std::optional<SessionCredentials> session_credentials() const = 0;
 
   // "/ferry/idgen/<namespace>/workers/<id>" of the held id, empty when none is held.
