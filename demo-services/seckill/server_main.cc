@@ -1,20 +1,21 @@
-#include "common/provider_main.h"
+#include "ferry/framework/app.h"
 #include "seckill/service/seckill_app.h"
+#include "seckill/service/seckill_config.h"
 
 // build/bin/seckill-server --config demo-services/seckill/config/seckill-server.yaml
 int main(int argc, char** argv) {
-  return ferry::demo::RunProvider(
-      "seckill-server", argc, argv,
-      [](const ferry::demo::ProviderSetup& setup, std::unique_ptr<ferry::demo::ProviderApp>* app) {
-        ferry::seckill::SeckillConfig config;
-        if (ferry::Status s = ferry::seckill::ParseSeckillConfig(setup.config_path, &config);
-            !s.ok()) {
-          return s;
-        }
-        std::unique_ptr<ferry::seckill::SeckillApp> seckill;
-        ferry::Status s =
-            ferry::seckill::SeckillApp::Create(config, setup.config.registry.url, &seckill);
-        if (s.ok()) *app = std::move(seckill);
-        return s;
-      });
+  ferry::App app("seckill-server", argc, argv);
+  ferry::seckill::SeckillConfig config;
+  app.ReadServiceConfig(
+      [&](ferry::config::ConfigReader& service) { ReadSeckillConfig(service, &config); });
+  if (!app.ok()) return app.Fail(app.status());
+  std::unique_ptr<ferry::seckill::SeckillApp> seckill;
+  if (ferry::Status s = ferry::seckill::SeckillApp::Create(config, app.config().registry.url,
+                                                           &seckill);
+      !s.ok()) {
+    return app.Fail(s);
+  }
+  for (ferry::Service* service : seckill->services()) app.AddService(service);
+  app.OnStop([&seckill] { seckill->Stop(); });
+  return app.Run();
 }

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "common/provider_main.h"
+#include "ferry/framework/service.h"
 #include "ferry/idgen/snowflake_id_generator.h"
 #include "seckill/service/order_writer.h"
 #include "seckill/service/periodic_worker.h"
@@ -16,16 +16,17 @@ namespace ferry::seckill {
 // One seckill provider: its storage backend, order-number generator, handlers and background
 // jobs (order writer for the cache backend, order closer, reconciler), started together and
 // stopped after the server has drained.
-class SeckillApp final : public demo::ProviderApp {
+class SeckillApp final {
  public:
   // Connects the backend named in `config` (creating tables and loading scripts) and starts the
   // jobs. `registry_url` (zookeeper://...) leases the worker id when idgen.worker_id is unset.
   static Status Create(const SeckillConfig& config, const std::string& registry_url,
                        std::unique_ptr<SeckillApp>* out);
-  ~SeckillApp() override { Stop(); }
+  ~SeckillApp() { Stop(); }
 
-  std::span<Service* const> services() override { return services_; }
-  void Stop() override;
+  std::span<Service* const> services() { return services_; }
+  // Stops the background jobs; after the server has drained. Idempotent.
+  void Stop();
 
   SeckillCore& core() { return *core_; }
 

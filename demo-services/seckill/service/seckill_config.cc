@@ -1,21 +1,9 @@
 #include "seckill/service/seckill_config.h"
 
-#include <yaml-cpp/yaml.h>
-
-#include "ferry/framework/config_reader.h"
-
 namespace ferry::seckill {
 
-Status ParseSeckillConfig(const std::string& path, SeckillConfig* out) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    return Status(StatusCode::INVALID_ARGUMENT, path + ": " + e.what());
-  }
-  config::ConfigErrors errors(path);
-  config::ConfigReader service(root["service"], "service", &errors);
-  SeckillConfig c = *out;
+void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
+  SeckillConfig& c = *out;
   service.String("backend", &c.backend);
   if (c.backend != "embedded" && c.backend != "redis+mariadb") {
     service.Invalid("backend", "expected embedded or redis+mariadb, got '" + c.backend + "'");
@@ -64,10 +52,6 @@ Status ParseSeckillConfig(const std::string& path, SeckillConfig* out) {
 
   service.Integer("sold_out_ttl_ms", 0, 60000, &c.sold_out_ttl_ms);
   service.Integer("answer_cache_entries", 1, 100000000, &c.answer_cache_entries);
-  service.RejectUnknownKeys();
-  if (!errors.first().ok()) return errors.first();
-  *out = c;
-  return Status::Ok();
 }
 
 }  // namespace ferry::seckill

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ferry/codec/status.h"
+#include "ferry/framework/config_reader.h"
 #include "seckill/storage/mariadb_connection.h"
 
 namespace ferry::seckill {
@@ -37,10 +38,9 @@ struct SeckillConfig {
   int64_t answer_cache_entries = 1 << 20;  // answer_cache_entries
 };
 
-// Reads the `service:` section of the provider's config file (absent: defaults). The file is
-// read again, rather than taking Config::service_yaml, so errors carry the file's own line
-// numbers: INVALID_ARGUMENT naming the key, e.g. "seckill.yaml: service.redis.port: expected
-// an integer from 1 to 65535, got 'x' (line 7)". `*out` is untouched on error.
-Status ParseSeckillConfig(const std::string& path, SeckillConfig* out);
+// Reads the provider's `service:` section (absent keys keep their defaults), reporting mistakes
+// through `service`, e.g. "seckill.yaml:7: service.redis.port: expected an integer from 1 to
+// 65535, got 'x'" (App::ReadServiceConfig).
+void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out);
 
 }  // namespace ferry::seckill

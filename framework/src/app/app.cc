@@ -1,6 +1,7 @@
 #include "ferry/framework/app.h"
 
 #include <signal.h>
+#include <string.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -14,7 +15,7 @@
 #include "app/failing_channel.h"
 #include "app/provider_registration.h"
 #include "ferry/framework/configured_channel.h"
-#include "ferry/framework/logging.h"
+#include "logger.h"
 #include "ferry/framework/registry.h"
 #include "ferry/framework/server.h"
 
