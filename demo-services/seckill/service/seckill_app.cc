@@ -6,11 +6,11 @@
 
 #include "ferry/framework/logging.h"
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
+#include "ferry/storage/sqlite_connection.h"
 #include "seckill/service/order_closer.h"
 #include "seckill/service/reconciler.h"
 #include "seckill/storage/redis_reservation_cache.h"
 #include "seckill/storage/sql_order_store.h"
-#include "seckill/storage/sqlite_connection.h"
 
 #include <spdlog/spdlog.h>
 
@@ -25,17 +25,17 @@ int64_t WallMs() {
 }
 
 Status OpenStore(const SeckillConfig& config, std::unique_ptr<OrderStore>* out) {
-  std::unique_ptr<SqlConnectionPool> pool;
+  std::unique_ptr<storage::SqlConnectionPool> pool;
   if (config.backend == "embedded") {
-    pool = std::make_unique<SqlConnectionPool>(
-        [path = config.sqlite_path](std::unique_ptr<SqlConnection>* c) {
-          return SqliteConnection::Open(path, c);
+    pool = std::make_unique<storage::SqlConnectionPool>(
+        [path = config.sqlite_path](std::unique_ptr<storage::SqlConnection>* c) {
+          return storage::SqliteConnection::Open(path, c);
         },
         config.sqlite_connections);
   } else {
-    pool = std::make_unique<SqlConnectionPool>(
-        [options = config.mariadb](std::unique_ptr<SqlConnection>* c) {
-          return MariaDbConnection::Open(options, c);
+    pool = std::make_unique<storage::SqlConnectionPool>(
+        [options = config.mariadb](std::unique_ptr<storage::SqlConnection>* c) {
+          return storage::MariaDbConnection::Open(options, c);
         },
         config.mariadb_connections);
   }
@@ -67,7 +67,7 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   std::unique_ptr<SeckillApp> app(new SeckillApp());
   if (Status s = OpenStore(config, &app->store_); !s.ok()) return s;
   if (config.backend == "redis+mariadb") {
-    RedisOptions redis;
+    storage::RedisOptions redis;
     redis.host = config.redis_host;
     redis.port = config.redis_port;
     redis.pool_size = config.redis_connections;

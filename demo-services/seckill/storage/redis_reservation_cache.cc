@@ -12,6 +12,10 @@
 #include "seckill/storage/redis_scripts.h"
 
 namespace ferry::seckill {
+
+using storage::RedisOptions;
+using storage::RedisReplyPtr;
+
 namespace {
 
 constexpr int kScanPage = 1000;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "seckill/storage/redis_connection_pool.h"
+#include "ferry/storage/redis_connection_pool.h"
 #include "seckill/storage/reservation_cache.h"
 
 namespace ferry::seckill {
@@ -36,7 +36,7 @@ struct RedisScript;
 // stream that do not parse as events (written by something else) are left pending and skipped.
 class RedisReservationCache : public ReservationCache {
  public:
-  explicit RedisReservationCache(RedisOptions options);
+  explicit RedisReservationCache(storage::RedisOptions options);
 
   // Opens a connection and loads the scripts (SCRIPT LOAD). Optional: a script not loaded yet
   // is loaded on first use, and again after NOSCRIPT (a restarted Redis). UNAVAILABLE when Redis
@@ -72,22 +72,22 @@ class RedisReservationCache : public ReservationCache {
   enum ScriptId { kReserve, kPreheat, kRelease, kScriptCount };
 
   // Runs a command; an error reply becomes a status.
-  Status Command(const std::vector<std::string>& args, RedisReplyPtr* reply);
+  Status Command(const std::vector<std::string>& args, storage::RedisReplyPtr* reply);
   // EVALSHA, loading the script first if needed and once more after NOSCRIPT.
   Status Eval(ScriptId id, const std::vector<std::string>& keys,
-              const std::vector<std::string>& args, RedisReplyPtr* reply);
+              const std::vector<std::string>& args, storage::RedisReplyPtr* reply);
   Status LoadScript(ScriptId id, std::string* sha);
   // XGROUP CREATE at id 0 on an existing stream; *stream_exists false when there is none.
   Status RecreateGroup(const std::string& stream, bool* stream_exists);
 
-  RedisConnectionPool pool_;
+  storage::RedisConnectionPool pool_;
   std::mutex sha_mu_;
   std::array<std::string, kScriptCount> shas_;  // guarded by sha_mu_; empty until loaded
 };
 
 // Connects once and loads the scripts; UNAVAILABLE with the address and the cause when Redis is
 // unreachable.
-Status ConnectRedisReservationCache(const RedisOptions& options,
+Status ConnectRedisReservationCache(const storage::RedisOptions& options,
                                     std::unique_ptr<ReservationCache>* out);
 
 }  // namespace ferry::seckill

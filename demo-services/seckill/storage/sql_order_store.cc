@@ -4,6 +4,13 @@
 
 namespace ferry::seckill {
 
+using storage::AsInt;
+using storage::AsText;
+using storage::SqlConnection;
+using storage::SqlConnectionPool;
+using storage::SqlDialect;
+using storage::SqlRow;
+
 namespace {
 
 constexpr int kMaxAttempts = 8;

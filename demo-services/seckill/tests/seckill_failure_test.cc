@@ -60,15 +60,15 @@ class SeckillFailureTest : public ::testing::Test {
 class HandBuiltProvider {
  public:
   explicit HandBuiltProvider(const SeckillConfig& config, int64_t redrive_after_ms = 10'000) {
-    auto pool = std::make_unique<SqlConnectionPool>(
-        [options = config.mariadb](std::unique_ptr<SqlConnection>* c) {
-          return MariaDbConnection::Open(options, c);
+    auto pool = std::make_unique<storage::SqlConnectionPool>(
+        [options = config.mariadb](std::unique_ptr<storage::SqlConnection>* c) {
+          return storage::MariaDbConnection::Open(options, c);
         },
         8);
     store_ = std::make_unique<SqlOrderStore>(std::move(pool));
     Status s = store_->Initialize();
     EXPECT_TRUE(s.ok()) << s;
-    RedisOptions redis;
+    storage::RedisOptions redis;
     redis.host = config.redis_host;
     redis.port = config.redis_port;
     redis.timeout_ms = 5000;
@@ -521,11 +521,11 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
 
   // Hold the activity's stock row, so the consumer's first transaction waits on it: the burst
   // below stays in the stream, part delivered to the consumer and unacknowledged, part unread.
-  std::unique_ptr<SqlConnection> lock;
-  Status s = MariaDbConnection::Open(config_.mariadb, &lock);
+  std::unique_ptr<storage::SqlConnection> lock;
+  Status s = storage::MariaDbConnection::Open(config_.mariadb, &lock);
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_TRUE(lock->Begin().ok());
-  std::vector<SqlRow> rows;
+  std::vector<storage::SqlRow> rows;
   s = lock->Query(
       "SELECT remaining FROM seckill_stock WHERE activity_id = ? AND sku_id = ?"
       " FOR UPDATE",
@@ -562,7 +562,7 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
   ASSERT_EQ(accepted.size(), static_cast<size_t>(kBuyers));
 
   // The consumer has taken a batch it cannot finish.
-  RedisOptions redis;
+  storage::RedisOptions redis;
   redis.host = config_.redis_host;
   redis.port = config_.redis_port;
   std::unique_ptr<ReservationCache> cache;

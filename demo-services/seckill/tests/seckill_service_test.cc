@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "ferry/storage/sqlite_connection.h"
 #include "seckill/service/seckill_service.h"
 #include "seckill/storage/sql_order_store.h"
-#include "seckill/storage/sqlite_connection.h"
 #include "seckill_test_support.h"
 
 namespace ferry::seckill {
@@ -726,9 +726,9 @@ class HoldingStore final : public OrderStore {
 // SOLD_OUT by the sold-out flag when the first attempt got the unit.
 TEST(SeckillServiceRetryTest, ARetryDuringTheFirstAttemptGetsTheSameAnswer) {
   TempDir dir;
-  auto pool = std::make_unique<SqlConnectionPool>(
-      [path = (dir.path() / "retry.db").string()](std::unique_ptr<SqlConnection>* c) {
-        return SqliteConnection::Open(path, c);
+  auto pool = std::make_unique<storage::SqlConnectionPool>(
+      [path = (dir.path() / "retry.db").string()](std::unique_ptr<storage::SqlConnection>* c) {
+        return storage::SqliteConnection::Open(path, c);
       },
       4);
   auto real = std::make_unique<SqlOrderStore>(std::move(pool));

@@ -20,10 +20,10 @@
 #include <thread>
 #include <vector>
 
+#include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/sqlite_connection.h"
 #include "mariadb_server.h"
-#include "seckill/storage/mariadb_connection.h"
 #include "seckill/storage/sql_order_store.h"
-#include "seckill/storage/sqlite_connection.h"
 
 namespace ferry::seckill {
 namespace {
@@ -48,15 +48,15 @@ class OrderStoreTest : public ::testing::TestWithParam<Backend> {
   }
 
   void SetUp() override {
-    std::unique_ptr<SqlConnectionPool> pool;
+    std::unique_ptr<storage::SqlConnectionPool> pool;
     if (GetParam() == Backend::kSqlite) {
       dir_ = std::filesystem::path(::testing::TempDir()) /
              ("seckill-store-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_));
       std::filesystem::remove_all(dir_);
       std::filesystem::create_directories(dir_);
-      pool = std::make_unique<SqlConnectionPool>(
-          [path = (dir_ / "orders.db").string()](std::unique_ptr<SqlConnection>* c) {
-            return SqliteConnection::Open(path, c);
+      pool = std::make_unique<storage::SqlConnectionPool>(
+          [path = (dir_ / "orders.db").string()](std::unique_ptr<storage::SqlConnection>* c) {
+            return storage::SqliteConnection::Open(path, c);
           },
           kPoolSize);
     } else {
@@ -65,16 +65,16 @@ class OrderStoreTest : public ::testing::TestWithParam<Backend> {
         mariadb_ = new MariaDbServer();
         ASSERT_TRUE(mariadb_->Start());
       }
-      MariaDbOptions options;
+      storage::MariaDbOptions options;
       options.host = mariadb_->host();
       options.port = mariadb_->port();
       options.user = mariadb_->user();
       options.password = mariadb_->password();
       options.database = "store_" + std::to_string(::getpid()) + "_" + std::to_string(++counter_);
       options.timeout_ms = 10000;
-      pool = std::make_unique<SqlConnectionPool>(
-          [options](std::unique_ptr<SqlConnection>* c) {
-            return MariaDbConnection::Open(options, c);
+      pool = std::make_unique<storage::SqlConnectionPool>(
+          [options](std::unique_ptr<storage::SqlConnection>* c) {
+            return storage::MariaDbConnection::Open(options, c);
           },
           kPoolSize);
     }

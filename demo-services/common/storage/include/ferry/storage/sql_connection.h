@@ -9,7 +9,7 @@
 
 #include "ferry/codec/status.h"
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 // A bound parameter or a column value. Integers and text are all the schema uses.
 using SqlValue = std::variant<std::nullptr_t, int64_t, std::string>;
@@ -60,4 +60,4 @@ inline std::string AsText(const SqlValue& v) {
   return {};
 }
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

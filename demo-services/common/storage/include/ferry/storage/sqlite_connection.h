@@ -3,11 +3,11 @@
 #include <memory>
 #include <string>
 
-#include "seckill/storage/sql_connection.h"
+#include "ferry/storage/sql_connection.h"
 
 struct sqlite3;
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 // The embedded backend's database: one SQLite file, shared by the pool's connections.
 // WAL journal with synchronous=NORMAL: a committed transaction survives the process being
@@ -37,4 +37,4 @@ class SqliteConnection final : public SqlConnection {
   sqlite3* db_;
 };
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

@@ -12,7 +12,7 @@
 struct redisContext;
 struct redisReply;
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 struct RedisOptions {
   std::string host = "127.0.0.1";
@@ -71,4 +71,4 @@ class RedisConnectionPool {
   int open_ = 0;                     // guarded by mu_; idle and in use
 };
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

@@ -7,9 +7,9 @@
 #include <mutex>
 #include <vector>
 
-#include "seckill/storage/sql_connection.h"
+#include "ferry/storage/sql_connection.h"
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 // A bounded set of connections shared by the store's callers. A connection that reported
 // UNAVAILABLE is dropped instead of returned, and a new one is opened on demand, so a database
@@ -58,4 +58,4 @@ class SqlConnectionPool {
   size_t open_ = 0;  // idle + leased
 };
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

@@ -1,8 +1,8 @@
-#include "seckill/storage/sqlite_connection.h"
+#include "ferry/storage/sqlite_connection.h"
 
 #include <sqlite3.h>
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 namespace {
 
@@ -121,4 +121,4 @@ Status SqliteConnection::BeginSnapshot() { return Execute("BEGIN DEFERRED", {}, 
 Status SqliteConnection::Commit() { return Execute("COMMIT", {}, nullptr); }
 void SqliteConnection::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

@@ -1,10 +1,10 @@
-#include "seckill/storage/mariadb_connection.h"
+#include "ferry/storage/mariadb_connection.h"
 
 #include <mysql.h>
 
 #include <algorithm>
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 namespace {
 
@@ -153,4 +153,4 @@ Status MariaDbConnection::BeginSnapshot() {
 Status MariaDbConnection::Commit() { return Run("COMMIT"); }
 void MariaDbConnection::Rollback() { mysql_real_query(mysql_, "ROLLBACK", 8); }
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

@@ -4,11 +4,11 @@
 #include <memory>
 #include <string>
 
-#include "seckill/storage/sql_connection.h"
+#include "ferry/storage/sql_connection.h"
 
 struct st_mysql;
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 struct MariaDbOptions {
   std::string host = "127.0.0.1";
@@ -49,4 +49,4 @@ class MariaDbConnection final : public SqlConnection {
   st_mysql* mysql_;
 };
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage
