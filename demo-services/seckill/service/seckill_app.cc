@@ -6,9 +6,9 @@
 
 #include "ferry/framework/logging.h"
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
-#include "ferry/storage/sqlite_connection.h"
 #include "seckill/service/order_closer.h"
 #include "seckill/service/reconciler.h"
+#include "seckill/storage/order_database.h"
 #include "seckill/storage/redis_reservation_cache.h"
 #include "seckill/storage/sql_order_store.h"
 
@@ -25,20 +25,10 @@ int64_t WallMs() {
 }
 
 Status OpenStore(const SeckillConfig& config, std::unique_ptr<OrderStore>* out) {
-  std::unique_ptr<storage::SqlConnectionPool> pool;
-  if (config.backend == "embedded") {
-    pool = std::make_unique<storage::SqlConnectionPool>(
-        [path = config.sqlite_path](std::unique_ptr<storage::SqlConnection>* c) {
-          return storage::SqliteConnection::Open(path, c);
-        },
-        config.sqlite_connections);
-  } else {
-    pool = std::make_unique<storage::SqlConnectionPool>(
-        [options = config.mariadb](std::unique_ptr<storage::SqlConnection>* c) {
-          return storage::MariaDbConnection::Open(options, c);
-        },
-        config.mariadb_connections);
-  }
+  std::unique_ptr<storage::SqlConnectionPool> pool =
+      config.backend == "embedded"
+          ? SqliteOrderDatabase(config.sqlite_path, config.sqlite_connections)
+          : MariaDbOrderDatabase(config.mariadb, config.mariadb_connections);
   auto store = std::make_unique<SqlOrderStore>(std::move(pool));
   if (Status s = store->Initialize(); !s.ok()) return s;
   *out = std::move(store);

@@ -26,10 +26,12 @@
 #include <thread>
 #include <vector>
 
+#include "ferry/storage/mariadb_connection.h"
 #include "seckill/service/order_closer.h"
 #include "seckill/service/order_writer.h"
 #include "seckill/service/reconciler.h"
 #include "seckill/service/seckill_service.h"
+#include "seckill/storage/order_database.h"
 #include "seckill/storage/redis_reservation_cache.h"
 #include "seckill/storage/sql_order_store.h"
 #include "seckill_test_support.h"
@@ -60,12 +62,7 @@ class SeckillFailureTest : public ::testing::Test {
 class HandBuiltProvider {
  public:
   explicit HandBuiltProvider(const SeckillConfig& config, int64_t redrive_after_ms = 10'000) {
-    auto pool = std::make_unique<storage::SqlConnectionPool>(
-        [options = config.mariadb](std::unique_ptr<storage::SqlConnection>* c) {
-          return storage::MariaDbConnection::Open(options, c);
-        },
-        8);
-    store_ = std::make_unique<SqlOrderStore>(std::move(pool));
+    store_ = std::make_unique<SqlOrderStore>(MariaDbOrderDatabase(config.mariadb, 8));
     Status s = store_->Initialize();
     EXPECT_TRUE(s.ok()) << s;
     storage::RedisOptions redis;

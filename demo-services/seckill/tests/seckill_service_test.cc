@@ -22,8 +22,8 @@
 #include <thread>
 #include <vector>
 
-#include "ferry/storage/sqlite_connection.h"
 #include "seckill/service/seckill_service.h"
+#include "seckill/storage/order_database.h"
 #include "seckill/storage/sql_order_store.h"
 #include "seckill_test_support.h"
 
@@ -726,12 +726,8 @@ class HoldingStore final : public OrderStore {
 // SOLD_OUT by the sold-out flag when the first attempt got the unit.
 TEST(SeckillServiceRetryTest, ARetryDuringTheFirstAttemptGetsTheSameAnswer) {
   TempDir dir;
-  auto pool = std::make_unique<storage::SqlConnectionPool>(
-      [path = (dir.path() / "retry.db").string()](std::unique_ptr<storage::SqlConnection>* c) {
-        return storage::SqliteConnection::Open(path, c);
-      },
-      4);
-  auto real = std::make_unique<SqlOrderStore>(std::move(pool));
+  auto real =
+      std::make_unique<SqlOrderStore>(SqliteOrderDatabase((dir.path() / "retry.db").string(), 4));
   ASSERT_TRUE(real->Initialize().ok());
   HoldingStore store(std::move(real), "slow-1");
   std::atomic<int64_t> next_order{100};

@@ -20,9 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "ferry/storage/mariadb_connection.h"
-#include "ferry/storage/sqlite_connection.h"
 #include "mariadb_server.h"
+#include "seckill/storage/order_database.h"
 #include "seckill/storage/sql_order_store.h"
 
 namespace ferry::seckill {
@@ -54,11 +53,7 @@ class OrderStoreTest : public ::testing::TestWithParam<Backend> {
              ("seckill-store-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_));
       std::filesystem::remove_all(dir_);
       std::filesystem::create_directories(dir_);
-      pool = std::make_unique<storage::SqlConnectionPool>(
-          [path = (dir_ / "orders.db").string()](std::unique_ptr<storage::SqlConnection>* c) {
-            return storage::SqliteConnection::Open(path, c);
-          },
-          kPoolSize);
+      pool = SqliteOrderDatabase((dir_ / "orders.db").string(), kPoolSize);
     } else {
       // One server per test process; started by the first MariaDB case.
       if (mariadb_ == nullptr) {
@@ -72,11 +67,7 @@ class OrderStoreTest : public ::testing::TestWithParam<Backend> {
       options.password = mariadb_->password();
       options.database = "store_" + std::to_string(::getpid()) + "_" + std::to_string(++counter_);
       options.timeout_ms = 10000;
-      pool = std::make_unique<storage::SqlConnectionPool>(
-          [options](std::unique_ptr<storage::SqlConnection>* c) {
-            return storage::MariaDbConnection::Open(options, c);
-          },
-          kPoolSize);
+      pool = MariaDbOrderDatabase(options, kPoolSize);
     }
     store_ = std::make_unique<SqlOrderStore>(std::move(pool));
     Status s = store_->Initialize();

@@ -6,16 +6,48 @@ namespace ferry::storage {
 
 namespace {
 
-// How long a writer waits for another connection's transaction before giving up with ABORTED.
-constexpr int kBusyTimeoutMs = 5000;
-
 struct StatementCloser {
   void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
 };
 
+const char* JournalModeName(SqliteJournalMode mode) {
+  switch (mode) {
+    case SqliteJournalMode::kWal:
+      return "WAL";
+    case SqliteJournalMode::kDelete:
+      return "DELETE";
+    case SqliteJournalMode::kTruncate:
+      return "TRUNCATE";
+    case SqliteJournalMode::kPersist:
+      return "PERSIST";
+  }
+  return "WAL";
+}
+
+const char* SynchronousName(SqliteSynchronous level) {
+  switch (level) {
+    case SqliteSynchronous::kOff:
+      return "OFF";
+    case SqliteSynchronous::kNormal:
+      return "NORMAL";
+    case SqliteSynchronous::kFull:
+      return "FULL";
+    case SqliteSynchronous::kExtra:
+      return "EXTRA";
+  }
+  return "FULL";
+}
+
+std::string PragmasSql(const SqliteOptions& options) {
+  return std::string("PRAGMA journal_mode=") + JournalModeName(options.journal_mode) +
+         "; PRAGMA synchronous=" + SynchronousName(options.synchronous) +
+         "; PRAGMA foreign_keys=" + (options.foreign_keys ? "ON" : "OFF");
+}
+
 }  // namespace
 
-Status SqliteConnection::Open(const std::string& path, std::unique_ptr<SqlConnection>* out) {
+Status SqliteConnection::Open(const SqliteOptions& options, std::unique_ptr<SqlConnection>* out) {
+  const std::string& path = options.path;
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(
       path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -24,11 +56,9 @@ Status SqliteConnection::Open(const std::string& path, std::unique_ptr<SqlConnec
     sqlite3_close(db);
     return Status(StatusCode::UNAVAILABLE, "sqlite: cannot open " + path + ": " + message);
   }
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_busy_timeout(db, options.busy_timeout_ms);
   std::unique_ptr<SqliteConnection> connection(new SqliteConnection(db));
-  Status s = connection->ExecuteScript(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
-  if (!s.ok()) return s;
+  if (Status s = connection->ExecuteScript(PragmasSql(options)); !s.ok()) return s;
   *out = std::move(connection);
   return Status::Ok();
 }
@@ -80,6 +110,10 @@ Status SqliteConnection::Run(std::string_view sql, const std::vector<SqlValue>& 
           break;
         case SQLITE_NULL:
           row.emplace_back(nullptr);
+          break;
+        case SQLITE_BLOB:
+          row.emplace_back(std::string(static_cast<const char*>(sqlite3_column_blob(raw, c)),
+                                       static_cast<size_t>(sqlite3_column_bytes(raw, c))));
           break;
         default:
           row.emplace_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(raw, c)),

@@ -9,13 +9,28 @@ struct sqlite3;
 
 namespace ferry::storage {
 
-// The embedded backend's database: one SQLite file, shared by the pool's connections.
-// WAL journal with synchronous=NORMAL: a committed transaction survives the process being
-// killed (it is in the WAL); only an operating-system crash could lose the last commits.
+// PRAGMA journal_mode. WAL lets the pool's other connections read while one writes; the
+// rollback-journal modes make readers wait for the writer.
+enum class SqliteJournalMode { kWal, kDelete, kTruncate, kPersist };
+
+// PRAGMA synchronous: how often SQLite waits for the disk. In WAL mode, kNormal keeps every
+// committed transaction across the process being killed, and only an operating-system crash or
+// power loss can take the last commits; kFull keeps them across those too.
+enum class SqliteSynchronous { kOff, kNormal, kFull, kExtra };
+
+struct SqliteOptions {
+  std::string path;  // the database file, created if missing
+  SqliteJournalMode journal_mode = SqliteJournalMode::kWal;
+  SqliteSynchronous synchronous = SqliteSynchronous::kFull;
+  bool foreign_keys = true;    // PRAGMA foreign_keys: enforce REFERENCES clauses
+  int busy_timeout_ms = 5000;  // how long a writer waits for another's lock before ABORTED
+};
+
+// One connection to an SQLite database file; a pool's connections share the file. Every
+// connection sets the options' pragmas when it opens, so all of them agree.
 class SqliteConnection final : public SqlConnection {
  public:
-  // Opens (creating if needed) the database file at `path`.
-  static Status Open(const std::string& path, std::unique_ptr<SqlConnection>* out);
+  static Status Open(const SqliteOptions& options, std::unique_ptr<SqlConnection>* out);
   ~SqliteConnection() override;
 
   SqlDialect dialect() const override { return SqlDialect::kSqlite; }
