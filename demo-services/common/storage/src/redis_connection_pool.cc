@@ -72,8 +72,6 @@ std::string ContextError(redisContext* context) {
 
 }  // namespace
 
-void RedisReplyDeleter::operator()(redisReply* reply) const { freeReplyObject(reply); }
-
 RedisConnectionPool::RedisConnectionPool(RedisOptions options)
     : options_(std::move(options)), address_(options_.host + ":" + std::to_string(options_.port)) {}
 
