@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+
 namespace ferry::storage {
 
 namespace {
@@ -39,8 +41,7 @@ const char* SynchronousName(SqliteSynchronous level) {
 }
 
 std::string PragmasSql(const SqliteOptions& options) {
-  return std::string("PRAGMA journal_mode=") + JournalModeName(options.journal_mode) +
-         "; PRAGMA synchronous=" + SynchronousName(options.synchronous) +
+  return std::string("PRAGMA synchronous=") + SynchronousName(options.synchronous) +
          "; PRAGMA foreign_keys=" + (options.foreign_keys ? "ON" : "OFF");
 }
 
@@ -58,6 +59,7 @@ Status SqliteConnection::Open(const SqliteOptions& options, std::unique_ptr<SqlC
   }
   sqlite3_busy_timeout(db, options.busy_timeout_ms);
   std::unique_ptr<SqliteConnection> connection(new SqliteConnection(db));
+  if (Status s = connection->SetJournalMode(options); !s.ok()) return s;
   if (Status s = connection->ExecuteScript(PragmasSql(options)); !s.ok()) return s;
   *out = std::move(connection);
   return Status::Ok();
@@ -65,11 +67,32 @@ Status SqliteConnection::Open(const SqliteOptions& options, std::unique_ptr<SqlC
 
 SqliteConnection::~SqliteConnection() { sqlite3_close(db_); }
 
+// Connections opening a new file at once may each hold a read lock and want the write lock to
+// switch it to WAL. SQLite then refuses all but one at once rather than call their busy
+// handlers (waiting could deadlock), so the switch is retried within the busy timeout.
+Status SqliteConnection::SetJournalMode(const SqliteOptions& options) {
+  const std::string sql =
+      std::string("PRAGMA journal_mode=") + JournalModeName(options.journal_mode);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
+  for (;;) {
+    Status s = ExecuteScript(sql);
+    if (s.code() != StatusCode::ABORTED || std::chrono::steady_clock::now() >= deadline) return s;
+    sqlite3_sleep(1);
+  }
+}
+
 Status SqliteConnection::Error(int rc, std::string_view what) const {
   std::string message = "sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db_);
   switch (rc & 0xff) {
-    case SQLITE_CONSTRAINT:
-      return Status(StatusCode::ALREADY_EXISTS, std::move(message));
+    case SQLITE_CONSTRAINT: {
+      // Only a unique key refusing the row is ALREADY_EXISTS, as on MariaDB; a NOT NULL, CHECK
+      // or foreign key violation is a wrong statement, not a row someone else wrote first.
+      const int extended = sqlite3_extended_errcode(db_);
+      const bool unique =
+          extended == SQLITE_CONSTRAINT_UNIQUE || extended == SQLITE_CONSTRAINT_PRIMARYKEY;
+      return Status(unique ? StatusCode::ALREADY_EXISTS : StatusCode::INTERNAL, std::move(message));
+    }
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return Status(StatusCode::ABORTED, std::move(message));
@@ -140,12 +163,8 @@ Status SqliteConnection::Query(std::string_view sql, const std::vector<SqlValue>
 
 Status SqliteConnection::ExecuteScript(std::string_view sql) {
   const std::string text(sql);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error);
-  if (rc == SQLITE_OK) return Status::Ok();
-  std::string message = error ? error : sqlite3_errstr(rc);
-  sqlite3_free(error);
-  return Status(StatusCode::INTERNAL, "sqlite: " + message);
+  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? Status::Ok() : Error(rc, "script");
 }
 
 Status SqliteConnection::Begin() { return Execute("BEGIN IMMEDIATE", {}, nullptr); }

@@ -46,6 +46,7 @@ class SqliteConnection final : public SqlConnection {
 
  private:
   explicit SqliteConnection(sqlite3* db) : db_(db) {}
+  Status SetJournalMode(const SqliteOptions& options);
   Status Run(std::string_view sql, const std::vector<SqlValue>& params, std::vector<SqlRow>* rows);
   Status Error(int rc, std::string_view what) const;
 

@@ -1,0 +1,72 @@
+#include "redis_test_server.h"
+
+#include <gtest/gtest.h>
+#include <hiredis.h>
+
+#include <cstdlib>
+
+namespace ferry::storage::testing {
+
+namespace {
+
+testsupport::RedisServer* g_redis = nullptr;
+
+void StopSharedRedis() {
+  delete g_redis;
+  g_redis = nullptr;
+}
+
+}  // namespace
+
+testsupport::RedisServer* SharedRedis() {
+  if (g_redis == nullptr) {
+    g_redis = new testsupport::RedisServer();
+    std::atexit(StopSharedRedis);
+  }
+  const ::testing::AssertionResult started = g_redis->Start();
+  EXPECT_TRUE(started);
+  if (!started) return nullptr;
+  RedisConnectionPool pool(OptionsFor(*g_redis, 1));
+  EXPECT_EQ(RunText(pool, {"FLUSHALL"}), "OK");
+  EXPECT_EQ(RunText(pool, {"SCRIPT", "FLUSH"}), "OK");
+  return g_redis;
+}
+
+RedisOptions OptionsFor(const testsupport::RedisServer& server, int pool_size) {
+  return RedisOptions{
+      .host = server.host(), .port = server.port(), .pool_size = pool_size, .timeout_ms = 5000};
+}
+
+std::string ReplyAsText(const RedisReplyPtr& reply) {
+  switch (reply->type) {
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+      return std::string(ReplyText(reply.get()));
+    case REDIS_REPLY_INTEGER:
+      return std::to_string(reply->integer);
+    case REDIS_REPLY_NIL:
+      return "(nil)";
+    case REDIS_REPLY_ERROR:
+      return "ERR:" + std::string(ReplyText(reply.get()));
+    default:
+      return "(reply of type " + std::to_string(reply->type) + ")";
+  }
+}
+
+std::string RunText(RedisConnectionPool& pool, const std::vector<std::string>& args) {
+  RedisReplyPtr reply;
+  if (Status s = pool.Run(args, &reply); !s.ok()) return "FAILED:" + s.ToString();
+  return ReplyAsText(reply);
+}
+
+std::string InfoField(RedisConnectionPool& pool, const std::string& section,
+                      const std::string& field) {
+  const std::string info = RunText(pool, {"INFO", section});
+  const std::string prefix = field + ":";
+  const size_t at = info.find("\r\n" + prefix);
+  if (at == std::string::npos) return "(no " + field + ")";
+  const size_t start = at + 2 + prefix.size();
+  return info.substr(start, info.find("\r\n", start) - start);
+}
+
+}  // namespace ferry::storage::testing
