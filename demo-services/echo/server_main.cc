@@ -1,5 +1,5 @@
 #include "common/provider_main.h"
-#include "echo/service/echo_service.h"
+#include "service/echo_service.h"
 
 // build/bin/echo-server --config demo-services/echo/config/echo-server.yaml [--port N]
 int main(int argc, char** argv) {

@@ -1,5 +1,5 @@
 #include "common/provider_main.h"
-#include "seckill/service/seckill_app.h"
+#include "service/seckill_app.h"
 
 // build/bin/seckill-server --config demo-services/seckill/config/seckill-server.yaml
 int main(int argc, char** argv) {

@@ -1,4 +1,4 @@
-#include "seckill/service/seckill_app.h"
+#include "service/seckill_app.h"
 
 #include <unistd.h>
 
@@ -6,11 +6,11 @@
 
 #include "ferry/framework/logging.h"
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
-#include "seckill/service/order_closer.h"
-#include "seckill/service/reconciler.h"
-#include "seckill/storage/order_database.h"
-#include "seckill/storage/redis_reservation_cache.h"
-#include "seckill/storage/sql_order_store.h"
+#include "service/order_closer.h"
+#include "service/reconciler.h"
+#include "storage/order_database.h"
+#include "storage/redis_reservation_cache.h"
+#include "storage/sql_order_store.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "seckill/storage/order_database.h"
+#include "storage/order_database.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "seckill/storage/order_schema.h"
+#include "storage/order_schema.h"
 
 namespace ferry::seckill {
 

@@ -1,4 +1,4 @@
-#include "seckill/storage/redis_reservation_cache.h"
+#include "storage/redis_reservation_cache.h"
 
 #include <hiredis.h>
 
@@ -8,8 +8,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "seckill/storage/redis_keys.h"
-#include "seckill/storage/redis_scripts.h"
+#include "storage/redis_keys.h"
+#include "storage/redis_scripts.h"
 
 namespace ferry::seckill {
 

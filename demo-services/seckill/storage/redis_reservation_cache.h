@@ -6,7 +6,7 @@
 
 #include "ferry/storage/redis_connection_pool.h"
 #include "ferry/storage/redis_script_set.h"
-#include "seckill/storage/reservation_cache.h"
+#include "storage/reservation_cache.h"
 
 namespace ferry::seckill {
 

@@ -1,4 +1,4 @@
-#include "seckill/storage/redis_scripts.h"
+#include "storage/redis_scripts.h"
 
 namespace ferry::seckill {
 namespace {

@@ -1,6 +1,6 @@
-#include "seckill/storage/sql_order_store.h"
+#include "storage/sql_order_store.h"
 
-#include "seckill/storage/order_schema.h"
+#include "storage/order_schema.h"
 
 namespace ferry::seckill {
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "ferry/storage/sql_connection_pool.h"
-#include "seckill/storage/order_store.h"
+#include "storage/order_store.h"
 
 namespace ferry::seckill {
 

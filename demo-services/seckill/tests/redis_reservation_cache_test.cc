@@ -2,7 +2,7 @@
 // concurrency), replay by request id, preheat idempotence, data loss, malformed keys, the order
 // queue (read, claim, ack, requeue) and release idempotence.
 
-#include "seckill/storage/redis_reservation_cache.h"
+#include "storage/redis_reservation_cache.h"
 
 #include <gtest/gtest.h>
 #include <hiredis.h>

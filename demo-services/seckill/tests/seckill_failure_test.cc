@@ -27,14 +27,14 @@
 #include <vector>
 
 #include "ferry/storage/mariadb_connection.h"
-#include "seckill/service/order_closer.h"
-#include "seckill/service/order_writer.h"
-#include "seckill/service/reconciler.h"
-#include "seckill/service/seckill_service.h"
-#include "seckill/storage/order_database.h"
-#include "seckill/storage/redis_reservation_cache.h"
-#include "seckill/storage/sql_order_store.h"
 #include "seckill_test_support.h"
+#include "service/order_closer.h"
+#include "service/order_writer.h"
+#include "service/reconciler.h"
+#include "service/seckill_service.h"
+#include "storage/order_database.h"
+#include "storage/redis_reservation_cache.h"
+#include "storage/sql_order_store.h"
 
 namespace ferry::seckill {
 namespace {

@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "seckill/service/seckill_service.h"
-#include "seckill/storage/order_database.h"
-#include "seckill/storage/sql_order_store.h"
 #include "seckill_test_support.h"
+#include "service/seckill_service.h"
+#include "storage/order_database.h"
+#include "storage/sql_order_store.h"
 
 namespace ferry::seckill {
 namespace {

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "mariadb_server.h"
-#include "seckill/storage/order_database.h"
-#include "seckill/storage/sql_order_store.h"
+#include "storage/order_database.h"
+#include "storage/sql_order_store.h"
 
 namespace ferry::seckill {
 namespace {

@@ -17,7 +17,7 @@
 #include "mariadb_server.h"
 #include "redis_server.h"
 #include "seckill.ferry.h"
-#include "seckill/service/seckill_app.h"
+#include "service/seckill_app.h"
 
 namespace ferry::seckill::testing {
 
