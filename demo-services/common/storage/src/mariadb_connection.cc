@@ -21,17 +21,8 @@ struct ResultFree {
   void operator()(MYSQL_RES* result) const { mysql_free_result(result); }
 };
 
-const char* IsolationName(MariaDbIsolation isolation) {
-  switch (isolation) {
-    case MariaDbIsolation::kRepeatableRead:
-      return "REPEATABLE READ";
-    case MariaDbIsolation::kReadCommitted:
-      return "READ COMMITTED";
-    case MariaDbIsolation::kSerializable:
-      return "SERIALIZABLE";
-  }
-  return "REPEATABLE READ";
-}
+// In the order of MariaDbIsolation.
+constexpr const char* kIsolationLevels[] = {"REPEATABLE READ", "READ COMMITTED", "SERIALIZABLE"};
 
 // What a new session runs before its first statement.
 std::vector<std::string> SessionSetup(const MariaDbOptions& options) {
@@ -41,7 +32,7 @@ std::vector<std::string> SessionSetup(const MariaDbOptions& options) {
     sql.push_back("USE `" + options.database + "`");
   }
   sql.push_back(std::string("SET SESSION TRANSACTION ISOLATION LEVEL ") +
-                IsolationName(options.isolation));
+                kIsolationLevels[static_cast<int>(options.isolation)]);
   return sql;
 }
 

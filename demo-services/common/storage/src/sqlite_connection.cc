@@ -12,36 +12,13 @@ struct StatementCloser {
   void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
 };
 
-const char* JournalModeName(SqliteJournalMode mode) {
-  switch (mode) {
-    case SqliteJournalMode::kWal:
-      return "WAL";
-    case SqliteJournalMode::kDelete:
-      return "DELETE";
-    case SqliteJournalMode::kTruncate:
-      return "TRUNCATE";
-    case SqliteJournalMode::kPersist:
-      return "PERSIST";
-  }
-  return "WAL";
-}
-
-const char* SynchronousName(SqliteSynchronous level) {
-  switch (level) {
-    case SqliteSynchronous::kOff:
-      return "OFF";
-    case SqliteSynchronous::kNormal:
-      return "NORMAL";
-    case SqliteSynchronous::kFull:
-      return "FULL";
-    case SqliteSynchronous::kExtra:
-      return "EXTRA";
-  }
-  return "FULL";
-}
+// Pragma values, in the order of their enums.
+constexpr const char* kJournalModes[] = {"WAL", "DELETE", "TRUNCATE", "PERSIST"};
+constexpr const char* kSynchronousLevels[] = {"OFF", "NORMAL", "FULL", "EXTRA"};
 
 std::string PragmasSql(const SqliteOptions& options) {
-  return std::string("PRAGMA synchronous=") + SynchronousName(options.synchronous) +
+  return std::string("PRAGMA synchronous=") +
+         kSynchronousLevels[static_cast<int>(options.synchronous)] +
          "; PRAGMA foreign_keys=" + (options.foreign_keys ? "ON" : "OFF");
 }
 
@@ -72,7 +49,7 @@ SqliteConnection::~SqliteConnection() { sqlite3_close(db_); }
 // handlers (waiting could deadlock), so the switch is retried within the busy timeout.
 Status SqliteConnection::SetJournalMode(const SqliteOptions& options) {
   const std::string sql =
-      std::string("PRAGMA journal_mode=") + JournalModeName(options.journal_mode);
+      std::string("PRAGMA journal_mode=") + kJournalModes[static_cast<int>(options.journal_mode)];
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
   for (;;) {

@@ -124,9 +124,7 @@ TEST(RedisConnectionPoolRestartTest, ARestartedServerCostsNoFailedCall) {
 TEST(RedisConnectionPoolRestartTest, ADeadServerIsUnavailableUntilItIsBack) {
   testsupport::RedisServer server;
   ASSERT_TRUE(server.Start());
-  RedisOptions options = OptionsFor(server, 2);
-  options.timeout_ms = 500;
-  RedisConnectionPool pool(options);
+  RedisConnectionPool pool(OptionsFor(server, 2, 500));
   ASSERT_EQ(RunText(pool, {"PING"}), "PONG");
   server.Kill();
   RedisReplyPtr reply;

@@ -155,9 +155,7 @@ TEST(RedisScriptSetRestartTest, AServerRestartedEmptyCostsNoFailedCall) {
 TEST(RedisScriptSetRestartTest, LoadAllOnADeadServerIsUnavailableNamingTheAddress) {
   testsupport::RedisServer server;
   ASSERT_TRUE(server.Start());
-  RedisOptions options = OptionsFor(server, 1);
-  options.timeout_ms = 500;
-  RedisConnectionPool pool(options);
+  RedisConnectionPool pool(OptionsFor(server, 1, 500));
   RedisScriptSet scripts(&pool, TestScripts());
   server.Kill();
   Status s = scripts.LoadAll();

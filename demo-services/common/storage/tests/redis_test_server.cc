@@ -3,38 +3,24 @@
 #include <gtest/gtest.h>
 #include <hiredis.h>
 
-#include <cstdlib>
-
 namespace ferry::storage::testing {
 
-namespace {
-
-testsupport::RedisServer* g_redis = nullptr;
-
-void StopSharedRedis() {
-  delete g_redis;
-  g_redis = nullptr;
-}
-
-}  // namespace
-
 testsupport::RedisServer* SharedRedis() {
-  if (g_redis == nullptr) {
-    g_redis = new testsupport::RedisServer();
-    std::atexit(StopSharedRedis);
-  }
-  const ::testing::AssertionResult started = g_redis->Start();
+  static testsupport::RedisServer server;  // stopped at exit
+  const ::testing::AssertionResult started = server.Start();
   EXPECT_TRUE(started);
   if (!started) return nullptr;
-  RedisConnectionPool pool(OptionsFor(*g_redis, 1));
+  RedisConnectionPool pool(OptionsFor(server, 1));
   EXPECT_EQ(RunText(pool, {"FLUSHALL"}), "OK");
   EXPECT_EQ(RunText(pool, {"SCRIPT", "FLUSH"}), "OK");
-  return g_redis;
+  return &server;
 }
 
-RedisOptions OptionsFor(const testsupport::RedisServer& server, int pool_size) {
-  return RedisOptions{
-      .host = server.host(), .port = server.port(), .pool_size = pool_size, .timeout_ms = 5000};
+RedisOptions OptionsFor(const testsupport::RedisServer& server, int pool_size, int timeout_ms) {
+  return RedisOptions{.host = server.host(),
+                      .port = server.port(),
+                      .pool_size = pool_size,
+                      .timeout_ms = timeout_ms};
 }
 
 std::string ReplyAsText(const RedisReplyPtr& reply) {

@@ -14,7 +14,8 @@ namespace ferry::storage::testing {
 // when it cannot start) and emptied by FLUSHALL on every call.
 testsupport::RedisServer* SharedRedis();
 
-RedisOptions OptionsFor(const testsupport::RedisServer& server, int pool_size = 4);
+RedisOptions OptionsFor(const testsupport::RedisServer& server, int pool_size = 4,
+                        int timeout_ms = 5000);
 
 // The reply to `args` as text: a string or status, an integer in decimal, "(nil)",
 // "ERR:<message>", or "FAILED:<status>" when the pool failed.

@@ -2,20 +2,11 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "ferry/storage/sqlite_connection.h"
 
 namespace ferry::storage::testing {
 
 namespace {
-
-testsupport::MariaDbServer* g_mariadb = nullptr;
-
-void StopSharedMariaDb() {
-  delete g_mariadb;
-  g_mariadb = nullptr;
-}
 
 std::string UniqueSuffix() {
   static std::atomic<int> counter{0};
@@ -29,13 +20,10 @@ std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
 }
 
 testsupport::MariaDbServer* SharedMariaDb() {
-  if (g_mariadb == nullptr) {
-    g_mariadb = new testsupport::MariaDbServer();
-    std::atexit(StopSharedMariaDb);
-  }
-  const ::testing::AssertionResult started = g_mariadb->Start();
+  static testsupport::MariaDbServer server;  // stopped at exit
+  const ::testing::AssertionResult started = server.Start();
   EXPECT_TRUE(started);
-  return started ? g_mariadb : nullptr;
+  return started ? &server : nullptr;
 }
 
 MariaDbOptions FreshMariaDbOptions(const testsupport::MariaDbServer& server) {
@@ -45,17 +33,6 @@ MariaDbOptions FreshMariaDbOptions(const testsupport::MariaDbServer& server) {
                         .password = server.password(),
                         .database = "storage_" + UniqueSuffix(),
                         .timeout_ms = 10000};
-}
-
-TempDir::TempDir()
-    : path_(std::filesystem::path(::testing::TempDir()) / ("ferry-storage-" + UniqueSuffix())) {
-  std::filesystem::remove_all(path_);
-  std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
 }
 
 SqlConnectionPool::Factory FreshDatabase(Backend backend, const TempDir& dir) {

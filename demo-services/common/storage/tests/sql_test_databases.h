@@ -6,13 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "ferry/storage/mariadb_connection.h"
 #include "ferry/storage/sql_connection_pool.h"
 #include "mariadb_server.h"
+#include "temp_dir.h"
 
 namespace ferry::storage::testing {
 
@@ -27,18 +27,7 @@ testsupport::MariaDbServer* SharedMariaDb();
 // Options for `server` with a database not used before in this process.
 MariaDbOptions FreshMariaDbOptions(const testsupport::MariaDbServer& server);
 
-// A temporary directory removed on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testsupport::TempDir;
 
 // Opens connections to one fresh database of `backend`: an SQLite file in `dir`, or a new
 // database on SharedMariaDb(). Null (with a gtest failure) when MariaDB cannot start.
