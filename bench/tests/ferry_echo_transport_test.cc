@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "channel_flags.h"
-#include "echo/service/echo_service.h"
 #include "ferry/bench/load_report.h"
 #include "ferry/framework/server.h"
+#include "service/echo_service.h"
 
 namespace ferry::bench {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ferry/framework/server.h"
-#include "seckill/service/seckill_app.h"
+#include "service/seckill_app.h"
 
 namespace ferry::bench {
 namespace {

@@ -1,5 +1,5 @@
-#include "echo/service/echo_service.h"
 #include "ferry/framework/app.h"
+#include "service/echo_service.h"
 
 // build/bin/echo-server --config demo-services/echo/config/echo-server.yaml [--port N]
 int main(int argc, char** argv) {

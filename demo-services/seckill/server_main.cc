@@ -1,6 +1,6 @@
 #include "ferry/framework/app.h"
-#include "seckill/service/seckill_app.h"
-#include "seckill/service/seckill_config.h"
+#include "service/seckill_app.h"
+#include "service/seckill_config.h"
 
 // build/bin/seckill-server --config demo-services/seckill/config/seckill-server.yaml
 int main(int argc, char** argv) {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "echo.ferry.h"
-#include "echo/service/echo_service.h"
 #include "ferry/framework/server.h"
+#include "service/echo_service.h"
 
 namespace ferry::cluster {
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "echo/service/echo_service.h"
+#include "service/echo_service.h"
 
 namespace ferry::demo {
 namespace {

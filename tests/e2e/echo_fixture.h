@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "echo.ferry.h"
-#include "echo/service/echo_service.h"
 #include "ferry/framework/channel.h"
 #include "ferry/framework/server.h"
+#include "service/echo_service.h"
 
 namespace ferry::e2e {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "echo.ferry.h"
-#include "echo/service/echo_service.h"
 #include "ferry/framework/channel.h"
 #include "ferry/framework/server.h"
+#include "service/echo_service.h"
 
 namespace ferry::plugins_test {
 

@@ -1,4 +1,4 @@
-#include "echo/service/echo_service.h"
+#include "service/echo_service.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "seckill/service/activity_directory.h"
+#include "service/activity_directory.h"
 
 #include <mutex>
 

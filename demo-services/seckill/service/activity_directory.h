@@ -5,7 +5,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "seckill/storage/order_store.h"
+#include "storage/order_store.h"
 
 namespace ferry::seckill {
 

@@ -1,4 +1,4 @@
-#include "seckill/service/activity_rules.h"
+#include "service/activity_rules.h"
 
 #include <string>
 

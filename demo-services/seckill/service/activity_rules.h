@@ -5,7 +5,7 @@
 
 #include "ferry/codec/status.h"
 #include "seckill.pb.h"
-#include "seckill/storage/order_store.h"
+#include "storage/order_store.h"
 
 namespace ferry::seckill {
 

@@ -1,4 +1,4 @@
-#include "seckill/service/order_closer.h"
+#include "service/order_closer.h"
 
 #include <spdlog/spdlog.h>
 

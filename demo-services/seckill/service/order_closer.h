@@ -1,6 +1,6 @@
 #pragma once
 
-#include "seckill/service/seckill_core.h"
+#include "service/seckill_core.h"
 
 namespace ferry::seckill {
 

@@ -1,4 +1,4 @@
-#include "seckill/service/order_writer.h"
+#include "service/order_writer.h"
 
 #include <spdlog/spdlog.h>
 

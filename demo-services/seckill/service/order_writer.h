@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "seckill/service/seckill_core.h"
+#include "service/seckill_core.h"
 
 namespace ferry::seckill {
 

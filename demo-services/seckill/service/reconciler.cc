@@ -1,4 +1,4 @@
-#include "seckill/service/reconciler.h"
+#include "service/reconciler.h"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "seckill.pb.h"
-#include "seckill/service/seckill_core.h"
+#include "service/seckill_core.h"
 
 namespace ferry::seckill {
 

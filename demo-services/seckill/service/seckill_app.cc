@@ -1,4 +1,4 @@
-#include "seckill/service/seckill_app.h"
+#include "service/seckill_app.h"
 
 #include <unistd.h>
 
@@ -6,11 +6,11 @@
 
 #include "ferry/framework/logging.h"
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
-#include "seckill/service/order_closer.h"
-#include "seckill/service/reconciler.h"
-#include "seckill/storage/redis_reservation_cache.h"
-#include "seckill/storage/sql_order_store.h"
-#include "seckill/storage/sqlite_connection.h"
+#include "service/order_closer.h"
+#include "service/reconciler.h"
+#include "storage/order_database.h"
+#include "storage/redis_reservation_cache.h"
+#include "storage/sql_order_store.h"
 
 #include <spdlog/spdlog.h>
 
@@ -25,20 +25,10 @@ int64_t WallMs() {
 }
 
 Status OpenStore(const SeckillConfig& config, std::unique_ptr<OrderStore>* out) {
-  std::unique_ptr<SqlConnectionPool> pool;
-  if (config.backend == "embedded") {
-    pool = std::make_unique<SqlConnectionPool>(
-        [path = config.sqlite_path](std::unique_ptr<SqlConnection>* c) {
-          return SqliteConnection::Open(path, c);
-        },
-        config.sqlite_connections);
-  } else {
-    pool = std::make_unique<SqlConnectionPool>(
-        [options = config.mariadb](std::unique_ptr<SqlConnection>* c) {
-          return MariaDbConnection::Open(options, c);
-        },
-        config.mariadb_connections);
-  }
+  std::unique_ptr<storage::SqlConnectionPool> pool =
+      config.backend == "embedded"
+          ? SqliteOrderDatabase(config.sqlite_path, config.sqlite_connections)
+          : MariaDbOrderDatabase(config.mariadb, config.mariadb_connections);
   auto store = std::make_unique<SqlOrderStore>(std::move(pool));
   if (Status s = store->Initialize(); !s.ok()) return s;
   *out = std::move(store);
@@ -67,7 +57,7 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   std::unique_ptr<SeckillApp> app(new SeckillApp());
   if (Status s = OpenStore(config, &app->store_); !s.ok()) return s;
   if (config.backend == "redis+mariadb") {
-    RedisOptions redis;
+    storage::RedisOptions redis;
     redis.host = config.redis_host;
     redis.port = config.redis_port;
     redis.pool_size = config.redis_connections;

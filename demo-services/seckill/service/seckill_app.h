@@ -6,10 +6,10 @@
 
 #include "ferry/framework/service.h"
 #include "ferry/idgen/snowflake_id_generator.h"
-#include "seckill/service/order_writer.h"
-#include "seckill/service/periodic_worker.h"
-#include "seckill/service/seckill_config.h"
-#include "seckill/service/seckill_service.h"
+#include "service/order_writer.h"
+#include "service/periodic_worker.h"
+#include "service/seckill_config.h"
+#include "service/seckill_service.h"
 
 namespace ferry::seckill {
 

@@ -1,4 +1,4 @@
-#include "seckill/service/seckill_config.h"
+#include "service/seckill_config.h"
 
 namespace ferry::seckill {
 

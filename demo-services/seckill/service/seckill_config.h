@@ -5,7 +5,7 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/config_reader.h"
-#include "seckill/storage/mariadb_connection.h"
+#include "ferry/storage/mariadb_connection.h"
 
 namespace ferry::seckill {
 
@@ -21,7 +21,8 @@ struct SeckillConfig {
   uint32_t redis_connections = 8;        // redis.connections
   uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
 
-  MariaDbOptions mariadb;            // mariadb.{host,port,user,password,database,timeout_ms}
+  storage::MariaDbOptions mariadb{
+      .database = "ferry_seckill"};  // mariadb.{host,port,user,password,database,timeout_ms}
   uint32_t mariadb_connections = 8;  // mariadb.connections
 
   // idgen.worker_id; -1: leased from ZooKeeper when registry.url is zookeeper://, else 0.

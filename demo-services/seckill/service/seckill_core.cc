@@ -1,4 +1,4 @@
-#include "seckill/service/seckill_core.h"
+#include "service/seckill_core.h"
 
 namespace ferry::seckill {
 

@@ -4,11 +4,11 @@
 #include <functional>
 #include <memory>
 
-#include "seckill/service/activity_directory.h"
-#include "seckill/service/request_answer_cache.h"
-#include "seckill/service/sold_out_flags.h"
-#include "seckill/storage/order_store.h"
-#include "seckill/storage/reservation_cache.h"
+#include "service/activity_directory.h"
+#include "service/request_answer_cache.h"
+#include "service/sold_out_flags.h"
+#include "storage/order_store.h"
+#include "storage/reservation_cache.h"
 
 namespace ferry::seckill {
 

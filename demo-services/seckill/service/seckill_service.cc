@@ -1,7 +1,7 @@
-#include "seckill/service/seckill_service.h"
+#include "service/seckill_service.h"
 
-#include "seckill/service/activity_rules.h"
-#include "seckill/service/reconciler.h"
+#include "service/activity_rules.h"
+#include "service/reconciler.h"
 
 namespace ferry::seckill {
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "seckill.ferry.h"
-#include "seckill/service/seckill_core.h"
+#include "service/seckill_core.h"
 
 namespace ferry::seckill {
 

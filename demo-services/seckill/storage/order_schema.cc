@@ -1,9 +1,9 @@
-#include "seckill/storage/order_schema.h"
+#include "storage/order_schema.h"
 
 namespace ferry::seckill {
 
-std::string OrderSchemaSql(SqlDialect dialect) {
-  const bool maria = dialect == SqlDialect::kMariaDb;
+std::string OrderSchemaSql(storage::SqlDialect dialect) {
+  const bool maria = dialect == storage::SqlDialect::kMariaDb;
   const std::string id_column = maria ? "activity_id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY"
                                       : "activity_id INTEGER PRIMARY KEY AUTOINCREMENT";
   const std::string engine = maria ? " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4" : "";

@@ -1,4 +1,4 @@
-#include "seckill/storage/redis_keys.h"
+#include "storage/redis_keys.h"
 
 namespace ferry::seckill {
 

@@ -1,4 +1,4 @@
-#include "seckill/storage/redis_reservation_cache.h"
+#include "storage/redis_reservation_cache.h"
 
 #include <hiredis.h>
 
@@ -8,52 +8,22 @@
 #include <unordered_set>
 #include <utility>
 
-#include "seckill/storage/redis_keys.h"
-#include "seckill/storage/redis_scripts.h"
+#include "storage/redis_keys.h"
+#include "storage/redis_scripts.h"
 
 namespace ferry::seckill {
+
+using storage::ErrorReplyStatus;
+using storage::IsErrorReply;
+using storage::IsTextReply;
+using storage::MalformedReply;
+using storage::RedisOptions;
+using storage::RedisReplyPtr;
+using storage::ReplyText;
+
 namespace {
 
 constexpr int kScanPage = 1000;
-
-const RedisScript& ScriptFor(int id) {
-  static const RedisScript* const kScripts[] = {&kReserveScript, &kPreheatScript, &kReleaseScript};
-  return *kScripts[id];
-}
-
-std::string_view ReplyText(const redisReply* reply) {
-  return std::string_view(reply->str, reply->len);
-}
-
-bool IsText(const redisReply* reply) {
-  return reply != nullptr &&
-         (reply->type == REDIS_REPLY_STRING || reply->type == REDIS_REPLY_STATUS);
-}
-
-bool IsError(const redisReply* reply, std::string_view code) {
-  if (reply == nullptr || reply->type != REDIS_REPLY_ERROR) return false;
-  const std::string_view text = ReplyText(reply);
-  return text.substr(0, code.size()) == code &&
-         (text.size() == code.size() || text[code.size()] == ' ');
-}
-
-// Redis refused for now; the same call may succeed later.
-bool IsTransientError(const redisReply* reply) {
-  for (std::string_view code :
-       {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN"}) {
-    if (IsError(reply, code)) return true;
-  }
-  return false;
-}
-
-Status ErrorReplyStatus(std::string_view command, const redisReply* reply) {
-  const StatusCode code = IsTransientError(reply) ? StatusCode::UNAVAILABLE : StatusCode::INTERNAL;
-  return Status(code, "Redis " + std::string(command) + ": " + std::string(ReplyText(reply)));
-}
-
-Status Malformed(std::string_view what) {
-  return Status(StatusCode::INTERNAL, "unexpected Redis reply to " + std::string(what));
-}
 
 bool ParseInt64(std::string_view text, int64_t* value) {
   if (text.empty()) return false;
@@ -67,7 +37,7 @@ bool ParseEvent(const redisReply* entry, ReservationEvent* event) {
   if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements != 2) return false;
   const redisReply* id = entry->element[0];
   const redisReply* fields = entry->element[1];
-  if (!IsText(id) || fields == nullptr || fields->type != REDIS_REPLY_ARRAY ||
+  if (!IsTextReply(id) || fields == nullptr || fields->type != REDIS_REPLY_ARRAY ||
       fields->elements % 2 != 0) {
     return false;
   }
@@ -75,7 +45,7 @@ bool ParseEvent(const redisReply* entry, ReservationEvent* event) {
   parsed.event_id = std::string(ReplyText(id));
   unsigned seen = 0;
   for (size_t i = 0; i < fields->elements; i += 2) {
-    if (!IsText(fields->element[i]) || !IsText(fields->element[i + 1])) return false;
+    if (!IsTextReply(fields->element[i]) || !IsTextReply(fields->element[i + 1])) return false;
     const std::string_view name = ReplyText(fields->element[i]);
     const std::string_view value = ReplyText(fields->element[i + 1]);
     bool ok = true;
@@ -156,7 +126,9 @@ Status CheckEventArgs(const std::string& consumer, int max_count) {
 
 }  // namespace
 
-RedisReservationCache::RedisReservationCache(RedisOptions options) : pool_(std::move(options)) {}
+RedisReservationCache::RedisReservationCache(RedisOptions options)
+    : pool_(std::move(options)),
+      scripts_(&pool_, {kReserveScript, kPreheatScript, kReleaseScript}) {}
 
 Status RedisReservationCache::Command(const std::vector<std::string>& args, RedisReplyPtr* reply) {
   if (Status status = pool_.Run(args, reply); !status.ok()) return status;
@@ -164,75 +136,7 @@ Status RedisReservationCache::Command(const std::vector<std::string>& args, Redi
   return Status::Ok();
 }
 
-Status RedisReservationCache::LoadScript(ScriptId id, std::string* sha) {
-  const RedisScript& script = ScriptFor(id);
-  RedisReplyPtr reply;
-  if (Status status = Command({"SCRIPT", "LOAD", std::string(script.source)}, &reply);
-      !status.ok()) {
-    return Status(status.code(),
-                  "loading the " + std::string(script.name) + " script: " + status.message());
-  }
-  if (!IsText(reply.get())) return Malformed("SCRIPT LOAD");
-  *sha = std::string(ReplyText(reply.get()));
-  std::lock_guard lock(sha_mu_);
-  shas_[id] = *sha;
-  return Status::Ok();
-}
-
-Status RedisReservationCache::LoadScripts() {
-  // One pipeline on one connection: connecting and loading are a single round trip.
-  std::vector<std::vector<std::string>> commands;
-  for (int id = 0; id < kScriptCount; ++id) {
-    commands.push_back({"SCRIPT", "LOAD", std::string(ScriptFor(id).source)});
-  }
-  std::vector<RedisReplyPtr> replies;
-  if (Status status = pool_.RunPipeline(commands, &replies); !status.ok()) {
-    return Status(status.code(),
-                  "Redis at " + pool_.address() + " is unreachable: " + status.message());
-  }
-  std::lock_guard lock(sha_mu_);
-  for (int id = 0; id < kScriptCount; ++id) {
-    const redisReply* reply = replies[id].get();
-    if (reply->type == REDIS_REPLY_ERROR) {
-      Status status = ErrorReplyStatus("SCRIPT LOAD", reply);
-      return Status(status.code(), "loading the " + std::string(ScriptFor(id).name) +
-                                       " script: " + status.message());
-    }
-    if (!IsText(reply)) return Malformed("SCRIPT LOAD");
-    shas_[id] = std::string(ReplyText(reply));
-  }
-  return Status::Ok();
-}
-
-Status RedisReservationCache::Eval(ScriptId id, const std::vector<std::string>& keys,
-                                   const std::vector<std::string>& args, RedisReplyPtr* reply) {
-  std::string sha;
-  {
-    std::lock_guard lock(sha_mu_);
-    sha = shas_[id];
-  }
-  if (sha.empty()) {
-    if (Status status = LoadScript(id, &sha); !status.ok()) return status;
-  }
-  std::vector<std::string> command;
-  command.reserve(3 + keys.size() + args.size());
-  command.push_back("EVALSHA");
-  command.push_back(sha);
-  command.push_back(std::to_string(keys.size()));
-  command.insert(command.end(), keys.begin(), keys.end());
-  command.insert(command.end(), args.begin(), args.end());
-  const std::string what = "EVALSHA " + std::string(ScriptFor(id).name);
-  for (int attempt = 0;; ++attempt) {
-    if (Status status = pool_.Run(command, reply); !status.ok()) return status;
-    if (attempt == 0 && IsError(reply->get(), "NOSCRIPT")) {
-      // The server lost its script cache (restart, SCRIPT FLUSH, failover): load and retry once.
-      if (Status status = LoadScript(id, &command[1]); !status.ok()) return status;
-      continue;
-    }
-    if ((*reply)->type == REDIS_REPLY_ERROR) return ErrorReplyStatus(what, reply->get());
-    return Status::Ok();
-  }
-}
+Status RedisReservationCache::LoadScripts() { return scripts_.LoadAll(); }
 
 Status RedisReservationCache::Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
                                       const std::vector<std::string>& buyers,
@@ -248,12 +152,12 @@ Status RedisReservationCache::Preheat(int64_t activity_id, int64_t sku_id, int64
   args.push_back(kOrderWritersGroup);
   args.insert(args.end(), buyers.begin(), buyers.end());
   RedisReplyPtr reply;
-  if (Status status =
-          Eval(kPreheat, {keys.stock, keys.loaded, keys.buyers, keys.orders}, args, &reply);
+  if (Status status = scripts_.Eval(kPreheat, {keys.stock, keys.loaded, keys.buyers, keys.orders},
+                                    args, &reply);
       !status.ok()) {
     return status;
   }
-  if (reply->type != REDIS_REPLY_INTEGER) return Malformed("the preheat script");
+  if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the preheat script");
   if (already_loaded != nullptr) *already_loaded = reply->integer == 1;
   return Status::Ok();
 }
@@ -264,7 +168,7 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
   }
   const RedisActivityKeys keys = RedisActivityKeys::For(request.activity_id, request.sku_id);
   RedisReplyPtr reply;
-  if (Status status = Eval(
+  if (Status status = scripts_.Eval(
           kReserve,
           {keys.stock, keys.loaded, keys.buyers, keys.requests, keys.accepted, keys.orders},
           {std::to_string(request.activity_id), std::to_string(request.sku_id), request.user_id,
@@ -274,9 +178,9 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
     return status;
   }
   const redisReply* r = reply.get();
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 || !IsText(r->element[0]) ||
-      r->element[1]->type != REDIS_REPLY_INTEGER || !IsText(r->element[2])) {
-    return Malformed("the reserve script");
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 || !IsTextReply(r->element[0]) ||
+      r->element[1]->type != REDIS_REPLY_INTEGER || !IsTextReply(r->element[2])) {
+    return MalformedReply("the reserve script");
   }
   const std::string_view answer = ReplyText(r->element[0]);
   ReserveResult parsed;
@@ -284,7 +188,7 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
   if (answer == "A") {
     parsed.answer = ReserveAnswer::kAccepted;
     if (!ParseInt64(ReplyText(r->element[2]), &parsed.order_no)) {
-      return Malformed("the reserve script (order number)");
+      return MalformedReply("the reserve script (order number)");
     }
   } else if (answer == "S") {
     parsed.answer = ReserveAnswer::kSoldOut;
@@ -293,7 +197,7 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
   } else if (answer == "M") {
     parsed.answer = ReserveAnswer::kCacheMissing;
   } else {
-    return Malformed("the reserve script (answer)");
+    return MalformedReply("the reserve script (answer)");
   }
   *result = parsed;
   return Status::Ok();
@@ -305,11 +209,11 @@ Status RedisReservationCache::Release(int64_t activity_id, int64_t sku_id,
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
   RedisReplyPtr reply;
   if (Status status =
-          Eval(kRelease, {keys.loaded, keys.stock, keys.released}, {release_key}, &reply);
+          scripts_.Eval(kRelease, {keys.loaded, keys.stock, keys.released}, {release_key}, &reply);
       !status.ok()) {
     return status;
   }
-  if (reply->type != REDIS_REPLY_INTEGER) return Malformed("the release script");
+  if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the release script");
   if (released != nullptr) *released = reply->integer == 1;
   return Status::Ok();
 }
@@ -332,31 +236,31 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
   }
   const redisReply* exec = replies.back().get();
   if (exec->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", exec);
-  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 4) return Malformed("EXEC");
+  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 4) return MalformedReply("EXEC");
   const redisReply* loaded = exec->element[0];
   const redisReply* stock = exec->element[1];
   const redisReply* accepted = exec->element[2];
   const redisReply* pending = exec->element[3];
-  if (loaded->type != REDIS_REPLY_INTEGER) return Malformed("EXISTS");
+  if (loaded->type != REDIS_REPLY_INTEGER) return MalformedReply("EXISTS");
   if (stock->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET stock", stock);
   if (accepted->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET accepted", accepted);
 
   CacheSnapshot snapshot;
   snapshot.present = loaded->integer == 1 && stock->type != REDIS_REPLY_NIL;
   if (stock->type != REDIS_REPLY_NIL &&
-      !(IsText(stock) && ParseInt64(ReplyText(stock), &snapshot.stock))) {
+      !(IsTextReply(stock) && ParseInt64(ReplyText(stock), &snapshot.stock))) {
     return Status(StatusCode::INTERNAL, keys.stock + " does not hold an integer");
   }
   if (accepted->type != REDIS_REPLY_NIL &&
-      !(IsText(accepted) && ParseInt64(ReplyText(accepted), &snapshot.reservations))) {
+      !(IsTextReply(accepted) && ParseInt64(ReplyText(accepted), &snapshot.reservations))) {
     return Status(StatusCode::INTERNAL, keys.accepted + " does not hold an integer");
   }
   if (pending->type == REDIS_REPLY_ARRAY && pending->elements >= 1 &&
       pending->element[0]->type == REDIS_REPLY_INTEGER) {
     snapshot.queue_pending = pending->element[0]->integer;
-  } else if (!IsError(pending, "NOGROUP")) {  // no group: nothing can be pending
+  } else if (!IsErrorReply(pending, "NOGROUP")) {  // no group: nothing can be pending
     if (pending->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XPENDING", pending);
-    return Malformed("XPENDING");
+    return MalformedReply("XPENDING");
   }
   *out = snapshot;
   return Status::Ok();
@@ -376,7 +280,7 @@ Status RedisReservationCache::FindRequest(int64_t activity_id, int64_t sku_id,
     return Status::Ok();
   }
   ReserveResult parsed;
-  if (!IsText(reply.get()) || !ParseRecordedAnswer(ReplyText(reply.get()), &parsed)) {
+  if (!IsTextReply(reply.get()) || !ParseRecordedAnswer(ReplyText(reply.get()), &parsed)) {
     return Status(StatusCode::INTERNAL,
                   "request " + request_id + " in " + keys.requests + " has an unreadable answer");
   }
@@ -399,16 +303,16 @@ Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_
       return status;
     }
     const redisReply* r = reply.get();
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !IsText(r->element[0]) ||
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !IsTextReply(r->element[0]) ||
         r->element[1]->type != REDIS_REPLY_ARRAY || r->element[1]->elements % 2 != 0) {
-      return Malformed("HSCAN");
+      return MalformedReply("HSCAN");
     }
     cursor = std::string(ReplyText(r->element[0]));
     const redisReply* pairs = r->element[1];
     for (size_t i = 0; i < pairs->elements; i += 2) {
       const redisReply* field = pairs->element[i];
       const redisReply* value = pairs->element[i + 1];
-      if (!IsText(field) || !IsText(value)) return Malformed("HSCAN");
+      if (!IsTextReply(field) || !IsTextReply(value)) return MalformedReply("HSCAN");
       if (ReplyText(value).substr(0, 2) != "A:") continue;
       ReservationEvent event;
       event.activity_id = activity_id;
@@ -435,7 +339,7 @@ Status RedisReservationCache::RecreateGroup(const std::string& stream, bool* str
     return status;
   }
   *stream_exists = true;
-  if (reply->type != REDIS_REPLY_ERROR || IsError(reply.get(), "BUSYGROUP")) {
+  if (reply->type != REDIS_REPLY_ERROR || IsErrorReply(reply.get(), "BUSYGROUP")) {
     return Status::Ok();
   }
   // Without MKSTREAM a missing stream is refused ("... requires the key to exist ...").
@@ -461,7 +365,7 @@ Status RedisReservationCache::ReadEvents(int64_t activity_id, int64_t sku_id,
     RedisReplyPtr reply;
     if (Status status = pool_.Run(command, &reply); !status.ok()) return status;
     const redisReply* r = reply.get();
-    if (attempt == 0 && IsError(r, "NOGROUP")) {
+    if (attempt == 0 && IsErrorReply(r, "NOGROUP")) {
       bool stream_exists = false;
       if (Status status = RecreateGroup(keys.orders, &stream_exists); !status.ok()) {
         return status;
@@ -475,7 +379,7 @@ Status RedisReservationCache::ReadEvents(int64_t activity_id, int64_t sku_id,
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 1 ||
         r->element[0]->type != REDIS_REPLY_ARRAY || r->element[0]->elements != 2 ||
         r->element[0]->element[1]->type != REDIS_REPLY_ARRAY) {
-      return Malformed("XREADGROUP");
+      return MalformedReply("XREADGROUP");
     }
     AppendEvents(r->element[0]->element[1], out);
     return Status::Ok();
@@ -506,12 +410,12 @@ Status RedisReservationCache::ClaimStale(int64_t activity_id, int64_t sku_id,
       return status;
     }
     const redisReply* r = reply.get();
-    if (IsError(r, "NOGROUP")) return Status::Ok();  // no group: nothing is pending
+    if (IsErrorReply(r, "NOGROUP")) return Status::Ok();  // no group: nothing is pending
     if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XAUTOCLAIM", r);
     // Redis 7: [next start, [entry, ...], [deleted id, ...]]
-    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 || !IsText(r->element[0]) ||
+    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 || !IsTextReply(r->element[0]) ||
         r->element[1]->type != REDIS_REPLY_ARRAY) {
-      return Malformed("XAUTOCLAIM");
+      return MalformedReply("XAUTOCLAIM");
     }
     start = std::string(ReplyText(r->element[0]));
     claimed += r->element[1]->elements;
@@ -528,7 +432,7 @@ Status RedisReservationCache::Ack(int64_t activity_id, int64_t sku_id,
   command.insert(command.end(), event_ids.begin(), event_ids.end());
   RedisReplyPtr reply;
   if (Status status = pool_.Run(command, &reply); !status.ok()) return status;
-  if (IsError(reply.get(), "NOGROUP")) return Status::Ok();  // nothing was pending
+  if (IsErrorReply(reply.get(), "NOGROUP")) return Status::Ok();  // nothing was pending
   if (reply->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XACK", reply.get());
   return Status::Ok();
 }

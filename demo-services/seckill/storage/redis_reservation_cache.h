@@ -1,17 +1,14 @@
 #pragma once
 
-#include <array>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
-#include "seckill/storage/redis_connection_pool.h"
-#include "seckill/storage/reservation_cache.h"
+#include "ferry/storage/redis_connection_pool.h"
+#include "ferry/storage/redis_script_set.h"
+#include "storage/reservation_cache.h"
 
 namespace ferry::seckill {
-
-struct RedisScript;
 
 // ReservationCache over Redis (7.0 or later: XAUTOCLAIM's three-element reply), through a pool
 // of blocking hiredis connections; safe to call from many threads. The key layout is in
@@ -36,7 +33,7 @@ struct RedisScript;
 // stream that do not parse as events (written by something else) are left pending and skipped.
 class RedisReservationCache : public ReservationCache {
  public:
-  explicit RedisReservationCache(RedisOptions options);
+  explicit RedisReservationCache(storage::RedisOptions options);
 
   // Opens a connection and loads the scripts (SCRIPT LOAD). Optional: a script not loaded yet
   // is loaded on first use, and again after NOSCRIPT (a restarted Redis). UNAVAILABLE when Redis
@@ -69,25 +66,21 @@ class RedisReservationCache : public ReservationCache {
   Status Requeue(const ReservationEvent& event) override;
 
  private:
-  enum ScriptId { kReserve, kPreheat, kRelease, kScriptCount };
+  // Indices into scripts_, in the order the constructor hands the scripts over.
+  enum ScriptId { kReserve, kPreheat, kRelease };
 
   // Runs a command; an error reply becomes a status.
-  Status Command(const std::vector<std::string>& args, RedisReplyPtr* reply);
-  // EVALSHA, loading the script first if needed and once more after NOSCRIPT.
-  Status Eval(ScriptId id, const std::vector<std::string>& keys,
-              const std::vector<std::string>& args, RedisReplyPtr* reply);
-  Status LoadScript(ScriptId id, std::string* sha);
+  Status Command(const std::vector<std::string>& args, storage::RedisReplyPtr* reply);
   // XGROUP CREATE at id 0 on an existing stream; *stream_exists false when there is none.
   Status RecreateGroup(const std::string& stream, bool* stream_exists);
 
-  RedisConnectionPool pool_;
-  std::mutex sha_mu_;
-  std::array<std::string, kScriptCount> shas_;  // guarded by sha_mu_; empty until loaded
+  storage::RedisConnectionPool pool_;
+  storage::RedisScriptSet scripts_;
 };
 
 // Connects once and loads the scripts; UNAVAILABLE with the address and the cause when Redis is
 // unreachable.
-Status ConnectRedisReservationCache(const RedisOptions& options,
+Status ConnectRedisReservationCache(const storage::RedisOptions& options,
                                     std::unique_ptr<ReservationCache>* out);
 
 }  // namespace ferry::seckill

@@ -1,4 +1,4 @@
-#include "seckill/storage/redis_scripts.h"
+#include "storage/redis_scripts.h"
 
 namespace ferry::seckill {
 namespace {
@@ -146,8 +146,8 @@ return 1
 
 }  // namespace
 
-const RedisScript kReserveScript{"reserve", kReserveSource};
-const RedisScript kPreheatScript{"preheat", kPreheatSource};
-const RedisScript kReleaseScript{"release", kReleaseSource};
+const storage::RedisScript kReserveScript{"reserve", kReserveSource};
+const storage::RedisScript kPreheatScript{"preheat", kPreheatSource};
+const storage::RedisScript kReleaseScript{"release", kReleaseSource};
 
 }  // namespace ferry::seckill

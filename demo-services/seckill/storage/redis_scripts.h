@@ -1,6 +1,6 @@
 #pragma once
 
-#include <string_view>
+#include "ferry/storage/redis_script_set.h"
 
 namespace ferry::seckill {
 
@@ -10,10 +10,6 @@ namespace ferry::seckill {
 // the types of its keys before its first write; a malformed call or a stock that is not an
 // integer gets an error reply "ERR seckill <script>: ...", a key of the wrong type
 // "WRONGTYPE seckill <script>: ...", and nothing is written. No script sets an expiry.
-struct RedisScript {
-  std::string_view name;  // for error messages
-  std::string_view source;
-};
 
 // KEYS: stock, loaded, buyers, requests, accepted, orders
 // ARGV: activity id, sku id, user, request id, order_no, now_ms (the integers in decimal)
@@ -25,19 +21,19 @@ struct RedisScript {
 // request id. "A" decrements stock, adds the user to buyers, records
 // "A:<order_no>:<now_ms>:<user>" under the request id, increments accepted and appends
 // {activity, sku, user, request, order_no, reserved_ms} to the orders stream.
-extern const RedisScript kReserveScript;
+extern const storage::RedisScript kReserveScript;
 
 // KEYS: stock, loaded, buyers, orders
 // ARGV: stock, consumer group, buyer...
 // Returns 1 (already loaded, nothing written) or 0: the consumer group exists on the orders
 // stream (created at id 0 with MKSTREAM unless it already did), stock is set, the buyers are
 // added and the loaded marker is set.
-extern const RedisScript kPreheatScript;
+extern const storage::RedisScript kPreheatScript;
 
 // KEYS: loaded, stock, released
 // ARGV: release key
 // Returns 1 when the key was added to released and stock incremented; 0 when the key was
 // released before or the activity is not loaded (no marker or no stock), writing nothing.
-extern const RedisScript kReleaseScript;
+extern const storage::RedisScript kReleaseScript;
 
 }  // namespace ferry::seckill

@@ -1,8 +1,15 @@
-#include "seckill/storage/sql_order_store.h"
+#include "storage/sql_order_store.h"
 
-#include "seckill/storage/order_schema.h"
+#include "storage/order_schema.h"
 
 namespace ferry::seckill {
+
+using storage::AsInt;
+using storage::AsText;
+using storage::SqlConnection;
+using storage::SqlConnectionPool;
+using storage::SqlDialect;
+using storage::SqlRow;
 
 namespace {
 

@@ -3,18 +3,19 @@
 #include <functional>
 #include <memory>
 
-#include "seckill/storage/order_store.h"
-#include "seckill/storage/sql_connection_pool.h"
+#include "ferry/storage/sql_connection_pool.h"
+#include "storage/order_store.h"
 
 namespace ferry::seckill {
 
-// OrderStore over any SqlConnection: the same statements run on SQLite (embedded backend) and
-// MariaDB (redis+mariadb backend), so both keep the invariants the same way: the conditional
+// OrderStore over any storage::SqlConnection: the same statements run on SQLite (embedded backend)
+// and MariaDB (redis+mariadb backend), so both keep the invariants the same way: the conditional
 // decrement `remaining = remaining - 1 WHERE remaining > 0` and the unique keys, never a
 // read-then-write.
 class SqlOrderStore final : public OrderStore {
  public:
-  explicit SqlOrderStore(std::unique_ptr<SqlConnectionPool> pool) : pool_(std::move(pool)) {}
+  explicit SqlOrderStore(std::unique_ptr<storage::SqlConnectionPool> pool)
+      : pool_(std::move(pool)) {}
 
   Status Initialize() override;
   Status CreateActivity(ActivityRecord* activity) override;
@@ -34,7 +35,7 @@ class SqlOrderStore final : public OrderStore {
   Status Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) override;
 
  private:
-  using Body = std::function<Status(SqlConnection&)>;
+  using Body = std::function<Status(storage::SqlConnection&)>;
   // Runs `body` between Begin and Commit, rolling back on error; retries the whole transaction
   // on ABORTED (deadlock, lock timeout) and ALREADY_EXISTS (a concurrent writer won a unique
   // key, which the next attempt will see).
@@ -44,7 +45,7 @@ class SqlOrderStore final : public OrderStore {
   // Reads that must agree with each other, in one read-only snapshot (BeginSnapshot).
   Status InSnapshot(const Body& body);
 
-  std::unique_ptr<SqlConnectionPool> pool_;
+  std::unique_ptr<storage::SqlConnectionPool> pool_;
 };
 
 }  // namespace ferry::seckill

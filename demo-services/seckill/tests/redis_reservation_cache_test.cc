@@ -2,7 +2,7 @@
 // concurrency), replay by request id, preheat idempotence, data loss, malformed keys, the order
 // queue (read, claim, ack, requeue) and release idempotence.
 
-#include "seckill/storage/redis_reservation_cache.h"
+#include "storage/redis_reservation_cache.h"
 
 #include <gtest/gtest.h>
 #include <hiredis.h>
@@ -119,8 +119,8 @@ class RedisReservationCacheTest : public ::testing::Test {
     cache_ = std::move(cache);
   }
 
-  static RedisOptions Options() {
-    return RedisOptions{
+  static storage::RedisOptions Options() {
+    return storage::RedisOptions{
         .host = server_->host(), .port = server_->port(), .pool_size = 4, .timeout_ms = 2000};
   }
 
@@ -543,7 +543,7 @@ TEST_F(RedisReservationCacheTest, ListsManyReservationsAcrossScanPages) {
 TEST_F(RedisReservationCacheTest, TimedOutCallIsUnavailableAndSafeToRetry) {
   Preheat(5);
   std::unique_ptr<ReservationCache> fast;
-  RedisOptions options = Options();
+  storage::RedisOptions options = Options();
   options.timeout_ms = 200;
   ASSERT_TRUE(ConnectRedisReservationCache(options, &fast).ok());
   ASSERT_EQ(raw_->Run({"CLIENT", "PAUSE", "700", "ALL"}), "OK");
@@ -571,7 +571,8 @@ TEST(RedisReservationCacheDataLossTest, RestartEmptyLeavesTheActivityMissing) {
   std::unique_ptr<ReservationCache> cache;
   ASSERT_TRUE(
       ConnectRedisReservationCache(
-          RedisOptions{.host = server.host(), .port = server.port(), .pool_size = 2}, &cache)
+          storage::RedisOptions{.host = server.host(), .port = server.port(), .pool_size = 2},
+          &cache)
           .ok());
   bool already_loaded = true;
   ASSERT_TRUE(cache->Preheat(kActivity, kSku, 5, {}, &already_loaded).ok());
@@ -612,7 +613,8 @@ TEST(RedisReservationCacheDataLossTest, DeadServerIsUnavailable) {
   RedisServer server;
   ASSERT_TRUE(server.Start());
   std::unique_ptr<ReservationCache> cache;
-  const RedisOptions options{.host = server.host(), .port = server.port(), .timeout_ms = 500};
+  const storage::RedisOptions options{
+      .host = server.host(), .port = server.port(), .timeout_ms = 500};
   ASSERT_TRUE(ConnectRedisReservationCache(options, &cache).ok());
   server.Kill();
   ReserveResult result;

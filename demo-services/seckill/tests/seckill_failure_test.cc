@@ -26,13 +26,15 @@
 #include <thread>
 #include <vector>
 
-#include "seckill/service/order_closer.h"
-#include "seckill/service/order_writer.h"
-#include "seckill/service/reconciler.h"
-#include "seckill/service/seckill_service.h"
-#include "seckill/storage/redis_reservation_cache.h"
-#include "seckill/storage/sql_order_store.h"
+#include "ferry/storage/mariadb_connection.h"
 #include "seckill_test_support.h"
+#include "service/order_closer.h"
+#include "service/order_writer.h"
+#include "service/reconciler.h"
+#include "service/seckill_service.h"
+#include "storage/order_database.h"
+#include "storage/redis_reservation_cache.h"
+#include "storage/sql_order_store.h"
 
 namespace ferry::seckill {
 namespace {
@@ -60,15 +62,10 @@ class SeckillFailureTest : public ::testing::Test {
 class HandBuiltProvider {
  public:
   explicit HandBuiltProvider(const SeckillConfig& config, int64_t redrive_after_ms = 10'000) {
-    auto pool = std::make_unique<SqlConnectionPool>(
-        [options = config.mariadb](std::unique_ptr<SqlConnection>* c) {
-          return MariaDbConnection::Open(options, c);
-        },
-        8);
-    store_ = std::make_unique<SqlOrderStore>(std::move(pool));
+    store_ = std::make_unique<SqlOrderStore>(MariaDbOrderDatabase(config.mariadb, 8));
     Status s = store_->Initialize();
     EXPECT_TRUE(s.ok()) << s;
-    RedisOptions redis;
+    storage::RedisOptions redis;
     redis.host = config.redis_host;
     redis.port = config.redis_port;
     redis.timeout_ms = 5000;
@@ -521,11 +518,11 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
 
   // Hold the activity's stock row, so the consumer's first transaction waits on it: the burst
   // below stays in the stream, part delivered to the consumer and unacknowledged, part unread.
-  std::unique_ptr<SqlConnection> lock;
-  Status s = MariaDbConnection::Open(config_.mariadb, &lock);
+  std::unique_ptr<storage::SqlConnection> lock;
+  Status s = storage::MariaDbConnection::Open(config_.mariadb, &lock);
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_TRUE(lock->Begin().ok());
-  std::vector<SqlRow> rows;
+  std::vector<storage::SqlRow> rows;
   s = lock->Query(
       "SELECT remaining FROM seckill_stock WHERE activity_id = ? AND sku_id = ?"
       " FOR UPDATE",
@@ -562,7 +559,7 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
   ASSERT_EQ(accepted.size(), static_cast<size_t>(kBuyers));
 
   // The consumer has taken a batch it cannot finish.
-  RedisOptions redis;
+  storage::RedisOptions redis;
   redis.host = config_.redis_host;
   redis.port = config_.redis_port;
   std::unique_ptr<ReservationCache> cache;

@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "seckill/service/seckill_service.h"
-#include "seckill/storage/sql_order_store.h"
-#include "seckill/storage/sqlite_connection.h"
 #include "seckill_test_support.h"
+#include "service/seckill_service.h"
+#include "storage/order_database.h"
+#include "storage/sql_order_store.h"
 
 namespace ferry::seckill {
 namespace {
@@ -726,12 +726,8 @@ class HoldingStore final : public OrderStore {
 // SOLD_OUT by the sold-out flag when the first attempt got the unit.
 TEST(SeckillServiceRetryTest, ARetryDuringTheFirstAttemptGetsTheSameAnswer) {
   TempDir dir;
-  auto pool = std::make_unique<SqlConnectionPool>(
-      [path = (dir.path() / "retry.db").string()](std::unique_ptr<SqlConnection>* c) {
-        return SqliteConnection::Open(path, c);
-      },
-      4);
-  auto real = std::make_unique<SqlOrderStore>(std::move(pool));
+  auto real =
+      std::make_unique<SqlOrderStore>(SqliteOrderDatabase((dir.path() / "retry.db").string(), 4));
   ASSERT_TRUE(real->Initialize().ok());
   HoldingStore store(std::move(real), "slow-1");
   std::atomic<int64_t> next_order{100};

@@ -21,9 +21,8 @@
 #include <vector>
 
 #include "mariadb_server.h"
-#include "seckill/storage/mariadb_connection.h"
-#include "seckill/storage/sql_order_store.h"
-#include "seckill/storage/sqlite_connection.h"
+#include "storage/order_database.h"
+#include "storage/sql_order_store.h"
 
 namespace ferry::seckill {
 namespace {
@@ -48,35 +47,27 @@ class OrderStoreTest : public ::testing::TestWithParam<Backend> {
   }
 
   void SetUp() override {
-    std::unique_ptr<SqlConnectionPool> pool;
+    std::unique_ptr<storage::SqlConnectionPool> pool;
     if (GetParam() == Backend::kSqlite) {
       dir_ = std::filesystem::path(::testing::TempDir()) /
              ("seckill-store-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_));
       std::filesystem::remove_all(dir_);
       std::filesystem::create_directories(dir_);
-      pool = std::make_unique<SqlConnectionPool>(
-          [path = (dir_ / "orders.db").string()](std::unique_ptr<SqlConnection>* c) {
-            return SqliteConnection::Open(path, c);
-          },
-          kPoolSize);
+      pool = SqliteOrderDatabase((dir_ / "orders.db").string(), kPoolSize);
     } else {
       // One server per test process; started by the first MariaDB case.
       if (mariadb_ == nullptr) {
         mariadb_ = new MariaDbServer();
         ASSERT_TRUE(mariadb_->Start());
       }
-      MariaDbOptions options;
+      storage::MariaDbOptions options;
       options.host = mariadb_->host();
       options.port = mariadb_->port();
       options.user = mariadb_->user();
       options.password = mariadb_->password();
       options.database = "store_" + std::to_string(::getpid()) + "_" + std::to_string(++counter_);
       options.timeout_ms = 10000;
-      pool = std::make_unique<SqlConnectionPool>(
-          [options](std::unique_ptr<SqlConnection>* c) {
-            return MariaDbConnection::Open(options, c);
-          },
-          kPoolSize);
+      pool = MariaDbOrderDatabase(options, kPoolSize);
     }
     store_ = std::make_unique<SqlOrderStore>(std::move(pool));
     Status s = store_->Initialize();

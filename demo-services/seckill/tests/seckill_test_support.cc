@@ -106,19 +106,6 @@ SeckillConfig EmbeddedConfig(const std::filesystem::path& dir) {
   return config;
 }
 
-TempDir::TempDir() {
-  static std::atomic<int> counter{0};
-  path_ = std::filesystem::path(::testing::TempDir()) /
-          ("seckill-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-  std::filesystem::remove_all(path_);
-  std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 void InProcessProvider::Start(const SeckillConfig& config) {
   Status s = SeckillApp::Create(config, "", &app_);
   ASSERT_TRUE(s.ok()) << s;

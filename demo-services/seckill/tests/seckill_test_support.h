@@ -17,7 +17,8 @@
 #include "mariadb_server.h"
 #include "redis_server.h"
 #include "seckill.ferry.h"
-#include "seckill/service/seckill_app.h"
+#include "service/seckill_app.h"
+#include "temp_dir.h"
 
 namespace ferry::seckill::testing {
 
@@ -43,16 +44,7 @@ SeckillConfig RedisMariaDbConfig(const std::string& database);
 // A config for the embedded backend with its SQLite file in `dir`.
 SeckillConfig EmbeddedConfig(const std::filesystem::path& dir);
 
-// A temporary directory removed on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testsupport::TempDir;
 
 // SeckillApp served by an in-process ferry::Server on an ephemeral loopback port.
 class InProcessProvider {

@@ -1,21 +1,31 @@
-#include "seckill/storage/sqlite_connection.h"
+#include "ferry/storage/sqlite_connection.h"
 
 #include <sqlite3.h>
 
-namespace ferry::seckill {
+#include <chrono>
+
+namespace ferry::storage {
 
 namespace {
-
-// How long a writer waits for another connection's transaction before giving up with ABORTED.
-constexpr int kBusyTimeoutMs = 5000;
 
 struct StatementCloser {
   void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
 };
 
+// Pragma values, in the order of their enums.
+constexpr const char* kJournalModes[] = {"WAL", "DELETE", "TRUNCATE", "PERSIST"};
+constexpr const char* kSynchronousLevels[] = {"OFF", "NORMAL", "FULL", "EXTRA"};
+
+std::string PragmasSql(const SqliteOptions& options) {
+  return std::string("PRAGMA synchronous=") +
+         kSynchronousLevels[static_cast<int>(options.synchronous)] +
+         "; PRAGMA foreign_keys=" + (options.foreign_keys ? "ON" : "OFF");
+}
+
 }  // namespace
 
-Status SqliteConnection::Open(const std::string& path, std::unique_ptr<SqlConnection>* out) {
+Status SqliteConnection::Open(const SqliteOptions& options, std::unique_ptr<SqlConnection>* out) {
+  const std::string& path = options.path;
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(
       path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -24,22 +34,42 @@ Status SqliteConnection::Open(const std::string& path, std::unique_ptr<SqlConnec
     sqlite3_close(db);
     return Status(StatusCode::UNAVAILABLE, "sqlite: cannot open " + path + ": " + message);
   }
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_busy_timeout(db, options.busy_timeout_ms);
   std::unique_ptr<SqliteConnection> connection(new SqliteConnection(db));
-  Status s = connection->ExecuteScript(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
-  if (!s.ok()) return s;
+  if (Status s = connection->SetJournalMode(options); !s.ok()) return s;
+  if (Status s = connection->ExecuteScript(PragmasSql(options)); !s.ok()) return s;
   *out = std::move(connection);
   return Status::Ok();
 }
 
 SqliteConnection::~SqliteConnection() { sqlite3_close(db_); }
 
+// Connections opening a new file at once may each hold a read lock and want the write lock to
+// switch it to WAL. SQLite then refuses all but one at once rather than call their busy
+// handlers (waiting could deadlock), so the switch is retried within the busy timeout.
+Status SqliteConnection::SetJournalMode(const SqliteOptions& options) {
+  const std::string sql =
+      std::string("PRAGMA journal_mode=") + kJournalModes[static_cast<int>(options.journal_mode)];
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
+  for (;;) {
+    Status s = ExecuteScript(sql);
+    if (s.code() != StatusCode::ABORTED || std::chrono::steady_clock::now() >= deadline) return s;
+    sqlite3_sleep(1);
+  }
+}
+
 Status SqliteConnection::Error(int rc, std::string_view what) const {
   std::string message = "sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db_);
   switch (rc & 0xff) {
-    case SQLITE_CONSTRAINT:
-      return Status(StatusCode::ALREADY_EXISTS, std::move(message));
+    case SQLITE_CONSTRAINT: {
+      // Only a unique key refusing the row is ALREADY_EXISTS, as on MariaDB; a NOT NULL, CHECK
+      // or foreign key violation is a wrong statement, not a row someone else wrote first.
+      const int extended = sqlite3_extended_errcode(db_);
+      const bool unique =
+          extended == SQLITE_CONSTRAINT_UNIQUE || extended == SQLITE_CONSTRAINT_PRIMARYKEY;
+      return Status(unique ? StatusCode::ALREADY_EXISTS : StatusCode::INTERNAL, std::move(message));
+    }
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return Status(StatusCode::ABORTED, std::move(message));
@@ -81,6 +111,10 @@ Status SqliteConnection::Run(std::string_view sql, const std::vector<SqlValue>& 
         case SQLITE_NULL:
           row.emplace_back(nullptr);
           break;
+        case SQLITE_BLOB:
+          row.emplace_back(std::string(static_cast<const char*>(sqlite3_column_blob(raw, c)),
+                                       static_cast<size_t>(sqlite3_column_bytes(raw, c))));
+          break;
         default:
           row.emplace_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(raw, c)),
                                        static_cast<size_t>(sqlite3_column_bytes(raw, c))));
@@ -106,12 +140,8 @@ Status SqliteConnection::Query(std::string_view sql, const std::vector<SqlValue>
 
 Status SqliteConnection::ExecuteScript(std::string_view sql) {
   const std::string text(sql);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error);
-  if (rc == SQLITE_OK) return Status::Ok();
-  std::string message = error ? error : sqlite3_errstr(rc);
-  sqlite3_free(error);
-  return Status(StatusCode::INTERNAL, "sqlite: " + message);
+  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? Status::Ok() : Error(rc, "script");
 }
 
 Status SqliteConnection::Begin() { return Execute("BEGIN IMMEDIATE", {}, nullptr); }
@@ -121,4 +151,4 @@ Status SqliteConnection::BeginSnapshot() { return Execute("BEGIN DEFERRED", {}, 
 Status SqliteConnection::Commit() { return Execute("COMMIT", {}, nullptr); }
 void SqliteConnection::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

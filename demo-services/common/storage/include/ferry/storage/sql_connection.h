@@ -1,26 +1,21 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "ferry/codec/status.h"
+#include "ferry/storage/sql_value.h"
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
-// A bound parameter or a column value. Integers and text are all the schema uses.
-using SqlValue = std::variant<std::nullptr_t, int64_t, std::string>;
-using SqlRow = std::vector<SqlValue>;
-
-// The SQL the order store writes is portable between SQLite and MariaDB except for the schema,
-// so each database needs only this small adapter; the order logic is written and tested once.
+// Services write SQL that runs on both databases and branch on the dialect only where they
+// differ (DDL, the last inserted id), so their logic is written and tested once.
 enum class SqlDialect { kSqlite, kMariaDb };
 
 // One connection, used by one thread at a time (SqlConnectionPool hands them out).
-// Statements use `?` placeholders. Errors come back as Status:
+// Statements use `?` placeholders, and no other '?' (the MariaDB adapter binds by replacing
+// every one, even in a literal). Errors come back as Status:
 //   ALREADY_EXISTS  a UNIQUE or PRIMARY KEY constraint refused the row
 //   ABORTED         a deadlock or lock timeout; the transaction was rolled back, retry it
 //   UNAVAILABLE     the server is unreachable or the connection broke
@@ -36,7 +31,8 @@ class SqlConnection {
   // Runs a query and appends its rows.
   virtual Status Query(std::string_view sql, const std::vector<SqlValue>& params,
                        std::vector<SqlRow>* rows) = 0;
-  // Runs statements separated by ';' with no parameters (schema creation).
+  // Runs statements separated by ';' with no parameters (schema creation). No statement may
+  // contain a ';' of its own, in a string literal or otherwise.
   virtual Status ExecuteScript(std::string_view sql) = 0;
 
   // Write transactions. Begin takes the write lock up front where the database allows it
@@ -49,15 +45,4 @@ class SqlConnection {
   virtual void Rollback() = 0;
 };
 
-inline int64_t AsInt(const SqlValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
-  if (const auto* s = std::get_if<std::string>(&v)) return std::stoll(*s);
-  return 0;
-}
-inline std::string AsText(const SqlValue& v) {
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  return {};
-}
-
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

@@ -1,6 +1,6 @@
-#include "seckill/storage/sql_connection_pool.h"
+#include "ferry/storage/sql_connection_pool.h"
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 SqlConnectionPool::Lease::~Lease() {
   if (connection_) pool_->Return(std::move(connection_), broken_);
@@ -48,4 +48,4 @@ void SqlConnectionPool::Return(std::unique_ptr<SqlConnection> connection, bool b
   returned_.notify_one();
 }
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

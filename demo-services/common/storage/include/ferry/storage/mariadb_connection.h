@@ -4,28 +4,32 @@
 #include <memory>
 #include <string>
 
-#include "seckill/storage/sql_connection.h"
+#include "ferry/storage/sql_connection.h"
 
 struct st_mysql;
 
-namespace ferry::seckill {
+namespace ferry::storage {
+
+// The session's transaction isolation level (BeginSnapshot's transaction always reads one
+// snapshot, whatever this says).
+enum class MariaDbIsolation { kRepeatableRead, kReadCommitted, kSerializable };
 
 struct MariaDbOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 3306;
   std::string user = "root";
   std::string password;
-  std::string database = "ferry_seckill";
+  std::string database;        // created if missing and selected; empty: none
   uint32_t timeout_ms = 3000;  // connect, read and write
+  MariaDbIsolation isolation = MariaDbIsolation::kRepeatableRead;
 };
 
-// The redis+mariadb backend's database of record, over libmariadb's text protocol. Parameters
-// are escaped by the client library for the connection's character set (utf8mb4), so no value
-// is ever spliced into SQL unescaped. READ COMMITTED: the order logic relies on row locks and
-// unique keys, not on snapshots, and avoids gap-lock deadlocks on the hot stock row.
+// One connection to a MariaDB server, over libmariadb's text protocol. Parameters are escaped
+// by the client library for the connection's character set (utf8mb4), so no value is ever
+// spliced into SQL unescaped. A connection never reconnects by itself: once it broke, every
+// call is UNAVAILABLE, and the pool replaces it.
 class MariaDbConnection final : public SqlConnection {
  public:
-  // Connects, creating the database when it does not exist.
   static Status Open(const MariaDbOptions& options, std::unique_ptr<SqlConnection>* out);
   ~MariaDbConnection() override;
 
@@ -49,4 +53,4 @@ class MariaDbConnection final : public SqlConnection {
   st_mysql* mysql_;
 };
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

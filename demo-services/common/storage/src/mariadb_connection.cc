@@ -1,14 +1,17 @@
-#include "seckill/storage/mariadb_connection.h"
+#include "ferry/storage/mariadb_connection.h"
 
 #include <mysql.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 namespace {
 
-// Server error numbers (mysqld_error.h) and client ones (errmsg.h) the store reacts to.
+// Server error numbers (mysqld_error.h) and client ones (errmsg.h) that map to a status of
+// their own (sql_connection.h).
 constexpr unsigned kDuplicateEntry = 1062;
 constexpr unsigned kLockWaitTimeout = 1205;
 constexpr unsigned kDeadlock = 1213;
@@ -18,9 +21,28 @@ struct ResultFree {
   void operator()(MYSQL_RES* result) const { mysql_free_result(result); }
 };
 
+// In the order of MariaDbIsolation.
+constexpr const char* kIsolationLevels[] = {"REPEATABLE READ", "READ COMMITTED", "SERIALIZABLE"};
+
+// What a new session runs before its first statement.
+std::vector<std::string> SessionSetup(const MariaDbOptions& options) {
+  std::vector<std::string> sql;
+  if (!options.database.empty()) {
+    sql.push_back("CREATE DATABASE IF NOT EXISTS `" + options.database + "`");
+    sql.push_back("USE `" + options.database + "`");
+  }
+  sql.push_back(std::string("SET SESSION TRANSACTION ISOLATION LEVEL ") +
+                kIsolationLevels[static_cast<int>(options.isolation)]);
+  return sql;
+}
+
 }  // namespace
 
 Status MariaDbConnection::Open(const MariaDbOptions& options, std::unique_ptr<SqlConnection>* out) {
+  if (options.database.find('`') != std::string::npos) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "mariadb: database name " + options.database + " contains a backtick");
+  }
   MYSQL* mysql = mysql_init(nullptr);
   if (!mysql) return Status(StatusCode::INTERNAL, "mariadb: mysql_init failed");
   const unsigned timeout_s = std::max<uint32_t>(1, (options.timeout_ms + 999) / 1000);
@@ -35,10 +57,7 @@ Status MariaDbConnection::Open(const MariaDbOptions& options, std::unique_ptr<Sq
                                                std::to_string(options.port) + ": " +
                                                mysql_error(mysql));
   }
-  for (const std::string& sql :
-       {"CREATE DATABASE IF NOT EXISTS `" + options.database + "`",
-        "USE `" + options.database + "`",
-        std::string("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")}) {
+  for (const std::string& sql : SessionSetup(options)) {
     if (Status s = connection->Run(sql); !s.ok()) return s;
   }
   *out = std::move(connection);
@@ -153,4 +172,4 @@ Status MariaDbConnection::BeginSnapshot() {
 Status MariaDbConnection::Commit() { return Run("COMMIT"); }
 void MariaDbConnection::Rollback() { mysql_real_query(mysql_, "ROLLBACK", 8); }
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

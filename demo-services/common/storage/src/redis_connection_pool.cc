@@ -1,4 +1,4 @@
-#include "seckill/storage/redis_connection_pool.h"
+#include "ferry/storage/redis_connection_pool.h"
 
 #include <errno.h>
 #include <hiredis.h>
@@ -11,7 +11,7 @@
 #include <chrono>
 #include <utility>
 
-namespace ferry::seckill {
+namespace ferry::storage {
 namespace {
 
 // Blocks SIGPIPE on this thread for its lifetime and swallows a SIGPIPE raised meanwhile (a
@@ -71,8 +71,6 @@ std::string ContextError(redisContext* context) {
 }
 
 }  // namespace
-
-void RedisReplyDeleter::operator()(redisReply* reply) const { freeReplyObject(reply); }
 
 RedisConnectionPool::RedisConnectionPool(RedisOptions options)
     : options_(std::move(options)), address_(options_.host + ":" + std::to_string(options_.port)) {}
@@ -204,4 +202,4 @@ Status RedisConnectionPool::RunPipeline(const std::vector<std::vector<std::strin
   return Status::Ok();
 }
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

@@ -2,17 +2,16 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "ferry/codec/status.h"
+#include "ferry/storage/redis_reply.h"
 
 struct redisContext;
-struct redisReply;
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
 struct RedisOptions {
   std::string host = "127.0.0.1";
@@ -20,11 +19,6 @@ struct RedisOptions {
   int pool_size = 8;      // connections open at most; each is made on first need
   int timeout_ms = 1000;  // connect timeout, and the read/write timeout of every command
 };
-
-struct RedisReplyDeleter {
-  void operator()(redisReply* reply) const;
-};
-using RedisReplyPtr = std::unique_ptr<redisReply, RedisReplyDeleter>;
 
 // A bounded pool of blocking hiredis connections, safe to use from many threads: a caller takes
 // a free connection (or opens a new one while fewer than pool_size are open, or waits up to
@@ -71,4 +65,4 @@ class RedisConnectionPool {
   int open_ = 0;                     // guarded by mu_; idle and in use
 };
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

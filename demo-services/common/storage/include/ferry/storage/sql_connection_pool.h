@@ -7,18 +7,20 @@
 #include <mutex>
 #include <vector>
 
-#include "seckill/storage/sql_connection.h"
+#include "ferry/storage/sql_connection.h"
 
-namespace ferry::seckill {
+namespace ferry::storage {
 
-// A bounded set of connections shared by the store's callers. A connection that reported
-// UNAVAILABLE is dropped instead of returned, and a new one is opened on demand, so a database
-// restart heals without restarting the provider.
+// A bounded set of connections shared by many threads. A connection that reported UNAVAILABLE
+// through its lease's Check() is closed instead of returned, and a new one is opened on demand,
+// so a database restart heals without restarting the process: the call that met the broken
+// connection fails, the next one gets a fresh connection.
 class SqlConnectionPool {
  public:
   using Factory = std::function<Status(std::unique_ptr<SqlConnection>*)>;
 
-  // Returns a connection to the pool when destroyed, unless it was marked broken.
+  // Returns a connection to the pool when destroyed, unless it was marked broken. The pool
+  // must outlive its leases.
   class Lease {
    public:
     Lease(SqlConnectionPool* pool, std::unique_ptr<SqlConnection> connection)
@@ -58,4 +60,4 @@ class SqlConnectionPool {
   size_t open_ = 0;  // idle + leased
 };
 
-}  // namespace ferry::seckill
+}  // namespace ferry::storage

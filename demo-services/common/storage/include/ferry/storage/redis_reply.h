@@ -1,0 +1,33 @@
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "ferry/codec/status.h"
+
+struct redisReply;
+
+namespace ferry::storage {
+
+struct RedisReplyDeleter {
+  void operator()(redisReply* reply) const;
+};
+using RedisReplyPtr = std::unique_ptr<redisReply, RedisReplyDeleter>;
+
+// The bytes of a string, status or error reply.
+std::string_view ReplyText(const redisReply* reply);
+// A string or a status reply (what a command returns as text).
+bool IsTextReply(const redisReply* reply);
+// An error reply whose first word is `code`, e.g. "NOSCRIPT" or "NOGROUP".
+bool IsErrorReply(const redisReply* reply, std::string_view code);
+// An error reply saying Redis cannot answer for now (LOADING, BUSY, MASTERDOWN, READONLY,
+// TRYAGAIN, CLUSTERDOWN): the same call may succeed later.
+bool IsTransientErrorReply(const redisReply* reply);
+
+// The status for an error reply to `command`: UNAVAILABLE when it is transient, INTERNAL
+// otherwise, with Redis's message.
+Status ErrorReplyStatus(std::string_view command, const redisReply* reply);
+// INTERNAL: the reply to `what` has a shape its caller does not expect.
+Status MalformedReply(std::string_view what);
+
+}  // namespace ferry::storage
