@@ -13,22 +13,25 @@
 
 namespace ferry::bench {
 
-// How a ferry-bench command reaches its service; shared by every command. Either
-//   --target HOST:PORT  each of the --conns channels is one TCP connection to that server, or
+// How a ferry-bench command reaches its service; shared by every command. One of
+//   --target HOST:PORT  each of the --conns channels is one TCP connection to that server,
 //   --registry URL      each of the --conns channels is a cluster channel over every provider of
-//                       --service, with one connection per provider and --lb picking per call.
+//                       --service, with one connection per provider and --lb picking per call,
+//   --config FILE       each of the --conns channels is the client `--client` of that YAML
+//                       file (`clients:`), with exactly the settings a provider would use.
 struct ChannelFlags {
-  std::string registry;                 // --registry
-  std::string service;                  // --service; empty: the command's own service
-  std::string balancer;                 // --lb; empty: ClusterOptions' default
-  std::string serializer = "protobuf";  // --serializer
-  std::string compression = "none";     // --compression
-  uint32_t timeout_ms = 5000;           // --timeout-ms: per call
-  std::string filters_from;             // --filters-from: a YAML config whose client filters run
+  std::string registry;     // --registry
+  std::string service;      // --service; empty: the command's own service
+  std::string balancer;     // --lb; empty: ClusterOptions' default
+  std::string serializer;   // --serializer; empty: protobuf
+  std::string compression;  // --compression; empty: none
+  uint32_t timeout_ms = 0;  // --timeout-ms: per call; 0: 5000
+  std::string config;       // --config
+  std::string client;       // --client: a name under the file's `clients:`; empty: its only one
 };
 
 // Registers the flags above on a parser that has AddLoadFlags(..., TargetFlag::kOptional), and
-// the rule that exactly one of --target and --registry is given.
+// the rule that exactly one of --target, --registry and --config is given.
 void AddChannelFlags(FlagParser& flags, ChannelFlags* channel, const LoadOptions* load);
 
 // Opens `load.conns` channels with `load.threads` IO threads each. `default_service` is the

@@ -50,9 +50,9 @@ void EchoTransport::Issue(const LoadDriver::Call& call) {
   demo::EchoServiceProxy& proxy = proxies_[call.connection];
   slot.sent = Clock::now();
   if (call.slow) {
-    proxy.DelayAsync(slot.delay, done, call_options_);
+    proxy.DelayWithCallback(slot.delay, done, call_options_);
   } else {
-    proxy.EchoAsync(slot.echo, done, call_options_);
+    proxy.EchoWithCallback(slot.echo, done, call_options_);
   }
 }
 

@@ -330,7 +330,7 @@ void Sale::IssuePurchase(uint64_t index, uint32_t slot_number) {
       RequestId(activity_id_, attempt.buyer, attempt.kind == AttemptKind::kNewRequest));
   slot.sent = Clock::now();
   ProxyOf(slot_number)
-      .PurchaseAsync(
+      .PurchaseWithCallback(
           slot.request,
           [this, &slot, slot_number](Result<seckill::PurchaseResponse> result) {
             OnPurchase(slot, slot_number, result);
@@ -563,7 +563,7 @@ bool Sale::Check(SeckillBenchOutcome* o) {
                                          accepted_requests[index].second));
         request.set_activity_id(activity_id_);
         request.set_sku_id(options_.sku_id);
-        ProxyOf(slot).GetResultAsync(
+        ProxyOf(slot).GetResultWithCallback(
             request,
             [&counts, &checker, slot](Result<seckill::GetResultResponse> result) {
               if (!result.ok()) {

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +57,10 @@ TEST(ChannelFlagsTest, BadCombinationsNameTheFlags) {
   const std::vector<std::pair<std::vector<const char*>, std::string>> cases = {
       {{}, "exactly one"},
       {{"--target", "h:1", "--registry", "static://h:1"}, "exactly one"},
+      {{"--target", "h:1", "--config", "c.yaml"}, "exactly one"},
+      {{"--config", "c.yaml", "--serializer", "json"}, "they come from its client"},
+      {{"--config", "c.yaml", "--timeout-ms", "5"}, "they come from its client"},
+      {{"--target", "h:1", "--client", "echo"}, "--client: only with --config"},
       {{"--target", "h:1", "--lb", "random"}, "--lb: only with --registry"},
       {{"--target", "h:1", "--service", "x.Y"}, "--service: only with --registry"},
       {{"--target", "no-port"}, "--target"},
@@ -98,6 +105,63 @@ TEST(ChannelFlagsTest, UnknownNamesFailToOpen) {
   bad_balancer.balancer = "fastest";
   EXPECT_EQ(OpenChannels(bad_balancer, "s", LoadOptions{}, &channels).code(),
             StatusCode::INVALID_ARGUMENT);
+}
+
+// Writes `yaml` to a file of its own for the test's life.
+class ConfigFile {
+ public:
+  explicit ConfigFile(const std::string& yaml) {
+    char name[] = "/tmp/ferry-bench-config-XXXXXX";
+    const int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    path_ = name;
+    EXPECT_EQ(write(fd, yaml.data(), yaml.size()), static_cast<ssize_t>(yaml.size()));
+    close(fd);
+  }
+  ~ConfigFile() { unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(ChannelFlagsTest, ConfigModeOpensTheNamedClientOfTheFile) {
+  const ConfigFile file(
+      "clients:\n"
+      "  echo: {target: 127.0.0.1:7001, timeout_ms: 250}\n"
+      "  other: {target: 127.0.0.1:7002}\n");
+  const Parsed p = Parse({"--config", file.path().c_str(), "--client", "echo"});
+  ASSERT_EQ(p.outcome, FlagParser::Outcome::kOk) << p.error;
+  EXPECT_THAT(DescribeChannels(p.channel, "ferry.demo.EchoService"),
+              HasSubstr("config=" + file.path() + " client=echo"));
+  LoadOptions load;
+  load.conns = 2;
+  std::vector<std::shared_ptr<Channel>> channels;
+  const Status opened = OpenChannels(p.channel, "ferry.demo.EchoService", load, &channels);
+  ASSERT_TRUE(opened.ok()) << opened;
+  EXPECT_EQ(channels.size(), 2u);
+
+  ChannelFlags unnamed = p.channel;
+  unnamed.client.clear();
+  const Status ambiguous = OpenChannels(unnamed, "s", load, &channels);
+  EXPECT_EQ(ambiguous.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(ambiguous.message(), HasSubstr("the file has 2 clients; name one"));
+  EXPECT_THAT(ambiguous.message(), HasSubstr("echo, other"));
+
+  ChannelFlags unknown = p.channel;
+  unknown.client = "nope";
+  EXPECT_THAT(OpenChannels(unknown, "s", load, &channels).message(),
+              HasSubstr("no client 'nope' under clients:"));
+}
+
+TEST(ChannelFlagsTest, ConfigModeNamesTheFileOfABadConfig) {
+  const ConfigFile file("clients:\n  echo: {target: 127.0.0.1:7001, timeout_ms: soon}\n");
+  ChannelFlags channel;
+  channel.config = file.path();
+  std::vector<std::shared_ptr<Channel>> channels;
+  const Status opened = OpenChannels(channel, "s", LoadOptions{}, &channels);
+  EXPECT_EQ(opened.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(opened.message(), HasSubstr(file.path() + ":2: clients.echo.timeout_ms"));
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ TEST(ClusterChannelTest, ConcurrentAsyncCallsAllCompleteOnce) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kCallsPerThread; ++i) {
-        proxy.EchoAsync(EchoOf("x"), [&](Result<demo::EchoResponse> result) {
+        proxy.EchoWithCallback(EchoOf("x"), [&](Result<demo::EchoResponse> result) {
           if (result.ok()) ok.fetch_add(1);
           completions.fetch_add(1);
         });
@@ -171,7 +171,7 @@ TEST(ClusterChannelTest, DestroyingTheChannelCancelsPendingCalls) {
   std::promise<Status> finished;
   {
     demo::EchoServiceProxy proxy(channel);
-    proxy.DelayAsync(DelayOf(1000), [&](Result<demo::EchoResponse> result) {
+    proxy.DelayWithCallback(DelayOf(1000), [&](Result<demo::EchoResponse> result) {
       finished.set_value(result.status());
     });
   }

@@ -50,27 +50,6 @@ TEST(FrameHeaderTest, ReadsWhatItWrites) {
   EXPECT_EQ(back.status, 0xFFFF);
 }
 
-TEST(FrameHeaderTest, ChangeMetaLengthChangesOnlyTheMetaLength) {
-  FrameHeader h;
-  h.request_id = 42;
-  h.meta_length = 0x00FFFFFE;  // the addition carries across bytes
-  h.body_length = 9;
-  auto bytes = WriteHeader(h);
-  ChangeMetaLength(bytes.data(), 3);
-  FrameHeader back;
-  ASSERT_TRUE(ReadHeader(bytes.data(), &back));
-  EXPECT_EQ(back.meta_length, 0x01000001u);
-  EXPECT_EQ(back.request_id, 42u);
-  EXPECT_EQ(back.body_length, 9u);
-  h.meta_length = 0x01000001u;
-  EXPECT_EQ(bytes, WriteHeader(h));
-
-  ChangeMetaLength(bytes.data(), -5);  // the subtraction borrows across bytes
-  ASSERT_TRUE(ReadHeader(bytes.data(), &back));
-  EXPECT_EQ(back.meta_length, 0x00FFFFFCu);
-  EXPECT_EQ(back.body_length, 9u);
-}
-
 TEST(FrameHeaderTest, RejectsBadMagic) {
   auto bytes = WriteHeader(FrameHeader{});
   bytes[1] = 0x53;

@@ -47,28 +47,6 @@ TEST(MessageCodecTest, RequestGoldenBytes) {
   EXPECT_EQ(bytes, expected);
 }
 
-// Fields encoded ahead of time go in front of the meta's own, inside its length: protobuf
-// merges the two into one meta.
-TEST(MessageCodecTest, MetaPrefixIsPartOfTheMeta) {
-  wire::RpcMeta meta;
-  meta.set_service("S");
-  StringValue body;
-  body.set_value("hi");
-  std::string bytes;
-  FrameHeader h;
-  h.request_id = 1;
-  const std::string prefix("\x48\x81\x80\x00", 4);  // auth_token_index = 1, padded
-  ASSERT_TRUE(AppendFrame(h, &meta, &body, BodyOptions{}, &bytes, prefix).ok());
-  FrameHeader back;
-  ASSERT_TRUE(ReadHeader(reinterpret_cast<const uint8_t*>(bytes.data()), &back));
-  EXPECT_EQ(back.meta_length, 4u + 3u);
-  EXPECT_EQ(back.body_length, 4u);
-  wire::RpcMeta merged;
-  ASSERT_TRUE(merged.ParseFromArray(bytes.data() + kHeaderSize, 7));
-  EXPECT_EQ(merged.auth_token_index(), 1u);
-  EXPECT_EQ(merged.service(), "S");
-}
-
 TEST(MessageCodecTest, ProtobufRoundTrip) {
   wire::RpcMeta meta;
   meta.set_service("ferry.demo.EchoService");

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "invoke_now.h"
 #include "service/echo_service.h"
 
 namespace ferry::demo {
@@ -20,7 +21,7 @@ class EchoServiceTest : public ::testing::Test {
       if (entry.spec->method != method) continue;
       std::unique_ptr<google::protobuf::Message> typed(entry.request_prototype->New());
       typed->CopyFrom(request);
-      return entry.invoke(service_, context_, *typed, response);
+      return ferry::testing::InvokeNow(entry, service_, context_, *typed, response);
     }
     ADD_FAILURE() << "no method " << method;
     return Status(StatusCode::NOT_FOUND, std::string(method));

@@ -7,7 +7,6 @@ namespace {
 
 // Specs are constexpr, so code can branch on them at compile time.
 static_assert(EchoServiceMethods::Echo.inline_method && !EchoServiceMethods::Delay.inline_method);
-static_assert(EchoServiceMethods::Echo.generated && EchoServiceMethods::Delay.generated);
 
 // The flags come from `option (ferry.idempotent)` and `option (ferry.inline_method)` in
 // echo.proto, which the plugin can only read when the options extension is linked into it.

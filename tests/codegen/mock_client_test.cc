@@ -26,12 +26,12 @@ class Greeter {
     return Describe(echo_.Echo(Request(name), Options()));
   }
   std::future<std::string> GreetLater(const std::string& name) {
-    std::future<Result<EchoResponse>> reply = echo_.EchoAsync(Request(name), Options());
+    CallFuture<EchoResponse> reply = echo_.EchoAsync(Request(name), Options());
     return std::async(std::launch::deferred,
                       [reply = std::move(reply)]() mutable { return Describe(reply.get()); });
   }
   void GreetThen(const std::string& name, std::function<void(std::string)> done) {
-    echo_.EchoAsync(
+    echo_.EchoWithCallback(
         Request(name),
         [done = std::move(done)](Result<EchoResponse> reply) { done(Describe(reply)); }, Options());
   }
@@ -81,7 +81,7 @@ TEST(MockClientTest, FutureForm) {
   MockEchoServiceClient echo;
   std::promise<Result<EchoResponse>> reply;
   EXPECT_CALL(echo, EchoAsync(kGreetingFor("cy"), kWithGreeterTimeout))
-      .WillOnce(Return(ByMove(reply.get_future())));
+      .WillOnce(Return(ByMove(CallFuture<EchoResponse>(reply.get_future(), CallHandle()))));
 
   Greeter greeter(echo);
   std::future<std::string> greeting = greeter.GreetLater("cy");
@@ -91,9 +91,12 @@ TEST(MockClientTest, FutureForm) {
 
 TEST(MockClientTest, CallbackForm) {
   MockEchoServiceClient echo;
-  EXPECT_CALL(echo, EchoAsync(kGreetingFor("di"), _, kWithGreeterTimeout))
+  EXPECT_CALL(echo, EchoWithCallback(kGreetingFor("di"), _, kWithGreeterTimeout))
       .WillOnce([](const EchoRequest&, std::function<void(Result<EchoResponse>)> done,
-                   const CallOptions&) { done(Status(StatusCode::DEADLINE_EXCEEDED, "slow")); });
+                   const CallOptions&) {
+        done(Status(StatusCode::DEADLINE_EXCEEDED, "slow"));
+        return CallHandle();
+      });
 
   Greeter greeter(echo);
   std::optional<std::string> greeting;

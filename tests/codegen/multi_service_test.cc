@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_channel.h"
+#include "invoke_now.h"
 #include "inventory.ferry.h"
 #include "inventory.ferry_mock.h"
 
@@ -48,13 +49,13 @@ TEST(MultiServiceTest, ServiceBasesUseNestedAndForeignMessageTypes) {
   Item_Id id;
   id.set_sku("A-1");
   Item item;
-  Status status = inventory.methods()[0].invoke(inventory, context, id, &item);
+  Status status = ferry::testing::InvokeNow(inventory.methods()[0], inventory, context, id, &item);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(item.id().sku(), "A-1");
   EXPECT_EQ(item.count(), 7u);
 
   ::google::protobuf::Empty empty;
-  EXPECT_EQ(audit.methods()[0].invoke(audit, context, item, &empty).code(),
+  EXPECT_EQ(ferry::testing::InvokeNow(audit.methods()[0], audit, context, item, &empty).code(),
             StatusCode::UNIMPLEMENTED);
 }
 

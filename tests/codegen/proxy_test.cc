@@ -77,7 +77,7 @@ TEST_F(EchoServiceProxyTest, BlockingWaitsForACompletionFromAnotherThread) {
 TEST_F(EchoServiceProxyTest, FutureIsReadyOnlyOnceTheChannelCompletes) {
   channel_->SetReply(Status::Ok(), &reply_);
   channel_->HoldCompletions();
-  std::future<Result<EchoResponse>> future = proxy_.EchoAsync(request_, options_);
+  CallFuture<EchoResponse> future = proxy_.EchoAsync(request_, options_);
   ExpectOneEchoCallAsSent();
   EXPECT_EQ(future.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
   channel_->CompleteHeldCalls();
@@ -88,7 +88,7 @@ TEST_F(EchoServiceProxyTest, FutureIsReadyOnlyOnceTheChannelCompletes) {
 
 TEST_F(EchoServiceProxyTest, FutureCarriesTheStatus) {
   channel_->SetReply(Status(StatusCode::DEADLINE_EXCEEDED, "75 ms"), nullptr);
-  std::future<Result<EchoResponse>> future = proxy_.EchoAsync(request_, options_);
+  CallFuture<EchoResponse> future = proxy_.EchoAsync(request_, options_);
   ExpectOneEchoCallAsSent();
   EXPECT_EQ(future.get().status(), Status(StatusCode::DEADLINE_EXCEEDED, "75 ms"));
 }
@@ -98,7 +98,7 @@ TEST_F(EchoServiceProxyTest, CallbackRunsOnceWithTheResponse) {
   channel_->HoldCompletions();
   int runs = 0;
   std::optional<Result<EchoResponse>> result;
-  proxy_.EchoAsync(
+  proxy_.EchoWithCallback(
       request_,
       [&](Result<EchoResponse> r) {
         ++runs;
@@ -116,11 +116,51 @@ TEST_F(EchoServiceProxyTest, CallbackRunsOnceWithTheResponse) {
 TEST_F(EchoServiceProxyTest, CallbackCarriesTheStatus) {
   channel_->SetReply(Status(StatusCode::OVERLOADED, "queue full"), nullptr);
   std::optional<Result<EchoResponse>> result;
-  proxy_.EchoAsync(
+  proxy_.EchoWithCallback(
       request_, [&](Result<EchoResponse> r) { result.emplace(std::move(r)); }, options_);
   ExpectOneEchoCallAsSent();
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->status(), Status(StatusCode::OVERLOADED, "queue full"));
+}
+
+TEST_F(EchoServiceProxyTest, AsyncFormsTakeDefaultOptionsUnambiguously) {
+  channel_->SetReply(Status::Ok(), &reply_);
+  // Both compile: `{}` can only be the options of the future form, and the callback form has a
+  // name of its own.
+  EXPECT_TRUE(proxy_.EchoAsync(request_, {}).get().ok());
+  std::optional<Status> status;
+  proxy_.EchoWithCallback(request_, [&](Result<EchoResponse> r) { status = r.status(); }, {});
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(status->ok()) << *status;
+}
+
+TEST_F(EchoServiceProxyTest, AsyncFormsHandTheChannelACancellationTheirHandleTriggers) {
+  channel_->SetReply(Status::Ok(), &reply_);
+  channel_->HoldCompletions();
+  CallFuture<EchoResponse> future = proxy_.EchoAsync(request_, options_);
+  CallHandle handle = proxy_.EchoWithCallback(request_, [](Result<EchoResponse>) {}, options_);
+  ASSERT_EQ(channel_->calls().size(), 2u);
+  const std::shared_ptr<Cancellation> first = channel_->calls()[0].options.cancellation;
+  const std::shared_ptr<Cancellation> second = channel_->calls()[1].options.cancellation;
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(first, second) << "each call has its own";
+  // What a channel does with it: a hook that gives the call up.
+  int first_hooks = 0;
+  first->OnCancel([&] { ++first_hooks; });
+  future.Cancel();
+  future.Cancel();
+  EXPECT_EQ(first_hooks, 1) << "a cancellation fires once";
+  EXPECT_TRUE(first->cancelled());
+  EXPECT_FALSE(second->cancelled());
+  handle.Cancel();
+  EXPECT_TRUE(second->cancelled());
+  // A hook set after the cancel runs at once.
+  int late_hooks = 0;
+  second->OnCancel([&] { ++late_hooks; });
+  EXPECT_EQ(late_hooks, 1);
+  channel_->CompleteHeldCalls();
+  EXPECT_TRUE(future.get().ok());
 }
 
 TEST_F(EchoServiceProxyTest, EachMethodUsesItsOwnSpec) {

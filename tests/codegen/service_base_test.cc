@@ -1,7 +1,10 @@
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "echo.ferry.h"
+#include "invoke_now.h"
 
 namespace ferry::demo {
 namespace {
@@ -67,16 +70,54 @@ TEST(ServiceBaseTest, InvokeReachesTheOverrideThroughTheBaseClass) {
   request.set_payload("hi");
   EchoResponse response;
 
-  Status status = service.methods()[0].invoke(service, context, request, &response);
+  Status status = ferry::testing::InvokeNow(service.methods()[0], service, context, request, &response);
   EXPECT_TRUE(status.ok()) << status;
   EXPECT_EQ(response.payload(), "hi!");
   EXPECT_EQ(counting.calls, 1);
 
   // Delay is not overridden: the table's thunk must land on the generated default.
   DelayRequest delay;
-  status = service.methods()[1].invoke(service, context, delay, &response);
+  status = ferry::testing::InvokeNow(service.methods()[1], service, context, delay, &response);
   EXPECT_EQ(status.code(), StatusCode::UNIMPLEMENTED);
   EXPECT_EQ(counting.calls, 1);
+}
+
+TEST(ServiceBaseTest, AnAsynchronousOverrideAnswersLaterFromAnotherThread) {
+  class LaterEchoService final : public EchoServiceBase {
+   public:
+    void EchoAsync(ServerContext&, const EchoRequest& request, EchoResponse* response,
+                   ServerDone done) override {
+      worker = std::thread([&request, response, done = std::move(done)]() mutable {
+        response->set_payload(request.payload() + " later");
+        done(Status::Ok());
+      });
+    }
+    std::thread worker;
+  } later;
+  ServerContext context;
+  EchoRequest request;
+  request.set_payload("hi");
+  EchoResponse response;
+  ferry::testing::CapturedAnswer answer;
+  later.methods()[0].invoke(later, context, request, &response, ServerDone(&answer));
+  later.worker.join();
+  ASSERT_EQ(answer.answers, 1);
+  EXPECT_TRUE(answer.status->ok()) << *answer.status;
+  EXPECT_EQ(response.payload(), "hi later");
+}
+
+TEST(ServiceBaseTest, ACompletionDroppedUnansweredAnswersInternal) {
+  class ForgetfulService final : public EchoServiceBase {
+   public:
+    void EchoAsync(ServerContext&, const EchoRequest&, EchoResponse*, ServerDone) override {}
+  } forgetful;
+  ServerContext context;
+  EchoRequest request;
+  EchoResponse response;
+  const Status status =
+      ferry::testing::InvokeNow(forgetful.methods()[0], forgetful, context, request, &response);
+  EXPECT_EQ(status.code(), StatusCode::INTERNAL);
+  EXPECT_NE(status.message().find("without answering"), std::string::npos) << status;
 }
 
 }  // namespace

@@ -29,21 +29,22 @@ provider:
   weight: 50
   zone: z1
   advertise: 10.0.0.1:7001
-client:
-  service: ferry.demo.EchoService
-  timeout_ms: 250
-  loadbalance:
-    name: consistent_hash
-    warmup_ms: 5000
-    consistent_hash: {virtual_nodes: 40, field: payload}
-  fault_tolerance:
-    mode: failover
-    max_attempts: 2
-    retry_budget: {ratio: 0.2, min_per_second: 5}
-  methods:
-    Echo:
-      fault_tolerance: {mode: backup, backup_delay_ms: 3}
-  outlier: {consecutive_failures: 3, base_ejection_ms: 500, max_ejection_ms: 8000}
+clients:
+  echo:
+    service: ferry.demo.EchoService
+    timeout_ms: 250
+    loadbalance:
+      name: consistent_hash
+      warmup_ms: 5000
+      consistent_hash: {virtual_nodes: 40, field: payload}
+    fault_tolerance:
+      mode: failover
+      max_attempts: 3
+      retry_budget: {ratio: 0.2, min_per_second: 5}
+    methods:
+      Echo:
+        fault_tolerance: {mode: backup, backup_delay_ms: 3}
+    outlier: {consecutive_failures: 3, base_ejection_ms: 500, max_ejection_ms: 8000}
 )",
                    &c);
   ASSERT_TRUE(s.ok()) << s;
@@ -54,22 +55,23 @@ client:
   EXPECT_EQ(c.provider.weight, 50u);
   EXPECT_EQ(c.provider.zone, "z1");
   EXPECT_EQ(c.provider.advertise, "10.0.0.1:7001");
-  EXPECT_EQ(c.cluster.service, "ferry.demo.EchoService");
-  EXPECT_EQ(c.cluster.client.default_timeout.count(), 250) << "cluster.client mirrors client";
-  EXPECT_EQ(c.cluster.loadbalance.name, "consistent_hash");
-  EXPECT_EQ(c.cluster.loadbalance.warmup.count(), 5000);
-  EXPECT_EQ(c.cluster.loadbalance.virtual_nodes, 40u);
-  EXPECT_EQ(c.cluster.loadbalance.hash_field, "payload");
-  EXPECT_EQ(c.cluster.fault_tolerance.mode, "failover");
-  EXPECT_EQ(c.cluster.fault_tolerance.max_attempts, 2u);
-  EXPECT_DOUBLE_EQ(c.cluster.fault_tolerance.retry_budget_ratio, 0.2);
-  ASSERT_EQ(c.cluster.method_fault_tolerance.count("Echo"), 1u);
-  const FaultToleranceOptions& echo = c.cluster.method_fault_tolerance.at("Echo");
+  const ClusterOptions& cluster = c.clients.at("echo").cluster;
+  EXPECT_EQ(cluster.service, "ferry.demo.EchoService");
+  EXPECT_EQ(cluster.client.default_timeout.count(), 250);
+  EXPECT_EQ(cluster.loadbalance.name, "consistent_hash");
+  EXPECT_EQ(cluster.loadbalance.warmup.count(), 5000);
+  EXPECT_EQ(cluster.loadbalance.virtual_nodes, 40u);
+  EXPECT_EQ(cluster.loadbalance.hash_field, "payload");
+  EXPECT_EQ(cluster.fault_tolerance.mode, "failover");
+  EXPECT_EQ(cluster.fault_tolerance.max_attempts, 3u);
+  EXPECT_DOUBLE_EQ(cluster.fault_tolerance.retry_budget_ratio, 0.2);
+  ASSERT_EQ(cluster.method_fault_tolerance.count("Echo"), 1u);
+  const FaultToleranceOptions& echo = cluster.method_fault_tolerance.at("Echo");
   EXPECT_EQ(echo.mode, "backup");
   EXPECT_EQ(echo.backup_delay.count(), 3);
-  EXPECT_EQ(echo.max_attempts, 2u) << "a method inherits the service's other keys";
-  EXPECT_EQ(c.cluster.outlier.consecutive_failures, 3u);
-  EXPECT_EQ(c.cluster.outlier.max_ejection.count(), 8000);
+  EXPECT_EQ(echo.max_attempts, 3u) << "a method inherits the service's other keys";
+  EXPECT_EQ(cluster.outlier.consecutive_failures, 3u);
+  EXPECT_EQ(cluster.outlier.max_ejection.count(), 8000);
 }
 
 TEST(ClusterConfigTest, NamesTheKeyOfEveryMistake) {
@@ -78,20 +80,37 @@ TEST(ClusterConfigTest, NamesTheKeyOfEveryMistake) {
   ExpectError("registry:\n  empty_protection: maybe\n",
               "registry.empty_protection: expected true or false");
   ExpectError("provider:\n  weight: 0\n", "provider.weight");
-  ExpectError("client:\n  loadbalance: {name: fastest}\n",
-              "client.loadbalance.name: unknown load balancer 'fastest'");
-  ExpectError("client:\n  fault_tolerance: {mode: hope}\n", "client.fault_tolerance.mode");
-  ExpectError("client:\n  fault_tolerance: {retry_budget: {ratio: 1.5}}\n",
-              "client.fault_tolerance.retry_budget.ratio: expected a number from 0 to 1");
-  ExpectError("client:\n  methods:\n    Echo: {fault_tolerence: {}}\n",
-              "client.methods.Echo.fault_tolerence: unknown key");
-  ExpectError("client:\n  outlier: {consecutive: 3}\n", "client.outlier.consecutive: unknown key");
+  const std::string client = "clients:\n  e:\n    service: s.S\n";
+  ExpectError(client + "    loadbalance: {name: fastest}\n",
+              "t.yaml:4: clients.e.loadbalance.name: unknown load balancer 'fastest'");
+  ExpectError(client + "    fault_tolerance: {mode: hope}\n", "clients.e.fault_tolerance.mode");
+  ExpectError(client + "    fault_tolerance: {retry_budget: {ratio: 1.5}}\n",
+              "clients.e.fault_tolerance.retry_budget.ratio: expected a number from 0 to 1");
+  ExpectError(client + "    methods:\n      Echo: {fault_tolerence: {}}\n",
+              "clients.e.methods.Echo.fault_tolerence: unknown key");
+  ExpectError(client + "    outlier: {consecutive: 3}\n",
+              "clients.e.outlier.consecutive: unknown key");
   ExpectError("server:\n  filters: [{name: nosuchfilter}]\n",
-              "server.filters[0].name: unknown server filter 'nosuchfilter'");
-  ExpectError("client:\n  filters: [{secret: x}]\n",
-              "client.filters[0]: expected a mapping with a 'name' key");
+              "t.yaml:2: server.filters[0].name: unknown server filter 'nosuchfilter'");
+  ExpectError(client + "    filters: [{secret: x}]\n",
+              "clients.e.filters[0]: expected a mapping with a 'name' key");
   ExpectError("plugins: [/nonexistent/libnothing.so]\n", "plugins[0]");
   ExpectError("plugins: {a: b}\n", "plugins: expected a list");
+}
+
+TEST(ClusterConfigTest, FaultToleranceModeIsLeftToTheMethodUnlessGiven) {
+  Config c;
+  ASSERT_TRUE(Parse("clients:\n"
+                    "  a: {service: s.S}\n"
+                    "  b: {service: s.S, fault_tolerance: {mode: failfast},\n"
+                    "      methods: {M: {fault_tolerance: {max_attempts: 3}}}}\n",
+                    &c)
+                  .ok());
+  EXPECT_EQ(c.clients.at("a").cluster.fault_tolerance.mode, "");
+  EXPECT_EQ(c.clients.at("a").cluster.fault_tolerance.max_attempts, 2u);
+  EXPECT_EQ(c.clients.at("b").cluster.fault_tolerance.mode, "failfast");
+  EXPECT_EQ(c.clients.at("b").cluster.method_fault_tolerance.at("M").mode, "failfast")
+      << "a method inherits the service's mode";
 }
 
 }  // namespace

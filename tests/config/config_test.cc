@@ -22,29 +22,31 @@ server:
     threads: 8
     queue_capacity: 500
   grace_period_ms: 3000
+  drain_delay_ms: 250
   idle_timeout_ms: 0
   compression:
     algorithm: zstd
     threshold_bytes: 1024
     level: 3
   max_frame_bytes: 1048576
-client:
-  target: 127.0.0.1:7001
-  timeout_ms: 250
-  connect_timeout_ms: 100
-  serializer: json
-  compression:
-    algorithm: none
-    threshold_bytes: 0
-    level: 5
-  io_threads: 3
-  reconnect:
-    initial_ms: 10
-    max_ms: 500
-  heartbeat:
-    interval_ms: 1000
-    timeout_ms: 3000
-  max_frame_bytes: 65536
+clients:
+  echo:
+    target: 127.0.0.1:7001
+    timeout_ms: 250
+    connect_timeout_ms: 100
+    serializer: json
+    compression:
+      algorithm: none
+      threshold_bytes: 0
+      level: 5
+    io_threads: 3
+    reconnect:
+      initial_ms: 10
+      max_ms: 500
+    heartbeat:
+      interval_ms: 1000
+      timeout_ms: 3000
+    max_frame_bytes: 65536
 service:
   greeting: hello
   limits: [1, 2]
@@ -65,26 +67,98 @@ TEST(ConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c.server.worker_threads, 8u);
   EXPECT_EQ(c.server.queue_capacity, 500u);
   EXPECT_EQ(c.server.grace_period, 3000ms);
+  EXPECT_EQ(c.server.drain_delay, 250ms);
   EXPECT_EQ(c.server.idle_timeout, 0ms);
   EXPECT_EQ(c.server.compression, "zstd");
   EXPECT_EQ(c.server.compress_threshold, 1024u);
   EXPECT_EQ(c.server.compression_level, 3);
   EXPECT_EQ(c.server.max_frame_bytes, 1048576u);
-  EXPECT_EQ(c.client.target, "127.0.0.1:7001");
-  EXPECT_EQ(c.client.default_timeout, 250ms);
-  EXPECT_EQ(c.client.connect_timeout, 100ms);
-  EXPECT_EQ(c.client.serializer, "json");
-  EXPECT_EQ(c.client.compression, "none");
-  EXPECT_EQ(c.client.compress_threshold, 0u);
-  EXPECT_EQ(c.client.compression_level, 5);
-  EXPECT_EQ(c.client.io_threads, 3u);
-  EXPECT_EQ(c.client.reconnect_initial, 10ms);
-  EXPECT_EQ(c.client.reconnect_max, 500ms);
-  EXPECT_EQ(c.client.heartbeat_interval, 1000ms);
-  EXPECT_EQ(c.client.heartbeat_timeout, 3000ms);
-  EXPECT_EQ(c.client.max_frame_bytes, 65536u);
-  EXPECT_NE(c.service_yaml.find("greeting: hello"), std::string::npos) << c.service_yaml;
-  EXPECT_NE(c.service_yaml.find("limits:"), std::string::npos) << c.service_yaml;
+  ASSERT_EQ(c.clients.size(), 1u);
+  const ClientOptions& client = c.clients.at("echo").cluster.client;
+  EXPECT_EQ(client.target, "127.0.0.1:7001");
+  EXPECT_EQ(client.default_timeout, 250ms);
+  EXPECT_EQ(client.connect_timeout, 100ms);
+  EXPECT_EQ(client.serializer, "json");
+  EXPECT_EQ(client.compression, "none");
+  EXPECT_EQ(client.compress_threshold, 0u);
+  EXPECT_EQ(client.compression_level, 5);
+  EXPECT_EQ(client.io_threads, 3u);
+  EXPECT_EQ(client.reconnect_initial, 10ms);
+  EXPECT_EQ(client.reconnect_max, 500ms);
+  EXPECT_EQ(client.heartbeat_interval, 1000ms);
+  EXPECT_EQ(client.heartbeat_timeout, 3000ms);
+  EXPECT_EQ(client.max_frame_bytes, 65536u);
+  ASSERT_TRUE(c.service.IsMap());
+  EXPECT_EQ(c.service["greeting"].Scalar(), "hello");
+  EXPECT_EQ(c.service["limits"].size(), 2u);
+  EXPECT_EQ(c.source, "echo.yaml");
+}
+
+TEST(ConfigTest, TheServiceSectionIsReadWithLineNumbersLikeEverySection) {
+  Config c;
+  ASSERT_TRUE(Parse("server: {}\nservice:\n  greeting: hello\n  retries: many\n", &c).ok());
+  std::string greeting;
+  int64_t retries = 0;
+  Status s = ReadServiceSection(c, [&](config::ConfigReader& service) {
+    service.String("greeting", &greeting);
+    service.Integer("retries", 0, 10, &retries);
+  });
+  EXPECT_EQ(greeting, "hello");
+  EXPECT_EQ(s.message(),
+            "echo.yaml:4: service.retries: expected an integer from 0 to 10, got 'many'");
+
+  s = ReadServiceSection(c, [&](config::ConfigReader& service) {
+    service.String("greeting", &greeting);
+  });
+  EXPECT_EQ(s.message().rfind("echo.yaml:4: service.retries: unknown key", 0), 0u) << s;
+
+  Config empty;
+  ASSERT_TRUE(Parse("", &empty).ok());
+  EXPECT_TRUE(ReadServiceSection(empty, [&](config::ConfigReader& service) {
+                service.String("greeting", &greeting);
+              }).ok());
+}
+
+TEST(ConfigTest, TheSingleClientSectionIsRefusedSayingWhatToWriteInstead) {
+  const Status s = Parse("client:\n  target: 127.0.0.1:7001\n");
+  EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(s.message().rfind("echo.yaml:1: client: the single client: section is now clients:",
+                              0),
+            0u)
+      << s;
+  EXPECT_NE(s.message().find("clients: {echo: {target: 127.0.0.1:7001}}"), std::string::npos)
+      << s;
+}
+
+TEST(ConfigTest, AClientIsATargetOrAServiceNeverBoth) {
+  Status s = Parse("clients:\n  a: {timeout_ms: 5}\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:2: clients.a.service: set either target", 0), 0u) << s;
+  s = Parse("clients:\n  a: {target: 127.0.0.1:1, service: x.Y}\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:2: clients.a.target: target and service exclude", 0), 0u)
+      << s;
+  s = Parse("clients:\n  a: {target: 127.0.0.1:1, registry: static://127.0.0.1:2}\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:2: clients.a.registry: only with service", 0), 0u) << s;
+  s = Parse("clients:\n  a: {target: nowhere}\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:2: clients.a.target: invalid endpoint", 0), 0u) << s;
+}
+
+TEST(ConfigTest, ReadsSeveralNamedClients) {
+  Config c;
+  Status s = Parse(
+      "registry: {url: \"static://127.0.0.1:7001\"}\n"
+      "clients:\n"
+      "  echo: {target: 127.0.0.1:7002, timeout_ms: 100}\n"
+      "  orders: {service: ferry.seckill.SeckillService, registry: \"static://127.0.0.1:7003\"}\n"
+      "  users: {service: ferry.demo.EchoService, loadbalance: {name: random}}\n",
+      &c);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(c.clients.size(), 3u);
+  EXPECT_EQ(c.clients.at("echo").cluster.client.target, "127.0.0.1:7002");
+  EXPECT_EQ(c.clients.at("echo").cluster.client.default_timeout, 100ms);
+  EXPECT_EQ(c.clients.at("orders").cluster.service, "ferry.seckill.SeckillService");
+  EXPECT_EQ(c.clients.at("orders").registry, "static://127.0.0.1:7003");
+  EXPECT_EQ(c.clients.at("users").registry, "");
+  EXPECT_EQ(c.clients.at("users").cluster.loadbalance.name, "random");
 }
 
 TEST(ConfigTest, AbsentKeysKeepTheirDefaults) {
@@ -95,10 +169,10 @@ TEST(ConfigTest, AbsentKeysKeepTheirDefaults) {
   EXPECT_EQ(c.log.level, defaults.log.level);
   EXPECT_EQ(c.server.io_threads, defaults.server.io_threads);
   EXPECT_EQ(c.server.queue_capacity, defaults.server.queue_capacity);
-  EXPECT_EQ(c.client.serializer, defaults.client.serializer);
-  EXPECT_TRUE(c.service_yaml.empty());
+  EXPECT_TRUE(c.clients.empty());
+  EXPECT_FALSE(c.service.IsDefined() && !c.service.IsNull());
 
-  ASSERT_TRUE(Parse("server:\n  io_threads: 4\nclient:\n", &c).ok());
+  ASSERT_TRUE(Parse("server:\n  io_threads: 4\nclients:\n", &c).ok());
   EXPECT_EQ(c.server.io_threads, 4u);
   EXPECT_EQ(c.server.worker_threads, defaults.server.worker_threads);
 }
@@ -107,19 +181,19 @@ TEST(ConfigTest, NamesTheFileAndFullKeyPathOfAWrongType) {
   Status s = Parse("server:\n  business_pool:\n    threads: abc\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(s.message(),
-            "echo.yaml: server.business_pool.threads: expected an integer from 1 to 1024, got "
-            "'abc' (line 3)");
+            "echo.yaml:3: server.business_pool.threads: expected an integer from 1 to 1024, got "
+            "'abc'");
 
   s = Parse("server:\n  listen: [a, b]\n");
-  EXPECT_EQ(s.message(), "echo.yaml: server.listen: expected a string, got a list (line 2)");
+  EXPECT_EQ(s.message(), "echo.yaml:2: server.listen: expected a string, got a list");
 
   s = Parse("server: 5\n");
-  EXPECT_EQ(s.message(), "echo.yaml: server: expected a mapping, got '5' (line 1)");
+  EXPECT_EQ(s.message(), "echo.yaml:1: server: expected a mapping, got '5'");
 
-  s = Parse("client:\n  timeout_ms: 1.5\n");
+  s = Parse("clients:\n  echo:\n    target: 127.0.0.1:1\n    timeout_ms: 1.5\n");
   EXPECT_EQ(s.message(),
-            "echo.yaml: client.timeout_ms: expected an integer from 1 to 86400000, got '1.5' "
-            "(line 2)");
+            "echo.yaml:4: clients.echo.timeout_ms: expected an integer from 1 to 86400000, got "
+            "'1.5'");
 }
 
 TEST(ConfigTest, RejectsOutOfRangeValues) {
@@ -134,43 +208,48 @@ TEST(ConfigTest, RejectsOutOfRangeValues) {
       {"server:\n  max_frame_bytes: 10\n", "server.max_frame_bytes"},
       {"server:\n  compression:\n    level: 99\n", "server.compression.level"},
       {"server:\n  grace_period_ms: -5\n", "server.grace_period_ms"},
-      {"client:\n  reconnect:\n    initial_ms: 100\n    max_ms: 50\n", "client.reconnect.max_ms"},
-      {"client:\n  heartbeat:\n    interval_ms: 100\n    timeout_ms: 100\n",
-       "client.heartbeat.timeout_ms"},
+      {"clients:\n  e:\n    target: 127.0.0.1:1\n    reconnect:\n      initial_ms: 100\n"
+       "      max_ms: 50\n",
+       "clients.e.reconnect.max_ms"},
+      {"clients:\n  e:\n    target: 127.0.0.1:1\n    heartbeat:\n      interval_ms: 100\n"
+       "      timeout_ms: 100\n",
+       "clients.e.heartbeat.timeout_ms"},
   };
   for (const Case& c : cases) {
     Status s = Parse(c.yaml);
     EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT) << c.yaml;
-    EXPECT_EQ(s.message().rfind("echo.yaml: " + c.key_path + ": ", 0), 0u) << s;
+    EXPECT_TRUE(s.message().starts_with("echo.yaml:")) << s;
+    EXPECT_NE(s.message().find(": " + c.key_path + ": "), std::string::npos) << s;
   }
 }
 
 TEST(ConfigTest, RejectsUnknownKeysAtEveryLevel) {
   Status s = Parse("sever:\n  io_threads: 2\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(
-      s.message(),
-      "echo.yaml: sever: unknown key (expected one of: client log plugins provider registry server "
-      "service) (line 1)");
+  EXPECT_EQ(s.message(),
+            "echo.yaml:1: sever: unknown key (expected one of: client clients log plugins provider "
+            "registry server service)");
 
   s = Parse("server:\n  business_pool:\n    thread: 2\n");
   EXPECT_EQ(s.message(),
-            "echo.yaml: server.business_pool.thread: unknown key (expected one of: "
-            "queue_capacity threads) (line 3)");
+            "echo.yaml:3: server.business_pool.thread: unknown key (expected one of: "
+            "queue_capacity threads)");
 
-  s = Parse("client:\n  heartbeat:\n    interval: 5\n");
-  EXPECT_EQ(s.message().rfind("echo.yaml: client.heartbeat.interval: unknown key", 0), 0u) << s;
+  s = Parse("clients:\n  e:\n    target: 127.0.0.1:1\n    heartbeat:\n      interval: 5\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:5: clients.e.heartbeat.interval: unknown key", 0), 0u)
+      << s;
 }
 
 TEST(ConfigTest, RejectsUnknownNames) {
-  Status s = Parse("client:\n  serializer: xml\n");
+  Status s = Parse("clients:\n  e:\n    target: 127.0.0.1:1\n    serializer: xml\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.message().rfind("echo.yaml: client.serializer: unknown serializer 'xml'", 0), 0u)
+  EXPECT_EQ(s.message().rfind("echo.yaml:4: clients.e.serializer: unknown serializer 'xml'", 0),
+            0u)
       << s;
   EXPECT_NE(s.message().find("protobuf"), std::string::npos) << s;
 
   s = Parse("server:\n  compression:\n    algorithm: lz4\n");
-  EXPECT_EQ(s.message().rfind("echo.yaml: server.compression.algorithm: unknown compression "
+  EXPECT_EQ(s.message().rfind("echo.yaml:3: server.compression.algorithm: unknown compression "
                               "algorithm 'lz4' (expected one of: none, zstd)",
                               0),
             0u)
@@ -178,15 +257,15 @@ TEST(ConfigTest, RejectsUnknownNames) {
 
   s = Parse("log:\n  level: verbose\n");
   EXPECT_EQ(s.message(),
-            "echo.yaml: log.level: unknown log level 'verbose' (expected one of: trace, debug, "
-            "info, warn, error, off) (line 2)");
+            "echo.yaml:2: log.level: unknown log level 'verbose' (expected one of: trace, debug, "
+            "info, warn, error, off)");
 }
 
 TEST(ConfigTest, RejectsAnUnparsableListenAddress) {
   for (const char* listen : {"7001", "localhost:http", "::1:7001", ":7001", "host:70000"}) {
     Status s = Parse(std::string("server:\n  listen: \"") + listen + "\"\n");
     EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT) << listen;
-    EXPECT_EQ(s.message().rfind("echo.yaml: server.listen: invalid endpoint", 0), 0u) << s;
+    EXPECT_EQ(s.message().rfind("echo.yaml:2: server.listen: invalid endpoint", 0), 0u) << s;
   }
   EXPECT_TRUE(Parse("server:\n  listen: \"[::1]:7001\"\n").ok());
 }
@@ -194,7 +273,7 @@ TEST(ConfigTest, RejectsAnUnparsableListenAddress) {
 TEST(ConfigTest, SyntaxErrorsNameTheFileAndLine) {
   Status s = Parse("server:\n  io_threads: 2\n  listen: [unclosed\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.message().rfind("echo.yaml: line ", 0), 0u) << s;
+  EXPECT_EQ(s.message().rfind("echo.yaml:3:", 0), 0u) << s;
   EXPECT_NE(s.message().find("invalid YAML"), std::string::npos) << s;
 
   s = Parse("- just\n- a list\n");
@@ -225,7 +304,7 @@ TEST(ConfigTest, LoadsAFileAndNamesItInErrors) {
 
   s = LoadConfigFile(bad, &c);
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.message().rfind(bad + ": server.io_threads: ", 0), 0u) << s;
+  EXPECT_EQ(s.message().rfind(bad + ":2: server.io_threads: ", 0), 0u) << s;
 
   s = LoadConfigFile(dir + "/missing.yaml", &c);
   EXPECT_EQ(s.code(), StatusCode::NOT_FOUND);

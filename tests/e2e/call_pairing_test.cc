@@ -25,7 +25,7 @@ TEST_F(EchoFixture, BlockingFutureAndCallbackFormsAllWork) {
   EXPECT_EQ(from_future->payload(), "two");
 
   std::promise<Result<demo::EchoResponse>> done;
-  proxy.EchoAsync(MakeEcho("three"),
+  proxy.EchoWithCallback(MakeEcho("three"),
                   [&](Result<demo::EchoResponse> r) { done.set_value(std::move(r)); });
   auto from_callback = done.get_future().get();
   ASSERT_TRUE(from_callback.ok()) << from_callback.status();
@@ -67,9 +67,9 @@ TEST_F(EchoFixture, ManyThreadsManyCallsOneConnectionArePairedCorrectly) {
           cv.notify_one();
         };
         if (i % 4 == 0) {
-          proxy.DelayAsync(MakeDelay(0, payload), on_done);
+          proxy.DelayWithCallback(MakeDelay(0, payload), on_done);
         } else {
-          proxy.EchoAsync(MakeEcho(payload), on_done);
+          proxy.EchoWithCallback(MakeEcho(payload), on_done);
         }
       }
       std::unique_lock lock(mu);

@@ -25,7 +25,7 @@ TEST_F(EchoFixture, TimeoutCompletesOnceAndTheLateResponseIsDropped) {
   std::promise<Status> first;
   CallOptions options;
   options.timeout = 50ms;
-  proxy.DelayAsync(
+  proxy.DelayWithCallback(
       MakeDelay(300),
       [&](Result<demo::EchoResponse> r) {
         if (completions.fetch_add(1) == 0) first.set_value(r.status());
@@ -45,7 +45,7 @@ TEST_F(EchoFixture, TimeoutCompletesOnceAndTheLateResponseIsDropped) {
 TEST_F(EchoFixture, FullBusinessPoolAnswersOverloadedAtOnce) {
   StartServer(ServerOptions{.worker_threads = 1, .queue_capacity = 1});
   auto proxy = NewProxy(ClientOptions{.default_timeout = 5s});
-  std::vector<std::future<Result<demo::EchoResponse>>> calls;
+  std::vector<CallFuture<demo::EchoResponse>> calls;
   for (int i = 0; i < 8; ++i) calls.push_back(proxy.DelayAsync(MakeDelay(300)));
   int ok = 0, overloaded = 0;
   for (auto& call : calls) {

@@ -108,7 +108,7 @@ TEST(ProviderProcessTest, KilledProviderFailsPendingCallsAndTheClientReconnects)
   ASSERT_TRUE(proxy.Echo(hello).ok());
 
   // Calls that will still be running when the provider dies.
-  std::vector<std::future<Result<demo::EchoResponse>>> pending;
+  std::vector<CallFuture<demo::EchoResponse>> pending;
   demo::DelayRequest slow;
   slow.set_sleep_ms(20000);
   for (int i = 0; i < 4; ++i) pending.push_back(proxy.DelayAsync(slow));

@@ -1,14 +1,12 @@
-// The client auth filter on its own: how long it reuses the token it made, by the call's time.
+// The client auth filter on its own: a token per method, kept in the method's own state.
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
-#include "auth_token_cache.h"
-#include "echo.ferry.h"
 #include "echo.pb.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
@@ -17,26 +15,27 @@
 namespace ferry::plugins_test {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 constexpr MethodSpec kEcho{.service = "ferry.demo.EchoService", .method = "Echo"};
+constexpr MethodSpec kDelay{.service = "ferry.demo.EchoService", .method = "Delay"};
 
 class AuthClientFilterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     filter_ = ExtensionRegistry::Instance().Create<ClientFilter>("auth");
     ASSERT_NE(filter_, nullptr);
-    ASSERT_TRUE(filter_->Configure("{name: auth, secret: s3cr3t}").ok());
+    config::ConfigErrors errors("t.yaml");
+    config::ConfigReader reader(YAML::Load("{secret: s3cr3t}"), "filters[0]", &errors);
+    filter_->Configure(reader);
+    ASSERT_TRUE(errors.first().ok()) << errors.first();
   }
 
-  // The token the filter gives a call of `method` that started at `started`.
-  std::string TokenFor(const MethodSpec& method, Clock::time_point started) {
+  // The token the filter gives a call of `method`, whose state the chain made with `state`.
+  std::string TokenFor(const MethodSpec& method, const std::shared_ptr<void>& state) {
     CallOptions options;
-    ClientCall call{method, request_, options, started};
+    ClientCall call{method, request_, options, {state.get(), nullptr}};
     EXPECT_TRUE(filter_->OnCall(call).ok());
     return options.auth_token;
   }
-  std::string TokenAt(Clock::time_point started) { return TokenFor(kEcho, started); }
 
   static bool SignedFor(const std::string& token, const MethodSpec& method) {
     return plugins::VerifyAuthToken("s3cr3t", token, method.service, method.method,
@@ -48,53 +47,44 @@ class AuthClientFilterTest : public ::testing::Test {
   demo::EchoRequest request_;
 };
 
-// The filter judges a token's age by ClientCall::started, not by a clock of its own: that is
-// what lets it skip the clock read on every call.
-TEST_F(AuthClientFilterTest, ReusesATokenForOneSecondOfCallTimeThenSignsAFreshOne) {
-  const Clock::time_point start = Clock::now();
-  const std::string first = TokenAt(start);
-  EXPECT_TRUE(plugins::VerifyAuthToken("s3cr3t", first, kEcho.service, kEcho.method,
-                                       plugins::AuthTokenMillis(first),
-                                       std::chrono::milliseconds(0))
-                  .ok());
-  // Any token signed after this differs from `first` in its milliseconds.
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(TokenAt(start + std::chrono::milliseconds(999)), first);
-  const std::string renewed = TokenAt(start + std::chrono::milliseconds(1001));
-  EXPECT_NE(renewed, first);
-  EXPECT_GT(plugins::AuthTokenMillis(renewed), plugins::AuthTokenMillis(first));
-  EXPECT_EQ(TokenAt(start + std::chrono::milliseconds(1500)), renewed);
+TEST_F(AuthClientFilterTest, SignsEachCallForItsOwnMethod) {
+  const std::shared_ptr<void> echo = filter_->NewMethodState(kEcho);
+  const std::shared_ptr<void> delay = filter_->NewMethodState(kDelay);
+  ASSERT_NE(echo, nullptr);
+  const std::string for_echo = TokenFor(kEcho, echo);
+  const std::string for_delay = TokenFor(kDelay, delay);
+  EXPECT_TRUE(SignedFor(for_echo, kEcho)) << for_echo;
+  EXPECT_FALSE(SignedFor(for_echo, kDelay)) << "a token binds its method";
+  EXPECT_TRUE(SignedFor(for_delay, kDelay)) << for_delay;
 }
 
-TEST_F(AuthClientFilterTest, SignsEachMethodWithItsOwnToken) {
-  constexpr MethodSpec kDelay{.service = "ferry.demo.EchoService", .method = "Delay"};
-  const Clock::time_point start = Clock::now();
+TEST_F(AuthClientFilterTest, AnotherFilterInstanceWithTheSameMethodSignsWithItsOwnSecret) {
+  const std::shared_ptr<ClientFilter> other = ExtensionRegistry::Instance().Create<ClientFilter>("auth");
+  config::ConfigErrors errors("t.yaml");
+  config::ConfigReader reader(YAML::Load("{secret: other}"), "filters[0]", &errors);
+  other->Configure(reader);
+  ASSERT_TRUE(errors.first().ok());
+  const std::shared_ptr<void> mine = filter_->NewMethodState(kEcho);
+  const std::shared_ptr<void> theirs = other->NewMethodState(kEcho);
+  const std::string token = TokenFor(kEcho, mine);
   CallOptions options;
-  ClientCall call{kDelay, request_, options, start};
-  ASSERT_TRUE(filter_->OnCall(call).ok());
-  const std::string delay_token = options.auth_token;
-  EXPECT_TRUE(plugins::VerifyAuthToken("s3cr3t", delay_token, kDelay.service, kDelay.method,
-                                       plugins::AuthTokenMillis(delay_token),
-                                       std::chrono::milliseconds(0))
-                  .ok());
-  EXPECT_NE(TokenAt(start), delay_token);
+  ClientCall call{kEcho, request_, options, {theirs.get(), nullptr}};
+  ASSERT_TRUE(other->OnCall(call).ok());
+  EXPECT_TRUE(SignedFor(token, kEcho));
+  EXPECT_FALSE(SignedFor(options.auth_token, kEcho)) << "signed with 'other', not 's3cr3t'";
 }
 
-// A generated spec is known by its address; one built at run time by its names, since another
-// may later take its address.
-TEST_F(AuthClientFilterTest, KnowsRunTimeSpecsByNameAndGeneratedOnesByAddress) {
-  const Clock::time_point start = Clock::now();
-  const MethodSpec& generated = demo::EchoServiceMethods::Echo;
-  ASSERT_TRUE(generated.generated);
-  EXPECT_TRUE(SignedFor(TokenFor(generated, start), generated));
-
-  const std::string service = "ferry.demo.EchoService";
-  const std::string echo = "Echo";
-  const std::string delay = "Delay";
-  MethodSpec built{.service = service, .method = echo};
-  EXPECT_TRUE(SignedFor(TokenFor(built, start), built));
-  built = MethodSpec{.service = service, .method = delay};  // the same address, another method
-  EXPECT_TRUE(SignedFor(TokenFor(built, start), built));
+TEST_F(AuthClientFilterTest, EveryThreadGetsATokenTheServerAccepts) {
+  const std::shared_ptr<void> echo = filter_->NewMethodState(kEcho);
+  std::vector<std::string> tokens(8);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    threads.emplace_back([&, i] {
+      for (int call = 0; call < 1000; ++call) tokens[i] = TokenFor(kEcho, echo);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const std::string& token : tokens) EXPECT_TRUE(SignedFor(token, kEcho)) << token;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
 
 class FilterChainTest : public FilterFixture {
  protected:
@@ -65,6 +66,31 @@ TEST_F(FilterChainTest, OneObservingFilterKeepsTheWholeChainsOnDone) {
                           "client c1 done OK"));
 }
 
+// Each filter keeps its own state per method, made once per channel (client) or server, and
+// every call of the method is handed it; the recorders note any call that comes without it.
+TEST_F(FilterChainTest, EachFilterGetsItsOwnStatePerMethodMadeOnce) {
+  StartServer("[{name: test_recorder, tag: s}]");
+  EXPECT_THAT(RecordedMethodStates(),
+              UnorderedElementsAre("server s ferry.demo.EchoService/Echo",
+                                   "server s ferry.demo.EchoService/Delay"))
+      << "a server makes them for every method at start";
+  ClearRecordedEvents();
+  demo::EchoServiceProxy proxy =
+      NewProxy("[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2, "
+               "observes_done: false}]");
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(proxy.Echo(EchoOf("x")).ok());
+  ASSERT_TRUE(proxy.Delay(demo::DelayRequest()).ok());
+  ASSERT_TRUE(proxy.Echo(EchoOf("y")).ok());
+  EXPECT_THAT(RecordedMethodStates(),
+              ElementsAre("client c1 ferry.demo.EchoService/Echo",
+                          "client c2 ferry.demo.EchoService/Echo",
+                          "client c1 ferry.demo.EchoService/Delay",
+                          "client c2 ferry.demo.EchoService/Delay"));
+  for (const std::string& event : RecordedEvents()) {
+    EXPECT_EQ(event.find("lost"), std::string::npos) << event;
+  }
+}
+
 TEST_F(FilterChainTest, RejectingClientFilterSendsNothing) {
   StartServer("[{name: test_recorder, tag: s}]");
   demo::EchoServiceProxy proxy = NewProxy(
@@ -104,7 +130,7 @@ TEST_F(FilterChainTest, HandlerFailureReachesOnDone) {
 TEST_F(FilterChainTest, UnknownServerFilterFailsStart) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.filters = {FilterSpec{"nope", "{name: nope}"}};
+  options.filters = {FilterSpec::FromYaml("nope", "{name: nope}")};
   Server server(options);
   const Status status = server.Start();
   EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
@@ -119,13 +145,13 @@ TEST_F(FilterChainTest, MisconfiguredServerFilterFailsStart) {
   Server server(options);
   const Status status = server.Start();
   EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
-  EXPECT_THAT(status.message(), HasSubstr("server filter 'auth': secret: must be set"));
+  EXPECT_THAT(status.message(), HasSubstr("test:3: server.filters[0].secret: must be set"));
 }
 
 TEST_F(FilterChainTest, UnknownClientFilterFailsNewChannel) {
   ClientOptions options;
   options.target = "127.0.0.1:1";
-  options.filters = {FilterSpec{"nope", "{name: nope}"}};
+  options.filters = {FilterSpec::FromYaml("nope", "{name: nope}")};
   std::shared_ptr<Channel> channel;
   const Status status = NewChannel(options, &channel);
   EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;

@@ -18,9 +18,14 @@ Status CountingEchoService::Delay(ServerContext& context, const demo::DelayReque
 
 std::vector<FilterSpec> Filters(const std::string& side, const std::string& yaml_list) {
   Config config;
-  const Status status = ParseConfig(side + ":\n  filters: " + yaml_list + "\n", "test", &config);
+  const std::string yaml = side == "server" ? "server:\n  filters: " + yaml_list + "\n"
+                                            : "clients:\n  test:\n    target: 127.0.0.1:1\n"
+                                              "    filters: " +
+                                                  yaml_list + "\n";
+  const Status status = ParseConfig(yaml, "test", &config);
   EXPECT_TRUE(status.ok()) << status;
-  return side == "server" ? config.server.filters : config.client.filters;
+  return side == "server" ? config.server.filters
+                          : config.clients["test"].cluster.client.filters;
 }
 
 void FilterFixture::StartServer(const std::string& server_filters_yaml) {

@@ -5,7 +5,6 @@
 
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
-#include "filter_config.h"
 
 namespace ferry::plugins_test {
 namespace {
@@ -13,6 +12,7 @@ namespace {
 struct Recording {
   std::mutex mu;
   std::vector<std::string> events;
+  std::vector<std::string> states;
 };
 
 Recording& TheRecording() {
@@ -27,41 +27,64 @@ void Record(std::string event) {
 }
 
 // What the client and server recorders share: the tag, the rejection and the event names.
+// Each keeps the method's name as its method state and a number as its call state, and records
+// "<side> <tag> lost its state" should a call come without them.
 class Recorder {
  public:
-  Status Configure(const std::string& yaml) {
-    plugins::FilterConfig config(yaml);
+  void Configure(config::ConfigReader& config) {
     config.String("tag", &tag_);
-    std::string reject = "false";
-    config.String("reject", &reject);
-    reject_ = reject == "true";
-    std::string observes_done = "true";
-    config.String("observes_done", &observes_done);
-    observes_done_ = observes_done == "true";
-    return config.Finish();
+    config.Bool("reject", &reject_);
+    config.Bool("observes_done", &observes_done_);
   }
   bool observes_done() const { return observes_done_; }
-  Status OnCall(const char* side) {
+  std::shared_ptr<void> NewMethodState(const char* side, const MethodSpec& method) {
+    auto name = std::make_shared<std::string>(std::string(method.service) + "/" +
+                                              std::string(method.method));
+    Recording& recording = TheRecording();
+    std::lock_guard lock(recording.mu);
+    recording.states.push_back(std::string(side) + " " + tag_ + " " + *name);
+    return name;
+  }
+  Status OnCall(const char* side, std::string_view method, FilterState& state) {
     Record(std::string(side) + " " + tag_ + " call");
+    if (state.method_state == nullptr ||
+        *static_cast<const std::string*>(state.method_state) != method) {
+      Record(std::string(side) + " " + tag_ + " lost its method state");
+    }
+    if (observes_done_) state.call_state = new int(kCallMark);
     if (reject_) return Status(StatusCode::PERMISSION_DENIED, "rejected by " + tag_);
     return Status::Ok();
   }
-  void OnDone(const char* side, const Status& status) {
+  void OnDone(const char* side, const Status& status, const FilterState& state) {
     Record(std::string(side) + " " + tag_ + " done " + std::string(StatusCodeName(status.code())));
+    const std::unique_ptr<int> mark(static_cast<int*>(state.call_state));
+    if (observes_done_ && (mark == nullptr || *mark != kCallMark)) {
+      Record(std::string(side) + " " + tag_ + " lost its call state");
+    }
   }
 
  private:
+  static constexpr int kCallMark = 42;
   std::string tag_;
   bool reject_ = false;
   bool observes_done_ = true;
 };
 
+std::string MethodOf(const MethodSpec& method) {
+  return std::string(method.service) + "/" + std::string(method.method);
+}
+
 class RecordingClientFilter final : public ClientFilter {
  public:
-  Status Configure(const std::string& yaml) override { return recorder_.Configure(yaml); }
-  Status OnCall(ClientCall&) override { return recorder_.OnCall("client"); }
-  void OnDone(const ClientCall&, const Status& status, std::chrono::nanoseconds) override {
-    recorder_.OnDone("client", status);
+  void Configure(config::ConfigReader& config) override { recorder_.Configure(config); }
+  std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
+    return recorder_.NewMethodState("client", method);
+  }
+  Status OnCall(ClientCall& call) override {
+    return recorder_.OnCall("client", MethodOf(call.method), call.state);
+  }
+  void OnDone(const ClientCall& call, const Status& status, std::chrono::nanoseconds) override {
+    recorder_.OnDone("client", status, call.state);
   }
   bool ObservesDone() const override { return recorder_.observes_done(); }
 
@@ -71,10 +94,17 @@ class RecordingClientFilter final : public ClientFilter {
 
 class RecordingServerFilter final : public ServerFilter {
  public:
-  Status Configure(const std::string& yaml) override { return recorder_.Configure(yaml); }
-  Status OnCall(ServerCall&) override { return recorder_.OnCall("server"); }
-  void OnDone(const ServerCall&, const Status& status, std::chrono::nanoseconds) override {
-    recorder_.OnDone("server", status);
+  void Configure(config::ConfigReader& config) override { recorder_.Configure(config); }
+  std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
+    return recorder_.NewMethodState("server", method);
+  }
+  Status OnCall(ServerCall& call) override {
+    return recorder_.OnCall(
+        "server", std::string(call.context.service()) + "/" + std::string(call.context.method()),
+        call.state);
+  }
+  void OnDone(const ServerCall& call, const Status& status, std::chrono::nanoseconds) override {
+    recorder_.OnDone("server", status, call.state);
   }
   bool ObservesDone() const override { return recorder_.observes_done(); }
 
@@ -99,10 +129,17 @@ std::vector<std::string> RecordedEvents() {
   return recording.events;
 }
 
+std::vector<std::string> RecordedMethodStates() {
+  Recording& recording = TheRecording();
+  std::lock_guard lock(recording.mu);
+  return recording.states;
+}
+
 void ClearRecordedEvents() {
   Recording& recording = TheRecording();
   std::lock_guard lock(recording.mu);
   recording.events.clear();
+  recording.states.clear();
 }
 
 }  // namespace ferry::plugins_test

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include <stdexcept>
+#include <thread>
 
 namespace ferry::test {
 namespace {
@@ -62,12 +63,39 @@ Status Context(Service&, ServerContext& context, const Message&, Message* respon
   out += " deadline=" + std::string(context.has_deadline() ? "yes" : "no");
   for (const auto& [key, value] : context.attachments()) out += " " + key + "=" + value;
   out += " peer=" + context.peer();
-  if (!context.auth_token().empty()) {
-    out +=
-        " token=" + context.auth_token() + " token_id=" + std::to_string(context.auth_token_id());
-  }
+  if (!context.auth_token().empty()) out += " token=" + context.auth_token();
   Out(response, std::move(out));
   return Status::Ok();
+}
+
+// Hands the call to a thread of its own, which answers with the request once the gate opens:
+// an asynchronous handler that holds no server thread while it waits.
+void Later(Service& service, ServerContext&, const Message& request, Message* response,
+           ServerDone done) {
+  Self(service).later_started.Increment();
+  std::thread([&service, &request, response, done = std::move(done)]() mutable {
+    if (!Self(service).gate.WaitOpen()) return done(Status(StatusCode::ABORTED, "gate shut"));
+    Out(response, In(request));
+    done(Status::Ok());
+  }).detach();
+}
+
+// Returns without answering and lets go of its completion.
+void Forget(Service&, ServerContext&, const Message&, Message*, ServerDone) {}
+
+// Answers, then throws: the answer stands.
+void AnswerThenThrow(Service&, ServerContext&, const Message& request, Message* response,
+                     ServerDone done) {
+  Out(response, In(request));
+  done(Status::Ok());
+  throw std::runtime_error("after the answer");
+}
+
+// A synchronous handler as the server invokes it, as generated code adapts one.
+template <Status (*Handler)(Service&, ServerContext&, const Message&, Message*)>
+void Sync(Service& service, ServerContext& context, const Message& request, Message* response,
+          ServerDone done) {
+  done(Handler(service, context, request, response));
 }
 
 const StringValue& Prototype() { return StringValue::default_instance(); }
@@ -81,6 +109,10 @@ constexpr MethodSpec kCount{TestService::kName, "Count"};
 constexpr MethodSpec kThrow{TestService::kName, "Throw"};
 constexpr MethodSpec kContext{TestService::kName, "Context"};
 constexpr MethodSpec kInlineContext{TestService::kName, "InlineContext", true, true};
+constexpr MethodSpec kLater{TestService::kName, "Later"};
+constexpr MethodSpec kInlineLater{TestService::kName, "InlineLater", true, true};
+constexpr MethodSpec kForget{TestService::kName, "Forget"};
+constexpr MethodSpec kAnswerThenThrow{TestService::kName, "AnswerThenThrow"};
 
 }  // namespace
 
@@ -117,15 +149,19 @@ bool Counter::WaitFor(int n, std::chrono::milliseconds wait) {
 
 std::span<const Service::Method> TestService::methods() const {
   static const Method kMethods[] = {
-      {&kEcho, &Prototype(), &Prototype(), &Echo},
-      {&kInlineEcho, &Prototype(), &Prototype(), &Echo},
-      {&kThreadName, &Prototype(), &Prototype(), &ThreadName},
-      {&kInlineThreadName, &Prototype(), &Prototype(), &ThreadName},
-      {&kBlock, &Prototype(), &Prototype(), &Block},
-      {&kCount, &Prototype(), &Prototype(), &Count},
-      {&kThrow, &Prototype(), &Prototype(), &Throw},
-      {&kContext, &Prototype(), &Prototype(), &Context},
-      {&kInlineContext, &Prototype(), &Prototype(), &Context},
+      {&kEcho, &Prototype(), &Prototype(), &Sync<&Echo>},
+      {&kInlineEcho, &Prototype(), &Prototype(), &Sync<&Echo>},
+      {&kThreadName, &Prototype(), &Prototype(), &Sync<&ThreadName>},
+      {&kInlineThreadName, &Prototype(), &Prototype(), &Sync<&ThreadName>},
+      {&kBlock, &Prototype(), &Prototype(), &Sync<&Block>},
+      {&kCount, &Prototype(), &Prototype(), &Sync<&Count>},
+      {&kThrow, &Prototype(), &Prototype(), &Sync<&Throw>},
+      {&kContext, &Prototype(), &Prototype(), &Sync<&Context>},
+      {&kInlineContext, &Prototype(), &Prototype(), &Sync<&Context>},
+      {&kLater, &Prototype(), &Prototype(), &Later},
+      {&kInlineLater, &Prototype(), &Prototype(), &Later},
+      {&kForget, &Prototype(), &Prototype(), &Forget},
+      {&kAnswerThenThrow, &Prototype(), &Prototype(), &AnswerThenThrow},
   };
   return kMethods;
 }

@@ -52,6 +52,11 @@ class Counter {
 //   Throw        pool    throws std::runtime_error("boom")
 //   Context      pool    returns what its ServerContext says
 //   InlineContext  inline  likewise
+//   Later        pool, asynchronous: counts itself started, then a thread of its own waits for
+//                the gate and returns the request; the handler itself returns at once
+//   InlineLater  inline, asynchronous: likewise
+//   Forget       pool, asynchronous: returns without answering, dropping its completion
+//   AnswerThenThrow  pool, asynchronous: answers with the request, then throws
 class TestService : public Service {
  public:
   static constexpr std::string_view kName = "ferry.test.TestService";
@@ -62,6 +67,7 @@ class TestService : public Service {
   Gate gate;
   Counter blocked;  // Block calls started
   Counter counted;  // Count calls run
+  Counter later_started;  // Later and InlineLater calls started
 };
 
 // A server with one TestService on an ephemeral loopback port.

@@ -527,8 +527,8 @@ TEST_P(SeckillServiceTest, PayRacingCancelOrderNeverBothWins) {
   ASSERT_GT(id, 0);
   const std::vector<int64_t> orders = PlaceOrders(proxy(), id, kOrders, "c-");
 
-  std::vector<std::future<Result<PayResponse>>> pays;
-  std::vector<std::future<Result<CancelOrderResponse>>> cancels;
+  std::vector<CallFuture<PayResponse>> pays;
+  std::vector<CallFuture<CancelOrderResponse>> cancels;
   for (int i = 0; i < kOrders; ++i) {
     PayRequest pay;
     pay.set_order_no(orders[i]);

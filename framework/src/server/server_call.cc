@@ -23,25 +23,21 @@ thread_local server::ServerCall* invoking = nullptr;
 
 }  // namespace
 
-ServerDone::ServerDone(server::ServerCall* call)
-    : call_(call), exceptions_(std::uncaught_exceptions()) {}
+ServerDone::ServerDone(Target* target)
+    : target_(target), exceptions_(std::uncaught_exceptions()) {}
 
 ServerDone::ServerDone(ServerDone&& other) noexcept
-    : call_(std::exchange(other.call_, nullptr)), exceptions_(other.exceptions_) {}
+    : target_(std::exchange(other.target_, nullptr)), exceptions_(other.exceptions_) {}
 
 ServerDone::~ServerDone() {
-  if (call_ == nullptr) return;
-  if (std::uncaught_exceptions() > exceptions_ && invoking == call_) {
-    // The handler is throwing: the server answers with what it threw once it catches it.
-    call_->dropped_by_throw_ = true;
-    return;
-  }
-  call_->Complete(Status(StatusCode::INTERNAL, "handler of " + call_->method_->full_name +
-                                                   " let go of its call without answering it"));
+  if (target_ == nullptr) return;
+  if (std::uncaught_exceptions() > exceptions_ && target_->TakeOverAfterThrow()) return;
+  target_->Complete(
+      Status(StatusCode::INTERNAL, "the handler let go of its call without answering it"));
 }
 
 void ServerDone::operator()(const Status& status) {
-  if (server::ServerCall* call = std::exchange(call_, nullptr)) call->Complete(status);
+  if (Target* target = std::exchange(target_, nullptr)) target->Complete(status);
 }
 
 namespace server {
@@ -101,6 +97,12 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
 void ServerCall::Track() {
   connection_->Track(this);
   tracked_ = true;
+}
+
+bool ServerCall::TakeOverAfterThrow() {
+  if (invoking != this) return false;
+  dropped_by_throw_ = true;
+  return true;
 }
 
 bool ServerCall::RunInline() {

@@ -32,7 +32,7 @@ class ServerConnection;
 // A call completes exactly once, through ServerDone or because it was refused before its
 // handler ran. A completion on the thread still running the handler costs no atomic operation:
 // only one from another thread meets the invoking thread through `handoff_`.
-class ServerCall final : public BusinessPool::Task {
+class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
  public:
   // A call for the pool.
   ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
@@ -74,9 +74,12 @@ class ServerCall final : public BusinessPool::Task {
   ServerCall* prev_in_flight = nullptr;
   ServerCall* next_in_flight = nullptr;
 
- private:
-  friend class ::ferry::ServerDone;
+  // ServerDone::Target: the call's one completion; leaves the filters, answers, and lets go of
+  // the call if nobody else holds it.
+  void Complete(const Status& status) override;
+  bool TakeOverAfterThrow() override;
 
+ private:
   enum Handoff : uint8_t { kRunning, kHandlerReturned, kCompleted };
 
   // Runs the filters and the handler. True when the call completed: a pool call is then gone,
@@ -84,9 +87,6 @@ class ServerCall final : public BusinessPool::Task {
   // itself then: it may be gone already.
   bool Invoke();
   void StartHandler();
-  // The call's one completion: leaves the filters, answers, and lets go of the call if nobody
-  // else holds it.
-  void Complete(const Status& status);
   void Answer(const Status& status);
   // After the invoking thread returned from the handler: true when the call already completed.
   bool HandlerReturned();

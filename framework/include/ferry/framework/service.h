@@ -13,16 +13,27 @@ class Message;
 
 namespace ferry {
 
-namespace server {
-class ServerCall;
-}
-
 // Completes the call a handler serves, from any thread: call it exactly once with the call's
 // answer; the request, response and context stay valid until then. A completion dropped
 // without being called answers INTERNAL, so a forgetful handler never leaves its caller
 // waiting. Move-only.
 class ServerDone {
  public:
+  // What a ServerDone completes: the server's call, or a caller's own (a test, an in-process
+  // invocation).
+  class Target {
+   public:
+    virtual void Complete(const Status& status) = 0;
+    // The ServerDone was destroyed by an exception leaving the handler. True when the target
+    // answers once the exception is caught (the server does, with what was thrown); false to
+    // have it completed with INTERNAL now.
+    virtual bool TakeOverAfterThrow() { return false; }
+
+   protected:
+    ~Target() = default;
+  };
+
+  explicit ServerDone(Target* target);
   ServerDone(ServerDone&& other) noexcept;
   ServerDone& operator=(ServerDone&&) = delete;
   ServerDone(const ServerDone&) = delete;
@@ -31,10 +42,7 @@ class ServerDone {
   void operator()(const Status& status);
 
  private:
-  friend class server::ServerCall;
-  explicit ServerDone(server::ServerCall* call);
-
-  server::ServerCall* call_;
+  Target* target_;
   int exceptions_;  // std::uncaught_exceptions() when made: tells unwinding from dropping
 };
 

@@ -3,24 +3,24 @@
 
 #include <gtest/gtest.h>
 
-#include "common/provider_flags.h"
+#include "app/app_flags.h"
 
-namespace ferry::demo {
+namespace ferry::app {
 namespace {
 
-Status Parse(std::vector<const char*> args, ProviderFlags* flags) {
-  return ParseProviderFlags(args, flags);
+Status Parse(std::vector<const char*> args, AppFlags* flags) {
+  return ParseAppFlags(args, flags);
 }
 
-TEST(ProviderFlagsTest, ConfigAlone) {
-  ProviderFlags flags;
+TEST(AppFlagsTest, ConfigAlone) {
+  AppFlags flags;
   ASSERT_TRUE(Parse({"--config", "echo.yaml"}, &flags).ok());
   EXPECT_EQ(flags.config_path, "echo.yaml");
   EXPECT_FALSE(flags.port.has_value());
 }
 
-TEST(ProviderFlagsTest, SeparateAndJoinedValues) {
-  ProviderFlags flags;
+TEST(AppFlagsTest, SeparateAndJoinedValues) {
+  AppFlags flags;
   ASSERT_TRUE(Parse({"--port=0", "--config", "a.yaml"}, &flags).ok());
   EXPECT_EQ(flags.port, 0);
   EXPECT_EQ(flags.config_path, "a.yaml");
@@ -30,8 +30,8 @@ TEST(ProviderFlagsTest, SeparateAndJoinedValues) {
   EXPECT_EQ(flags.config_path, "b.yaml");
 }
 
-TEST(ProviderFlagsTest, RegistryOverridesTheConfig) {
-  ProviderFlags flags;
+TEST(AppFlagsTest, RegistryOverridesTheConfig) {
+  AppFlags flags;
   ASSERT_TRUE(
       Parse({"--config", "a.yaml", "--registry", "zookeeper://127.0.0.1:2181"}, &flags).ok());
   EXPECT_EQ(flags.registry_url, "zookeeper://127.0.0.1:2181");
@@ -40,7 +40,7 @@ TEST(ProviderFlagsTest, RegistryOverridesTheConfig) {
   EXPECT_NE(s.message().find("--registry"), std::string::npos) << s;
 }
 
-TEST(ProviderFlagsTest, RejectsWhatItCannotUse) {
+TEST(AppFlagsTest, RejectsWhatItCannotUse) {
   const std::vector<std::vector<const char*>> bad = {
       {},                  // --config is required
       {"--port", "7001"},  // still required
@@ -54,14 +54,14 @@ TEST(ProviderFlagsTest, RejectsWhatItCannotUse) {
       {"--config", "a.yaml", "stray"},
   };
   for (const auto& args : bad) {
-    ProviderFlags flags;
+    AppFlags flags;
     std::string joined;
     for (const char* arg : args) joined += std::string(arg) + " ";
     EXPECT_EQ(Parse(args, &flags).code(), StatusCode::INVALID_ARGUMENT) << joined;
   }
 }
 
-TEST(ProviderFlagsTest, OverrideListenPort) {
+TEST(AppFlagsTest, OverrideListenPort) {
   std::string listen = "127.0.0.1:7001";
   ASSERT_TRUE(OverrideListenPort(7100, &listen).ok());
   EXPECT_EQ(listen, "127.0.0.1:7100");
@@ -75,4 +75,4 @@ TEST(ProviderFlagsTest, OverrideListenPort) {
 }
 
 }  // namespace
-}  // namespace ferry::demo
+}  // namespace ferry::app
