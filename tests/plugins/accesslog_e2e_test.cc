@@ -97,8 +97,10 @@ TEST_F(AccessLogTest, UnwritableFileFailsStart) {
   options.filters = Filters("server", "[{name: accesslog, file: \"" + not_a_dir + "/x.log\"}]");
   Server server(options);
   const Status status = server.Start();
-  EXPECT_EQ(status.code(), StatusCode::FAILED_PRECONDITION) << status;
-  EXPECT_THAT(status.message(), HasSubstr("cannot open access log '" + not_a_dir + "/x.log'"));
+  EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
+  EXPECT_THAT(status.message(), HasSubstr("test:2: server.filters[0].file: cannot open access "
+                                          "log '" +
+                                          not_a_dir + "/x.log'"));
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ TEST_F(FilterChainTest, MisconfiguredServerFilterFailsStart) {
   Server server(options);
   const Status status = server.Start();
   EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
-  EXPECT_THAT(status.message(), HasSubstr("test:3: server.filters[0].secret: must be set"));
+  EXPECT_THAT(status.message(), HasSubstr("test:2: server.filters[0].secret: must be set"));
 }
 
 TEST_F(FilterChainTest, UnknownClientFilterFailsNewChannel) {

@@ -21,9 +21,11 @@ class CountingTask : public BusinessPool::Task {
   CountingTask(Counter* runs, std::atomic<int>* destroyed, Gate* gate = nullptr)
       : runs_(runs), destroyed_(destroyed), gate_(gate) {}
   ~CountingTask() override { destroyed_->fetch_add(1); }
+  // Owns itself once run, as a server call does.
   void Run() override {
     runs_->Increment();
     if (gate_ != nullptr) gate_->WaitOpen();
+    delete this;
   }
 
  private:

@@ -22,7 +22,29 @@ bool BecomesRefused(uint16_t port) {
   return false;
 }
 
-TEST(ServerShutdownTest, StopLetsInFlightCallsFinishAndRefusesNewWork) {
+// Reads frames until the server's GOAWAY, answering nothing else.
+bool ReadsGoAway(FrameClient& client) {
+  for (int frames = 0; frames < 16; ++frames) {
+    std::optional<codec::Frame> frame = client.ReadFrame();
+    if (!frame) return false;
+    if (frame->header.type == codec::MessageType::kGoAway) {
+      return (frame->header.flags & codec::flags::kGoAwayAck) == 0;
+    }
+  }
+  return false;
+}
+
+bool SendGoAwayAck(FrameClient& client) {
+  codec::FrameHeader ack;
+  ack.type = codec::MessageType::kGoAway;
+  ack.flags = codec::flags::kGoAwayAck;
+  return client.SendFrame(ack, "", "");
+}
+
+// A client that knows GOAWAY: what it sent before its acknowledgement is served, and the call
+// in flight finishes; a request after the acknowledgement breaks the protocol and is refused as
+// DRAINING, not run.
+TEST(ServerShutdownTest, StopSendsGoAwayAndServesWhatCameBeforeTheAcknowledgement) {
   TestServer server(ServerOptions{.grace_period = 10s});
   const uint16_t port = server.port();
   FrameClient client(port);
@@ -30,14 +52,21 @@ TEST(ServerShutdownTest, StopLetsInFlightCallsFinishAndRefusesNewWork) {
   ASSERT_TRUE(server.service().blocked.WaitFor(1));
 
   auto stopped = std::async(std::launch::async, [&] { server.server().Stop(); });
-  EXPECT_TRUE(BecomesRefused(port));
-  // Existing connections stay open for the answers but take no new work.
-  ASSERT_TRUE(client.SendRequest(2, kService, "Echo", "late"));
-  auto refused = client.ReadReply();
-  ASSERT_TRUE(refused);
-  EXPECT_EQ(refused->request_id, 2u);
-  EXPECT_EQ(refused->code, StatusCode::UNAVAILABLE);
-  EXPECT_EQ(refused->error, "server is shutting down");
+  ASSERT_TRUE(ReadsGoAway(client));
+  EXPECT_TRUE(BecomesRefused(port)) << "no new connections once draining";
+  // Sent after the GOAWAY arrived but before the acknowledgement: still served.
+  ASSERT_TRUE(client.SendRequest(2, kService, "Echo", "before the ack"));
+  auto before = client.ReadReply();
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->request_id, 2u);
+  EXPECT_EQ(before->code, StatusCode::OK) << before->error;
+  ASSERT_TRUE(SendGoAwayAck(client));
+  ASSERT_TRUE(client.SendRequest(3, kService, "Count", "after the ack"));
+  auto after = client.ReadReply();
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->request_id, 3u);
+  EXPECT_EQ(after->code, StatusCode::DRAINING) << after->error;
+  EXPECT_EQ(server.service().counted.value(), 0) << "a refused request never runs";
   EXPECT_EQ(stopped.wait_for(0s), std::future_status::timeout);
 
   server.service().gate.Open();
@@ -49,6 +78,37 @@ TEST(ServerShutdownTest, StopLetsInFlightCallsFinishAndRefusesNewWork) {
   ASSERT_EQ(stopped.wait_for(FrameClient::kWait), std::future_status::ready);
   EXPECT_TRUE(client.WaitForClose());
   server.server().Wait();  // returns at once: already stopped
+}
+
+// A client older than GOAWAY never acknowledges it: its requests are served while the server
+// waits for an acknowledgement, and refused as DRAINING once it gives up waiting.
+TEST(ServerShutdownTest, AClientThatNeverAcknowledgesIsRefusedOnceTheServerStopsWaiting) {
+  TestServer server(ServerOptions{.grace_period = 10s});
+  FrameClient client(server.port());
+  ASSERT_TRUE(client.SendRequest(1, kService, "Block", "slow"));
+  ASSERT_TRUE(server.service().blocked.WaitFor(1));
+  auto stopped = std::async(std::launch::async, [&] { server.server().Stop(); });
+  ASSERT_TRUE(ReadsGoAway(client));
+  std::optional<Reply> refused;
+  for (uint64_t id = 2; id < 2000 && !refused; ++id) {
+    ASSERT_TRUE(client.SendRequest(id, kService, "Count", "x"));
+    auto reply = client.ReadReply();
+    ASSERT_TRUE(reply);
+    ASSERT_EQ(reply->request_id, id);
+    if (reply->code == StatusCode::DRAINING) {
+      refused = reply;
+    } else {
+      ASSERT_EQ(reply->code, StatusCode::OK) << reply->error;
+      std::this_thread::sleep_for(5ms);  // a steady trickle of work, bounded by the count
+    }
+  }
+  ASSERT_TRUE(refused) << "the server never stopped taking new work";
+  EXPECT_NE(refused->error.find("did not run the call"), std::string::npos) << refused->error;
+  server.service().gate.Open();
+  auto slow = client.ReadReply();
+  ASSERT_TRUE(slow);
+  EXPECT_EQ(slow->code, StatusCode::OK) << slow->error;
+  ASSERT_EQ(stopped.wait_for(FrameClient::kWait), std::future_status::ready);
 }
 
 TEST(ServerShutdownTest, StopReturnsAfterTheGracePeriodWhenACallRunsLonger) {

@@ -195,7 +195,18 @@ void ConfigReader::StringList(std::string_view key, std::vector<std::string>* ou
 YAML::Node ConfigReader::Raw(std::string_view key) { return Find(key); }
 
 void ConfigReader::Invalid(std::string_view key, std::string_view message) {
-  errors_->Add(PathOf(key), message, Find(key).Mark());
+  known_.emplace(key);
+  // The key's own line, or the mapping's when the key is absent (a key that must be set).
+  YAML::Mark at = mapping_.IsDefined() ? mapping_.Mark() : YAML::Mark::null_mark();
+  if (mapping_.IsMap()) {
+    for (const auto& entry : mapping_) {
+      if (entry.first.IsScalar() && entry.first.Scalar() == key) {
+        at = entry.first.Mark();
+        break;
+      }
+    }
+  }
+  errors_->Add(PathOf(key), message, at);
 }
 
 void ConfigReader::RejectUnknownKeys() {
