@@ -1,9 +1,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <sys/types.h>
 
 #include <string>
+
+#include "ready_process.h"
 
 namespace ferry::cluster {
 
@@ -12,22 +13,16 @@ namespace ferry::cluster {
 // if the test process dies first.
 class ProviderProcess {
  public:
-  ProviderProcess() = default;
-  ~ProviderProcess() { Kill(); }
-  ProviderProcess(const ProviderProcess&) = delete;
-  ProviderProcess& operator=(const ProviderProcess&) = delete;
-
   // Starts it on an ephemeral port, registered under `namespace_name` with a 2 s session, and
   // waits (up to 20 s) for its ready line.
   ::testing::AssertionResult Start(const std::string& registry_url,
                                    const std::string& namespace_name);
-  void Kill();
+  void Kill() { process_.Kill(); }
 
-  const std::string& address() const { return address_; }
+  const std::string& address() const { return process_.address(); }
 
  private:
-  pid_t pid_ = -1;
-  std::string address_;
+  testsupport::ReadyProcess process_;
 };
 
 }  // namespace ferry::cluster
