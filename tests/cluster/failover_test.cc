@@ -31,6 +31,20 @@ TEST(FailoverTest, IdempotentCallMovesOnFromAProviderThatIsDown) {
   EXPECT_EQ(CountFailures(20, [&] { return failfast.Echo(EchoOf("x")).status(); }), 10);
 }
 
+// With no mode configured, a method marked (ferry.idempotent) fails over (2 attempts) and one
+// that is not stays failfast: Echo survives a dead provider, Delay does not.
+TEST(FailoverTest, IdempotentMethodsFailOverByDefaultAndTheOthersDoNot) {
+  TestProvider live;
+  const auto registry = StaticRegistry({DeadAddress(), live.address()});
+  demo::EchoServiceProxy proxy(NewTestChannel(TestOptions(/*mode=*/""), registry));
+  EXPECT_EQ(CountFailures(20, [&] { return proxy.Echo(EchoOf("x")).status(); }), 0);
+  EXPECT_EQ(live.echo_calls(), 20u);
+  EXPECT_EQ(CountFailures(20, [&] { return proxy.Delay(DelayOf(0)).status(); }), 10);
+  // A mode set for the service applies to every method, idempotent or not.
+  demo::EchoServiceProxy failfast(NewTestChannel(TestOptions("failfast"), registry));
+  EXPECT_EQ(CountFailures(20, [&] { return failfast.Echo(EchoOf("x")).status(); }), 10);
+}
+
 TEST(FailoverTest, NonIdempotentCallMovesOnWhenItCertainlyNeverLeft) {
   BlackHole hole;
   TestProvider live;

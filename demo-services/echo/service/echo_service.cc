@@ -39,7 +39,7 @@ Status EchoServiceImpl::Delay(ServerContext& context, const DelayRequest& reques
     return Status(StatusCode::CANCELLED, "Delay cancelled by the caller while sleeping");
   }
   if (request.fail_code() != 0) {
-    if (request.fail_code() > static_cast<uint32_t>(StatusCode::OVERLOADED)) {
+    if (request.fail_code() > static_cast<uint32_t>(StatusCode::DRAINING)) {
       return Status(
           StatusCode::INVALID_ARGUMENT,
           "fail_code " + std::to_string(request.fail_code()) + " is no ferry::StatusCode");
