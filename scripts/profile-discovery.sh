@@ -7,8 +7,9 @@
 # durations; the difference of their instruction totals over the difference of their calls is
 # the cost of one call, start-up excluded. The same shapes as the last table of scripts/bench.sh:
 #   direct      ferry-bench --target, echo-server without filters
-#   discovered  ferry-bench --registry zookeeper://... --lb round_robin with the client auth
-#               filter, echo-server with the auth + ratelimit filters
+#   discovered  ferry-bench --config with a client that finds it through zookeeper://... with
+#               round robin and the client auth filter, echo-server with the auth + ratelimit
+#               filters
 # Callgrind outputs are kept in $FERRY_PROFILE_DIR (default /tmp/ferry-profile) for
 # callgrind_annotate --inclusive=yes. FERRY_PROFILE_SIDES="client" (or "server") profiles one.
 source "$(dirname "$0")/lib/common.sh"
@@ -27,12 +28,13 @@ ferry_write_echo_configs "$RUN_DIR"
 ZK_PORT=$(ferry_free_port)
 ferry_start_zookeeper "$ZK_PORT" "$RUN_DIR/zookeeper"
 REGISTRY="zookeeper://127.0.0.1:$ZK_PORT"
+ferry_write_discovered_client "$RUN_DIR" "$REGISTRY"
 
 LOAD=(--conns 4 --depth 32 --size 16 --threads 1)
 client_args() {
   case "$1" in
     direct) echo "--target 127.0.0.1:$2" ;;
-    discovered) echo "--registry $REGISTRY --lb round_robin --filters-from $RUN_DIR/client-filters.yaml" ;;
+    discovered) echo "--config $RUN_DIR/client-discovered.yaml" ;;
   esac
 }
 server_config() { [ "$1" = direct ] && echo echo || echo echo-filtered; }

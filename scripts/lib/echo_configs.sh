@@ -3,7 +3,10 @@
 #   ferry_write_echo_configs DIR writes
 #     DIR/echo.yaml            echo-server, one IO thread, one business thread
 #     DIR/echo-filtered.yaml   the same with the auth + ratelimit server filters
-#     DIR/client-filters.yaml  the client auth filter that matches it (ferry-bench --filters-from)
+#   ferry_write_discovered_client DIR REGISTRY writes
+#     DIR/client-discovered.yaml  the client that finds echo-server-filtered through REGISTRY
+#                                 with round robin and the matching client auth filter
+#                                 (ferry-bench --config); failfast, as direct calls are
 ferry_write_echo_configs() {
   local dir="$1"
   cat >"$dir/echo.yaml" <<YAML
@@ -11,6 +14,7 @@ log: {level: warn}
 server:
   listen: 127.0.0.1:0
   io_threads: 1
+  drain_delay_ms: 0
   business_pool: {threads: 1, queue_capacity: 4096}
 YAML
   cat "$dir/echo.yaml" - >"$dir/echo-filtered.yaml" <<YAML
@@ -18,9 +22,19 @@ YAML
     - {name: auth, secret: bench-secret}
     - {name: ratelimit, per_method: {rate: 100000000, burst: 100000000}}
 YAML
-  cat >"$dir/client-filters.yaml" <<YAML
-client:
-  filters:
-    - {name: auth, secret: bench-secret}
+}
+
+ferry_write_discovered_client() {
+  local dir="$1" registry="$2"
+  cat >"$dir/client-discovered.yaml" <<YAML
+registry: {url: "$registry"}
+clients:
+  echo:
+    service: ferry.demo.EchoService
+    timeout_ms: 5000
+    loadbalance: {name: round_robin}
+    fault_tolerance: {mode: failfast}
+    filters:
+      - {name: auth, secret: bench-secret}
 YAML
 }

@@ -140,25 +140,35 @@ TEST_F(EchoServiceProxyTest, AsyncFormsHandTheChannelACancellationTheirHandleTri
   CallFuture<EchoResponse> future = proxy_.EchoAsync(request_, options_);
   CallHandle handle = proxy_.EchoWithCallback(request_, [](Result<EchoResponse>) {}, options_);
   ASSERT_EQ(channel_->calls().size(), 2u);
-  const std::shared_ptr<Cancellation> first = channel_->calls()[0].options.cancellation;
-  const std::shared_ptr<Cancellation> second = channel_->calls()[1].options.cancellation;
+  Cancellation* const first = channel_->calls()[0].options.cancellation;
+  Cancellation* const second = channel_->calls()[1].options.cancellation;
   ASSERT_NE(first, nullptr);
   ASSERT_NE(second, nullptr);
   EXPECT_NE(first, second) << "each call has its own";
-  // What a channel does with it: a hook that gives the call up.
-  int first_hooks = 0;
-  first->OnCancel([&] { ++first_hooks; });
+  // What a channel does with it: binds the call so that a cancel reaches it.
+  auto gave_up = std::make_shared<int>(0);
+  const auto give_up = [](void* count, uint64_t times) { *static_cast<int*>(count) += times; };
+  first->Bind(give_up, gave_up, 1);
   future.Cancel();
   future.Cancel();
-  EXPECT_EQ(first_hooks, 1) << "a cancellation fires once";
+  EXPECT_EQ(*gave_up, 1) << "a cancellation fires once";
   EXPECT_TRUE(first->cancelled());
   EXPECT_FALSE(second->cancelled());
   handle.Cancel();
   EXPECT_TRUE(second->cancelled());
-  // A hook set after the cancel runs at once.
-  int late_hooks = 0;
-  second->OnCancel([&] { ++late_hooks; });
-  EXPECT_EQ(late_hooks, 1);
+  // A call bound after the cancel is given up at once.
+  second->Bind(give_up, gave_up, 10);
+  EXPECT_EQ(*gave_up, 11);
+  // A target that is gone is a call that ended: nothing runs.
+  Cancellation unbound;
+  std::weak_ptr<int> gone;
+  {
+    auto target = std::make_shared<int>(0);
+    unbound.Bind(give_up, target, 100);
+    gone = target;
+  }
+  unbound.Cancel();
+  EXPECT_TRUE(gone.expired());
   channel_->CompleteHeldCalls();
   EXPECT_TRUE(future.get().ok());
 }

@@ -141,9 +141,9 @@ void ClientConnection::Cancel(uint64_t id) {
 
 void ClientConnection::CancelOn(Cancellation& cancellation, uint64_t id) {
   if (id == 0) return;
-  cancellation.OnCancel([weak = weak_from_this(), id] {
-    if (auto self = weak.lock()) self->Cancel(id);
-  });
+  cancellation.Bind(
+      [](void* connection, uint64_t call) { static_cast<ClientConnection*>(connection)->Cancel(call); },
+      weak_from_this(), id);
 }
 
 Status ClientConnection::Admit() {

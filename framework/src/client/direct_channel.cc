@@ -93,7 +93,7 @@ void DirectChannel::Send(const MethodSpec& method, const google::protobuf::Messa
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   const Clock::time_point deadline = bounded ? started + timeout : Clock::time_point::max();
   // Before FillRequestMeta, which may take the options' strings.
-  const std::shared_ptr<Cancellation> cancellation = options.cancellation;
+  Cancellation* const cancellation = options.cancellation;
   // Reused per thread: it is serialized before Call() returns.
   thread_local wire::RpcMeta meta;
   FillRequestMeta(

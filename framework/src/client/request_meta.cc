@@ -1,5 +1,7 @@
 #include "client/request_meta.h"
 
+#include <array>
+#include <cstring>
 #include <random>
 
 #include "ferry/rpc_meta.pb.h"
@@ -9,12 +11,22 @@ namespace ferry::client {
 void FillRandomTraceId(std::string* out) {
   // One generator per thread: no lock, and ids from different threads do not correlate.
   thread_local std::mt19937_64 random(std::random_device{}());
-  static constexpr char kHex[] = "0123456789abcdef";
+  // Two hex digits per byte from one table: every call of every channel makes an id.
+  static constexpr auto kHexPairs = [] {
+    std::array<char, 512> pairs{};
+    constexpr char kHex[] = "0123456789abcdef";
+    for (int i = 0; i < 256; ++i) {
+      pairs[2 * i] = kHex[i >> 4];
+      pairs[2 * i + 1] = kHex[i & 0xF];
+    }
+    return pairs;
+  }();
+  static_assert(kTraceIdLength == 16, "one 64-bit draw makes the whole id");
   uint64_t bits = random();
   out->resize(kTraceIdLength);
-  for (char& c : *out) {
-    c = kHex[bits & 0xF];
-    bits >>= 4;
+  char* digits = out->data();
+  for (int byte = 0; byte < 8; ++byte, bits >>= 8) {
+    std::memcpy(digits + 2 * byte, &kHexPairs[2 * (bits & 0xFF)], 2);
   }
 }
 

@@ -41,34 +41,27 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
     call->SendLocked(std::move(pick), started, &completed);
   }
   if (completed != nullptr) call->Process(completed);
-  if (options.cancellation != nullptr) call->CancelOn(options.cancellation);
+  if (options.cancellation != nullptr) call->CancelOn(*options.cancellation);
   call->Unref();
 }
 
-void ClusterCall::CancelOn(std::shared_ptr<Cancellation> cancellation) {
-  // The hook keeps the call alive; Deliver() clears it, which lets go of that reference.
+void ClusterCall::CancelOn(Cancellation& cancellation) {
+  // The call holds its hold until Deliver(); the cancellation, only weakly, so that a handle kept
+  // after the call ended finds nothing. While a cancel runs, the hold keeps the call alive.
   struct Hold {
     explicit Hold(ClusterCall* c) : call(c) { call->Ref(); }
-    Hold(Hold&& other) noexcept : call(std::exchange(other.call, nullptr)) {}
-    ~Hold() {
-      if (call != nullptr) call->Unref();
-    }
+    ~Hold() { call->Unref(); }
     ClusterCall* call;
   };
+  std::shared_ptr<Hold> hold;
   {
     std::lock_guard lock(mu_);
     if (finished_) return;
-    cancellation_ = cancellation;
+    hold = std::make_shared<Hold>(this);
+    cancellation_hold_ = hold;
   }
-  cancellation->OnCancel(
-      [hold = std::make_shared<Hold>(this)] { hold->call->CancelByCaller(); });
-  // Finished meanwhile: Deliver() may have cleared the cancellation before the hook was in.
-  bool finished = false;
-  {
-    std::lock_guard lock(mu_);
-    finished = finished_;
-  }
-  if (finished) cancellation->Clear();
+  cancellation.Bind(
+      [](void* held, uint64_t) { static_cast<Hold*>(held)->call->CancelByCaller(); }, hold, 0);
 }
 
 void ClusterCall::CancelByCaller() {
@@ -253,12 +246,14 @@ void ClusterCall::Deliver() {
   losers_.clear();
   CallDone done = std::move(done_);
   const Status result = std::move(result_);
-  std::shared_ptr<Cancellation> cancellation;
+  std::shared_ptr<void> hold;
   {
     std::lock_guard lock(mu_);
-    cancellation = std::move(cancellation_);
+    hold = std::move(cancellation_hold_);
   }
-  if (cancellation != nullptr) cancellation->Clear();
+  // Let go of (maybe the last reference to) the hold before answering, unlocked: the call must
+  // outlive this, which the attempt or cancel that delivers keeps it doing.
+  hold.reset();
   done(result);
 }
 

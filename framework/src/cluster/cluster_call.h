@@ -71,7 +71,7 @@ class ClusterCall {
   void Unref();
 
   // Makes `cancellation` finish the call with CANCELLED and cancel its attempts.
-  void CancelOn(std::shared_ptr<Cancellation> cancellation);
+  void CancelOn(Cancellation& cancellation);
   void CancelByCaller();
 
   // The outcome of `attempt`, then of any attempt that completed while being sent meanwhile.
@@ -119,7 +119,8 @@ class ClusterCall {
   // may come.
   std::vector<std::string> tried_;
   std::optional<boost::asio::steady_timer> backup_timer_;
-  std::shared_ptr<Cancellation> cancellation_;  // set while the call can be cancelled
+  // What a caller's Cancellation reaches the call through, while it can be cancelled.
+  std::shared_ptr<void> cancellation_hold_;
 };
 
 }  // namespace ferry::cluster

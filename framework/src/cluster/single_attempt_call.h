@@ -120,7 +120,7 @@ template <class Options>
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   // FillRequestMeta may take the options' strings, never their cancellation; the options
   // outlive the send.
-  Cancellation* const cancellation = options.cancellation.get();
+  Cancellation* const cancellation = options.cancellation;
   const std::optional<uint64_t> hash_key = options.hash_key;
   // Reused per thread: it is serialized before Call() returns.
   thread_local wire::RpcMeta meta;

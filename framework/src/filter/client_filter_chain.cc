@@ -129,7 +129,7 @@ void ClientFilterChain::CopyOptions(const CallOptions& from, CallOptions* to) {
   if (!from.auth_token.empty() || !to->auth_token.empty()) to->auth_token = from.auth_token;
   to->hash_key = from.hash_key;
   to->cancellation = from.cancellation;
-  static_assert(sizeof(CallOptions) == 160, "copy the new field of CallOptions here");
+  static_assert(sizeof(CallOptions) == 152, "copy the new field of CallOptions here");
 }
 
 Status ClientFilterChain::RunBlindFilters(const MethodSpec& method,

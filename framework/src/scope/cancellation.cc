@@ -1,44 +1,39 @@
 #include "ferry/framework/cancellation.h"
 
+#include <thread>
 #include <utility>
 
 namespace ferry {
 
+void Cancellation::Lock() {
+  while (locked_.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+}
+
 void Cancellation::Cancel() {
-  std::function<void()> hook;
-  {
-    std::lock_guard lock(mu_);
-    if (cancelled_) return;
-    cancelled_ = true;
-    hook = std::move(hook_);
-    hook_ = nullptr;
+  Binding binding;
+  Lock();
+  if (cancelled_.load(std::memory_order_relaxed)) {
+    Unlock();
+    return;
   }
-  if (hook) hook();
+  cancelled_.store(true, std::memory_order_release);
+  binding = std::move(binding_);
+  binding_ = Binding{};
+  Unlock();
+  if (binding.fn == nullptr) return;
+  if (const std::shared_ptr<void> target = binding.target.lock()) binding.fn(target.get(), binding.arg);
 }
 
-bool Cancellation::cancelled() const {
-  std::lock_guard lock(mu_);
-  return cancelled_;
-}
-
-void Cancellation::OnCancel(std::function<void()> hook) {
-  std::function<void()> replaced;
-  {
-    std::unique_lock lock(mu_);
-    if (!cancelled_) {
-      replaced = std::exchange(hook_, std::move(hook));
-      return;
-    }
+void Cancellation::Bind(CancelFn fn, std::weak_ptr<void> target, uint64_t arg) {
+  Binding replaced;
+  Lock();
+  if (!cancelled_.load(std::memory_order_relaxed)) {
+    replaced = std::exchange(binding_, Binding{fn, std::move(target), arg});
+    Unlock();
+    return;
   }
-  hook();
-}
-
-void Cancellation::Clear() {
-  std::function<void()> cleared;
-  std::lock_guard lock(mu_);
-  cleared = std::move(hook_);
-  hook_ = nullptr;
-  // `cleared` is destroyed after the lock is released: what it holds may own this object.
+  Unlock();
+  if (const std::shared_ptr<void> locked = target.lock()) fn(locked.get(), arg);
 }
 
 }  // namespace ferry

@@ -27,9 +27,10 @@ struct CallOptions {
   std::string auth_token;
   // Key for consistent-hash balancing; when absent the balancer hashes a request field.
   std::optional<uint64_t> hash_key;
-  // Set to be able to give the call up later (Cancellation::Cancel); the async forms of
-  // generated proxies set it themselves and return it in their handle.
-  std::shared_ptr<Cancellation> cancellation;
+  // Set to be able to give the call up later (Cancellation::Cancel); it must stay valid until
+  // the call completes. The async forms of generated proxies set their own and return it in
+  // their handle.
+  Cancellation* cancellation = nullptr;
 };
 
 }  // namespace ferry

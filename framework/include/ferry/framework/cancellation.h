@@ -1,7 +1,8 @@
 #pragma once
 
-#include <functional>
-#include <mutex>
+#include <atomic>
+#include <cstdint>
+#include <memory>
 
 namespace ferry {
 
@@ -11,25 +12,37 @@ namespace ferry {
 // hand it out in their CallHandle. Thread-safe.
 class Cancellation {
  public:
+  // What a channel runs to give the call up: `fn(target, arg)`, with `target` locked from the
+  // weak pointer the channel bound. A plain function and a weak pointer rather than a closure,
+  // so that binding a call allocates nothing.
+  using CancelFn = void (*)(void* target, uint64_t arg);
+
   Cancellation() = default;
   Cancellation(const Cancellation&) = delete;
   Cancellation& operator=(const Cancellation&) = delete;
 
-  // Runs the call's hook, if any, on this thread; later calls do nothing.
+  // Gives the call up through its binding, if any, on this thread; later calls do nothing.
   void Cancel();
-  bool cancelled() const;
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
 
-  // For channels. `hook` runs once, on the thread that calls Cancel(), or at once on this thread
-  // when the call was cancelled already. It replaces an earlier hook: the call moved on (a
-  // retry's new attempt). The hook must not call back into this object.
-  void OnCancel(std::function<void()> hook);
-  // Forgets the hook: the call completed. Releases what the hook holds.
-  void Clear();
+  // For channels: binds the call as it is now (an attempt on a connection, a call with retries),
+  // replacing an earlier binding. When the call was cancelled already, gives it up at once, on
+  // this thread. A target that is gone by then is a call that ended: nothing happens.
+  void Bind(CancelFn fn, std::weak_ptr<void> target, uint64_t arg);
 
  private:
-  mutable std::mutex mu_;
-  bool cancelled_ = false;
-  std::function<void()> hook_;
+  struct Binding {
+    CancelFn fn = nullptr;
+    std::weak_ptr<void> target;
+    uint64_t arg = 0;
+  };
+  void Lock();
+  void Unlock() { locked_.store(false, std::memory_order_release); }
+
+  std::atomic<bool> cancelled_{false};
+  // A spin lock: held for a few instructions, never across the cancel itself.
+  std::atomic<bool> locked_{false};
+  Binding binding_;
 };
 
 }  // namespace ferry

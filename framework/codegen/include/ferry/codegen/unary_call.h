@@ -15,8 +15,8 @@
 
 // Runtime of the proxies protoc-gen-ferry emits: the three client call forms on top of
 // Channel::CallMethod's single callback. The blocking form allocates nothing of its own; each
-// async form allocates one block holding the response, the completion and the call's
-// Cancellation.
+// async form allocates one block (AsyncCall) holding the response, the completion and the
+// call's Cancellation.
 namespace ferry::codegen {
 
 template <class Response>
@@ -38,69 +38,76 @@ Result<Response> BlockingUnaryCall(Channel& channel, const MethodSpec& method,
   return std::move(response);
 }
 
-// Calls `method` with `options` plus a cancellation of the call's own; `complete(status)` runs
-// once with the response in `call->response`. `Call` has members `response` and `cancellation`.
+// The block one async call allocates: the response, the caller's completion and the call's
+// Cancellation, shared by the channel (until the call completes) and the caller's handle.
+template <class Response, class Completion>
+struct AsyncCall {
+  Response response;
+  Cancellation cancellation;
+  Completion completion;
+  // The channel's reference, held by the block itself: the callback handed to the channel then
+  // captures one pointer, which std::function keeps without allocating.
+  std::shared_ptr<AsyncCall> self;
+};
+
+// Calls `method` with `options` plus the call's own cancellation; `complete(call, status)` runs
+// once, when the channel completes the call. Returns the cancellation, for the caller's handle.
 template <class Call, class Complete>
-std::shared_ptr<Call> StartCancellableCall(Channel& channel, const MethodSpec& method,
-                                           const google::protobuf::Message& request,
-                                           const CallOptions& options, std::shared_ptr<Call> call,
-                                           Complete complete) {
+std::shared_ptr<Cancellation> StartAsyncCall(Channel& channel, const MethodSpec& method,
+                                             const google::protobuf::Message& request,
+                                             const CallOptions& options,
+                                             std::shared_ptr<Call> call, Complete complete) {
+  std::shared_ptr<Cancellation> cancellation(call, &call->cancellation);
   CallOptions cancellable = options;
-  cancellable.cancellation =
-      std::shared_ptr<Cancellation>(call, &call->cancellation);  // shares the call's block
+  cancellable.cancellation = &call->cancellation;  // lives in the block, which outlives the call
   Call* raw = call.get();
-  // The callback holds the block until the call completed.
-  channel.CallMethod(method, request, &raw->response, cancellable,
-                     [call, complete = std::move(complete)](const Status& status) mutable {
-                       complete(*call, status);
-                       call.reset();
-                     });
-  return std::shared_ptr<Call>(std::move(call));
+  raw->self = std::move(call);
+  channel.CallMethod(method, request, &raw->response, cancellable, [raw](const Status& status) {
+    std::shared_ptr<Call> owned = std::move(raw->self);
+    Complete()(*owned, status);
+  });
+  return cancellation;
 }
 
 template <class Response>
 CallHandle CallbackUnaryCall(Channel& channel, const MethodSpec& method,
                              const google::protobuf::Message& request, const CallOptions& options,
                              std::function<void(Result<Response>)> done) {
-  struct Call {
-    Response response;
-    Cancellation cancellation;
-    std::function<void(Result<Response>)> done;
-  };
+  using Call = AsyncCall<Response, std::function<void(Result<Response>)>>;
   auto call = std::make_shared<Call>();
-  call->done = std::move(done);
-  auto started = StartCancellableCall(channel, method, request, options, std::move(call),
-                                      [](Call& c, const Status& status) {
-                                        if (status.ok()) {
-                                          c.done(std::move(c.response));
-                                        } else {
-                                          c.done(status);
-                                        }
-                                      });
-  return CallHandle(std::shared_ptr<Cancellation>(started, &started->cancellation));
+  call->completion = std::move(done);
+  struct Complete {
+    void operator()(Call& c, const Status& status) const {
+      if (status.ok()) {
+        c.completion(std::move(c.response));
+      } else {
+        c.completion(status);
+      }
+    }
+  };
+  return CallHandle(
+      StartAsyncCall(channel, method, request, options, std::move(call), Complete{}));
 }
 
 template <class Response>
 CallFuture<Response> FutureUnaryCall(Channel& channel, const MethodSpec& method,
                                      const google::protobuf::Message& request,
                                      const CallOptions& options) {
-  struct Call {
-    Response response;
-    Cancellation cancellation;
-    std::promise<Result<Response>> promise;
-  };
+  using Call = AsyncCall<Response, std::promise<Result<Response>>>;
   auto call = std::make_shared<Call>();
-  std::future<Result<Response>> future = call->promise.get_future();
-  auto started = StartCancellableCall(channel, method, request, options, std::move(call),
-                                      [](Call& c, const Status& status) {
-                                        if (status.ok()) {
-                                          c.promise.set_value(std::move(c.response));
-                                        } else {
-                                          c.promise.set_value(status);
-                                        }
-                                      });
+  std::future<Result<Response>> future = call->completion.get_future();
+  struct Complete {
+    void operator()(Call& c, const Status& status) const {
+      if (status.ok()) {
+        c.completion.set_value(std::move(c.response));
+      } else {
+        c.completion.set_value(status);
+      }
+    }
+  };
   return CallFuture<Response>(
-      std::move(future), CallHandle(std::shared_ptr<Cancellation>(started, &started->cancellation)));
+      std::move(future),
+      CallHandle(StartAsyncCall(channel, method, request, options, std::move(call), Complete{})));
 }
 
 }  // namespace ferry::codegen
