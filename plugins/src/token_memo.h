@@ -46,25 +46,37 @@ class TokenMemo {
   // whole token, and cheaper.
   static uint64_t HashOf(std::string_view token) {
     if (token.size() < 2 * sizeof(uint64_t)) return std::hash<std::string_view>()(token);
-    uint64_t a = 0;
-    uint64_t b = 0;
-    std::memcpy(&a, token.data() + token.size() - 2 * sizeof a, sizeof a);
-    std::memcpy(&b, token.data() + token.size() - sizeof b, sizeof b);
-    return a ^ b;
+    const char* end = token.data() + token.size();
+    return Word(end - 2 * sizeof(uint64_t)) ^ Word(end - sizeof(uint64_t));
   }
 
   // Whether `token` is the entry's, in time independent of where they differ: a caller timing
-  // its rejections must learn nothing of a valid token.
+  // its rejections must learn nothing of a valid token. Word by word, the last word
+  // overlapping the one before it, since every call of every method compares one.
   static bool SameToken(const Entry& entry, std::string_view token) {
     if (entry.token.size() != token.size()) return false;
-    unsigned char differ = 0;
-    for (size_t i = 0; i < token.size(); ++i) {
-      differ |= static_cast<unsigned char>(entry.token[i] ^ token[i]);
+    const char* a = entry.token.data();
+    const char* b = token.data();
+    const size_t n = token.size();
+    uint64_t differ = 0;
+    if (n < sizeof(uint64_t)) {
+      for (size_t i = 0; i < n; ++i) differ |= static_cast<uint8_t>(a[i] ^ b[i]);
+      return differ == 0;
     }
+    for (size_t i = 0; i + sizeof(uint64_t) < n; i += sizeof(uint64_t)) {
+      differ |= Word(a + i) ^ Word(b + i);
+    }
+    differ |= Word(a + n - sizeof(uint64_t)) ^ Word(b + n - sizeof(uint64_t));
     return differ == 0;
   }
 
  private:
+  static uint64_t Word(const char* p) {
+    uint64_t word = 0;
+    std::memcpy(&word, p, sizeof word);
+    return word;
+  }
+
   static constexpr size_t kSlots = 256;
   std::array<Entry, kSlots> entries_;
 };
