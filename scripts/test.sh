@@ -36,7 +36,7 @@ if [ "${FERRY_SKIP_SANITIZERS:-0}" != "1" ]; then
   # Threads and sockets under TSan; parsing and memory under ASan+UBSan.
   run_sanitized thread build-tsan TSAN_OPTIONS \
     "halt_on_error=1 second_deadlock_stack=1 suppressions=$FERRY_ROOT/scripts/tsan.supp" \
-    client_test server_test e2e_test loadbalance_test idgen_test seckill_store_test \
+    client_test server_test e2e_test app_test loadbalance_test idgen_test seckill_store_test \
     storage_sql_test storage_redis_test
   run_sanitized address build-asan ASAN_OPTIONS "detect_leaks=1" \
     codec_test client_test server_test

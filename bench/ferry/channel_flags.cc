@@ -34,12 +34,12 @@ Status FindClient(const Config& config, const std::string& name, const ClientCon
     return Status::Ok();
   }
   std::string known;
-  for (const auto& [client, settings] : config.clients) known += (known.empty() ? "" : ", ") + client;
+  for (const auto& [client, settings] : config.clients)
+    known += (known.empty() ? "" : ", ") + client;
   return Status(StatusCode::INVALID_ARGUMENT,
                 config.source + ": " +
                     (name.empty() ? "--client: the file has " +
-                                        std::to_string(config.clients.size()) +
-                                        " clients; name one"
+                                        std::to_string(config.clients.size()) + " clients; name one"
                                   : "--client: no client '" + name + "' under clients:") +
                     " (clients: " + (known.empty() ? "none" : known) + ")");
 }
@@ -88,8 +88,7 @@ void AddChannelFlags(FlagParser& flags, ChannelFlags* c, const LoadOptions* load
   flags.AddString("--client", "NAME", &c->client,
                   "with --config: which entry of its clients: (default: the only one)");
   flags.AddCheck([c, load](std::string* error) {
-    const int modes =
-        !load->target.empty() + !c->registry.empty() + !c->config.empty();
+    const int modes = !load->target.empty() + !c->registry.empty() + !c->config.empty();
     if (modes != 1) {
       *error = "--target, --registry or --config: exactly one is required";
       return false;
@@ -118,8 +117,8 @@ Status OpenChannels(const ChannelFlags& channel, std::string_view default_servic
   if (!channel.config.empty()) return OpenConfiguredChannels(channel, load, out);
   ClientOptions client{
       .target = load.target,
-      .default_timeout = std::chrono::milliseconds(
-          channel.timeout_ms != 0 ? channel.timeout_ms : kDefaultTimeoutMs),
+      .default_timeout = std::chrono::milliseconds(channel.timeout_ms != 0 ? channel.timeout_ms
+                                                                           : kDefaultTimeoutMs),
       .serializer = OrDefault(channel.serializer, "protobuf"),
       .compression = OrDefault(channel.compression, "none"),
       .io_threads = load.threads,
@@ -154,10 +153,10 @@ std::string DescribeChannels(const ChannelFlags& channel, std::string_view defau
   if (!channel.config.empty()) {
     return "config=" + channel.config + (channel.client.empty() ? "" : " client=" + channel.client);
   }
-  std::string line = "serializer=" + OrDefault(channel.serializer, "protobuf") +
-                     " compression=" + OrDefault(channel.compression, "none") + " timeout_ms=" +
-                     std::to_string(channel.timeout_ms != 0 ? channel.timeout_ms
-                                                            : kDefaultTimeoutMs);
+  std::string line =
+      "serializer=" + OrDefault(channel.serializer, "protobuf") +
+      " compression=" + OrDefault(channel.compression, "none") + " timeout_ms=" +
+      std::to_string(channel.timeout_ms != 0 ? channel.timeout_ms : kDefaultTimeoutMs);
   if (!channel.registry.empty()) {
     line += " registry=" + channel.registry +
             " service=" + std::string(ServiceOf(channel, default_service)) +

@@ -10,8 +10,8 @@ int main(int argc, char** argv) {
       [&](ferry::config::ConfigReader& service) { ReadSeckillConfig(service, &config); });
   if (!app.ok()) return app.Fail(app.status());
   std::unique_ptr<ferry::seckill::SeckillApp> seckill;
-  if (ferry::Status s = ferry::seckill::SeckillApp::Create(config, app.config().registry.url,
-                                                           &seckill);
+  if (ferry::Status s =
+          ferry::seckill::SeckillApp::Create(config, app.config().registry.url, &seckill);
       !s.ok()) {
     return app.Fail(s);
   }

@@ -21,11 +21,12 @@ void PrintServiceBaseDeclaration(const google::protobuf::ServiceDescriptor& serv
       "  std::span<const ::ferry::Service::Method> methods() const override;\n\n");
   printer.Indent();
   for (int i = 0; i < service.method_count(); ++i) {
-    printer.Print(MethodVars(*service.method(i)),
-                  "virtual ::ferry::Status $method$(::ferry::ServerContext& context,\n"
-                  "    const $request$& request, $response$* response);\n"
-                  "virtual void $method$Async(::ferry::ServerContext& context,\n"
-                  "    const $request$& request, $response$* response, ::ferry::ServerDone done);\n");
+    printer.Print(
+        MethodVars(*service.method(i)),
+        "virtual ::ferry::Status $method$(::ferry::ServerContext& context,\n"
+        "    const $request$& request, $response$* response);\n"
+        "virtual void $method$Async(::ferry::ServerContext& context,\n"
+        "    const $request$& request, $response$* response, ::ferry::ServerDone done);\n");
   }
   printer.Outdent();
   printer.Print("};\n\n");
@@ -34,16 +35,17 @@ void PrintServiceBaseDeclaration(const google::protobuf::ServiceDescriptor& serv
 void PrintServiceBaseDefinitions(const google::protobuf::ServiceDescriptor& service,
                                  google::protobuf::io::Printer& printer) {
   for (int i = 0; i < service.method_count(); ++i) {
-    printer.Print(MethodVars(*service.method(i)),
-                  "::ferry::Status $service$Base::$method$(::ferry::ServerContext&,\n"
-                  "    const $request$&, $response$*) {\n"
-                  "  return ::ferry::Status(::ferry::StatusCode::UNIMPLEMENTED,\n"
-                  "      \"$service_full_name$.$method$ is not implemented\");\n"
-                  "}\n\n"
-                  "void $service$Base::$method$Async(::ferry::ServerContext& context,\n"
-                  "    const $request$& request, $response$* response, ::ferry::ServerDone done) {\n"
-                  "  done($method$(context, request, response));\n"
-                  "}\n\n");
+    printer.Print(
+        MethodVars(*service.method(i)),
+        "::ferry::Status $service$Base::$method$(::ferry::ServerContext&,\n"
+        "    const $request$&, $response$*) {\n"
+        "  return ::ferry::Status(::ferry::StatusCode::UNIMPLEMENTED,\n"
+        "      \"$service_full_name$.$method$ is not implemented\");\n"
+        "}\n\n"
+        "void $service$Base::$method$Async(::ferry::ServerContext& context,\n"
+        "    const $request$& request, $response$* response, ::ferry::ServerDone done) {\n"
+        "  done($method$(context, request, response));\n"
+        "}\n\n");
   }
 
   const Vars vars = ServiceVars(service);

@@ -31,8 +31,7 @@ int64_t UnixMillisNow() {
 // What both auth filters keep for one method: its names, which tokens sign, and the owner id of
 // its entries in the per-thread memo.
 struct AuthMethod {
-  explicit AuthMethod(const MethodSpec& method)
-      : service(method.service), method(method.method) {}
+  explicit AuthMethod(const MethodSpec& method) : service(method.service), method(method.method) {}
   const uint64_t memo_owner = TokenMemo::NextOwnerId();
   const std::string service;
   const std::string method;

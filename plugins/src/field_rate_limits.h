@@ -9,8 +9,8 @@
 
 #include "bucket_map.h"
 #include "ferry/codec/status.h"
-#include "ferry/framework/filter.h"
 #include "ferry/framework/config_reader.h"
+#include "ferry/framework/filter.h"
 
 namespace ferry::plugins {
 

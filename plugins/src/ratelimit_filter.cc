@@ -69,8 +69,8 @@ class RateLimitFilter final : public ServerFilter {
     std::string key = std::string(method.service) + "/" + std::string(method.method);
     const auto overridden = method_overrides_.find(key);
     const RateLimit* limit = overridden != method_overrides_.end() ? &overridden->second
-                             : per_method_                        ? &*per_method_
-                                                                  : nullptr;
+                             : per_method_                         ? &*per_method_
+                                                                   : nullptr;
     FieldRateLimits::Rules* rules = per_field_.For(key);
     return std::make_shared<MethodLimits>(std::move(key), limit, rules);
   }

@@ -8,9 +8,7 @@
 namespace ferry::app {
 namespace {
 
-Status Parse(std::vector<const char*> args, AppFlags* flags) {
-  return ParseAppFlags(args, flags);
-}
+Status Parse(std::vector<const char*> args, AppFlags* flags) { return ParseAppFlags(args, flags); }
 
 TEST(AppFlagsTest, ConfigAlone) {
   AppFlags flags;

@@ -82,7 +82,8 @@ TEST(AppTest, NamedClientsReachTheirOwnTargets) {
 }
 
 TEST(AppTest, AnUnknownClientNameFailsTheAppNamingIt) {
-  App app("caller", Parse("server: {listen: 127.0.0.1:0}\nclients:\n  echo: {target: 127.0.0.1:1}\n"));
+  App app("caller",
+          Parse("server: {listen: 127.0.0.1:0}\nclients:\n  echo: {target: 127.0.0.1:1}\n"));
   auto proxy = app.Client<demo::EchoServiceProxy>("ehco");
   const Result<demo::EchoResponse> reply = proxy.Echo(EchoOf("x"));
   EXPECT_EQ(reply.status().code(), StatusCode::INVALID_ARGUMENT);
@@ -99,7 +100,8 @@ TEST(AppTest, ServiceSectionErrorsBecomeTheAppsAndNameTheLine) {
   int64_t limit = 0;
   const Status status = app.ReadServiceConfig(
       [&](config::ConfigReader& service) { service.Integer("limit", 1, 10, &limit); });
-  EXPECT_EQ(status.message(), "app.yaml:3: service.limit: expected an integer from 1 to 10, got 'lots'");
+  EXPECT_EQ(status.message(),
+            "app.yaml:3: service.limit: expected an integer from 1 to 10, got 'lots'");
   EXPECT_EQ(app.status(), status);
   EXPECT_FALSE(app.Start().ok());
 }
@@ -140,15 +142,16 @@ class Relay final : public demo::EchoServiceBase {
   void EchoAsync(ServerContext&, const demo::EchoRequest& request, demo::EchoResponse* response,
                  ServerDone done) override {
     auto shared_done = std::make_shared<ServerDone>(std::move(done));
-    downstream_.EchoWithCallback(request, [this, request, response, shared_done](
-                                              Result<demo::EchoResponse> first) {
-      if (!first.ok()) return (*shared_done)(first.status());
-      downstream_.EchoWithCallback(request, [response, shared_done](
-                                                Result<demo::EchoResponse> second) {
-        if (second.ok()) response->set_payload(second->payload() + " relayed");
-        (*shared_done)(second.status());
-      });
-    });
+    downstream_.EchoWithCallback(
+        request, [this, request, response, shared_done](Result<demo::EchoResponse> first) {
+          if (!first.ok()) return (*shared_done)(first.status());
+          downstream_.EchoWithCallback(request,
+                                       [response, shared_done](Result<demo::EchoResponse> second) {
+                                         if (second.ok())
+                                           response->set_payload(second->payload() + " relayed");
+                                         (*shared_done)(second.status());
+                                       });
+        });
   }
 
  private:

@@ -121,14 +121,14 @@ class RollingRestartTest : public ::testing::Test {
       ProviderSlot& slot = slots_[i];
       slot.config = dir_ / ("provider-" + std::to_string(i) + ".yaml");
       slot.executions = dir_ / ("executions-" + std::to_string(i) + ".txt");
-      std::ofstream(slot.config)
-          << "log: {level: warn}\n"
-          << "server:\n  listen: 127.0.0.1:" << slot.port << "\n"
-          << "  drain_delay_ms: 300\n  grace_period_ms: 5000\n"
-          << "  business_pool: {threads: 4, queue_capacity: 1024}\n"
-          << "registry:\n  url: \"" << registry.url << "\"\n  namespace: "
-          << registry.namespace_name << "\n  session_timeout_ms: 4000\n"
-          << "service:\n  executions: " << slot.executions.string() << "\n";
+      std::ofstream(slot.config) << "log: {level: warn}\n"
+                                 << "server:\n  listen: 127.0.0.1:" << slot.port << "\n"
+                                 << "  drain_delay_ms: 300\n  grace_period_ms: 5000\n"
+                                 << "  business_pool: {threads: 4, queue_capacity: 1024}\n"
+                                 << "registry:\n  url: \"" << registry.url
+                                 << "\"\n  namespace: " << registry.namespace_name
+                                 << "\n  session_timeout_ms: 4000\n"
+                                 << "service:\n  executions: " << slot.executions.string() << "\n";
     }
   }
 

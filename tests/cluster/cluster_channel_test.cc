@@ -89,7 +89,8 @@ TEST(ClusterChannelTest, InvalidOptionsAreRejectedNamingTheOption) {
   options.method_fault_tolerance["Echo"].mode = "sometimes";
   status = Create(options);
   EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(status.message().find("methods.Echo.fault_tolerance.mode"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("methods.Echo.fault_tolerance.mode"), std::string::npos)
+      << status;
 
   options = TestOptions();
   options.outlier.max_ejected_ratio = 2;

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "fake_channel.h"
-#include "invoke_now.h"
 #include "inventory.ferry.h"
 #include "inventory.ferry_mock.h"
+#include "invoke_now.h"
 
 // Everything below lives in the proto package's namespace; the qualified names are the test.
 namespace ferry::codegen_test::inventory {

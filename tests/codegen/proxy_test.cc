@@ -138,7 +138,8 @@ TEST_F(EchoServiceProxyTest, AsyncFormsHandTheChannelACancellationTheirHandleTri
   channel_->SetReply(Status::Ok(), &reply_);
   channel_->HoldCompletions();
   CallFuture<EchoResponse> future = proxy_.EchoAsync(request_, options_);
-  CallHandle handle = proxy_.EchoWithCallback(request_, [](Result<EchoResponse>) {}, options_);
+  CallHandle handle = proxy_.EchoWithCallback(
+      request_, [](Result<EchoResponse>) {}, options_);
   ASSERT_EQ(channel_->calls().size(), 2u);
   Cancellation* const first = channel_->calls()[0].options.cancellation;
   Cancellation* const second = channel_->calls()[1].options.cancellation;

@@ -70,7 +70,8 @@ TEST(ServiceBaseTest, InvokeReachesTheOverrideThroughTheBaseClass) {
   request.set_payload("hi");
   EchoResponse response;
 
-  Status status = ferry::testing::InvokeNow(service.methods()[0], service, context, request, &response);
+  Status status =
+      ferry::testing::InvokeNow(service.methods()[0], service, context, request, &response);
   EXPECT_TRUE(status.ok()) << status;
   EXPECT_EQ(response.payload(), "hi!");
   EXPECT_EQ(counting.calls, 1);

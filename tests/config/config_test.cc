@@ -107,9 +107,8 @@ TEST(ConfigTest, TheServiceSectionIsReadWithLineNumbersLikeEverySection) {
   EXPECT_EQ(s.message(),
             "echo.yaml:4: service.retries: expected an integer from 0 to 10, got 'many'");
 
-  s = ReadServiceSection(c, [&](config::ConfigReader& service) {
-    service.String("greeting", &greeting);
-  });
+  s = ReadServiceSection(
+      c, [&](config::ConfigReader& service) { service.String("greeting", &greeting); });
   EXPECT_EQ(s.message().rfind("echo.yaml:4: service.retries: unknown key", 0), 0u) << s;
 
   Config empty;
@@ -122,12 +121,10 @@ TEST(ConfigTest, TheServiceSectionIsReadWithLineNumbersLikeEverySection) {
 TEST(ConfigTest, TheSingleClientSectionIsRefusedSayingWhatToWriteInstead) {
   const Status s = Parse("client:\n  target: 127.0.0.1:7001\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.message().rfind("echo.yaml:1: client: the single client: section is now clients:",
-                              0),
+  EXPECT_EQ(s.message().rfind("echo.yaml:1: client: the single client: section is now clients:", 0),
             0u)
       << s;
-  EXPECT_NE(s.message().find("clients: {echo: {target: 127.0.0.1:7001}}"), std::string::npos)
-      << s;
+  EXPECT_NE(s.message().find("clients: {echo: {target: 127.0.0.1:7001}}"), std::string::npos) << s;
 }
 
 TEST(ConfigTest, AClientIsATargetOrAServiceNeverBoth) {
@@ -243,8 +240,7 @@ TEST(ConfigTest, RejectsUnknownKeysAtEveryLevel) {
 TEST(ConfigTest, RejectsUnknownNames) {
   Status s = Parse("clients:\n  e:\n    target: 127.0.0.1:1\n    serializer: xml\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(s.message().rfind("echo.yaml:4: clients.e.serializer: unknown serializer 'xml'", 0),
-            0u)
+  EXPECT_EQ(s.message().rfind("echo.yaml:4: clients.e.serializer: unknown serializer 'xml'", 0), 0u)
       << s;
   EXPECT_NE(s.message().find("protobuf"), std::string::npos) << s;
 

@@ -26,7 +26,7 @@ TEST_F(EchoFixture, BlockingFutureAndCallbackFormsAllWork) {
 
   std::promise<Result<demo::EchoResponse>> done;
   proxy.EchoWithCallback(MakeEcho("three"),
-                  [&](Result<demo::EchoResponse> r) { done.set_value(std::move(r)); });
+                         [&](Result<demo::EchoResponse> r) { done.set_value(std::move(r)); });
   auto from_callback = done.get_future().get();
   ASSERT_TRUE(from_callback.ok()) << from_callback.status();
   EXPECT_EQ(from_callback->payload(), "three");

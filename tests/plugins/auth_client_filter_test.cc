@@ -59,7 +59,8 @@ TEST_F(AuthClientFilterTest, SignsEachCallForItsOwnMethod) {
 }
 
 TEST_F(AuthClientFilterTest, AnotherFilterInstanceWithTheSameMethodSignsWithItsOwnSecret) {
-  const std::shared_ptr<ClientFilter> other = ExtensionRegistry::Instance().Create<ClientFilter>("auth");
+  const std::shared_ptr<ClientFilter> other =
+      ExtensionRegistry::Instance().Create<ClientFilter>("auth");
   config::ConfigErrors errors("t.yaml");
   config::ConfigReader reader(YAML::Load("{secret: other}"), "filters[0]", &errors);
   other->Configure(reader);

@@ -70,22 +70,20 @@ TEST_F(FilterChainTest, OneObservingFilterKeepsTheWholeChainsOnDone) {
 // every call of the method is handed it; the recorders note any call that comes without it.
 TEST_F(FilterChainTest, EachFilterGetsItsOwnStatePerMethodMadeOnce) {
   StartServer("[{name: test_recorder, tag: s}]");
-  EXPECT_THAT(RecordedMethodStates(),
-              UnorderedElementsAre("server s ferry.demo.EchoService/Echo",
-                                   "server s ferry.demo.EchoService/Delay"))
+  EXPECT_THAT(RecordedMethodStates(), UnorderedElementsAre("server s ferry.demo.EchoService/Echo",
+                                                           "server s ferry.demo.EchoService/Delay"))
       << "a server makes them for every method at start";
   ClearRecordedEvents();
-  demo::EchoServiceProxy proxy =
-      NewProxy("[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2, "
-               "observes_done: false}]");
+  demo::EchoServiceProxy proxy = NewProxy(
+      "[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2, "
+      "observes_done: false}]");
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(proxy.Echo(EchoOf("x")).ok());
   ASSERT_TRUE(proxy.Delay(demo::DelayRequest()).ok());
   ASSERT_TRUE(proxy.Echo(EchoOf("y")).ok());
-  EXPECT_THAT(RecordedMethodStates(),
-              ElementsAre("client c1 ferry.demo.EchoService/Echo",
-                          "client c2 ferry.demo.EchoService/Echo",
-                          "client c1 ferry.demo.EchoService/Delay",
-                          "client c2 ferry.demo.EchoService/Delay"));
+  EXPECT_THAT(RecordedMethodStates(), ElementsAre("client c1 ferry.demo.EchoService/Echo",
+                                                  "client c2 ferry.demo.EchoService/Echo",
+                                                  "client c1 ferry.demo.EchoService/Delay",
+                                                  "client c2 ferry.demo.EchoService/Delay"));
   for (const std::string& event : RecordedEvents()) {
     EXPECT_EQ(event.find("lost"), std::string::npos) << event;
   }

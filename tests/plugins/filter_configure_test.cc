@@ -117,9 +117,10 @@ TEST(FilterConfigureTest, AFilterMistakeNamesTheFileLineAndFullKey) {
   ExpectInvalid(status, "app.yaml:5: clients.echo.filters[0].secret: must be set");
 
   ServerOptions options;
-  ASSERT_TRUE(ParseConfig("server:\n  filters:\n    - name: ratelimit\n      per_method: {rate: -1}\n",
-                          "app.yaml", &config)
-                  .ok());
+  ASSERT_TRUE(
+      ParseConfig("server:\n  filters:\n    - name: ratelimit\n      per_method: {rate: -1}\n",
+                  "app.yaml", &config)
+          .ok());
   Server server(config.server);
   ExpectInvalid(server.Start(),
                 "app.yaml:4: server.filters[0].per_method.rate: expected a number above 0");

@@ -24,8 +24,7 @@ std::vector<FilterSpec> Filters(const std::string& side, const std::string& yaml
                                                   yaml_list + "\n";
   const Status status = ParseConfig(yaml, "test", &config);
   EXPECT_TRUE(status.ok()) << status;
-  return side == "server" ? config.server.filters
-                          : config.clients["test"].cluster.client.filters;
+  return side == "server" ? config.server.filters : config.clients["test"].cluster.client.filters;
 }
 
 void FilterFixture::StartServer(const std::string& server_filters_yaml) {

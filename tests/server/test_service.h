@@ -65,8 +65,8 @@ class TestService : public Service {
   std::span<const Method> methods() const override;
 
   Gate gate;
-  Counter blocked;  // Block calls started
-  Counter counted;  // Count calls run
+  Counter blocked;        // Block calls started
+  Counter counted;        // Count calls run
   Counter later_started;  // Later and InlineLater calls started
 };
 

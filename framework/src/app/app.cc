@@ -15,9 +15,9 @@
 #include "app/failing_channel.h"
 #include "app/provider_registration.h"
 #include "ferry/framework/configured_channel.h"
-#include "logger.h"
 #include "ferry/framework/registry.h"
 #include "ferry/framework/server.h"
+#include "logger.h"
 
 namespace ferry {
 namespace {

@@ -109,8 +109,8 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call, Refused*
       refused->observer = std::move(taken->observer);
       return 0;
     }
-    taken->Complete(Status(StatusCode::DRAINING, "server " + peer_ +
-                                                     " is draining; the call was not sent"));
+    taken->Complete(
+        Status(StatusCode::DRAINING, "server " + peer_ + " is draining; the call was not sent"));
     return 0;
   }
   if (appended == Appended::kFull) {
@@ -141,9 +141,9 @@ void ClientConnection::Cancel(uint64_t id) {
 
 void ClientConnection::CancelOn(Cancellation& cancellation, uint64_t id) {
   if (id == 0) return;
-  cancellation.Bind(
-      [](void* connection, uint64_t call) { static_cast<ClientConnection*>(connection)->Cancel(call); },
-      weak_from_this(), id);
+  cancellation.Bind([](void* connection,
+                       uint64_t call) { static_cast<ClientConnection*>(connection)->Cancel(call); },
+                    weak_from_this(), id);
 }
 
 Status ClientConnection::Admit() {

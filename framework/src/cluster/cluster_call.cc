@@ -60,8 +60,8 @@ void ClusterCall::CancelOn(Cancellation& cancellation) {
     hold = std::make_shared<Hold>(this);
     cancellation_hold_ = hold;
   }
-  cancellation.Bind(
-      [](void* held, uint64_t) { static_cast<Hold*>(held)->call->CancelByCaller(); }, hold, 0);
+  cancellation.Bind([](void* held, uint64_t) { static_cast<Hold*>(held)->call->CancelByCaller(); },
+                    hold, 0);
 }
 
 void ClusterCall::CancelByCaller() {

@@ -73,9 +73,8 @@ ProviderPick ProviderSet::PickPastSkipped(std::optional<uint64_t> hash_key,
   std::vector<std::string> skipped(excluded.begin(), excluded.end());
   const BalancerEndpoint* endpoint = &chosen;
   for (int skips = 0;; ++skips) {
-    const Phase phase = provider && !provider->connection().draining()
-                            ? provider->outlier().phase()
-                            : Phase::kEjected;
+    const Phase phase = provider && !provider->connection().draining() ? provider->outlier().phase()
+                                                                       : Phase::kEjected;
     if (phase == Phase::kServing ||
         (phase == Phase::kProbing && provider->outlier().ClaimProbe())) {
       if (tracks_load_) provider->load().in_flight.fetch_add(1, std::memory_order_relaxed);

@@ -36,8 +36,7 @@ struct ReportingDone {
 
   void operator()(const Status& status) {
     // Whether the request left matters only to a retry, and there is none.
-    providers->Report(pick, JudgeAttempt(status, idempotent, /*certainly_unsent=*/false),
-                      started);
+    providers->Report(pick, JudgeAttempt(status, idempotent, /*certainly_unsent=*/false), started);
     // Before `done`: once it ran, the channel and its providers may be gone.
     pick = ProviderPick{};
     done(status);
@@ -81,17 +80,16 @@ inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt&
     id = provider->connection().Call(meta, request, response, deadline, timeout, std::move(done),
                                      std::move(pick.provider), &refused);
   } else {
-    id = provider->connection().Call(
-        meta, request, response, deadline, timeout,
-        ReportingDone{&cluster.providers(), std::move(pick), method.idempotent, started,
-                      std::move(done)},
-        nullptr, &refused);
+    id = provider->connection().Call(meta, request, response, deadline, timeout,
+                                     ReportingDone{&cluster.providers(), std::move(pick),
+                                                   method.idempotent, started, std::move(done)},
+                                     nullptr, &refused);
   }
   if (refused.done) {
     CallDone original = std::move(refused.done);
     if (auto* reporting = original.target<ReportingDone>()) {
-      cluster.providers().Report(reporting->pick, AttemptVerdict{.health = ProviderHealth::kUnknown},
-                                 started);
+      cluster.providers().Report(reporting->pick,
+                                 AttemptVerdict{.health = ProviderHealth::kUnknown}, started);
       original = std::move(reporting->done);
     }
     std::vector<std::string> refused_by;
@@ -127,10 +125,10 @@ template <class Options>
   client::FillRequestMeta(
       method, std::forward<Options>(options),
       bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
-  SendToPick(cluster, std::move(pick),
-             SingleAttempt{method, meta, request, response, hash_key, started, timeout,
-                           cancellation},
-             nullptr, std::move(done));
+  SendToPick(
+      cluster, std::move(pick),
+      SingleAttempt{method, meta, request, response, hash_key, started, timeout, cancellation},
+      nullptr, std::move(done));
 }
 
 }  // namespace ferry::cluster

@@ -118,7 +118,6 @@ void ReadClientConnection(ConfigReader& section, ClientOptions* out) {
   config::ReadFilters(section, "client", &out->filters);
 }
 
-
 // One entry of `clients:`.
 void ReadClient(ConfigReader section, ClientConfig* out) {
   ClientOptions* client = &out->cluster.client;
@@ -172,16 +171,16 @@ Status ParseConfig(const std::string& yaml_text, const std::string& source_name,
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::ParserException& e) {
-    return Status(StatusCode::INVALID_ARGUMENT, source_name + ":" +
-                                                    std::to_string(e.mark.line + 1) + ":" +
-                                                    std::to_string(e.mark.column + 1) +
-                                                    ": invalid YAML: " + e.msg);
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  source_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                      std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
   }
   ConfigErrors errors(source_name);
   if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
     return Status(StatusCode::INVALID_ARGUMENT,
-                  source_name + ": expected a mapping of sections (log, plugins, registry, "
-                                "provider, server, clients, service)");
+                  source_name +
+                      ": expected a mapping of sections (log, plugins, registry, "
+                      "provider, server, clients, service)");
   }
   Config config;
   config.source = source_name;

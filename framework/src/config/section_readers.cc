@@ -64,9 +64,9 @@ void CheckRegistryUrl(ConfigReader& section, std::string_view key, const std::st
   const size_t colon = url.find("://");
   const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
   if (scheme.empty() || !IsRegistered<Registry>(scheme)) {
-    section.Invalid(key, "unknown registry '" + url +
-                             "' (expected <scheme>://..., with scheme one of: " +
-                             KnownNames<Registry>() + ")");
+    section.Invalid(
+        key, "unknown registry '" + url +
+                 "' (expected <scheme>://..., with scheme one of: " + KnownNames<Registry>() + ")");
   }
 }
 

@@ -32,8 +32,9 @@ Status ApplyScope(const CallScope& scope, std::chrono::milliseconds default_time
 class ObservedCall {
  public:
   ObservedCall(std::shared_ptr<const void> keep, const ClientFilterChain::Filters* filters,
-               const FilterMethodStates* states, const MethodSpec& method, const google::protobuf::Message& request,
-               const CallOptions& options, CallDone done, const CallScope* scope)
+               const FilterMethodStates* states, const MethodSpec& method,
+               const google::protobuf::Message& request, const CallOptions& options, CallDone done,
+               const CallScope* scope)
       : keep_(std::move(keep)),
         filters_(filters),
         states_(states),
@@ -151,8 +152,8 @@ void ClientFilterChain::RunObserved(const MethodSpec& method,
                                     const CallScope* scope, const SendFn& send) const {
   const Filters* filters = filters_ != nullptr ? &filters_->filters : nullptr;
   const FilterMethodStates* states = filters_ != nullptr ? &filters_->states.For(method) : nullptr;
-  auto* call = new ObservedCall(filters_, filters, states, method, request, options,
-                                std::move(done), scope);
+  auto* call =
+      new ObservedCall(filters_, filters, states, method, request, options, std::move(done), scope);
   if (!call->Begin(default_timeout_, scope != nullptr)) return;
   send(call->options(), call->start(), [call](const Status& status) { call->Finish(status); });
 }

@@ -58,8 +58,8 @@ class MethodStates {
   };
 
   static size_t SlotOf(const MethodSpec& method) {
-    return static_cast<size_t>((reinterpret_cast<uintptr_t>(&method) >> 3) *
-                               0x9E3779B97F4A7C15ULL >> 58);
+    return static_cast<size_t>(
+        (reinterpret_cast<uintptr_t>(&method) >> 3) * 0x9E3779B97F4A7C15ULL >> 58);
   }
   const FilterMethodStates& Slow(const MethodSpec& method);
 

@@ -12,9 +12,9 @@ namespace ferry::filter {
 
 // One call's passage through a server's filters, kept by the call from Enter() to Leave().
 struct ServerFilterPass {
-  size_t entered = 0;                               // filters whose OnCall ran
-  std::chrono::steady_clock::time_point start{};    // only timed for filters that observe
-  std::vector<void*> call_states;                   // FilterState::call_state by filter
+  size_t entered = 0;                             // filters whose OnCall ran
+  std::chrono::steady_clock::time_point start{};  // only timed for filters that observe
+  std::vector<void*> call_states;                 // FilterState::call_state by filter
 };
 
 // The server filters every call of one server runs through, in configured order. Calls may
@@ -39,8 +39,7 @@ class ServerFilterChain {
   }
   // OnDone in reverse order for each filter that entered.
   void Leave(ServerContext& context, const google::protobuf::Message& request,
-             const FilterMethodStates& states, const Status& status,
-             ServerFilterPass* pass) const {
+             const FilterMethodStates& states, const Status& status, ServerFilterPass* pass) const {
     if (pass->entered != 0 && observes_done_) LeaveFilters(context, request, states, status, pass);
     pass->entered = 0;
   }

@@ -21,7 +21,8 @@ void Cancellation::Cancel() {
   binding_ = Binding{};
   Unlock();
   if (binding.fn == nullptr) return;
-  if (const std::shared_ptr<void> target = binding.target.lock()) binding.fn(target.get(), binding.arg);
+  if (const std::shared_ptr<void> target = binding.target.lock())
+    binding.fn(target.get(), binding.arg);
 }
 
 void Cancellation::Bind(CancelFn fn, std::weak_ptr<void> target, uint64_t arg) {

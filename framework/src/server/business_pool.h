@@ -26,8 +26,9 @@ class BusinessPool {
   };
 
   // Admits at most `threads + queue_capacity` tasks at once: one running per thread, the rest
-  // waiting. A task that goes on asynchronously stops counting once its Run() returns. Counting running tasks too makes the bound independent of how quickly a worker
-  // picks up what was just queued.
+  // waiting. A task that goes on asynchronously stops counting once its Run() returns. Counting
+  // running tasks too makes the bound independent of how quickly a worker picks up what was just
+  // queued.
   BusinessPool(size_t threads, size_t queue_capacity, const std::string& thread_name);
   ~BusinessPool();  // Stop() + Join()
   BusinessPool(const BusinessPool&) = delete;

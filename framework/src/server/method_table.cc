@@ -1,6 +1,5 @@
 #include "server/method_table.h"
 
-
 namespace ferry::server {
 
 Status MethodTable::Add(Service* service) {

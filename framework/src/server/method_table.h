@@ -19,8 +19,8 @@ class MethodTable {
   struct Entry {
     Service* service;
     const Service::Method* method;
-    std::string_view service_name;  // points into the table's own key
-    std::string full_name;          // "pkg.Service/Method", for logs and error messages
+    std::string_view service_name;             // points into the table's own key
+    std::string full_name;                     // "pkg.Service/Method", for logs and error messages
     filter::FilterMethodStates filter_states;  // the server filters' own, set at Start()
   };
 

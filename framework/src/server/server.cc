@@ -1,9 +1,9 @@
 #include "ferry/framework/server.h"
 
+#include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <future>

@@ -23,8 +23,7 @@ thread_local server::ServerCall* invoking = nullptr;
 
 }  // namespace
 
-ServerDone::ServerDone(Target* target)
-    : target_(target), exceptions_(std::uncaught_exceptions()) {}
+ServerDone::ServerDone(Target* target) : target_(target), exceptions_(std::uncaught_exceptions()) {}
 
 ServerDone::ServerDone(ServerDone&& other) noexcept
     : target_(std::exchange(other.target_, nullptr)), exceptions_(other.exceptions_) {}
@@ -134,8 +133,9 @@ bool ServerCall::Invoke() {
 void ServerCall::StartHandler() {
   // Work nobody waits for any more is skipped: running it would only delay the calls behind it.
   if (context_.cancelled()) {
-    return Complete(Status(StatusCode::CANCELLED, "call to " + method_->full_name +
-                                                      " was cancelled by the caller before it ran"));
+    return Complete(
+        Status(StatusCode::CANCELLED,
+               "call to " + method_->full_name + " was cancelled by the caller before it ran"));
   }
   if (context_.deadline_passed()) {
     return Complete(Status(StatusCode::DEADLINE_EXCEEDED,

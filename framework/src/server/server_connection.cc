@@ -2,8 +2,8 @@
 
 #include <google/protobuf/message.h>
 
-#include <boost/asio/post.hpp>
 #include <array>
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <span>
 

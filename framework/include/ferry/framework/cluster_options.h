@@ -29,8 +29,8 @@ struct FaultToleranceOptions {
   std::chrono::milliseconds backup_delay{10};  // backup_delay_ms
 };
 
-// YAML `clients.<name>.outlier`: consecutive failures eject a provider for base * 2^(n-1), capped; it
-// returns after a successful probe.
+// YAML `clients.<name>.outlier`: consecutive failures eject a provider for base * 2^(n-1), capped;
+// it returns after a successful probe.
 struct OutlierOptions {
   uint32_t consecutive_failures = 5;              // consecutive_failures; 0 disables
   std::chrono::milliseconds base_ejection{1000};  // base_ejection_ms

@@ -14,7 +14,6 @@ namespace ferry {
 // when it names a URL of its own (`registry_options` with that URL; the channel keeps it).
 // INVALID_ARGUMENT naming the entry for a service with no registry to find it in.
 Status NewConfiguredChannel(const ClientConfig& client, std::shared_ptr<Registry> registry,
-                            const RegistryOptions& registry_options,
-                            std::shared_ptr<Channel>* out);
+                            const RegistryOptions& registry_options, std::shared_ptr<Channel>* out);
 
 }  // namespace ferry

@@ -11,10 +11,10 @@ namespace ferry {
 
 // Every field maps to a YAML key under `server:` (docs/configuration.md).
 struct ServerOptions {
-  std::string listen = "127.0.0.1:0";             // listen: "host:port"; port 0 picks one
-  size_t io_threads = 1;                          // io_threads
-  size_t worker_threads = 4;                      // business_pool.threads
-  size_t queue_capacity = 1024;                   // business_pool.queue_capacity
+  std::string listen = "127.0.0.1:0";  // listen: "host:port"; port 0 picks one
+  size_t io_threads = 1;               // io_threads
+  size_t worker_threads = 4;           // business_pool.threads
+  size_t queue_capacity = 1024;        // business_pool.queue_capacity
   // grace_period_ms: once draining, how long calls in flight may take before connections close.
   std::chrono::milliseconds grace_period{5000};
   // drain_delay_ms: how long an App that is stopping keeps serving after it unregistered, while

@@ -50,13 +50,14 @@ struct AsyncCall {
   std::shared_ptr<AsyncCall> self;
 };
 
-// Calls `method` with `options` plus the call's own cancellation; `complete(call, status)` runs
-// once, when the channel completes the call. Returns the cancellation, for the caller's handle.
-template <class Call, class Complete>
+// Calls `method` with `options` plus the call's own cancellation; `Complete()(call, status)`
+// runs once, when the channel completes the call. `Complete` is stateless, so the callback holds
+// nothing but the call. Returns the cancellation, for the caller's handle.
+template <class Complete, class Call>
 std::shared_ptr<Cancellation> StartAsyncCall(Channel& channel, const MethodSpec& method,
                                              const google::protobuf::Message& request,
                                              const CallOptions& options,
-                                             std::shared_ptr<Call> call, Complete complete) {
+                                             std::shared_ptr<Call> call) {
   std::shared_ptr<Cancellation> cancellation(call, &call->cancellation);
   CallOptions cancellable = options;
   cancellable.cancellation = &call->cancellation;  // lives in the block, which outlives the call
@@ -85,8 +86,7 @@ CallHandle CallbackUnaryCall(Channel& channel, const MethodSpec& method,
       }
     }
   };
-  return CallHandle(
-      StartAsyncCall(channel, method, request, options, std::move(call), Complete{}));
+  return CallHandle(StartAsyncCall<Complete>(channel, method, request, options, std::move(call)));
 }
 
 template <class Response>
@@ -107,7 +107,7 @@ CallFuture<Response> FutureUnaryCall(Channel& channel, const MethodSpec& method,
   };
   return CallFuture<Response>(
       std::move(future),
-      CallHandle(StartAsyncCall(channel, method, request, options, std::move(call), Complete{})));
+      CallHandle(StartAsyncCall<Complete>(channel, method, request, options, std::move(call))));
 }
 
 }  // namespace ferry::codegen
