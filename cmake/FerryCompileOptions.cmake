@@ -20,9 +20,16 @@ endif()
 # ferry_whole_archive_library(<name> <sources...>): a static library <name>_objects whose
 # self-registering extensions (FERRY_REGISTER_BUILTIN_EXTENSIONS) survive linking, exposed as the
 # INTERFACE target <name> that every consumer links whole.
+#
+# Installed, the pair is exported as ferry::<short> and ferry::<short>_objects (<short>: <name>
+# without "ferry_", as ferry_install_targets names them). install(EXPORT) does not rename targets
+# inside $<LINK_LIBRARY:...>, so the installed interface names the imported archive itself.
 function(ferry_whole_archive_library name)
+  string(REGEX REPLACE "^ferry_" "" short ${name})
   add_library(${name}_objects STATIC ${ARGN})
   add_library(${name} INTERFACE)
-  target_link_libraries(${name} INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}_objects>")
+  target_link_libraries(${name} INTERFACE
+    "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}_objects>>"
+    "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,ferry::${short}_objects>>")
   ferry_project_target(${name}_objects)
 endfunction()

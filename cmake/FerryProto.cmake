@@ -6,8 +6,11 @@
 # dir: `#include "echo.ferry.h"`. Each file is compiled with its own directory and
 # ${FERRY_PROTO_ROOT} (ferry/options.proto) as import paths.
 #
-# This file is included before the framework is added, so the plugin target is referenced only
-# by name and generator expression, both resolved once the whole tree is configured.
+# The same file serves Ferry's own build and, installed, find_package(ferry): both name the
+# plugin ferry::protoc-gen-ferry (an alias here, the imported executable there) and set
+# FERRY_PROTO_ROOT (codec/proto here, the installed include/ there). Here it is included before
+# the framework is added, so the plugin target is referenced only by name and generator
+# expression, both resolved once the whole tree is configured.
 function(ferry_add_proto target)
   if(NOT ARGN)
     message(FATAL_ERROR "ferry_add_proto(${target}): no .proto files given")
@@ -22,12 +25,12 @@ function(ferry_add_proto target)
     add_custom_command(
       OUTPUT ${gen}.pb.h ${gen}.pb.cc ${gen}.ferry.h ${gen}.ferry.cc ${gen}.ferry_mock.h
       COMMAND protobuf::protoc
-              --plugin=protoc-gen-ferry=$<TARGET_FILE:protoc-gen-ferry>
+              --plugin=protoc-gen-ferry=$<TARGET_FILE:ferry::protoc-gen-ferry>
               --cpp_out=${out_dir} --ferry_out=${out_dir}
               --dependency_out=${gen}.proto.d
               -I ${proto_dir} -I ${FERRY_PROTO_ROOT}
               ${proto_path}
-      DEPENDS ${proto_path} protoc-gen-ferry protobuf::protoc
+      DEPENDS ${proto_path} ferry::protoc-gen-ferry protobuf::protoc
       DEPFILE ${gen}.proto.d
       COMMENT "protoc + protoc-gen-ferry ${proto}"
       VERBATIM)
@@ -37,6 +40,6 @@ function(ferry_add_proto target)
   # Generated code is deliberately not a ferry_project_target: no -Werror on protoc's output.
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC ${out_dir})
-  target_link_libraries(${target} PUBLIC ferry::framework ferry::codegen_runtime ferry_codec_proto
+  target_link_libraries(${target} PUBLIC ferry::framework ferry::codegen_runtime ferry::codec_proto
                                          protobuf::libprotobuf)
 endfunction()

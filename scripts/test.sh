@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything into build/, runs the whole suite through ctest,
+# builds and runs the out-of-tree example against an install of build/ (scripts/example.sh),
 # then the concurrency and parsing tests again under ThreadSanitizer and ASan+UBSan.
 # Exits non-zero on any failure. Safe to run twice.
 #   FERRY_SKIP_SANITIZERS=1  skips the sanitizer passes (for quick local iteration).
@@ -12,6 +13,9 @@ ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 ferry_build build -DFERRY_BUILD_TESTS=ON -DFERRY_BUILD_BENCH=ON
 log "running the test suite (build/)"
 ctest --test-dir build --output-on-failure -j "$FERRY_JOBS" --timeout 600
+# The install and an out-of-tree consumer of it, reusing build/ (about 10 s).
+log "out-of-tree example against an install (scripts/example.sh)"
+"$FERRY_ROOT/scripts/example.sh"
 
 # Sanitizer passes run "where time allows": each starts only while the whole script is within
 # FERRY_SANITIZER_BUDGET_S (default 40 min), so a slow machine cannot push CI past its limit.
