@@ -45,7 +45,7 @@ ferry_start bare-echo-server "listening on" 20 "$RUN_DIR/bare.log" \
 
 BASELINE="${FERRY_BENCH_BASELINE:-}"
 if [ -n "$BASELINE" ]; then
-  BASELINE_DIR="$RUN_DIR/baseline"
+  BASELINE_DIR="$RUN_DIR/baseline-tree"
   git worktree add --detach "$BASELINE_DIR" "$BASELINE" >/dev/null
   trap 'ferry_stop_all; git worktree remove --force "$BASELINE_DIR"; rm -rf "$RUN_DIR"' EXIT
   log "building $BASELINE's echo-server and ferry-bench"
