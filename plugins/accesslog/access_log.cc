@@ -28,19 +28,17 @@ AccessLog::AccessLog(std::shared_ptr<AccessLogWriter> writer,
                      std::shared_ptr<spdlog::logger> logger)
     : writer_(std::move(writer)), logger_(std::move(logger)) {}
 
-void AccessLog::Write(std::string_view side, std::string_view trace_id, std::string_view service,
+void AccessLog::Write(std::string_view side, const Trace& trace, std::string_view service,
                       std::string_view method, std::string_view peer, const Status& status,
                       std::chrono::nanoseconds latency) {
   const auto at = spdlog::log_clock::now();
   const auto latency_us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
-  if (trace_id.empty()) trace_id = "-";
+  const auto or_dash = [](std::string_view id) { return id.empty() ? std::string_view("-") : id; };
   std::string line =
-      status.ok()
-          ? fmt::format("{} trace={} call={}/{} peer={} status=OK latency_us={}", side, trace_id,
-                        service, method, peer, latency_us)
-          : fmt::format("{} trace={} call={}/{} peer={} status={} latency_us={} error=\"{}\"", side,
-                        trace_id, service, method, peer, StatusCodeName(status.code()), latency_us,
-                        status.message());
+      fmt::format("{} trace={} span={} parent={} call={}/{} peer={} status={} latency_us={}", side,
+                  or_dash(trace.trace_id), or_dash(trace.span_id), or_dash(trace.parent_span_id),
+                  service, method, peer, StatusCodeName(status.code()), latency_us);
+  if (!status.ok()) line += fmt::format(" error=\"{}\"", status.message());
   writer_->Post(logger_, at, std::move(line));
 }
 

@@ -20,9 +20,16 @@ class AccessLog {
   // `file` empty: stderr. FAILED_PRECONDITION when the file cannot be opened for appending.
   static Status Open(const std::string& file, std::unique_ptr<AccessLog>* out);
 
-  // "client trace=4f2a… call=ferry.demo.EchoService/Echo peer=- status=OK latency_us=57",
-  // followed by ` error="…"` when the status is not OK.
-  void Write(std::string_view side, std::string_view trace_id, std::string_view service,
+  // A call's place in its trace; "-" stands for an id that is empty.
+  struct Trace {
+    std::string_view trace_id;
+    std::string_view span_id;
+    std::string_view parent_span_id;
+  };
+
+  // "server trace=4f2a… span=00f0… parent=- call=ferry.demo.EchoService/Echo peer=1.2.3.4:5
+  // status=OK latency_us=57", followed by ` error="…"` when the status is not OK.
+  void Write(std::string_view side, const Trace& trace, std::string_view service,
              std::string_view method, std::string_view peer, const Status& status,
              std::chrono::nanoseconds latency);
 

@@ -25,8 +25,8 @@ class AccessLogClientFilter final : public ClientFilter {
   // The client knows no peer: the channel picks the connection after the filters ran.
   void OnDone(const ClientCall& call, const Status& status,
               std::chrono::nanoseconds latency) override {
-    log_->Write("client", call.options.trace_id, call.method.service, call.method.method, "-",
-                status, latency);
+    log_->Write("client", {call.options.trace_id, "-", call.options.parent_span_id},
+                call.method.service, call.method.method, "-", status, latency);
   }
 
  private:
@@ -40,8 +40,8 @@ class AccessLogServerFilter final : public ServerFilter {
   void OnDone(const ServerCall& call, const Status& status,
               std::chrono::nanoseconds latency) override {
     const ServerContext& context = call.context;
-    log_->Write("server", context.trace_id(), context.service(), context.method(), context.peer(),
-                status, latency);
+    log_->Write("server", {context.trace_id(), context.span_id(), context.parent_span_id()},
+                context.service(), context.method(), context.peer(), status, latency);
   }
 
  private:

@@ -73,9 +73,12 @@ TEST(DirectChannelTest, GeneratesATraceIdWhenTheCallerGivesNone) {
   const std::string first = server.last_request_meta().trace_id();
   ASSERT_TRUE(Echo(*channel, "b").status.ok());
   const std::string second = server.last_request_meta().trace_id();
-  EXPECT_EQ(first.size(), 16u);
+  EXPECT_EQ(first.size(), 32u) << "a W3C trace id: 128 bits";
   EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos) << first;
   EXPECT_NE(first, second);
+  // Each call is a root span of its own.
+  EXPECT_EQ(server.last_request_meta().span_id().size(), 16u);
+  EXPECT_EQ(server.last_request_meta().parent_span_id(), "");
   // The channel's default timeout stands in for an unset one.
   EXPECT_EQ(server.last_request_meta().timeout_us(), 10'000'000u);
 }

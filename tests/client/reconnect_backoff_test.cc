@@ -34,15 +34,5 @@ TEST(ReconnectBackoffTest, JitterSpreadsTheDelays) {
   EXPECT_TRUE(differs);
 }
 
-TEST(TraceIdTest, IsSixteenLowercaseHexDigitsAndRandom) {
-  std::string a = "previous content that is longer";
-  std::string b;
-  FillRandomTraceId(&a);
-  FillRandomTraceId(&b);
-  ASSERT_EQ(a.size(), kTraceIdLength);
-  EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos) << a;
-  EXPECT_NE(a, b);
-}
-
 }  // namespace
 }  // namespace ferry::client

@@ -124,7 +124,7 @@ TEST_F(EchoFixture, GarbageConnectionsDoNotHurtGoodClients) {
     EXPECT_LE(::recv(fd, buf, sizeof(buf), 0), 0);
     ::close(fd);
   };
-  send_raw("GET / HTTP/1.1\r\n\r\n");
+  send_raw("\x01not a frame, not HTTP\r\n\r\n");
   auto header = codec::WriteHeader(codec::FrameHeader{.body_length = 0x7FFFFFFF});
   send_raw(std::string(header.begin(), header.end()));
 

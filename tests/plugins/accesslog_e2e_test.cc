@@ -33,7 +33,7 @@ std::string WaitForLine(const std::string& file, const std::string& pattern) {
   return "";
 }
 
-// "9f1c2b7d04e5a613" of "... server trace=9f1c2b7d04e5a613 call=...".
+// "4bf92f35…" of "... server trace=4bf92f35… span=...".
 std::string TraceIdOf(const std::string& line) {
   const size_t start = line.find(" trace=");
   if (start == std::string::npos) return "";
@@ -62,12 +62,13 @@ TEST_F(AccessLogTest, ServerLogsTheTraceIdTheCallerSet) {
   ASSERT_TRUE(NewProxy("[" + LogYaml("client.log") + "]").Echo(EchoOf("x"), options).ok());
 
   EXPECT_NE(WaitForLine(dir_.File("server.log"),
-                        "server trace=caller-trace-0042 call=ferry.demo.EchoService/Echo "
-                        "peer=127\\.0\\.0\\.1:[0-9]+ status=OK latency_us=[0-9]+$"),
+                        "server trace=caller-trace-0042 span=[0-9a-f]{16} parent=- "
+                        "call=ferry.demo.EchoService/Echo peer=127\\.0\\.0\\.1:[0-9]+ status=OK "
+                        "latency_us=[0-9]+$"),
             "");
   EXPECT_NE(WaitForLine(dir_.File("client.log"),
-                        "client trace=caller-trace-0042 call=ferry.demo.EchoService/Echo "
-                        "peer=- status=OK latency_us=[0-9]+$"),
+                        "client trace=caller-trace-0042 span=- parent=- "
+                        "call=ferry.demo.EchoService/Echo peer=- status=OK latency_us=[0-9]+$"),
             "");
 }
 
@@ -77,7 +78,7 @@ TEST_F(AccessLogTest, GeneratedTraceIdIsTheSameOnBothSides) {
 
   const std::string client_trace = TraceIdOf(WaitForLine(dir_.File("client.log"), "client trace="));
   const std::string server_trace = TraceIdOf(WaitForLine(dir_.File("server.log"), "server trace="));
-  EXPECT_THAT(client_trace, MatchesRegex("[0-9a-f]{16}"));
+  EXPECT_THAT(client_trace, MatchesRegex("[0-9a-f]{32}"));
   EXPECT_EQ(client_trace, server_trace);
 }
 

@@ -13,14 +13,9 @@ class RpcMeta;
 
 namespace ferry::client {
 
-inline constexpr size_t kTraceIdLength = 16;
-
-// Replaces `*out` with a random id of kTraceIdLength lowercase hex digits. Reuses out's
-// capacity, so filling a recycled string allocates nothing.
-void FillRandomTraceId(std::string* out);
-
 // Replaces `*meta` with the request meta of a call: the method, what the caller set in
-// `options` (a random trace id when it set none) and `timeout_us` (0: no deadline). Reuses
+// `options` (a random trace id when it set none), a new span id and `timeout_us` (0: no
+// deadline). Reuses
 // meta's strings, so a meta kept per thread is rebuilt without allocating.
 void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
                      wire::RpcMeta* meta);

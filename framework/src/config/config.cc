@@ -59,6 +59,21 @@ void ReadLog(ConfigReader section, LogOptions* out) {
   section.RejectUnknownKeys();
 }
 
+void ReadHttp(ConfigReader section, HttpOptions* out) {
+  section.Bool("enabled", &out->enabled);
+  section.Integer("max_header_bytes", 1024, 1 << 20, &out->max_header_bytes);
+  section.Integer("max_body_bytes", 0, kMaxFrameBytes, &out->max_body_bytes);
+  section.Millis("request_timeout_ms", 0, kMaxMillis, &out->request_timeout);
+  section.String("admin_listen", &out->admin_listen);
+  if (!out->admin_listen.empty()) {
+    transport::Endpoint endpoint;
+    if (Status parsed = transport::ParseEndpoint(out->admin_listen, &endpoint); !parsed.ok()) {
+      section.Invalid("admin_listen", parsed.message());
+    }
+  }
+  section.RejectUnknownKeys();
+}
+
 void ReadServer(ConfigReader section, ServerOptions* out) {
   section.String("listen", &out->listen);
   transport::Endpoint endpoint;
@@ -77,6 +92,7 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
                   &out->compression_level);
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
   config::ReadFilters(section, "server", &out->filters);
+  ReadHttp(section.Section("http"), &out->http);
   section.RejectUnknownKeys();
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "client/request_meta.h"
+#include "trace/trace_ids.h"
 
 namespace ferry::filter {
 namespace {
@@ -14,7 +14,11 @@ using Clock = ClientFilterChain::Clock;
 // when the served call has no time left, so nothing is sent that nobody waits for.
 Status ApplyScope(const CallScope& scope, std::chrono::milliseconds default_timeout,
                   Clock::time_point now, CallOptions* options) {
-  if (options->trace_id.empty()) options->trace_id = scope.trace_id;
+  if (options->trace_id.empty()) {
+    options->trace_id = scope.trace_id;
+    options->parent_span_id = scope.span_id;
+    options->sampled = scope.sampled;
+  }
   if (scope.deadline == Clock::time_point::max()) return Status::Ok();
   const auto left = std::chrono::floor<std::chrono::milliseconds>(scope.deadline - now);
   if (left <= std::chrono::milliseconds::zero()) {
@@ -59,7 +63,7 @@ class ObservedCall {
       }
     }
     // Chosen here rather than by the transport so that client filters log the id the server sees.
-    if (options_.trace_id.empty()) client::FillRandomTraceId(&options_.trace_id);
+    if (options_.trace_id.empty()) trace::FillRandomTraceId(&options_.trace_id);
     if (filters_ == nullptr) return true;
     for (size_t i = 0; i < filters_->size(); ++i) {
       ClientCall call{method_, request_, options_, {(*states_)[i].get(), nullptr}};
@@ -127,17 +131,21 @@ void ClientFilterChain::CopyOptions(const CallOptions& from, CallOptions* to) {
   if (!from.attachments.empty() || !to->attachments.empty()) to->attachments = from.attachments;
   to->request_id = from.request_id;
   if (!from.trace_id.empty() || !to->trace_id.empty()) to->trace_id = from.trace_id;
+  if (!from.parent_span_id.empty() || !to->parent_span_id.empty()) {
+    to->parent_span_id = from.parent_span_id;
+  }
+  to->sampled = from.sampled;
   if (!from.auth_token.empty() || !to->auth_token.empty()) to->auth_token = from.auth_token;
   to->hash_key = from.hash_key;
   to->cancellation = from.cancellation;
-  static_assert(sizeof(CallOptions) == 152, "copy the new field of CallOptions here");
+  static_assert(sizeof(CallOptions) == 192, "copy the new field of CallOptions here");
 }
 
 Status ClientFilterChain::RunBlindFilters(const MethodSpec& method,
                                           const google::protobuf::Message& request,
                                           CallOptions& options) const {
   // Chosen here rather than by the transport so that client filters log the id the server sees.
-  if (options.trace_id.empty()) client::FillRandomTraceId(&options.trace_id);
+  if (options.trace_id.empty()) trace::FillRandomTraceId(&options.trace_id);
   const FilterMethodStates& states = filters_->states.For(method);
   for (size_t i = 0; i < filters_->filters.size(); ++i) {
     ClientCall call{method, request, options, {states[i].get(), nullptr}};

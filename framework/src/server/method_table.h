@@ -31,6 +31,8 @@ class MethodTable {
   // UNIMPLEMENTED naming the unknown service or method.
   Status Find(std::string_view service, std::string_view method, const Entry** out) const;
 
+  bool HasService(std::string_view service) const { return services_.contains(service); }
+
   // Before Start() only: the entries are read-only once calls arrive.
   void ForEachEntry(const std::function<void(Entry&)>& visit);
 

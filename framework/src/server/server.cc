@@ -16,6 +16,7 @@
 #include "server/business_pool.h"
 #include "server/server_connection.h"
 #include "server/server_core.h"
+#include "http/http_router.h"
 #include "transport/endpoint.h"
 #include "transport/io_thread_pool.h"
 
@@ -72,6 +73,13 @@ Status ResolveListenAddress(const std::string& listen, boost::asio::io_context& 
   return Status::Ok();
 }
 
+// "127.0.0.1:7001" of a listener that listens.
+std::string ListenedAddress(const auto& listener) {
+  boost::system::error_code error;
+  const tcp::endpoint endpoint = listener.acceptor.local_endpoint(error);
+  return endpoint.address().to_string() + ":" + std::to_string(listener.port);
+}
+
 }  // namespace
 
 class Server::Impl {
@@ -90,11 +98,23 @@ class Server::Impl {
     if (state_ != State::kNew) {
       return Status(StatusCode::FAILED_PRECONDITION, "services must be added before Start()");
     }
-    return core_.methods.Add(service);
+    Status status = core_.methods.Add(service);
+    if (status.ok()) services_.push_back(service);
+    return status;
+  }
+
+  Status AddHttpRoute(HttpRoute route) {
+    std::lock_guard lock(state_mu_);
+    if (state_ != State::kNew) {
+      return Status(StatusCode::FAILED_PRECONDITION, "HTTP routes must be added before Start()");
+    }
+    app_routes_.push_back(std::move(route));
+    return Status::Ok();
   }
 
   Status Start();
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return listeners_.empty() ? 0 : listeners_.front()->port; }
+  uint16_t admin_port() const { return listeners_.size() > 1 ? listeners_.back()->port : 0; }
   void Stop();
 
   void Wait() {
@@ -105,20 +125,32 @@ class Server::Impl {
  private:
   enum class State { kNew, kRunning, kStopping, kStopped };
 
-  Status Listen(const tcp::endpoint& endpoint);
-  void Accept();
-  void OnAccept(const boost::system::error_code& error, tcp::socket socket);
-  void CloseAcceptor();
+  // One listening socket: the server's port, or the admin pages' own.
+  struct Listener {
+    Listener(boost::asio::io_context& io, std::string address, http::HttpRouter::Port routes)
+        : acceptor(io), retry(io), address(std::move(address)), routes(routes) {}
+    tcp::acceptor acceptor;
+    boost::asio::steady_timer retry;
+    const std::string address;
+    const http::HttpRouter::Port routes;
+    uint16_t port = 0;
+  };
+
+  Status BuildRoutes();
+  Status Listen(Listener& listener);
+  void Accept(Listener& listener);
+  void OnAccept(Listener& listener, const boost::system::error_code& error, tcp::socket socket);
+  void CloseAcceptors();
 
   const ServerOptions options_;
+  std::vector<Service*> services_;
+  std::vector<HttpRoute> app_routes_;
   // Destroyed bottom-up, and that order matters: the pool's straggling calls hold connections,
   // whose sockets belong to the IO contexts, and all of them use the core.
   server::ServerCore core_;
   std::unique_ptr<transport::IoThreadPool> io_;
-  std::optional<tcp::acceptor> acceptor_;
-  std::optional<boost::asio::steady_timer> accept_retry_;
+  std::vector<std::unique_ptr<Listener>> listeners_;  // the server's port first
   std::unique_ptr<server::BusinessPool> pool_;
-  uint16_t port_ = 0;
 
   std::mutex state_mu_;
   std::condition_variable state_changed_;
@@ -132,17 +164,26 @@ Status Server::Impl::Start() {
   }
   Status status = ValidateOptions(options_);
   if (status.ok()) status = filter::ServerFilterChain::Create(options_.filters, &core_.filters);
+  if (status.ok()) status = BuildRoutes();
   if (!status.ok()) return status;
   core_.methods.ForEachEntry([this](server::MethodTable::Entry& entry) {
     entry.filter_states = core_.filters.NewMethodStates(*entry.method->spec);
   });
 
   io_ = std::make_unique<transport::IoThreadPool>(options_.io_threads, "ferry-srv-io");
-  tcp::endpoint endpoint;
-  status = ResolveListenAddress(options_.listen, io_->At(0), &endpoint);
-  if (status.ok()) status = Listen(endpoint);
+  const bool admin_apart = !options_.http.admin_listen.empty();
+  listeners_.push_back(std::make_unique<Listener>(
+      io_->At(0), options_.listen,
+      admin_apart ? http::HttpRouter::Port::kPublic : http::HttpRouter::Port::kEvery));
+  if (admin_apart) {
+    listeners_.push_back(std::make_unique<Listener>(io_->At(0), options_.http.admin_listen,
+                                                    http::HttpRouter::Port::kAdmin));
+  }
+  for (auto& listener : listeners_) {
+    if (status = Listen(*listener); !status.ok()) break;
+  }
   if (!status.ok()) {
-    acceptor_.reset();
+    listeners_.clear();
     io_.reset();
     return status;
   }
@@ -152,74 +193,111 @@ Status Server::Impl::Start() {
   core_.pool = pool_.get();
   core_.limits.max_frame_bytes = options_.max_frame_bytes;
   core_.idle_timeout = options_.idle_timeout;
+  core_.http = options_.http;
   const codec::Compressor* compressor = codec::FindCompressor(options_.compression);
   core_.response_body.compression =
       compressor != nullptr ? compressor->id() : codec::compression_id::kNone;
   core_.response_body.compress_threshold = options_.compress_threshold;
   core_.response_body.compression_level = options_.compression_level;
 
-  accept_retry_.emplace(io_->At(0));
-  boost::asio::post(io_->At(0), [this] { Accept(); });
+  for (auto& listener : listeners_) {
+    boost::asio::post(io_->At(0), [this, l = listener.get()] { Accept(*l); });
+  }
   state_ = State::kRunning;
-  Logger().info("ferry server: listening on {}",
-                endpoint.address().to_string() + ":" + std::to_string(port_));
+  Logger().info("ferry server: listening on {}", ListenedAddress(*listeners_.front()));
+  if (admin_apart) {
+    Logger().info("ferry server: admin pages on {}", ListenedAddress(*listeners_.back()));
+  }
+  for (const std::string& route : core_.routes.Describe()) {
+    Logger().info("ferry server: HTTP route {}", route);
+  }
   return Status::Ok();
 }
 
-Status Server::Impl::Listen(const tcp::endpoint& endpoint) {
-  auto fail = [&](const char* step, const boost::system::error_code& error) {
+// The services' routes and the application's, refusing any two that match the same paths, and
+// any that would claim the JSON gateway's POST /<service>/<method> of a service served here.
+Status Server::Impl::BuildRoutes() {
+  std::vector<HttpRoute> routes;
+  for (Service* service : services_) {
+    for (HttpRoute& route : service->http_routes()) routes.push_back(std::move(route));
+  }
+  for (HttpRoute& route : app_routes_) routes.push_back(std::move(route));
+  app_routes_.clear();
+  for (HttpRoute& route : routes) {
+    const std::vector<std::string_view> segments = http::SplitPath(route.pattern);
+    if (route.method == "POST" && segments.size() == 2 && core_.methods.HasService(segments[0])) {
+      return Status(StatusCode::INVALID_ARGUMENT,
+                    "HTTP route 'POST " + route.pattern + "' would take the JSON gateway's " +
+                        "path of service " + std::string(segments[0]));
+    }
+    if (Status status = core_.routes.Add(std::move(route)); !status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+Status Server::Impl::Listen(Listener& listener) {
+  auto fail = [&](const std::string& step, const std::string& error) {
     return Status(StatusCode::UNAVAILABLE,
-                  "cannot listen on " + options_.listen + ": " + step + ": " + error.message());
+                  "cannot listen on " + listener.address + ": " + step + ": " + error);
   };
+  tcp::endpoint endpoint;
+  if (Status status = ResolveListenAddress(listener.address, io_->At(0), &endpoint);
+      !status.ok()) {
+    return status;
+  }
   boost::system::error_code error;
-  acceptor_.emplace(io_->At(0));
-  acceptor_->open(endpoint.protocol(), error);
-  if (error) return fail("open", error);
-  acceptor_->set_option(tcp::acceptor::reuse_address(true), error);
-  if (error) return fail("SO_REUSEADDR", error);
-  acceptor_->bind(endpoint, error);
-  if (error) return fail("bind", error);
-  acceptor_->listen(boost::asio::socket_base::max_listen_connections, error);
-  if (error) return fail("listen", error);
-  port_ = acceptor_->local_endpoint(error).port();
-  if (error) return fail("local_endpoint", error);
+  tcp::acceptor& acceptor = listener.acceptor;
+  acceptor.open(endpoint.protocol(), error);
+  if (error) return fail("open", error.message());
+  acceptor.set_option(tcp::acceptor::reuse_address(true), error);
+  if (error) return fail("SO_REUSEADDR", error.message());
+  acceptor.bind(endpoint, error);
+  if (error) return fail("bind", error.message());
+  acceptor.listen(boost::asio::socket_base::max_listen_connections, error);
+  if (error) return fail("listen", error.message());
+  listener.port = acceptor.local_endpoint(error).port();
+  if (error) return fail("local_endpoint", error.message());
   return Status::Ok();
 }
 
 // On IO thread 0. Each accepted socket goes straight onto the next IO context, where its
 // connection then lives.
-void Server::Impl::Accept() {
-  acceptor_->async_accept(io_->Next(),
-                          [this](const boost::system::error_code& error, tcp::socket socket) {
-                            OnAccept(error, std::move(socket));
-                          });
+void Server::Impl::Accept(Listener& listener) {
+  listener.acceptor.async_accept(
+      io_->Next(), [this, &listener](const boost::system::error_code& error, tcp::socket socket) {
+        OnAccept(listener, error, std::move(socket));
+      });
 }
 
-void Server::Impl::OnAccept(const boost::system::error_code& error, tcp::socket socket) {
-  if (error == boost::asio::error::operation_aborted || !acceptor_->is_open()) return;
+void Server::Impl::OnAccept(Listener& listener, const boost::system::error_code& error,
+                            tcp::socket socket) {
+  if (error == boost::asio::error::operation_aborted || !listener.acceptor.is_open()) return;
   if (error) {
     Logger().warn("ferry server: accept failed: {}; retrying in {} ms", error.message(),
                   kAcceptRetryDelay.count());
-    accept_retry_->expires_after(kAcceptRetryDelay);
-    accept_retry_->async_wait([this](const boost::system::error_code& wait_error) {
-      if (!wait_error && acceptor_->is_open()) Accept();
+    listener.retry.expires_after(kAcceptRetryDelay);
+    listener.retry.async_wait([this, &listener](const boost::system::error_code& wait_error) {
+      if (!wait_error && listener.acceptor.is_open()) Accept(listener);
     });
     return;
   }
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
-  auto connection = std::make_shared<server::ServerConnection>(core_, std::move(socket));
+  auto connection =
+      std::make_shared<server::ServerConnection>(core_, std::move(socket), listener.routes);
   core_.connections.Add(connection);
   boost::asio::post(connection->executor(), [connection] { connection->Start(); });
-  Accept();
+  Accept(listener);
 }
 
-void Server::Impl::CloseAcceptor() {
+void Server::Impl::CloseAcceptors() {
   std::promise<void> closed;
   boost::asio::post(io_->At(0), [&] {
-    boost::system::error_code ignored;
-    acceptor_->close(ignored);
-    accept_retry_->cancel();
+    for (auto& listener : listeners_) {
+      boost::system::error_code ignored;
+      listener->acceptor.close(ignored);
+      listener->retry.cancel();
+    }
     closed.set_value();
   });
   closed.get_future().wait();
@@ -240,7 +318,7 @@ void Server::Impl::Stop() {
     state_ = State::kStopping;
   }
   const Clock::time_point deadline = Clock::now() + options_.grace_period;
-  CloseAcceptor();
+  CloseAcceptors();
   // Requests keep being served until each client acknowledged that it will send no more, so
   // that no request is ever refused on a connection whose client knows of GOAWAY.
   for (const auto& connection : core_.connections.Snapshot()) connection->GoAway();
@@ -267,8 +345,7 @@ void Server::Impl::Stop() {
     connection->Close(drained ? "server stopped" : "server stopped after its grace period",
                       spdlog::level::debug);
   }
-  acceptor_.reset();
-  accept_retry_.reset();
+  listeners_.clear();
   Logger().info("ferry server: stopped");
 
   std::lock_guard lock(state_mu_);
@@ -279,8 +356,10 @@ void Server::Impl::Stop() {
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 Server::~Server() = default;
 Status Server::AddService(Service* service) { return impl_->AddService(service); }
+Status Server::AddHttpRoute(HttpRoute route) { return impl_->AddHttpRoute(std::move(route)); }
 Status Server::Start() { return impl_->Start(); }
 uint16_t Server::port() const { return impl_->port(); }
+uint16_t Server::admin_port() const { return impl_->admin_port(); }
 void Server::Stop() { impl_->Stop(); }
 void Server::Wait() { impl_->Wait(); }
 

@@ -6,7 +6,13 @@
 #include <string>
 #include <utility>
 
+#include <google/protobuf/util/json_util.h>
+
+#include <charconv>
+
 #include "ferry/codec/message_codec.h"
+#include "http/http_session.h"
+#include "trace/trace_ids.h"
 #include "ferry/framework/call_scope.h"
 #include "ferry/rpc_meta.pb.h"
 #include "logger.h"
@@ -46,6 +52,14 @@ ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
   Reset(std::move(connection), method, header);
 }
 
+ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
+                       const MethodTable::Entry& method, uint64_t http_exchange) {
+  codec::FrameHeader header;
+  header.request_id = http_exchange;
+  Reset(std::move(connection), method, header);
+  http_ = true;
+}
+
 ServerCall::~ServerCall() {
   if (tracked_) connection_->Untrack(this);
 }
@@ -83,12 +97,74 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
                                 : ServerContext::Clock::time_point::max();
   context.peer_.assign(connection_->peer());
   context.scope_.trace_id.swap(*meta->mutable_trace_id());
+  context.scope_.span_id.swap(*meta->mutable_span_id());
+  context.parent_span_id_.swap(*meta->mutable_parent_span_id());
+  context.scope_.sampled = meta->sampled();
   context.request_id_ = meta->call_id();
   context.auth_token_.swap(*meta->mutable_auth_token());
   context.attachments_.clear();
   if (!meta->attachments().empty()) {
     context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());
   }
+  context.cancelled_.store(false, std::memory_order_relaxed);
+  return Status::Ok();
+}
+
+Status ServerCall::PrepareHttp(const HttpRequest& request,
+                               ServerContext::Clock::time_point received) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const std::string_view body = request.body().empty() ? std::string_view("{}") : request.body();
+  if (const auto parsed = google::protobuf::util::JsonStringToMessage(
+          google::protobuf::StringPiece(body.data(), body.size()), request_.get(), options);
+      !parsed.ok()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "the body is not a valid " +
+                                                    request_->GetTypeName() +
+                                                    " in JSON: " + std::string(parsed.message()));
+  }
+  ServerContext& context = context_;
+  context.service_ = method_->service_name;
+  context.method_ = method_->method->spec->method;
+  context.peer_.assign(connection_->peer());
+  context.scope_.deadline = ServerContext::Clock::time_point::max();
+  if (const std::string_view timeout = request.Header("X-Ferry-Timeout-Ms"); !timeout.empty()) {
+    uint64_t ms = 0;
+    const auto [end, error] = std::from_chars(timeout.data(), timeout.data() + timeout.size(), ms);
+    if (error != std::errc() || end != timeout.data() + timeout.size() || ms == 0 ||
+        ms * 1000 > kMaxTimeoutUs) {
+      return Status(StatusCode::INVALID_ARGUMENT,
+                    "header X-Ferry-Timeout-Ms: expected milliseconds from 1, got '" +
+                        std::string(timeout) + "'");
+    }
+    context.scope_.deadline = received + std::chrono::milliseconds(ms);
+  }
+  // The caller's traceparent, if any: this call is a span of its trace, a child of its span.
+  trace::TraceParent parent;
+  if (trace::ParseTraceParent(request.Header("traceparent"), &parent)) {
+    context.scope_.trace_id.assign(parent.trace_id);
+    context.parent_span_id_.assign(parent.parent_span_id);
+    context.scope_.sampled = parent.sampled;
+  } else {
+    trace::FillRandomTraceId(&context.scope_.trace_id);
+    context.parent_span_id_.clear();
+    context.scope_.sampled = true;
+  }
+  trace::FillRandomSpanId(&context.scope_.span_id);
+  context.request_id_ = 0;
+  if (const std::string_view id = request.Header("X-Ferry-Call-Id"); !id.empty()) {
+    const auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), context.request_id_);
+    if (error != std::errc() || end != id.data() + id.size()) {
+      return Status(StatusCode::INVALID_ARGUMENT,
+                    "header X-Ferry-Call-Id: expected an unsigned integer, got '" +
+                        std::string(id) + "'");
+    }
+  }
+  const std::string_view authorization = request.Header("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  context.auth_token_.assign(authorization.starts_with(kBearer)
+                                 ? authorization.substr(kBearer.size())
+                                 : std::string_view());
+  context.attachments_.clear();
   context.cancelled_.store(false, std::memory_order_relaxed);
   return Status::Ok();
 }
@@ -190,6 +266,10 @@ void ServerCall::Complete(const Status& status) {
 
 void ServerCall::Answer(const Status& status) {
   connection_->filters().Leave(context_, *request_, method_->filter_states, status, &filters_);
+  if (http_) {
+    connection_->AnswerHttp(request_id_, http::HttpSession::CallAnswer(status, response_.get()));
+    return;
+  }
   if (!one_way_) {
     connection_->SendResponse(request_id_, serializer_, status, response_.get(),
                               connection_->InReadLoop());

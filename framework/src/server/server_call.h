@@ -9,6 +9,7 @@
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
+#include "ferry/framework/http.h"
 #include "ferry/framework/server_context.h"
 #include "ferry/framework/service.h"
 #include "filter/server_filter_chain.h"
@@ -37,6 +38,9 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   // A call for the pool.
   ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
              const codec::FrameHeader& header);
+  // A call of the JSON gateway: HTTP request `http_exchange` of the connection.
+  ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
+             uint64_t http_exchange);
   // A connection's reusable inline call, empty until Reset().
   ServerCall() = default;
   ~ServerCall() override;  // leaves the connection's in-flight list
@@ -52,6 +56,10 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   // its capacity. On failure the status is what the caller should be answered.
   Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
                  ServerContext::Clock::time_point received, size_t max_body_bytes);
+
+  // The same from an HTTP request: its JSON body, and its headers for what the binary meta
+  // carries (docs/http.md). INVALID_ARGUMENT naming the field or header that is wrong.
+  Status PrepareHttp(const HttpRequest& request, ServerContext::Clock::time_point received);
 
   // Lets go of the connection of a reusable call whose request was refused before it ran.
   void Abandon() { connection_.reset(); }
@@ -97,6 +105,7 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   uint64_t request_id_ = 0;
   uint8_t serializer_ = 0;
   bool one_way_ = false;
+  bool http_ = false;  // answered as HTTP, request_id_ being the exchange
   // An inline call the connection still holds; false for pool calls and detached inline ones.
   bool held_by_connection_ = false;
   bool tracked_ = false;

@@ -6,8 +6,10 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <span>
+#include <thread>
 
 #include "ferry/codec/message_codec.h"
+#include "http/http_session.h"
 #include "logger.h"
 #include "server/business_pool.h"
 #include "server/server_call.h"
@@ -28,14 +30,19 @@ std::string PeerOf(const boost::asio::ip::tcp::socket& socket) {
 
 }  // namespace
 
-ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket)
+ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket,
+                                   http::HttpRouter::Port port)
     : core_(core),
       socket_(std::move(socket)),
       peer_(PeerOf(socket_)),
       decoder_(core.limits),
-      idle_timer_(socket_.get_executor()) {}
+      idle_timer_(socket_.get_executor()),
+      http_port_(port) {}
+
+ServerConnection::~ServerConnection() = default;
 
 void ServerConnection::Start() {
+  io_thread_ = std::this_thread::get_id();
   if (closed_) return;
   last_receive_ = Clock::now();
   if (core_.idle_timeout.count() > 0) ArmIdleTimer(last_receive_ + core_.idle_timeout);
@@ -43,7 +50,9 @@ void ServerConnection::Start() {
 }
 
 void ServerConnection::Read() {
-  const std::span<uint8_t> space = decoder_.PrepareWrite(kReadChunk);
+  read_pending_ = true;
+  const std::span<uint8_t> space =
+      http_ != nullptr ? http_->PrepareRead(kReadChunk) : decoder_.PrepareWrite(kReadChunk);
   socket_.async_read_some(
       boost::asio::buffer(space.data(), space.size()),
       [self = shared_from_this()](const boost::system::error_code& error, size_t bytes) {
@@ -52,9 +61,14 @@ void ServerConnection::Read() {
 }
 
 void ServerConnection::OnRead(const boost::system::error_code& error, size_t bytes) {
+  read_pending_ = false;
   if (closed_ || closing_) return;
+  if (http_ != nullptr && !error) {
+    http_->CommitRead(bytes);
+    return OnHttpRead();
+  }
   if (error == boost::asio::error::eof) {
-    if (decoder_.buffered_bytes() == 0) {
+    if (http_ != nullptr ? http_->Idle() : decoder_.buffered_bytes() == 0) {
       Close("peer closed the connection", spdlog::level::debug);
     } else {
       Close("peer closed the connection in the middle of a frame (" +
@@ -71,6 +85,8 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
     return;
   }
   decoder_.CommitWrite(bytes);
+  if (!sniffed_ && !Sniff()) return;
+  if (http_ != nullptr) return OnHttpRead();
   // One clock read per batch: every frame in it arrived at the same moment as far as
   // deadlines are concerned.
   const Clock::time_point received = Clock::now();
@@ -92,6 +108,82 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
     Flush();
   }
   Read();
+}
+
+bool ServerConnection::Sniff() {
+  sniffed_ = true;
+  const uint8_t first = static_cast<uint8_t>(decoder_.buffered().front());
+  const bool http = first >= 'A' && first <= 'Z';
+  if (http_port_ == http::HttpRouter::Port::kAdmin && !http) {
+    Close("the admin port speaks HTTP only", spdlog::level::info);
+    return false;
+  }
+  if (!http) {
+    if (goaway_sent_) SendGoAway();
+    return true;
+  }
+  if (!core_.http.enabled) {
+    Close("HTTP on this port is off (server.http.enabled: false)", spdlog::level::info);
+    return false;
+  }
+  http_ = std::make_unique<http::HttpSession>(*this, core_.http, core_.routes, http_port_);
+  const std::string_view first_bytes = decoder_.buffered();
+  const std::span<uint8_t> space = http_->PrepareRead(first_bytes.size());
+  std::copy(first_bytes.begin(), first_bytes.end(), space.begin());
+  http_->CommitRead(first_bytes.size());
+  decoder_ = codec::FrameDecoder(core_.limits);  // gives its buffer back
+  if (goaway_sent_) SendGoAway();
+  return true;
+}
+
+void ServerConnection::OnHttpRead() {
+  last_receive_ = Clock::now();
+  reading_ = this;
+  http_->Process();
+  reading_ = nullptr;
+  if (flush_requested_) {
+    flush_requested_ = false;
+    Flush();
+  }
+  if (!closed_ && !closing_ && http_->WantsRead()) Read();
+}
+
+void ServerConnection::ResumeReading() {
+  if (flush_requested_) {
+    flush_requested_ = false;
+    Flush();
+  }
+  if (!closed_ && !closing_ && !read_pending_) Read();
+}
+
+void ServerConnection::CloseAfterFlush(std::string reason) {
+  close_reason_ = std::move(reason);
+  closing_ = true;
+  if (InReadLoop()) {
+    flush_requested_ = true;  // the read loop flushes, and the flush closes
+  } else {
+    Flush();
+  }
+}
+
+void ServerConnection::AnswerHttp(uint64_t exchange, HttpResponse response) {
+  if (std::this_thread::get_id() == io_thread_) {
+    if (http_ != nullptr) http_->Respond(exchange, std::move(response));
+    return;
+  }
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this(), exchange,
+                                             response = std::move(response)]() mutable {
+    if (self->http_ != nullptr && !self->closed_) self->http_->Respond(exchange, std::move(response));
+  });
+}
+
+void ServerConnection::ExpireHttpCallAt(uint64_t exchange, Clock::time_point deadline) {
+  http_->ExpireAt(exchange, deadline, [this, exchange] {
+    CancelCall(exchange);
+    http_->Respond(exchange, http::HttpSession::CallAnswer(
+                                 Status(StatusCode::DEADLINE_EXCEEDED, "the call's deadline passed"),
+                                 nullptr));
+  });
 }
 
 void ServerConnection::HandleFrame(Clock::time_point received) {
@@ -217,8 +309,18 @@ void ServerConnection::GoAway() {
   boost::asio::post(socket_.get_executor(), [self = shared_from_this()] {
     if (self->closed_ || self->goaway_sent_) return;
     self->goaway_sent_ = true;
-    self->SendControl(codec::MessageType::kGoAway, 0, 0);
+    // Before the first bytes the protocol is unknown: Sniff() finishes this.
+    if (self->sniffed_) self->SendGoAway();
   });
+}
+
+void ServerConnection::SendGoAway() {
+  if (http_ == nullptr) return SendControl(codec::MessageType::kGoAway, 0, 0);
+  // HTTP has no GOAWAY: the request in progress is answered with Connection: close, an idle
+  // connection closes, and nothing more is taken.
+  gone_away_.store(true, std::memory_order_release);
+  http_->Drain();
+  core_.connections.NotifyCallsFinished();
 }
 
 void ServerConnection::OnGoAwayAck() {
@@ -246,7 +348,10 @@ void ServerConnection::Flush() {
   }
   if (writing_) return;  // the running write's completion continues the loop
   if (!outbound_.TakeAll(&write_buffer_)) {
-    if (closing_) Close("server is shutting down", spdlog::level::debug);
+    if (closing_) {
+      Close(close_reason_.empty() ? "server is shutting down" : close_reason_,
+            spdlog::level::debug);
+    }
     return;
   }
   writing_ = true;

@@ -10,10 +10,13 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
+#include "ferry/framework/http.h"
 #include "ferry/rpc_meta.pb.h"
+#include "http/http_router.h"
 #include "server/auth_token_table.h"
 #include "server/server_call.h"
 #include "server/server_core.h"
@@ -21,6 +24,10 @@
 
 namespace google::protobuf {
 class Message;
+}
+
+namespace ferry::http {
+class HttpSession;
 }
 
 namespace ferry::server {
@@ -31,12 +38,17 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
  public:
   using Clock = std::chrono::steady_clock;
 
-  ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket);
+  // `port`: which HTTP routes a connection of this listener serves (see HttpRouter::Port); an
+  // admin listener's connections speak HTTP only.
+  ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket,
+                   http::HttpRouter::Port port);
+  ~ServerConnection();
 
   // Starts reading and the idle timer. On the connection's IO thread (post to executor()).
   void Start();
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   const std::string& peer() const { return peer_; }
+  ServerCore& core() { return core_; }
   const filter::ServerFilterChain& filters() const { return core_.filters; }
   // Whether this thread is handling a read of this connection: an answer queued now leaves with
   // the answers to the other requests of that read, in one write.
@@ -47,6 +59,10 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   // the end of that read, so answers to pipelined requests leave in one write.
   void SendResponse(uint64_t request_id, uint8_t serializer, const Status& status,
                     const google::protobuf::Message* body, bool on_io_thread);
+
+  // Marks call `request_id` cancelled (ServerContext::cancelled()), if it is in flight. Any
+  // thread.
+  void CancelCall(uint64_t request_id);
 
   // The calls running or queued on the pool. Any thread.
   void Track(ServerCall* call);
@@ -61,17 +77,32 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
   // Stops reading, writes what is queued, then closes. Any thread.
   void CloseGracefully();
+
+  // For the HTTP session, on the IO thread: queue an answer's bytes; close once written; read
+  // again after a request was answered.
+  void EnqueueHttp(std::string_view bytes) { Enqueue(bytes, InReadLoop()); }
+  void CloseAfterFlush(std::string reason);
+  void ResumeReading();
+  // The answer to HTTP request `exchange` of this connection. Any thread.
+  void AnswerHttp(uint64_t exchange, HttpResponse response);
+  // At `deadline`, unless answered by then, HTTP call `exchange` is cancelled and answered 504.
+  // On the IO thread.
+  void ExpireHttpCallAt(uint64_t exchange, Clock::time_point deadline);
   // On the IO thread, or on any thread once the IO threads have been joined.
   void Close(std::string_view reason, spdlog::level::level_enum level);
 
  private:
   void Read();
   void OnRead(const boost::system::error_code& error, size_t bytes);
+  // The first bytes decide the protocol: Ferry's frames begin with 0xFE, HTTP with a method's
+  // letters. False when the connection was closed instead.
+  bool Sniff();
+  void OnHttpRead();
   void HandleFrame(Clock::time_point received);
   void HandleRequest(Clock::time_point received);
-  void CancelCall(uint64_t request_id);
   void SendControl(codec::MessageType type, uint8_t flags, uint64_t request_id);
   void OnGoAwayAck();
+  void SendGoAway();
   void Enqueue(std::string_view frame, bool on_io_thread);
   void Flush();
   void ArmIdleTimer(Clock::time_point at);
@@ -98,6 +129,12 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   bool closed_ = false;
   bool goaway_sent_ = false;
   std::atomic<bool> gone_away_{false};
+  bool sniffed_ = false;
+  bool read_pending_ = false;
+  std::string close_reason_;  // set by CloseAfterFlush
+  const http::HttpRouter::Port http_port_;
+  std::thread::id io_thread_;  // the one thread of its io_context, set by Start()
+  std::unique_ptr<http::HttpSession> http_;  // set once the first bytes were HTTP
 
   static inline thread_local const ServerConnection* reading_ = nullptr;
 

@@ -5,7 +5,9 @@
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/message_codec.h"
+#include "ferry/framework/server_options.h"
 #include "filter/server_filter_chain.h"
+#include "http/http_router.h"
 #include "server/connection_registry.h"
 #include "server/method_table.h"
 
@@ -23,6 +25,8 @@ struct ServerCore {
   codec::BodyOptions response_body;
   std::chrono::milliseconds idle_timeout{0};  // zero: never close idle connections
   filter::ServerFilterChain filters;          // ServerOptions::filters, built by Start()
+  HttpOptions http;                           // ServerOptions::http
+  http::HttpRouter routes;                    // the services' and the application's, by Start()
   // Set once by Stop(): from then on requests are answered UNAVAILABLE instead of run.
   std::atomic<bool> shutting_down{false};
   ConnectionRegistry connections;

@@ -43,6 +43,10 @@ class FrameDecoder {
 
   const std::string& error() const { return error_; }
   size_t buffered_bytes() const { return end_ - begin_; }
+  // The bytes received and not yet decoded.
+  std::string_view buffered() const {
+    return {reinterpret_cast<const char*>(buffer_.data()) + begin_, end_ - begin_};
+  }
   const DecoderLimits& limits() const { return limits_; }
 
  private:

@@ -21,8 +21,12 @@ struct CallOptions {
   // Caller's id of the logical call, carried to ServerContext::request_id() and kept across
   // retries; zero means none. It is not the wire request id, which the connection assigns.
   uint64_t request_id = 0;
-  // Empty: a new trace id is generated for the call.
+  // W3C trace context (docs/http.md, "Tracing"). Empty: a new trace id is generated for the
+  // call. A call made while another is being served inherits that call's trace, its span as the
+  // parent and its sampled flag (CallScope).
   std::string trace_id;
+  std::string parent_span_id;
+  bool sampled = true;
   // Credentials for the server's auth filter; normally set by the client's auth filter.
   std::string auth_token;
   // Key for consistent-hash balancing; when absent the balancer hashes a request field.

@@ -11,6 +11,8 @@ namespace ferry {
 struct CallScope {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::string trace_id;
+  std::string span_id;  // of the call being served: the parent of the calls it makes
+  bool sampled = true;
 };
 
 // The scope of the call this thread is serving, or of the call whose downstream completion it

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "ferry/codec/status.h"
+#include "ferry/framework/http.h"
 #include "ferry/framework/server_options.h"
 #include "ferry/framework/service.h"
 
@@ -22,9 +23,15 @@ class Server {
   // ALREADY_EXISTS when a service of the same full name was added.
   Status AddService(Service* service);
 
-  // Binds and listens; port() is valid afterwards. UNAVAILABLE when the address cannot be bound.
+  // Before Start(): an HTTP route of the application's (admin pages, say), beside those of the
+  // services. Routes that match the same paths are refused by Start(), naming both.
+  Status AddHttpRoute(HttpRoute route);
+
+  // Binds and listens (and on server.http.admin_listen when set); port() is valid afterwards.
+  // UNAVAILABLE when an address cannot be bound; INVALID_ARGUMENT for clashing HTTP routes.
   Status Start();
   uint16_t port() const;
+  uint16_t admin_port() const;  // 0 without an admin listener
 
   // Graceful: stop accepting, let in-flight calls finish for up to the grace period, close.
   // Safe to call more than once and from any thread but a handler's.

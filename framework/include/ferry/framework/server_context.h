@@ -30,6 +30,10 @@ class ServerContext {
   // "ip:port" of the caller.
   const std::string& peer() const { return peer_; }
   const std::string& trace_id() const { return scope_.trace_id; }
+  // This call's span, and the caller's span it is a child of ("" for a root span).
+  const std::string& span_id() const { return scope_.span_id; }
+  const std::string& parent_span_id() const { return parent_span_id_; }
+  bool sampled() const { return scope_.sampled; }
   // The deadline and trace that calls made on behalf of this one inherit (CurrentCallScope).
   const CallScope& scope() const { return scope_; }
   // CallOptions::request_id of the caller; 0 when it set none.
@@ -46,6 +50,7 @@ class ServerContext {
   void set_deadline(Clock::time_point d) { scope_.deadline = d; }
   void set_peer(std::string p) { peer_ = std::move(p); }
   void set_trace_id(std::string t) { scope_.trace_id = std::move(t); }
+  void set_span_id(std::string s) { scope_.span_id = std::move(s); }
   void set_request_id(uint64_t id) { request_id_ = id; }
   Attachments* mutable_attachments() { return &attachments_; }
   void set_auth_token(std::string token) { auth_token_ = std::move(token); }
@@ -59,6 +64,7 @@ class ServerContext {
   std::string_view service_;
   std::string_view method_;
   CallScope scope_;
+  std::string parent_span_id_;
   std::string peer_;
   uint64_t request_id_ = 0;
   Attachments attachments_;

@@ -9,6 +9,17 @@
 
 namespace ferry {
 
+// YAML `server.http`: HTTP/1.1 on the server's port, beside the binary protocol (docs/http.md).
+struct HttpOptions {
+  bool enabled = true;                              // enabled
+  size_t max_header_bytes = 16u << 10;              // max_header_bytes
+  size_t max_body_bytes = 4u << 20;                 // max_body_bytes
+  std::chrono::milliseconds request_timeout{10000};  // request_timeout_ms: first byte to last
+  // admin_listen: "host:port" of a listener for the admin pages (metrics, health, status) alone;
+  // empty: they are served on the server's port.
+  std::string admin_listen;
+};
+
 // Every field maps to a YAML key under `server:` (docs/configuration.md).
 struct ServerOptions {
   std::string listen = "127.0.0.1:0";  // listen: "host:port"; port 0 picks one
@@ -27,6 +38,7 @@ struct ServerOptions {
   int compression_level = 1;                      // compression.level
   size_t max_frame_bytes = 16u << 20;             // max_frame_bytes
   std::vector<FilterSpec> filters;                // filters: run around every call, in order
+  HttpOptions http;                               // http
 };
 
 }  // namespace ferry

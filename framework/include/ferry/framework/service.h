@@ -2,8 +2,10 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "ferry/codec/status.h"
+#include "ferry/framework/http.h"
 #include "ferry/framework/method_spec.h"
 #include "ferry/framework/server_context.h"
 
@@ -66,6 +68,9 @@ class Service {
   virtual ~Service() = default;
   virtual std::string_view full_name() const = 0;
   virtual std::span<const Method> methods() const = 0;
+  // HTTP routes the service serves on the server's port (the short-link service's redirect is
+  // `GET /{code}`), asked for once when the server starts. None by default.
+  virtual std::vector<HttpRoute> http_routes() { return {}; }
 };
 
 }  // namespace ferry

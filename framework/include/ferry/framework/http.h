@@ -1,0 +1,90 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ferry {
+
+namespace http {
+class HttpExchange;
+}
+
+// One HTTP request as a route's handler sees it. Everything in it stays valid until the handler
+// answers (HttpReply); copy what it keeps longer.
+class HttpRequest {
+ public:
+  std::string_view method() const { return method_; }  // "GET"
+  std::string_view path() const { return path_; }      // "/abc", as sent (percent-encoded)
+  std::string_view query() const { return query_; }    // after '?', without it; "" if none
+  std::string_view body() const { return body_; }
+  std::string_view peer() const { return peer_; }  // "ip:port" of the caller
+  // The value of a header (names compare case-insensitively); "" when absent.
+  std::string_view Header(std::string_view name) const;
+  // A named segment of the route's pattern: for `GET /{code}` and "/Ab3", Param("code") is
+  // "Ab3" (as sent, percent-encoded). "" for a name the pattern does not have.
+  std::string_view Param(std::string_view name) const;
+
+ private:
+  friend class http::HttpExchange;
+
+  std::string_view method_;
+  std::string_view path_;
+  std::string_view query_;
+  std::string_view body_;
+  std::string_view peer_;
+  std::vector<std::pair<std::string_view, std::string_view>> headers_;
+  std::vector<std::pair<std::string_view, std::string_view>> params_;
+};
+
+// What a route answers: any status, headers and body. Content-Length is set by the server.
+struct HttpResponse {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  HttpResponse& Set(std::string name, std::string value) {
+    headers.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
+};
+
+// Answers the request a route handles, from any thread: call it exactly once. One dropped
+// without being called answers 500, so a forgetful handler never leaves its client waiting.
+// Move-only.
+class HttpReply {
+ public:
+  using Sink = std::function<void(HttpResponse)>;
+
+  explicit HttpReply(Sink sink) : sink_(std::move(sink)) {}
+  HttpReply(HttpReply&& other) noexcept : sink_(std::exchange(other.sink_, nullptr)) {}
+  HttpReply& operator=(HttpReply&&) = delete;
+  HttpReply(const HttpReply&) = delete;
+  ~HttpReply();
+
+  void operator()(HttpResponse response);
+
+ private:
+  Sink sink_;
+};
+
+// A route a service or the application serves over HTTP on the server's port, next to the
+// binary protocol: `method` ("GET", "POST", ...) and a path pattern of literal segments and named
+// ones in braces, e.g. "/{code}" or "/api/links/{id}/stats". A literal segment is preferred to a
+// named one where both match; two routes of one method that match the same paths are refused
+// when the server starts. HEAD is answered by a GET route, without its body.
+struct HttpRoute {
+  std::string method;
+  std::string pattern;
+  std::function<void(const HttpRequest& request, HttpReply reply)> handler;
+  // Cheap and non-blocking: runs on the IO thread. Otherwise on the business pool, which may
+  // refuse it when full (503).
+  bool on_io_thread = false;
+  // An operator's page (metrics, health, status): served on server.http.admin_listen when one
+  // is set, and then not on the public port.
+  bool admin = false;
+};
+
+}  // namespace ferry

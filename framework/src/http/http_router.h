@@ -1,0 +1,66 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ferry/codec/status.h"
+#include "ferry/framework/http.h"
+
+namespace ferry::http {
+
+// The HTTP routes of one server, matched by method and path segments. Built before the server
+// starts and read-only afterwards, so IO threads match without locking.
+class HttpRouter {
+ public:
+  struct Match {
+    const HttpRoute* route = nullptr;
+    std::vector<std::pair<std::string_view, std::string_view>> params;  // name -> segment
+  };
+
+  // INVALID_ARGUMENT naming both routes when `route` matches exactly the paths an added route
+  // of the same method matches, or naming the pattern when it is malformed (not starting with
+  // '/', an empty or unclosed "{}", a segment mixing text and braces).
+  Status Add(HttpRoute route);
+
+  // Which routes a listener serves: the public port serves every route unless admin pages have
+  // a listener of their own, which serves only them.
+  enum class Port { kEvery, kPublic, kAdmin };
+
+  // The route for `method` and `path` (without its query) among those `port` serves. With no
+  // route for the method but one for another, `*allowed` lists those methods ("GET, POST"), for
+  // a 405.
+  bool Find(std::string_view method, std::string_view path, Port port, Match* out,
+            std::string* allowed) const;
+
+  // "GET /{code}", "POST /{service}/{method} (admin)", ... in the order they were added: what a
+  // server logs at start-up.
+  std::vector<std::string> Describe() const;
+
+ private:
+  struct Segment {
+    std::string text;  // the literal, or the parameter's name
+    bool param = false;
+  };
+  struct Entry {
+    HttpRoute route;
+    std::vector<Segment> segments;
+  };
+
+  static bool Parse(std::string_view pattern, std::vector<Segment>* out);
+  // Whether `a` is preferred to `b` where both match: the first segment where they differ is
+  // literal in `a`.
+  static bool MoreSpecific(const Entry& a, const Entry& b);
+  static bool Matches(const Entry& entry, const std::vector<std::string_view>& path, Match* out);
+  static bool Serves(Port port, const HttpRoute& route) {
+    return port == Port::kEvery || route.admin == (port == Port::kAdmin);
+  }
+
+  std::vector<Entry> entries_;  // by method, then most specific first
+};
+
+// "/a/b" -> {"a", "b"}; "/" -> {""}; a trailing '/' makes a last empty segment.
+std::vector<std::string_view> SplitPath(std::string_view path);
+
+}  // namespace ferry::http

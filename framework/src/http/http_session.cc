@@ -1,0 +1,269 @@
+#include "http/http_session.h"
+
+#include <google/protobuf/message.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/serializer.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "http/http_exchange.h"
+#include "http/http_status.h"
+#include "server/http_gateway.h"
+#include "server/server_connection.h"
+
+namespace ferry::http {
+
+namespace beast_http = boost::beast::http;
+using RequestParser = beast_http::request_parser<beast_http::string_body>;
+
+struct HttpSession::Parser {
+  explicit Parser(const HttpOptions& options) {
+    parser.header_limit(static_cast<uint32_t>(options.max_header_bytes));
+    parser.body_limit(options.max_body_bytes);
+    parser.eager(true);
+  }
+  RequestParser parser;
+};
+
+// Nothing of its own: an HttpExchange the session's header can name without including it.
+class HttpSession::Exchange : public HttpExchange {
+ public:
+  using HttpExchange::HttpExchange;
+};
+
+namespace {
+
+HttpResponse JsonError(int status, StatusCode code, std::string_view message) {
+  HttpResponse response;
+  response.status = status;
+  response.Set("Content-Type", "application/json");
+  response.body = ErrorJson(code, message);
+  return response;
+}
+
+// `response` as the bytes of an HTTP/1.x response, through Beast's serializer.
+std::string Serialize(HttpResponse response, unsigned version, bool keep_alive, bool head) {
+  beast_http::response<beast_http::string_body> message;
+  message.version(version);
+  message.result(static_cast<unsigned>(response.status));
+  for (auto& [name, value] : response.headers) message.insert(name, value);
+  message.keep_alive(keep_alive);
+  message.body() = std::move(response.body);
+  message.prepare_payload();  // Content-Length, also for HEAD: the length GET would send
+  std::string bytes;
+  beast_http::serializer<false, beast_http::string_body> serializer(message);
+  serializer.split(head);  // HEAD: the header alone
+  boost::system::error_code error;
+  while (!serializer.is_done() && !(head && serializer.is_header_done())) {
+    serializer.next(error, [&](boost::system::error_code&, const auto& buffers) {
+      for (const auto buffer : boost::beast::buffers_range_ref(buffers)) {
+        bytes.append(static_cast<const char*>(buffer.data()), buffer.size());
+      }
+      serializer.consume(boost::beast::buffer_bytes(buffers));
+    });
+    if (error) break;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+HttpSession::HttpSession(server::ServerConnection& connection, const HttpOptions& options,
+                         const HttpRouter& router, HttpRouter::Port port)
+    : connection_(connection),
+      options_(options),
+      router_(router),
+      port_(port),
+      request_timer_(connection.executor()),
+      deadline_timer_(connection.executor()) {
+  StartRequest();
+}
+
+HttpSession::~HttpSession() = default;
+
+std::span<uint8_t> HttpSession::PrepareRead(size_t min_size) {
+  if (input_begin_ == input_.size()) {
+    input_.clear();
+    input_begin_ = 0;
+  } else if (input_begin_ > input_.size() / 2) {
+    input_.erase(0, input_begin_);
+    input_begin_ = 0;
+  }
+  read_at_ = input_.size();
+  input_.resize(read_at_ + min_size);
+  return {reinterpret_cast<uint8_t*>(input_.data() + read_at_), min_size};
+}
+
+void HttpSession::CommitRead(size_t n) { input_.resize(read_at_ + n); }
+
+bool HttpSession::WantsRead() const { return exchange_ == nullptr && !closing_; }
+
+bool HttpSession::Idle() const { return exchange_ == nullptr && !request_started_; }
+
+void HttpSession::StartRequest() {
+  parser_ = std::make_unique<Parser>(options_);
+  request_started_ = false;
+}
+
+void HttpSession::Process() {
+  while (exchange_ == nullptr && !closing_ && input_begin_ < input_.size()) {
+    if (!request_started_) {
+      request_started_ = true;
+      ArmRequestTimer();
+    }
+    boost::system::error_code error;
+    const size_t used = parser_->parser.put(
+        boost::asio::buffer(input_.data() + input_begin_, input_.size() - input_begin_), error);
+    input_begin_ += used;
+    if (error == beast_http::error::need_more) return;
+    if (error == beast_http::error::header_limit) {
+      return Fail(431, "request header larger than server.http.max_header_bytes (" +
+                           std::to_string(options_.max_header_bytes) + ")");
+    }
+    if (error == beast_http::error::body_limit) {
+      return Fail(413, "request body larger than server.http.max_body_bytes (" +
+                           std::to_string(options_.max_body_bytes) + ")");
+    }
+    if (error) return Fail(400, "malformed HTTP request: " + error.message());
+    if (!parser_->parser.is_done()) {
+      if (used == 0) return;
+      continue;
+    }
+    request_timer_.cancel();
+    dispatching_ = true;
+    Dispatch();
+    dispatching_ = false;
+  }
+}
+
+void HttpSession::Dispatch() {
+  beast_http::request<beast_http::string_body> message = parser_->parser.release();
+  StartRequest();
+  HttpExchange::Parsed parsed;
+  parsed.method = std::string(message.method_string());
+  parsed.target = std::string(message.target());
+  parsed.keep_alive = message.keep_alive() && !draining_;
+  parsed.version = message.version();
+  parsed.headers.reserve(std::distance(message.begin(), message.end()));
+  for (const auto& field : message) {
+    parsed.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  parsed.body = std::move(message.body());
+  exchange_ = std::make_unique<Exchange>(++exchanges_, std::move(parsed), connection_.peer());
+  const HttpRequest& request = exchange_->request();
+  const uint64_t id = exchange_->id();
+
+  if (draining_) {
+    return Respond(id, JsonError(503, StatusCode::DRAINING, "server is shutting down"));
+  }
+  // The JSON gateway: POST /<full.service.Name>/<Method> of a service this server serves.
+  if (port_ != HttpRouter::Port::kAdmin && request.method() == "POST") {
+    if (server::StartGatewayCall(connection_, request, id)) return;
+  }
+  HttpRouter::Match match;
+  std::string allowed;
+  if (!router_.Find(request.method(), request.path(), port_, &match, &allowed)) {
+    if (!allowed.empty()) {
+      HttpResponse response = JsonError(405, StatusCode::UNIMPLEMENTED,
+                                        std::string(request.method()) + " is not served at " +
+                                            std::string(request.path()) + "; allowed: " + allowed);
+      response.Set("Allow", allowed);
+      return Respond(id, std::move(response));
+    }
+    return Respond(id, JsonError(404, StatusCode::NOT_FOUND,
+                                 "no route for " + std::string(request.method()) + " " +
+                                     std::string(request.path())));
+  }
+  exchange_->SetParams(std::move(match.params));
+  server::RunRoute(connection_, *match.route, exchange_->request(), id);
+}
+
+void HttpSession::Respond(uint64_t exchange, HttpResponse response) {
+  if (exchange_ == nullptr || exchange_->id() != exchange || closing_) return;
+  const bool keep_alive = exchange_->keep_alive() && !draining_;
+  std::string bytes = Serialize(std::move(response), exchange_->version(), keep_alive,
+                                exchange_->head());
+  exchange_.reset();
+  deadline_timer_.cancel();
+  connection_.EnqueueHttp(bytes);
+  if (!keep_alive) {
+    closing_ = true;
+    connection_.CloseAfterFlush("HTTP connection not kept alive");
+    return;
+  }
+  // Answered inside Dispatch(): Process() goes on with the next request itself, without
+  // recursing once per pipelined request.
+  if (dispatching_) return;
+  // Pipelined requests waiting in the buffer come next; then the connection reads on.
+  Process();
+  if (WantsRead()) connection_.ResumeReading();
+}
+
+void HttpSession::Fail(int status, std::string_view message) {
+  request_timer_.cancel();
+  HttpResponse response = JsonError(status, StatusCode::INVALID_ARGUMENT, message);
+  std::string bytes = Serialize(std::move(response), 11, /*keep_alive=*/false, /*head=*/false);
+  closing_ = true;
+  connection_.EnqueueHttp(bytes);
+  connection_.CloseAfterFlush("HTTP " + std::to_string(status) + ": " + std::string(message));
+}
+
+HttpResponse HttpSession::CallAnswer(const Status& status,
+                                     const google::protobuf::Message* response) {
+  if (!status.ok()) {
+    const HttpStatusOf mapped = HttpStatusFor(status.code());
+    HttpResponse answer = JsonError(mapped.status, status.code(), status.message());
+    if (mapped.retry_after) answer.Set("Retry-After", "1");
+    return answer;
+  }
+  HttpResponse answer;
+  answer.Set("Content-Type", "application/json");
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = false;
+  if (!google::protobuf::util::MessageToJsonString(*response, &answer.body, options).ok()) {
+    return JsonError(500, StatusCode::INTERNAL, "cannot write the response as JSON");
+  }
+  return answer;
+}
+
+void HttpSession::ExpireAt(uint64_t exchange, std::chrono::steady_clock::time_point deadline,
+                           std::function<void()> expire) {
+  deadline_timer_.expires_at(deadline);
+  deadline_timer_.async_wait([this, weak = connection_.weak_from_this(), exchange,
+                              expire = std::move(expire)](const boost::system::error_code& error) {
+    const auto alive = weak.lock();
+    if (!error && alive && exchange_ != nullptr && exchange_->id() == exchange) expire();
+  });
+}
+
+void HttpSession::Drain() {
+  draining_ = true;
+  if (Idle()) {
+    closing_ = true;
+    connection_.CloseAfterFlush("server is shutting down");
+  }
+}
+
+void HttpSession::ArmRequestTimer() {
+  if (options_.request_timeout.count() <= 0) return;
+  request_timer_.expires_after(options_.request_timeout);
+  request_timer_.async_wait(
+      [weak = connection_.weak_from_this(), this, exchange = exchanges_](
+          const boost::system::error_code& error) {
+        const auto alive = weak.lock();
+        if (!error && alive) OnRequestTimer(exchange);
+      });
+}
+
+void HttpSession::OnRequestTimer(uint64_t exchange) {
+  // Still receiving the request that began when the timer was armed: a slow or stalled client.
+  if (closing_ || !request_started_ || exchanges_ != exchange) return;
+  Fail(408, "request not received within server.http.request_timeout_ms (" +
+                std::to_string(options_.request_timeout.count()) + ")");
+}
+
+}  // namespace ferry::http

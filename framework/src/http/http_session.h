@@ -1,0 +1,91 @@
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "ferry/codec/status.h"
+#include "ferry/framework/http.h"
+#include "ferry/framework/server_options.h"
+#include "http/http_router.h"
+
+namespace google::protobuf {
+class Message;
+}
+
+namespace ferry::server {
+class ServerConnection;
+}
+
+namespace ferry::http {
+
+// The HTTP/1.1 side of one server connection whose first bytes were HTTP (the port speaks both
+// protocols): parses requests with Boost.Beast from what the connection reads, answers them one
+// at a time in order (keep-alive and pipelining; a pipelined request waits in the buffer while
+// the one before it is served), and enforces the limits of `server.http`. IO thread only, but
+// for the answers, which any thread hands to the connection.
+class HttpSession {
+ public:
+  HttpSession(server::ServerConnection& connection, const HttpOptions& options,
+              const HttpRouter& router, HttpRouter::Port port);
+  ~HttpSession();
+  HttpSession(const HttpSession&) = delete;
+  HttpSession& operator=(const HttpSession&) = delete;
+
+  // Where the connection reads into, and how much it read.
+  std::span<uint8_t> PrepareRead(size_t min_size);
+  void CommitRead(size_t n);
+  // Parses and answers what is buffered, as far as it can.
+  void Process();
+  // Whether the connection should read on: not while a request is being served.
+  bool WantsRead() const;
+  // Nothing half-received and nothing being served: the connection may close now.
+  bool Idle() const;
+
+  // The answer to request `exchange`, if it is still the one in progress.
+  void Respond(uint64_t exchange, HttpResponse response);
+  // The answer to a call of the JSON gateway: its status, and its response as JSON when OK.
+  // Any thread: serializes here, then hands the bytes to the IO thread.
+  static HttpResponse CallAnswer(const Status& status, const google::protobuf::Message* response);
+
+  // Runs `expire` at `deadline` unless request `exchange` was answered by then.
+  void ExpireAt(uint64_t exchange, std::chrono::steady_clock::time_point deadline,
+                std::function<void()> expire);
+
+  // The server is draining: answer what is in progress with Connection: close, take no more.
+  void Drain();
+
+ private:
+  class Exchange;
+  struct Parser;
+
+  void StartRequest();
+  void Dispatch();
+  void Fail(int status, std::string_view message);
+  void Write(HttpResponse response, bool close);
+  void ArmRequestTimer();
+  void OnRequestTimer(uint64_t exchange);
+
+  server::ServerConnection& connection_;
+  const HttpOptions& options_;
+  const HttpRouter& router_;
+  const HttpRouter::Port port_;
+  std::string input_;
+  size_t input_begin_ = 0;
+  size_t read_at_ = 0;       // where the read in progress writes into input_
+  bool dispatching_ = false;  // in Dispatch(): an answer given now needs no Process() of its own
+  std::unique_ptr<Parser> parser_;
+  std::unique_ptr<Exchange> exchange_;  // the request being served
+  uint64_t exchanges_ = 0;              // requests started on this connection
+  bool request_started_ = false;        // bytes of the next request arrived
+  bool draining_ = false;
+  bool closing_ = false;
+  boost::asio::steady_timer request_timer_;
+  boost::asio::steady_timer deadline_timer_;  // of the exchange in progress
+};
+
+}  // namespace ferry::http

@@ -1,0 +1,82 @@
+#include "http/http_status.h"
+
+#include <cstdio>
+
+namespace ferry::http {
+
+HttpStatusOf HttpStatusFor(StatusCode code) {
+  switch (code) {
+    case StatusCode::OK:
+      return {200, false};
+    case StatusCode::CANCELLED:
+      return {499, false};  // nginx's "client closed request"
+    case StatusCode::INVALID_ARGUMENT:
+    case StatusCode::FAILED_PRECONDITION:
+    case StatusCode::OUT_OF_RANGE:
+      return {400, false};
+    case StatusCode::DEADLINE_EXCEEDED:
+      return {504, false};
+    case StatusCode::NOT_FOUND:
+      return {404, false};
+    case StatusCode::ALREADY_EXISTS:
+    case StatusCode::ABORTED:
+      return {409, false};
+    case StatusCode::PERMISSION_DENIED:
+      return {403, false};
+    case StatusCode::UNAUTHENTICATED:
+      return {401, false};
+    case StatusCode::RESOURCE_EXHAUSTED:
+      return {429, true};
+    case StatusCode::UNIMPLEMENTED:
+      return {501, false};
+    case StatusCode::UNAVAILABLE:
+    case StatusCode::OVERLOADED:
+    case StatusCode::DRAINING:
+      return {503, true};
+    case StatusCode::UNKNOWN:
+    case StatusCode::INTERNAL:
+    case StatusCode::DATA_LOSS:
+      return {500, false};
+  }
+  return {500, false};
+}
+
+std::string JsonQuoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned char>(c));
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string ErrorJson(StatusCode code, std::string_view message) {
+  return "{\"code\":" + JsonQuoted(StatusCodeName(code)) + ",\"message\":" + JsonQuoted(message) +
+         "}";
+}
+
+}  // namespace ferry::http

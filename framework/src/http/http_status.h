@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+
+#include "ferry/codec/status.h"
+
+namespace ferry::http {
+
+// How a call's status is answered over HTTP (docs/http.md has the table): the HTTP status, and
+// whether a Retry-After tells the client to come back (rate limits, overload, draining).
+struct HttpStatusOf {
+  int status;
+  bool retry_after;
+};
+HttpStatusOf HttpStatusFor(StatusCode code);
+
+// {"code":"NOT_FOUND","message":"..."}: the JSON error body of every failed call or request.
+std::string ErrorJson(StatusCode code, std::string_view message);
+
+// `text` as a JSON string literal, quotes included.
+std::string JsonQuoted(std::string_view text);
+
+}  // namespace ferry::http

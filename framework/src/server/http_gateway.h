@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cstdint>
+
+#include "ferry/framework/http.h"
+
+namespace ferry::server {
+
+class ServerConnection;
+
+// The JSON gateway (docs/http.md): `POST /<full.service.Name>/<Method>` of a service this server
+// serves calls the method with the body as its request in protobuf's JSON mapping, through the
+// same server filters and business pool as a binary call, and answers its response as JSON.
+// Answers through `connection.AnswerHttp(exchange, ...)`. False, having done nothing, when the
+// path names no service served here: a route may serve it then.
+bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, uint64_t exchange);
+
+// Runs `route`'s handler for `request`: on the IO thread when the route says so, else on the
+// business pool (503 when it is full). A handler that throws is answered 500.
+void RunRoute(ServerConnection& connection, const HttpRoute& route, const HttpRequest& request,
+              uint64_t exchange);
+
+}  // namespace ferry::server
