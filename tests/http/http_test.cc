@@ -1,0 +1,386 @@
+// HTTP/1.1 on the server's port, through raw sockets that send exactly the bytes a test gives:
+// the JSON gateway, routes, keep-alive and pipelining, limits and timeouts, and binary clients
+// on the same port all the while.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "echo.ferry.h"
+#include "ferry/framework/channel.h"
+#include "ferry/framework/config.h"
+#include "ferry/framework/server.h"
+#include "ferry/plugins/auth_token.h"
+#include "raw_http_client.h"
+#include "service/echo_service.h"
+
+namespace ferry::http_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The echo service with routes of its own, as a service declares them.
+class RoutedEcho final : public demo::EchoServiceBase {
+ public:
+  Status Echo(ServerContext& context, const demo::EchoRequest& request,
+              demo::EchoResponse* response) override {
+    return echo_.Echo(context, request, response);
+  }
+  Status Delay(ServerContext& context, const demo::DelayRequest& request,
+               demo::EchoResponse* response) override {
+    return echo_.Delay(context, request, response);
+  }
+
+  std::vector<HttpRoute> http_routes() override {
+    return {
+        {.method = "GET",
+         .pattern = "/links/{code}",
+         .handler =
+             [](const HttpRequest& request, HttpReply reply) {
+               HttpResponse response;
+               response.status = 302;
+               response.Set("Location", "https://example.com/" + std::string(request.Param("code")));
+               response.Set("Cache-Control", "no-store");
+               response.body = "see " + std::string(request.Param("code"));
+               reply(std::move(response));
+             }},
+        {.method = "GET",
+         .pattern = "/links/top",
+         .handler = [](const HttpRequest&, HttpReply reply) { reply({.status = 200, .body = "top"}); },
+         .on_io_thread = true},
+        {.method = "GET",
+         .pattern = "/later/{x}",
+         .handler =
+             [](const HttpRequest& request, HttpReply reply) {
+               std::thread([body = std::string(request.Param("x")), reply = std::move(reply)]() mutable {
+                 reply({.status = 200, .body = body});
+               }).detach();
+             }},
+        {.method = "GET",
+         .pattern = "/boom",
+         .handler = [](const HttpRequest&, HttpReply) { throw std::runtime_error("kaboom"); }},
+    };
+  }
+
+ private:
+  demo::EchoServiceImpl echo_;
+};
+
+class HttpTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& yaml = "") {
+    Config config;
+    const Status parsed = ParseConfig("server:\n  listen: 127.0.0.1:0\n" + yaml, "http.yaml", &config);
+    ASSERT_TRUE(parsed.ok()) << parsed;
+    server_.emplace(config.server);
+    ASSERT_TRUE(server_->AddService(&echo_).ok());
+    HttpRoute admin{.method = "GET",
+                    .pattern = "/health",
+                    .handler = [](const HttpRequest&, HttpReply reply) {
+                      reply({.status = 200, .body = "ok"});
+                    },
+                    .admin = true};
+    ASSERT_TRUE(server_->AddHttpRoute(std::move(admin)).ok());
+    const Status started = server_->Start();
+    ASSERT_TRUE(started.ok()) << started;
+  }
+  uint16_t port() const { return server_->port(); }
+
+  // A binary call on the same port: it must keep working whatever HTTP clients do.
+  void ExpectBinaryEchoWorks() {
+    ClientOptions options;
+    options.target = "127.0.0.1:" + std::to_string(port());
+    std::shared_ptr<Channel> channel;
+    ASSERT_TRUE(NewChannel(options, &channel).ok());
+    demo::EchoServiceProxy proxy(channel);
+    demo::EchoRequest request;
+    request.set_payload("binary");
+    Result<demo::EchoResponse> reply = proxy.Echo(request);
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    EXPECT_EQ(reply->payload(), "binary");
+  }
+
+  RoutedEcho echo_;
+  std::optional<Server> server_;
+};
+
+TEST_F(HttpTest, TheGatewayCallsTheMethodWithItsJsonMapping) {
+  Start();
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", R"({"payload":"aGk="})",
+                                  "Content-Type: application/json\r\n")));
+  auto reply = client.Read();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(reply->headers["content-type"], "application/json");
+  EXPECT_EQ(reply->body, R"({"payload":"aGk="})");
+  ExpectBinaryEchoWorks();
+}
+
+TEST_F(HttpTest, UnknownMethodsServicesAndBadBodiesAreNamed) {
+  Start();
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Nope", "{}")));
+  auto unknown_method = client.Read();
+  ASSERT_TRUE(unknown_method);
+  EXPECT_EQ(unknown_method->status, 404);
+  EXPECT_NE(unknown_method->body.find("unknown method 'Nope' of service 'ferry.demo.EchoService'"),
+            std::string::npos)
+      << unknown_method->body;
+
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.Nothing/Echo", "{}")));
+  auto unknown_service = client.Read();
+  ASSERT_TRUE(unknown_service);
+  EXPECT_EQ(unknown_service->status, 404);
+  EXPECT_NE(unknown_service->body.find("POST /ferry.demo.Nothing/Echo"), std::string::npos)
+      << unknown_service->body;
+
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", R"({"payload":5})")));
+  auto bad_field = client.Read();
+  ASSERT_TRUE(bad_field);
+  EXPECT_EQ(bad_field->status, 400);
+  EXPECT_NE(bad_field->body.find("\"code\":\"INVALID_ARGUMENT\""), std::string::npos);
+  EXPECT_NE(bad_field->body.find("payload"), std::string::npos) << bad_field->body;
+
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", R"({"paylod":"x"})")));
+  auto unknown_field = client.Read();
+  ASSERT_TRUE(unknown_field);
+  EXPECT_EQ(unknown_field->status, 400);
+  EXPECT_NE(unknown_field->body.find("paylod"), std::string::npos) << unknown_field->body;
+
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "not json")));
+  auto not_json = client.Read();
+  ASSERT_TRUE(not_json);
+  EXPECT_EQ(not_json->status, 400);
+}
+
+TEST_F(HttpTest, StatusesMapToHttpStatusesWithAJsonErrorBody) {
+  Start();
+  RawHttpClient client(port());
+  const auto call_failing_with = [&](StatusCode code) {
+    EXPECT_TRUE(client.Send(Request(
+        "POST", "/ferry.demo.EchoService/Delay",
+        R"({"failCode":)" + std::to_string(static_cast<int>(code)) + R"(,"failMessage":"why"})")));
+    return client.Read();
+  };
+  const struct {
+    StatusCode code;
+    int http;
+    bool retry_after;
+  } cases[] = {
+      {StatusCode::INVALID_ARGUMENT, 400, false}, {StatusCode::NOT_FOUND, 404, false},
+      {StatusCode::UNAUTHENTICATED, 401, false},  {StatusCode::PERMISSION_DENIED, 403, false},
+      {StatusCode::ALREADY_EXISTS, 409, false},   {StatusCode::RESOURCE_EXHAUSTED, 429, true},
+      {StatusCode::OVERLOADED, 503, true},        {StatusCode::UNAVAILABLE, 503, true},
+      {StatusCode::INTERNAL, 500, false},         {StatusCode::UNIMPLEMENTED, 501, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(StatusCodeName(c.code)));
+    auto reply = call_failing_with(c.code);
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, c.http);
+    EXPECT_EQ(reply->headers.count("retry-after"), c.retry_after ? 1u : 0u);
+    EXPECT_EQ(reply->body, R"({"code":")" + std::string(StatusCodeName(c.code)) +
+                               R"(","message":"why"})");
+  }
+}
+
+TEST_F(HttpTest, ADeadlineInAHeaderIsTheCallsDeadline) {
+  Start();
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Delay", R"({"sleepMs":5000})",
+                                  "X-Ferry-Timeout-Ms: 50\r\n")));
+  auto reply = client.Read(3s);
+  ASSERT_TRUE(reply) << "answered at the deadline, not after the 5 s the handler would take";
+  EXPECT_EQ(reply->status, 504);
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "X-Ferry-Timeout-Ms: soon\r\n")));
+  auto bad = client.Read();
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("X-Ferry-Timeout-Ms"), std::string::npos) << bad->body;
+}
+
+TEST_F(HttpTest, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
+  Start();
+  RawHttpClient client(port());
+  std::string pipelined;
+  for (int i = 0; i < 20; ++i) {
+    // Slow pool calls and inline ones interleaved: answers still come back in request order.
+    pipelined += i % 2 == 0 ? Request("POST", "/ferry.demo.EchoService/Delay",
+                                      R"({"sleepMs":2,"payload":")" +
+                                          std::string(i % 4 == 0 ? "YQ==" : "Yg==") + R"("})")
+                            : Request("GET", "/links/code" + std::to_string(i));
+  }
+  ASSERT_TRUE(client.Send(pipelined));
+  for (int i = 0; i < 20; ++i) {
+    auto reply = client.Read();
+    ASSERT_TRUE(reply) << "response " << i;
+    if (i % 2 == 0) {
+      EXPECT_EQ(reply->status, 200);
+      EXPECT_EQ(reply->body, std::string(R"({"payload":")") + (i % 4 == 0 ? "YQ==" : "Yg==") +
+                                 R"("})");
+    } else {
+      EXPECT_EQ(reply->status, 302);
+      EXPECT_EQ(reply->headers["location"], "https://example.com/code" + std::to_string(i));
+    }
+    EXPECT_TRUE(reply->keep_alive);
+  }
+}
+
+TEST_F(HttpTest, RoutesPreferLiteralSegmentsAndAnswerHeadWithoutABody) {
+  Start();
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.Send(Request("GET", "/links/top")));
+  auto top = client.Read();
+  ASSERT_TRUE(top);
+  EXPECT_EQ(top->body, "top");
+  ASSERT_TRUE(client.Send(Request("HEAD", "/links/abc")));
+  auto head = client.Read(RawHttpClient::kWait, /*to_head=*/true);
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 302);
+  EXPECT_EQ(head->headers["cache-control"], "no-store");
+  EXPECT_EQ(head->headers["content-length"], "7") << "the length GET would send";
+  EXPECT_EQ(head->body, "");
+  ASSERT_TRUE(client.Send(Request("POST", "/links/abc", "x")));
+  auto wrong_method = client.Read();
+  ASSERT_TRUE(wrong_method);
+  EXPECT_EQ(wrong_method->status, 405);
+  EXPECT_EQ(wrong_method->headers["allow"], "GET");
+  ASSERT_TRUE(client.Send(Request("GET", "/later/from-another-thread")));
+  auto later = client.Read();
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->body, "from-another-thread");
+  ASSERT_TRUE(client.Send(Request("GET", "/boom")));
+  auto boom = client.Read();
+  ASSERT_TRUE(boom);
+  EXPECT_EQ(boom->status, 500);
+}
+
+TEST_F(HttpTest, MalformedOversizedAndSlowRequestsGetTheirStatusAndTheConnectionCloses) {
+  Start("  http: {max_header_bytes: 2048, max_body_bytes: 1024, request_timeout_ms: 300}\n");
+  {
+    RawHttpClient client(port());
+    ASSERT_TRUE(client.Send("GET /links/x HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n"));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 400);
+    EXPECT_FALSE(reply->keep_alive);
+    EXPECT_TRUE(client.WaitForClose());
+  }
+  {
+    RawHttpClient client(port());
+    ASSERT_TRUE(client.Send("GET /links/x HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(4096, 'a') +
+                            "\r\n\r\n"));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 431);
+    EXPECT_TRUE(client.WaitForClose());
+  }
+  {
+    RawHttpClient client(port());
+    ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", std::string(2048, ' '))));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 413);
+    EXPECT_TRUE(client.WaitForClose());
+  }
+  {
+    // Half a request, then nothing: answered 408 once the request timeout passes.
+    RawHttpClient client(port());
+    ASSERT_TRUE(client.Send("GET /links/x HTTP/1.1\r\nHost: x\r\n"));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 408);
+    EXPECT_TRUE(client.WaitForClose());
+  }
+  ExpectBinaryEchoWorks();
+}
+
+TEST_F(HttpTest, AnAuthFilterReadsTheBearerTokenAndRateLimitsAnswer429) {
+  Start(
+      "  filters:\n"
+      "    - {name: auth, secret: s3cr3t}\n"
+      "    - name: ratelimit\n"
+      "      methods: {\"ferry.demo.EchoService/Delay\": {rate: 0.001, burst: 1}}\n");
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}")));
+  auto missing = client.Read();
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 401);
+  const auto token_for = [](std::string_view method) {
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    return plugins::MakeAuthToken("s3cr3t", "ferry.demo.EchoService", method, now_ms);
+  };
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "Authorization: Bearer " + token_for("Echo") + "\r\n")));
+  auto allowed = client.Read();
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(allowed->status, 200) << allowed->body;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Delay", "{}",
+                                    "Authorization: Bearer " + token_for("Delay") + "\r\n")));
+  }
+  auto first = client.Read();
+  auto second = client.Read();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(second->status, 429);
+  EXPECT_EQ(second->headers.count("retry-after"), 1u);
+}
+
+TEST_F(HttpTest, AdminPagesMoveToTheirOwnListenerWhenOneIsSet) {
+  Start("  http: {admin_listen: 127.0.0.1:0}\n");
+  ASSERT_NE(server_->admin_port(), 0);
+  RawHttpClient public_port(port());
+  ASSERT_TRUE(public_port.Send(Request("GET", "/health")));
+  auto hidden = public_port.Read();
+  ASSERT_TRUE(hidden);
+  EXPECT_EQ(hidden->status, 404);
+  RawHttpClient admin_port(server_->admin_port());
+  ASSERT_TRUE(admin_port.Send(Request("GET", "/health")));
+  auto health = admin_port.Read();
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(health->body, "ok");
+  // The admin listener serves the admin pages alone.
+  ASSERT_TRUE(admin_port.Send(Request("GET", "/links/x")));
+  auto route = admin_port.Read();
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->status, 404);
+}
+
+TEST(HttpRoutesTest, RoutesThatMatchTheSamePathsAreRefusedAtStart) {
+  Server server(ServerOptions{});
+  const auto answer = [](const HttpRequest&, HttpReply reply) { reply({}); };
+  ASSERT_TRUE(server.AddHttpRoute({.method = "GET", .pattern = "/{code}", .handler = answer}).ok());
+  ASSERT_TRUE(server.AddHttpRoute({.method = "GET", .pattern = "/{id}", .handler = answer}).ok());
+  const Status status = server.Start();
+  EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.message().find("'GET /{code}' and 'GET /{id}' match the same paths"),
+            std::string::npos)
+      << status;
+
+  Server malformed(ServerOptions{});
+  ASSERT_TRUE(malformed.AddHttpRoute({.method = "GET", .pattern = "/a{b}", .handler = answer}).ok());
+  EXPECT_EQ(malformed.Start().code(), StatusCode::INVALID_ARGUMENT);
+
+  demo::EchoServiceImpl echo;
+  Server gateway(ServerOptions{});
+  ASSERT_TRUE(gateway.AddService(&echo).ok());
+  ASSERT_TRUE(gateway
+                  .AddHttpRoute({.method = "POST",
+                                 .pattern = "/ferry.demo.EchoService/{m}",
+                                 .handler = answer})
+                  .ok());
+  const Status taken = gateway.Start();
+  EXPECT_NE(taken.message().find("JSON gateway"), std::string::npos) << taken;
+}
+
+}  // namespace
+}  // namespace ferry::http_test

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ferry::http_test {
+
+// One response as read off the wire.
+struct RawResponse {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  bool keep_alive = true;
+};
+
+// A blocking loopback socket that sends exactly the bytes a test gives and reads responses
+// with Boost.Beast's parser. Every wait is bounded, so a misbehaving server fails the test
+// rather than hanging it.
+class RawHttpClient {
+ public:
+  static constexpr std::chrono::milliseconds kWait{10000};
+
+  explicit RawHttpClient(uint16_t port);
+  ~RawHttpClient();
+  RawHttpClient(const RawHttpClient&) = delete;
+  RawHttpClient& operator=(const RawHttpClient&) = delete;
+
+  bool Send(std::string_view bytes);
+  // The next response; nullopt when the server closed first or `wait` passed. `to_head`: the
+  // response to a HEAD request, which has no body whatever its Content-Length says.
+  std::optional<RawResponse> Read(std::chrono::milliseconds wait = kWait, bool to_head = false);
+  // True when the server closes the connection within `wait` (what it sends first is skipped).
+  bool WaitForClose(std::chrono::milliseconds wait = kWait);
+
+ private:
+  int fd_ = -1;
+  std::string buffer_;
+};
+
+// "POST /path HTTP/1.1" with Host, Content-Length and `headers` ("Name: value\r\n" lines).
+std::string Request(std::string_view method, std::string_view target, std::string_view body = "",
+                    std::string_view headers = "");
+
+}  // namespace ferry::http_test
