@@ -9,7 +9,7 @@ export CCACHE_BASEDIR="$FERRY_ROOT" CCACHE_NOHASHDIR=1
 
 # Everything the build and the tests need, from Debian's archive only.
 FERRY_PACKAGES=(
-  build-essential cmake pkg-config ccache clang-format
+  build-essential cmake pkg-config ccache clang-format curl
   libboost-dev protobuf-compiler libprotobuf-dev libprotoc-dev
   libzstd-dev libyaml-cpp-dev libspdlog-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
