@@ -81,6 +81,7 @@ Cluster::Cluster(const ClusterOptions& options, codec::BodyOptions body,
                  std::unique_ptr<MethodPolicies> policies, std::shared_ptr<LoadBalancer> balancer)
     : service_(options.service),
       default_timeout_(options.client.default_timeout),
+      warmup_(options.loadbalance.warmup),
       body_(body),
       hash_field_(options.loadbalance.hash_field),
       policies_(std::move(policies)),

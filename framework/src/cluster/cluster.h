@@ -36,6 +36,7 @@ class Cluster {
 
   const std::string& service() const { return service_; }
   ProviderSet& providers() { return *providers_; }
+  std::chrono::milliseconds warmup() const { return warmup_; }
   const FaultTolerancePolicy& PolicyFor(const MethodSpec& method) const {
     return policies_->For(method);
   }
@@ -70,6 +71,7 @@ class Cluster {
 
   const std::string service_;
   const std::chrono::milliseconds default_timeout_;
+  const std::chrono::milliseconds warmup_;
   const codec::BodyOptions body_;
   const RequestHashKey hash_field_;
   const std::unique_ptr<MethodPolicies> policies_;

@@ -184,6 +184,35 @@ void ProviderSet::PublishLocked() {
   balancer_->Update(std::move(candidates));
 }
 
+std::vector<ProviderSet::ProviderState> ProviderSet::Describe(
+    std::chrono::milliseconds warmup) const {
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  std::lock_guard lock(mu_);
+  std::vector<ProviderState> states;
+  for (const auto& [address, provider] : providers_) {
+    ProviderState state{.address = address,
+                        .weight = provider->info().weight,
+                        .zone = provider->info().zone};
+    const Phase phase = provider->outlier().phase();
+    if (provider->connection().draining()) {
+      state.state = "draining";
+    } else if (phase == Phase::kEjected) {
+      state.state = "ejected";
+    } else if (phase == Phase::kProbing) {
+      state.state = "probing";
+    } else if (warmup.count() > 0 && now_ms - provider->info().start_time_ms < warmup.count()) {
+      state.state = "warming up";
+    } else {
+      state.state = "in service";
+    }
+    if (tracks_load_) state.in_flight = provider->load().in_flight.load(std::memory_order_relaxed);
+    states.push_back(std::move(state));
+  }
+  return states;
+}
+
 std::string ProviderSet::DescribeNoPick(size_t excluded) const {
   std::lock_guard lock(mu_);
   if (providers_.empty()) return "no provider of " + service_ + " is known to the registry";

@@ -68,6 +68,17 @@ class ProviderSet {
   // attempt must be reported with Report().
   bool tracks_load() const { return tracks_load_; }
 
+  // One provider as an operator's page shows it.
+  struct ProviderState {
+    std::string address;
+    uint32_t weight = 0;
+    std::string zone;
+    // "in service", "warming up", "ejected", "probing" or "draining".
+    std::string state;
+    int32_t in_flight = -1;  // -1: not counted (the balancer reads no load)
+  };
+  std::vector<ProviderState> Describe(std::chrono::milliseconds warmup) const;
+
   // Why Pick() found nothing, for the caller's error message.
   std::string DescribeNoPick(size_t excluded) const;
 

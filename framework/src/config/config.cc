@@ -88,6 +88,7 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
   section.Millis("grace_period_ms", 0, kMaxMillis, &out->grace_period);
   section.Millis("drain_delay_ms", 0, kMaxMillis, &out->drain_delay);
   section.Millis("idle_timeout_ms", 0, kMaxMillis, &out->idle_timeout);
+  section.Millis("slow_call_ms", 0, kMaxMillis, &out->slow_call);
   ReadCompression(section.Section("compression"), &out->compression, &out->compress_threshold,
                   &out->compression_level);
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);

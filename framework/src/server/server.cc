@@ -115,6 +115,7 @@ class Server::Impl {
   Status Start();
   uint16_t port() const { return listeners_.empty() ? 0 : listeners_.front()->port; }
   uint16_t admin_port() const { return listeners_.size() > 1 ? listeners_.back()->port : 0; }
+  std::vector<SlowCall> slow_calls() const { return core_.slow_calls.Recent(); }
   void Stop();
 
   void Wait() {
@@ -194,6 +195,7 @@ Status Server::Impl::Start() {
   core_.limits.max_frame_bytes = options_.max_frame_bytes;
   core_.idle_timeout = options_.idle_timeout;
   core_.http = options_.http;
+  core_.slow_call = options_.slow_call;
   const codec::Compressor* compressor = codec::FindCompressor(options_.compression);
   core_.response_body.compression =
       compressor != nullptr ? compressor->id() : codec::compression_id::kNone;
@@ -360,6 +362,7 @@ Status Server::AddHttpRoute(HttpRoute route) { return impl_->AddHttpRoute(std::m
 Status Server::Start() { return impl_->Start(); }
 uint16_t Server::port() const { return impl_->port(); }
 uint16_t Server::admin_port() const { return impl_->admin_port(); }
+std::vector<SlowCall> Server::RecentSlowCalls() const { return impl_->slow_calls(); }
 void Server::Stop() { impl_->Stop(); }
 void Server::Wait() { impl_->Wait(); }
 

@@ -90,6 +90,7 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
   Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_.get());
   if (!status.ok()) return status;
   ServerContext& context = context_;
+  received_ = received;
   context.service_ = method_->service_name;
   context.method_ = method_->method->spec->method;
   context.scope_.deadline = meta->timeout_us() != 0 && meta->timeout_us() <= kMaxTimeoutUs
@@ -123,6 +124,7 @@ Status ServerCall::PrepareHttp(const HttpRequest& request,
                                                     " in JSON: " + std::string(parsed.message()));
   }
   ServerContext& context = context_;
+  received_ = received;
   context.service_ = method_->service_name;
   context.method_ = method_->method->spec->method;
   context.peer_.assign(connection_->peer());
@@ -266,6 +268,8 @@ void ServerCall::Complete(const Status& status) {
 
 void ServerCall::Answer(const Status& status) {
   connection_->filters().Leave(context_, *request_, method_->filter_states, status, &filters_);
+  const ServerContext::Clock::time_point now = ServerContext::Clock::now();
+  NoteIfSlow(status, now);
   if (http_) {
     connection_->AnswerHttp(request_id_, http::HttpSession::CallAnswer(status, response_.get()));
     return;
@@ -274,6 +278,19 @@ void ServerCall::Answer(const Status& status) {
     connection_->SendResponse(request_id_, serializer_, status, response_.get(),
                               connection_->InReadLoop());
   }
+}
+
+void ServerCall::NoteIfSlow(const Status& status, ServerContext::Clock::time_point now) {
+  const std::chrono::nanoseconds slow = connection_->core().slow_call;
+  if (slow.count() == 0 || now - received_ <= slow) return;
+  connection_->core().slow_calls.Record(SlowCall{.ended = std::chrono::system_clock::now(),
+                                                 .call = method_->full_name,
+                                                 .latency = now - received_,
+                                                 .status = status.code(),
+                                                 .trace_id = context_.trace_id(),
+                                                 .span_id = context_.span_id(),
+                                                 .parent_span_id = context_.parent_span_id(),
+                                                 .peer = context_.peer()});
 }
 
 void ServerCall::Release() { delete this; }

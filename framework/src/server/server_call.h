@@ -96,6 +96,7 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   bool Invoke();
   void StartHandler();
   void Answer(const Status& status);
+  void NoteIfSlow(const Status& status, ServerContext::Clock::time_point now);
   // After the invoking thread returned from the handler: true when the call already completed.
   bool HandlerReturned();
   void Release();
@@ -118,6 +119,7 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   std::unique_ptr<google::protobuf::Message> request_;
   std::unique_ptr<google::protobuf::Message> response_;
   ServerContext context_;
+  ServerContext::Clock::time_point received_{};  // when the request was read
   filter::ServerFilterPass filters_;
 };
 

@@ -10,6 +10,7 @@
 #include "http/http_router.h"
 #include "server/connection_registry.h"
 #include "server/method_table.h"
+#include "server/slow_call_log.h"
 
 namespace ferry::server {
 
@@ -27,6 +28,8 @@ struct ServerCore {
   filter::ServerFilterChain filters;          // ServerOptions::filters, built by Start()
   HttpOptions http;                           // ServerOptions::http
   http::HttpRouter routes;                    // the services' and the application's, by Start()
+  std::chrono::nanoseconds slow_call{0};      // ServerOptions::slow_call; zero: none
+  SlowCallLog slow_calls;
   // Set once by Stop(): from then on requests are answered UNAVAILABLE instead of run.
   std::atomic<bool> shutting_down{false};
   ConnectionRegistry connections;

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <string>
+#include <vector>
 #include <memory>
 
 #include "ferry/codec/status.h"
@@ -9,6 +12,19 @@
 #include "ferry/framework/service.h"
 
 namespace ferry {
+
+// A call that took longer than server.slow_call_ms: the server logs it as it ends (warn) and
+// keeps the most recent ones (Server::RecentSlowCalls, the status page).
+struct SlowCall {
+  std::chrono::system_clock::time_point ended;
+  std::string call;  // "service/method"
+  std::chrono::nanoseconds latency{0};
+  StatusCode status = StatusCode::OK;
+  std::string trace_id;
+  std::string span_id;
+  std::string parent_span_id;
+  std::string peer;
+};
 
 // Acceptor, IO threads and a bounded business pool. Handlers run on the pool, or on the IO
 // thread for methods marked (ferry.inline_method); a full pool answers OVERLOADED at once.
@@ -32,6 +48,9 @@ class Server {
   Status Start();
   uint16_t port() const;
   uint16_t admin_port() const;  // 0 without an admin listener
+
+  // The most recent slow calls, newest first.
+  std::vector<SlowCall> RecentSlowCalls() const;
 
   // Graceful: stop accepting, let in-flight calls finish for up to the grace period, close.
   // Safe to call more than once and from any thread but a handler's.

@@ -39,6 +39,9 @@ struct ServerOptions {
   size_t max_frame_bytes = 16u << 20;             // max_frame_bytes
   std::vector<FilterSpec> filters;                // filters: run around every call, in order
   HttpOptions http;                               // http
+  // slow_call_ms: calls that take longer are logged with their trace and kept for the status
+  // page; 0: none is.
+  std::chrono::milliseconds slow_call{1000};
 };
 
 }  // namespace ferry
