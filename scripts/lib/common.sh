@@ -17,6 +17,7 @@ FERRY_PACKAGES=(
   zookeeper libzookeeper-mt-dev
   libssl-dev
   redis-server mariadb-server libhiredis-dev libmariadb-dev libsqlite3-dev sqlite3
+  prometheus  # for promtool, which checks the metrics exposition (tests/metrics)
 )
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
