@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <string_view>
 
@@ -37,6 +39,21 @@ std::string Html(std::string_view text) {
   return out;
 }
 
+// UTC, ISO 8601, to the millisecond.
+std::string When(std::chrono::system_clock::time_point at) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(at);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()) % 1000;
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", text, static_cast<int>(ms.count()));
+  return out;
+}
+
+double Ms(std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
 std::string Number(double value, int decimals) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
@@ -69,7 +86,7 @@ std::string StatusHtml(const AdminSources& s) {
             Number(m.p99_ms, 3) + "</td><td>" + std::to_string(m.calls) + "</td><td>" +
             std::to_string(m.errors) + "</td></tr>\n";
   }
-  page += "</table>\n<h2>Clients</h2>\n<table id=\"clients\"><tr><th>client</th><th>calls</th>"
+  page += "</table>\n<h2>Clients</h2>\n<table id=\"clients\"><tr><th>client</th><th>target</th>"
           "<th>provider</th><th>state</th><th>weight</th><th>in flight</th></tr>\n";
   for (const ClientStatus& c : s.clients()) {
     if (c.providers.empty()) {
@@ -84,11 +101,12 @@ std::string StatusHtml(const AdminSources& s) {
     }
   }
   page += "</table>\n<h2>Slow calls</h2>\n<table id=\"slow\"><tr><th>when</th><th>call</th>"
-          "<th>ms</th><th>status</th><th>trace</th><th>span</th></tr>\n";
+          "<th>ms</th><th>status</th><th>trace</th><th>span</th><th>peer</th></tr>\n";
   for (const SlowCall& call : s.slow_calls()) {
-    page += "<tr><td>" + Html(call.when) + "</td><td>" + Html(call.call) + "</td><td>" +
-            Number(call.latency_ms, 1) + "</td><td>" + Html(call.status) + "</td><td>" +
-            Html(call.trace_id) + "</td><td>" + Html(call.span_id) + "</td></tr>\n";
+    page += "<tr><td>" + When(call.ended) + "</td><td>" + Html(call.call) + "</td><td>" +
+            Number(Ms(call.latency), 1) + "</td><td>" + Html(StatusCodeName(call.status)) +
+            "</td><td>" + Html(call.trace_id) + "</td><td>" + Html(call.span_id) + "</td><td>" +
+            Html(call.peer) + "</td></tr>\n";
   }
   page += "</table>\n<h2>Plugins</h2>\n<ul id=\"plugins\">\n";
   for (const std::string& plugin : s.plugins) page += "<li>" + Html(plugin) + "</li>\n";
@@ -128,10 +146,11 @@ std::string StatusJson(const AdminSources& s) {
   json += "],\"slow_calls\":[";
   first = true;
   for (const SlowCall& call : s.slow_calls()) {
-    json += std::string(first ? "" : ",") + "{\"when\":" + JsonQuoted(call.when) +
+    json += std::string(first ? "" : ",") + "{\"when\":" + JsonQuoted(When(call.ended)) +
             ",\"call\":" + JsonQuoted(call.call) + ",\"latency_ms\":" +
-            Number(call.latency_ms, 3) + ",\"status\":" + JsonQuoted(call.status) +
-            ",\"trace_id\":" + JsonQuoted(call.trace_id) + "}";
+            Number(Ms(call.latency), 3) + ",\"status\":" +
+            JsonQuoted(StatusCodeName(call.status)) + ",\"trace_id\":" +
+            JsonQuoted(call.trace_id) + ",\"span_id\":" + JsonQuoted(call.span_id) + "}";
     first = false;
   }
   json += "],\"plugins\":[";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ferry/framework/http.h"
+#include "ferry/framework/server.h"
 
 namespace ferry::app {
 
@@ -32,16 +33,6 @@ struct ClientStatus {
   std::string name;
   std::string target;  // "host:port" or "service ... via <registry>"
   std::vector<ProviderStatus> providers;
-};
-
-// A call slower than server.slow_call_ms, recently.
-struct SlowCall {
-  std::string when;  // UTC, ISO 8601
-  std::string call;  // service/method
-  double latency_ms = 0;
-  std::string status;
-  std::string trace_id;
-  std::string span_id;
 };
 
 // Everything the admin pages show, read when a page is asked for.

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/app_admin.h"
 #include "app/app_flags.h"
 #include "app/failing_channel.h"
 #include "app/provider_registration.h"
@@ -64,8 +65,12 @@ class App::Impl {
       if (status = app::OverrideListenPort(*flags.port, &config.server.listen); !status.ok()) {
         return Record(status);
       }
+      config.document["server"]["listen"] = config.server.listen;
     }
-    if (!flags.registry_url.empty()) config.registry.url = flags.registry_url;
+    if (!flags.registry_url.empty()) {
+      config.registry.url = flags.registry_url;
+      config.document["registry"]["url"] = flags.registry_url;
+    }
     Use(std::move(config));
   }
 
@@ -149,10 +154,30 @@ class App::Impl {
     return OpenRegistry(config_.registry, &registry_);
   }
 
+  // Under mu_, before the server starts: the admin pages on the server's port (or its admin
+  // listener).
+  void AddAdminPages() {
+    admin_ = std::make_unique<app::AppAdmin>(app::AppAdmin::Inputs{
+        .app_name = name_,
+        .config = &config_,
+        .services = services_,
+        .ready = [this] { return ready(); },
+        .slow_calls = [this] { return server_->RecentSlowCalls(); },
+        .channels =
+            [this] {
+              std::lock_guard lock(mu_);
+              return channels_;
+            }});
+    // Before Start(), which alone refuses routes (a service claiming an admin path).
+    for (HttpRoute& route : admin_->Routes()) static_cast<void>(server_->AddHttpRoute(std::move(route)));
+  }
+
   mutable std::mutex mu_;
   Status status_;
   std::shared_ptr<Registry> registry_;
   std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels_;
+  // Before the server, whose routes read it: destroyed after it.
+  std::unique_ptr<app::AppAdmin> admin_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<app::ProviderRegistration> registration_;
   enum class Phase { kNew, kServing, kStopping, kStopped } phase_ = Phase::kNew;
@@ -169,6 +194,7 @@ Status App::Impl::Start() {
   for (Service* service : services_) {
     if (Status status = server_->AddService(service); !status.ok()) return status_ = status;
   }
+  if (config_.server.http.enabled) AddAdminPages();
   if (Status status = server_->Start(); !status.ok()) return status_ = status;
   port_ = server_->port();
   Logger().info("{} serving {} service(s) on {}:{}", name_, services_.size(),
@@ -188,6 +214,7 @@ Status App::Impl::Start() {
     }
     Logger().info("{} registered as {} in {}", name_, advertised, config_.registry.url);
   }
+  if (admin_ != nullptr) admin_->StartSampling();
   phase_ = Phase::kServing;
   return Status::Ok();
 }
@@ -218,6 +245,7 @@ void App::Impl::Stop() {
     std::this_thread::sleep_for(config_.server.drain_delay);
   }
   server_->Stop();
+  if (admin_ != nullptr) admin_->Stop();
   for (auto hook = stop_hooks_.rbegin(); hook != stop_hooks_.rend(); ++hook) (*hook)();
   std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels;
   std::shared_ptr<Registry> registry;

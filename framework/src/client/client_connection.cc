@@ -12,6 +12,7 @@
 
 #include "ferry/rpc_meta.pb.h"
 #include "logger.h"
+#include "stats/framework_metrics.h"
 
 namespace ferry::client {
 namespace {
@@ -40,11 +41,13 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
       heartbeat_timer_(io),
       backoff_timer_(io),
       sweep_timer_(io),
-      backoff_(options.reconnect_initial, options.reconnect_max) {}
+      backoff_(options.reconnect_initial, options.reconnect_max) {
+  late_responses_metric_ = stats::LateResponsesFrom(peer_);
+}
 
 uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
                                 google::protobuf::Message* response, Clock::time_point deadline,
-                                milliseconds timeout, CallDone done,
+                                milliseconds timeout, CallDone done, stats::CallMeter meter,
                                 std::shared_ptr<CallObserver> observer, Refused* refused) {
   return Send(
       [&](uint64_t id, std::string* frame) {
@@ -53,7 +56,9 @@ uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobu
         header.request_id = id;
         return codec::AppendFrame(header, &meta, &request, body_options_, frame);
       },
-      PendingCall{response, std::move(done), deadline, timeout, std::move(observer)}, refused);
+      PendingCall{response, std::move(done), deadline, timeout, std::move(observer),
+                  std::move(meter)},
+      refused);
 }
 
 uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t timeout_us,
@@ -106,6 +111,7 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call, Refused*
     if (!taken) return 0;  // the link ended meanwhile and failed it
     if (refused != nullptr) {
       refused->done = std::move(taken->done);
+      refused->meter = std::move(taken->meter);
       refused->observer = std::move(taken->observer);
       return 0;
     }
@@ -377,6 +383,7 @@ void ClientConnection::CompleteCall(const codec::Frame& frame) {
   std::optional<PendingCall> call = pending_.Take(frame.header.request_id);
   if (!call) {
     late_responses_.fetch_add(1, std::memory_order_relaxed);
+    late_responses_metric_->Increment();
     return;
   }
   Status status;

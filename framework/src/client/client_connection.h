@@ -20,6 +20,7 @@
 #include "ferry/codec/message_codec.h"
 #include "ferry/framework/channel.h"
 #include "ferry/framework/client_options.h"
+#include "ferry/framework/metrics.h"
 #include "transport/endpoint.h"
 #include "transport/outbound_queue.h"
 
@@ -39,18 +40,19 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // its caller may send it elsewhere.
   struct Refused {
     CallDone done;
+    stats::CallMeter meter;
     std::shared_ptr<CallObserver> observer;
   };
 
   // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
   // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
   // call's id on this connection, for Cancel(); 0 when it failed before being queued.
-  // `observer`, if any, is told the outcome just before `done` runs. With `refused`, a
-  // connection whose server is draining (GOAWAY) returns 0 with `done` and `observer` moved
-  // there, not run; without, such a call fails with DRAINING.
+  // `meter` counts the outcome, and `observer`, if any, is told it, just before `done` runs.
+  // With `refused`, a connection whose server is draining (GOAWAY) returns 0 with `done`,
+  // `meter` and `observer` moved there, not run; without, such a call fails with DRAINING.
   uint64_t Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
                 google::protobuf::Message* response, Clock::time_point deadline,
-                std::chrono::milliseconds timeout, CallDone done,
+                std::chrono::milliseconds timeout, CallDone done, stats::CallMeter meter = {},
                 std::shared_ptr<CallObserver> observer = nullptr, Refused* refused = nullptr);
   // The same for a request encoded beforehand, sent with `timeout_us` left of its deadline.
   uint64_t Call(const codec::EncodedRequest& request, uint64_t timeout_us,
@@ -147,6 +149,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
   // Written by the IO thread, read by stats().
   std::atomic<uint64_t> late_responses_{0};
+  metrics::Counter* late_responses_metric_ = nullptr;  // the process's, for this connection's peer
   std::atomic<uint64_t> reconnects_{0};
   std::atomic<uint64_t> flushes_{0};
 

@@ -12,6 +12,7 @@
 #include "ferry/codec/serializer.h"
 #include "ferry/rpc_meta.pb.h"
 #include "filter/new_filters.h"
+#include "stats/call_metrics.h"
 
 namespace ferry {
 
@@ -52,6 +53,7 @@ DirectChannel::DirectChannel(const ClientOptions& options, transport::Endpoint e
                              codec::BodyOptions body_options, filter::ClientFilterChain filters)
     : filters_(std::move(filters)),
       default_timeout_(options.default_timeout),
+      metrics_(options.metrics),
       pool_(std::make_unique<transport::IoThreadPool>(options.io_threads, "ferry-client")),
       connection_(std::make_shared<ClientConnection>(pool_->Next(), std::move(endpoint), options,
                                                      body_options)) {}
@@ -99,8 +101,10 @@ void DirectChannel::Send(const MethodSpec& method, const google::protobuf::Messa
   FillRequestMeta(
       method, std::forward<Options>(options),
       bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
-  const uint64_t id =
-      connection_->Call(meta, request, response, deadline, timeout, std::move(done));
+  stats::CallMeter meter;
+  if (metrics_) meter = stats::CallMeter(&stats::ClientMetricsFor(method), started);
+  const uint64_t id = connection_->Call(meta, request, response, deadline, timeout,
+                                        std::move(done), std::move(meter));
   if (cancellation != nullptr) connection_->CancelOn(*cancellation, id);
 }
 

@@ -38,6 +38,7 @@ class DirectChannel final : public Channel {
 
   const filter::ClientFilterChain filters_;
   std::chrono::milliseconds default_timeout_;
+  const bool metrics_;
   // Declared before the connection so that it is destroyed after it: the pool's io_contexts
   // hold handlers that keep the connection alive until they are destroyed.
   std::unique_ptr<transport::IoThreadPool> pool_;

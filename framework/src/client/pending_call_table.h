@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/call_observer.h"
+#include "stats/call_metrics.h"
 #include "ferry/framework/channel.h"
 
 namespace google::protobuf {
@@ -29,10 +30,12 @@ struct PendingCall {
   Clock::time_point deadline = Clock::time_point::max();
   std::chrono::milliseconds timeout{0};    // the call's whole budget, quoted when it expires
   std::shared_ptr<CallObserver> observer;  // may be null
+  stats::CallMeter meter;                  // empty unless the channel counts the call itself
 
-  // Tells the observer and lets go of it, then runs `done`: once `done` ran, whatever owns the
-  // observer may be gone.
+  // Counts the call, tells the observer and lets go of it, then runs `done`: once `done` ran,
+  // whatever owns the observer may be gone.
   void Complete(const Status& status) {
+    meter.Finish(status.code());
     if (observer != nullptr) {
       observer->OnCallDone(status);
       observer.reset();

@@ -13,6 +13,8 @@
 
 #include "cluster/fault_tolerance_policy.h"
 #include "cluster/provider_set.h"
+#include "stats/call_metrics.h"
+#include "stats/framework_metrics.h"
 #include "cluster/request_hash_key.h"
 #include "ferry/codec/message_codec.h"
 #include "ferry/framework/call_options.h"
@@ -37,6 +39,14 @@ class Cluster {
   const std::string& service() const { return service_; }
   ProviderSet& providers() { return *providers_; }
   std::chrono::milliseconds warmup() const { return warmup_; }
+  // Retries, backups, ejections and budget refusals of this cluster's service.
+  const stats::ClusterMetrics& metrics() const { return metrics_; }
+  // Counts the call of `method` started at `started`, if the channel counts calls.
+  stats::CallMeter MeterCall(const MethodSpec& method,
+                             std::chrono::steady_clock::time_point started) const {
+    return counts_calls_ ? stats::CallMeter(&stats::ClientMetricsFor(method), started)
+                         : stats::CallMeter();
+  }
   const FaultTolerancePolicy& PolicyFor(const MethodSpec& method) const {
     return policies_->For(method);
   }
@@ -72,6 +82,8 @@ class Cluster {
   const std::string service_;
   const std::chrono::milliseconds default_timeout_;
   const std::chrono::milliseconds warmup_;
+  const stats::ClusterMetrics& metrics_;
+  const bool counts_calls_;
   const codec::BodyOptions body_;
   const RequestHashKey hash_field_;
   const std::unique_ptr<MethodPolicies> policies_;

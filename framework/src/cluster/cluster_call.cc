@@ -21,7 +21,7 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
                         std::optional<uint64_t> hash_key, const MethodSpec& method,
                         const google::protobuf::Message& request,
                         google::protobuf::Message* response, const CallOptions& options,
-                        Clock::time_point started, CallDone done) {
+                        Clock::time_point started, CallDone done, stats::CallMeter meter) {
   // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
   // timeout is each attempt's own.
   thread_local wire::RpcMeta meta;
@@ -29,12 +29,14 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
   codec::EncodedRequest encoded;
   if (Status status = encoded.Encode(meta, request, cluster.body_options()); !status.ok()) {
     cluster.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, {});
+    meter.Finish(status.code());
     done(status);
     return;
   }
   policy.budget->Deposit();
   auto* call = new ClusterCall(cluster, method, policy, response, cluster.TimeoutOf(options),
-                               started, hash_key, std::move(encoded), std::move(done));
+                               started, hash_key, std::move(encoded), std::move(done),
+                               std::move(meter));
   Attempt* completed = nullptr;
   {
     std::lock_guard lock(call->mu_);
@@ -77,7 +79,7 @@ ClusterCall::ClusterCall(Cluster& cluster, const MethodSpec& method,
                          const FaultTolerancePolicy& policy, google::protobuf::Message* response,
                          std::chrono::milliseconds timeout, Clock::time_point now,
                          std::optional<uint64_t> hash_key, codec::EncodedRequest request,
-                         CallDone done)
+                         CallDone done, stats::CallMeter meter)
     : cluster_(cluster),
       method_(method),
       policy_(policy),
@@ -87,6 +89,7 @@ ClusterCall::ClusterCall(Cluster& cluster, const MethodSpec& method,
                                                             : Clock::time_point::max()),
       hash_key_(hash_key),
       done_(std::move(done)),
+      meter_(std::move(meter)),
       request_(std::move(request)) {}
 
 void ClusterCall::Unref() {
@@ -147,7 +150,9 @@ void ClusterCall::OnBackupDue() {
   {
     std::lock_guard lock(mu_);
     // One backup per call, and only while the first attempt is still the only one out.
-    if (!finished_ && sent_ == 1 && in_flight_ == 1) TryRetryLocked(&completed);
+    if (!finished_ && sent_ == 1 && in_flight_ == 1 && TryRetryLocked(&completed)) {
+      cluster_.metrics().backup_requests->Increment();
+    }
   }
   if (completed != nullptr) Process(completed);
 }
@@ -185,7 +190,9 @@ ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
       if (attempt->status.ok()) {
         FinishLocked(Status::Ok(), attempt);
         finished_now = true;
-      } else if (!(verdict.retryable && TryRetryLocked(&completed)) && in_flight_ == 0) {
+      } else if (verdict.retryable && TryRetryLocked(&completed)) {
+        cluster_.metrics().retries->Increment();
+      } else if (in_flight_ == 0) {
         // With another attempt still out (a backup request), its answer may yet save the call.
         FinishLocked(attempt->status, nullptr);
         finished_now = true;
@@ -213,6 +220,7 @@ bool ClusterCall::TryRetryLocked(Attempt** completed) {
   ProviderPick pick = cluster_.providers().Pick(hash_key_, excluded);
   if (pick.provider == nullptr) return false;
   if (!policy_.budget->TrySpend(now)) {
+    cluster_.metrics().budget_refusals->Increment();
     cluster_.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, now);
     return false;
   }
@@ -254,6 +262,7 @@ void ClusterCall::Deliver() {
   // Let go of (maybe the last reference to) the hold before answering, unlocked: the call must
   // outlive this, which the attempt or cancel that delivers keeps it doing.
   hold.reset();
+  meter_.Finish(result.code());
   done(result);
 }
 

@@ -36,7 +36,7 @@ class ClusterCall {
                     std::optional<uint64_t> hash_key, const MethodSpec& method,
                     const google::protobuf::Message& request, google::protobuf::Message* response,
                     const CallOptions& options, std::chrono::steady_clock::time_point started,
-                    CallDone done);
+                    CallDone done, stats::CallMeter meter);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -65,7 +65,7 @@ class ClusterCall {
   ClusterCall(Cluster& cluster, const MethodSpec& method, const FaultTolerancePolicy& policy,
               google::protobuf::Message* response, std::chrono::milliseconds timeout,
               Clock::time_point now, std::optional<uint64_t> hash_key,
-              codec::EncodedRequest request, CallDone done);
+              codec::EncodedRequest request, CallDone done, stats::CallMeter meter);
 
   void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref();
@@ -100,6 +100,7 @@ class ClusterCall {
   const Clock::time_point deadline_;  // max() when unbounded
   const std::optional<uint64_t> hash_key_;
   CallDone done_;
+  stats::CallMeter meter_;
   std::atomic<int> refs_{1};
 
   // Encoded once: the caller's request may be gone by the time a retry or backup goes out.

@@ -76,23 +76,26 @@ template <class Options>
 void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::Message& request,
                               google::protobuf::Message* response, Options&& options,
                               std::chrono::steady_clock::time_point started, CallDone&& done) {
+  stats::CallMeter meter = cluster_->MeterCall(method, started);
+  const auto fail = [&](const Status& status) {
+    meter.Finish(status.code());
+    done(status);
+  };
   if (cluster_->closed()) {
-    done(Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
-    return;
+    return fail(Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
   }
   const std::optional<uint64_t> hash_key = cluster_->HashKeyOf(options, request);
   ProviderPick pick = cluster_->providers().Pick(hash_key, {});
   if (pick.provider == nullptr) {
-    done(Status(StatusCode::UNAVAILABLE, cluster_->providers().DescribeNoPick(0)));
-    return;
+    return fail(Status(StatusCode::UNAVAILABLE, cluster_->providers().DescribeNoPick(0)));
   }
   const FaultTolerancePolicy& policy = cluster_->PolicyFor(method);
   if (policy.MayRetry()) {
     ClusterCall::Start(*cluster_, policy, std::move(pick), hash_key, method, request, response,
-                       options, started, std::move(done));
+                       options, started, std::move(done), std::move(meter));
   } else {
     SendSingleAttempt(*cluster_, std::move(pick), method, request, response,
-                      std::forward<Options>(options), started, std::move(done));
+                      std::forward<Options>(options), started, std::move(done), std::move(meter));
   }
 }
 

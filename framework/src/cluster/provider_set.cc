@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "logger.h"
+#include "stats/framework_metrics.h"
 
 namespace ferry::cluster {
 namespace {
@@ -148,6 +149,7 @@ void ProviderSet::EjectLocked(Provider& provider, Clock::time_point now) {
   }
   const std::chrono::milliseconds period = provider.outlier().Eject(now, outlier_);
   ++ejected_;
+  stats::ClusterFor(service_).ejections->Increment();
   Logger().warn("{}: ejecting provider {} for {} ms (ejection level {})", service_,
                 provider.address(), Ms(period), provider.outlier().level());
   provider.ejection_timer().expires_after(period);

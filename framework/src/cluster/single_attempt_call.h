@@ -16,14 +16,6 @@
 
 namespace ferry::cluster {
 
-// A call whose policy never sends it twice (failfast): one attempt, on the provider already
-// picked. Nothing about it is shared between threads, so unlike a ClusterCall it needs neither
-// a call object nor a lock; the attempt's completion reports to the provider set and runs
-// `done`. Unless the call is a probe or the balancer reads load, the provider itself observes
-// the call (client::CallObserver) and `done` is not even wrapped. Failfast is the default
-// policy, so this is the path most calls take. The call's timeout runs from `started`.
-// `options` is a const CallOptions&, or a CallOptions&& the caller is done with, whose strings
-// the request then takes. Inline, so that the channel's dispatch and this are one function.
 // The completion of a single attempt whose provider must hear of its outcome (a probe, or a
 // balancer that reads load). A named type rather than a lambda, so that an attempt refused by
 // a draining provider can take its parts back out of the CallDone it became.
@@ -43,9 +35,6 @@ struct ReportingDone {
   }
 };
 
-// Sends the request `meta` describes to `pick`; if the provider turns out to be draining before
-// the request left (it said GOAWAY just after it was picked), sends it to another provider,
-// whatever the method: it certainly did not run.
 // What a single attempt is sent with, shared by a resend after a refusal.
 struct SingleAttempt {
   const MethodSpec& method;
@@ -61,10 +50,15 @@ struct SingleAttempt {
 // Picks again after the providers in `refused_by` refused the call for draining, and sends it
 // there; out of line, as it happens only while a provider is going away.
 [[gnu::noinline]] void ResendRefused(Cluster& cluster, const SingleAttempt& attempt,
-                                     std::vector<std::string> refused_by, CallDone&& done);
+                                     std::vector<std::string> refused_by, CallDone&& done,
+                                     stats::CallMeter&& meter);
 
+// Sends the request `meta` describes to `pick`; if the provider turns out to be draining before
+// the request left (it said GOAWAY just after it was picked), sends it to another provider,
+// whatever the method: it certainly did not run.
 inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt& attempt,
-                       const std::vector<std::string>* refused_before, CallDone&& done) {
+                       const std::vector<std::string>* refused_before, CallDone&& done,
+                       stats::CallMeter&& meter) {
   const auto& [method, meta, request, response, hash_key, started, timeout, cancellation] = attempt;
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   const auto deadline = bounded ? started + timeout : std::chrono::steady_clock::time_point::max();
@@ -78,12 +72,12 @@ inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt&
     // Nothing to remember per call but the provider, which observes the call itself: `done`
     // goes to the connection unwrapped.
     id = provider->connection().Call(meta, request, response, deadline, timeout, std::move(done),
-                                     std::move(pick.provider), &refused);
+                                     std::move(meter), std::move(pick.provider), &refused);
   } else {
     id = provider->connection().Call(meta, request, response, deadline, timeout,
                                      ReportingDone{&cluster.providers(), std::move(pick),
                                                    method.idempotent, started, std::move(done)},
-                                     nullptr, &refused);
+                                     std::move(meter), nullptr, &refused);
   }
   if (refused.done) {
     CallDone original = std::move(refused.done);
@@ -95,7 +89,8 @@ inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt&
     std::vector<std::string> refused_by;
     if (refused_before != nullptr) refused_by = *refused_before;
     refused_by.push_back(provider->address());
-    ResendRefused(cluster, attempt, std::move(refused_by), std::move(original));
+    ResendRefused(cluster, attempt, std::move(refused_by), std::move(original),
+                  std::move(refused.meter));
     return;
   }
   if (cancellation != nullptr) provider->connection().CancelOn(*cancellation, id);
@@ -113,7 +108,8 @@ template <class Options>
 [[gnu::always_inline]] inline void SendSingleAttempt(
     Cluster& cluster, ProviderPick pick, const MethodSpec& method,
     const google::protobuf::Message& request, google::protobuf::Message* response,
-    Options&& options, std::chrono::steady_clock::time_point started, CallDone&& done) {
+    Options&& options, std::chrono::steady_clock::time_point started, CallDone&& done,
+    stats::CallMeter&& meter) {
   const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   // FillRequestMeta may take the options' strings, never their cancellation; the options
@@ -128,7 +124,7 @@ template <class Options>
   SendToPick(
       cluster, std::move(pick),
       SingleAttempt{method, meta, request, response, hash_key, started, timeout, cancellation},
-      nullptr, std::move(done));
+      nullptr, std::move(done), std::move(meter));
 }
 
 }  // namespace ferry::cluster

@@ -89,6 +89,7 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
   section.Millis("drain_delay_ms", 0, kMaxMillis, &out->drain_delay);
   section.Millis("idle_timeout_ms", 0, kMaxMillis, &out->idle_timeout);
   section.Millis("slow_call_ms", 0, kMaxMillis, &out->slow_call);
+  section.Bool("metrics", &out->metrics);
   ReadCompression(section.Section("compression"), &out->compression, &out->compress_threshold,
                   &out->compression_level);
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
@@ -132,6 +133,7 @@ void ReadClientConnection(ConfigReader& section, ClientOptions* out) {
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
   section.Integer("max_outbound_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
                   &out->max_outbound_bytes);
+  section.Bool("metrics", &out->metrics);
   config::ReadFilters(section, "client", &out->filters);
 }
 
@@ -217,6 +219,7 @@ Status ParseConfig(const std::string& yaml_text, const std::string& source_name,
   }
   top.RejectUnknownKeys();
   if (!errors.first().ok()) return errors.first();
+  config.document = YAML::Clone(root);
   *out = std::move(config);
   return Status::Ok();
 }

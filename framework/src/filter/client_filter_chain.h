@@ -8,7 +8,8 @@
 #include "ferry/framework/call_scope.h"
 #include "ferry/framework/channel.h"
 #include "ferry/framework/filter.h"
-#include "filter/method_states.h"
+#include "filter/filter_method_states.h"
+#include "method/per_method_cache.h"
 
 namespace ferry::filter {
 
@@ -53,7 +54,7 @@ class ClientFilterChain {
     explicit Shared(Filters filters);
     const Filters filters;
     const bool observes_done;  // some filter's OnDone does something
-    mutable MethodStates states;
+    mutable method::PerMethodCache<FilterMethodStates> states;
   };
   using SendFn = std::function<void(const CallOptions&, Clock::time_point, CallDone&&)>;
 

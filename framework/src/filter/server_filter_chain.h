@@ -6,7 +6,7 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/filter.h"
-#include "filter/method_states.h"
+#include "filter/filter_method_states.h"
 
 namespace ferry::filter {
 

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "stats/framework_metrics.h"
+
 namespace ferry::server {
 
 BusinessPool::BusinessPool(size_t threads, size_t queue_capacity, const std::string& thread_name)
@@ -30,6 +32,7 @@ bool BusinessPool::TrySubmit(std::unique_ptr<Task>* task) {
   if (stopping_.load(std::memory_order_relaxed)) return false;
   if (admitted_.fetch_add(1, std::memory_order_relaxed) >= admit_limit_) {
     admitted_.fetch_sub(1, std::memory_order_relaxed);
+    stats::Server().pool_rejections->Increment();
     return false;
   }
   // Cannot fail: the queue has a cell for every task that can be admitted.

@@ -45,6 +45,12 @@ class BusinessPool {
   void Join();
 
   size_t queue_capacity() const { return queue_capacity_; }
+  // Tasks queued and not yet taken by a worker, as of a moment ago: for /metrics.
+  size_t queued() const {
+    const size_t in = enqueue_pos_.load(std::memory_order_relaxed);
+    const size_t out = dequeue_pos_.load(std::memory_order_relaxed);
+    return in > out ? in - out : 0;
+  }
 
  private:
   // One slot of Vyukov's bounded MPMC queue: `sequence` says whose turn the slot is.

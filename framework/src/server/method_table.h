@@ -8,7 +8,8 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/service.h"
-#include "filter/method_states.h"
+#include "filter/filter_method_states.h"
+#include "stats/call_metrics.h"
 
 namespace ferry::server {
 
@@ -22,6 +23,7 @@ class MethodTable {
     std::string_view service_name;             // points into the table's own key
     std::string full_name;                     // "pkg.Service/Method", for logs and error messages
     filter::FilterMethodStates filter_states;  // the server filters' own, set at Start()
+    stats::MethodMetrics* metrics = nullptr;   // set at Start() unless server.metrics is off
   };
 
   // ALREADY_EXISTS when a service of the same full name was added; INVALID_ARGUMENT when the

@@ -14,6 +14,8 @@
 #include "ferry/codec/compressor.h"
 #include "logger.h"
 #include "server/business_pool.h"
+#include "stats/call_metrics.h"
+#include "stats/framework_metrics.h"
 #include "server/server_connection.h"
 #include "server/server_core.h"
 #include "http/http_router.h"
@@ -152,6 +154,7 @@ class Server::Impl {
   std::unique_ptr<transport::IoThreadPool> io_;
   std::vector<std::unique_ptr<Listener>> listeners_;  // the server's port first
   std::unique_ptr<server::BusinessPool> pool_;
+  metrics::CallbackHandle queue_depth_;  // the pool's, for /metrics; unbound before it goes
 
   std::mutex state_mu_;
   std::condition_variable state_changed_;
@@ -169,6 +172,10 @@ Status Server::Impl::Start() {
   if (!status.ok()) return status;
   core_.methods.ForEachEntry([this](server::MethodTable::Entry& entry) {
     entry.filter_states = core_.filters.NewMethodStates(*entry.method->spec);
+    if (options_.metrics) {
+      entry.metrics = &stats::MethodMetricsFor(stats::MethodMetrics::Side::kServer,
+                                               entry.service_name, entry.method->spec->method);
+    }
   });
 
   io_ = std::make_unique<transport::IoThreadPool>(options_.io_threads, "ferry-srv-io");
@@ -192,6 +199,12 @@ Status Server::Impl::Start() {
   pool_ = std::make_unique<server::BusinessPool>(options_.worker_threads, options_.queue_capacity,
                                                  "ferry-worker");
   core_.pool = pool_.get();
+  if (auto bound = stats::Server().queue_depth->Bind(
+          {std::to_string(listeners_.front()->port)},
+          [pool = pool_.get()] { return static_cast<double>(pool->queued()); });
+      bound.ok()) {
+    queue_depth_ = std::move(bound).value();
+  }
   core_.limits.max_frame_bytes = options_.max_frame_bytes;
   core_.idle_timeout = options_.idle_timeout;
   core_.http = options_.http;
@@ -331,6 +344,7 @@ void Server::Impl::Stop() {
   for (const auto& connection : core_.connections.Snapshot()) connection->CloseGracefully();
   core_.connections.WaitUntilEmpty(std::max(deadline, Clock::now() + kMinFlushTime));
 
+  queue_depth_.Reset();
   pool_->Stop();
   if (core_.connections.NoCallsInFlight()) {
     pool_->Join();

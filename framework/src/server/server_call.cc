@@ -17,6 +17,7 @@
 #include "ferry/rpc_meta.pb.h"
 #include "logger.h"
 #include "server/server_connection.h"
+#include "stats/framework_metrics.h"
 
 namespace ferry {
 namespace {
@@ -61,6 +62,10 @@ ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
 }
 
 ServerCall::~ServerCall() {
+  // Prepared but never answered: the pool refused it, being full or stopping.
+  if (counted_) {
+    method_->metrics->Finished(StatusCode::OVERLOADED, ServerContext::Clock::now() - received_);
+  }
   if (tracked_) connection_->Untrack(this);
 }
 
@@ -87,6 +92,33 @@ void ServerCall::Reset(std::shared_ptr<ServerConnection> connection,
 
 Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
                            ServerContext::Clock::time_point received, size_t max_body_bytes) {
+  return Counted(Fill(frame, meta, received, max_body_bytes));
+}
+
+Status ServerCall::PrepareHttp(const HttpRequest& request,
+                               ServerContext::Clock::time_point received) {
+  return Counted(FillHttp(request, received));
+}
+
+Status ServerCall::Counted(Status prepared) {
+  stats::MethodMetrics* const metrics = method_->metrics;
+  if (metrics == nullptr) return prepared;
+  if (prepared.ok()) {
+    metrics->Started();
+    counted_ = true;
+  } else {
+    metrics->Record(prepared.code(), std::chrono::nanoseconds::zero());
+  }
+  return prepared;
+}
+
+void ServerCall::Run() {
+  if (counted_) stats::Server().queue_wait->Observe(ServerContext::Clock::now() - received_);
+  Invoke();
+}
+
+Status ServerCall::Fill(const codec::Frame& frame, wire::RpcMeta* meta,
+                        ServerContext::Clock::time_point received, size_t max_body_bytes) {
   Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_.get());
   if (!status.ok()) return status;
   ServerContext& context = context_;
@@ -111,8 +143,8 @@ Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
   return Status::Ok();
 }
 
-Status ServerCall::PrepareHttp(const HttpRequest& request,
-                               ServerContext::Clock::time_point received) {
+Status ServerCall::FillHttp(const HttpRequest& request,
+                            ServerContext::Clock::time_point received) {
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   const std::string_view body = request.body().empty() ? std::string_view("{}") : request.body();
@@ -269,6 +301,10 @@ void ServerCall::Complete(const Status& status) {
 void ServerCall::Answer(const Status& status) {
   connection_->filters().Leave(context_, *request_, method_->filter_states, status, &filters_);
   const ServerContext::Clock::time_point now = ServerContext::Clock::now();
+  if (counted_) {
+    counted_ = false;
+    method_->metrics->Finished(status.code(), now - received_);
+  }
   NoteIfSlow(status, now);
   if (http_) {
     connection_->AnswerHttp(request_id_, http::HttpSession::CallAnswer(status, response_.get()));

@@ -69,7 +69,7 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   void Track();
 
   // On a pool worker. The call owns itself from here on.
-  void Run() override { Invoke(); }
+  void Run() override;
   // On the connection's IO thread, for inline methods. True when the call completed before its
   // handler returned, so the connection may reuse it; false when it went on asynchronously and
   // now owns itself (the connection lets go of it).
@@ -94,6 +94,12 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   // an inline one the connection's to reuse. False when it completes later and lets go of
   // itself then: it may be gone already.
   bool Invoke();
+  // Prepare() and PrepareHttp() before counting the call (docs/metrics.md).
+  Status Fill(const codec::Frame& frame, wire::RpcMeta* meta,
+              ServerContext::Clock::time_point received, size_t max_body_bytes);
+  Status FillHttp(const HttpRequest& request, ServerContext::Clock::time_point received);
+  // Counts a prepared call in flight until its answer, or a refused one at once.
+  Status Counted(Status prepared);
   void StartHandler();
   void Answer(const Status& status);
   void NoteIfSlow(const Status& status, ServerContext::Clock::time_point now);
@@ -110,6 +116,7 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   // An inline call the connection still holds; false for pool calls and detached inline ones.
   bool held_by_connection_ = false;
   bool tracked_ = false;
+  bool counted_ = false;  // in flight in its method's metrics
   // Set on the invoking thread when the call completed on it before the handler returned.
   bool completed_while_invoking_ = false;
   // A ServerDone dropped while an exception unwound the handler: the invoker answers instead.

@@ -13,6 +13,7 @@
 #include "logger.h"
 #include "server/business_pool.h"
 #include "server/server_call.h"
+#include "stats/framework_metrics.h"
 
 namespace ferry::server {
 namespace {
@@ -39,7 +40,7 @@ ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socke
       idle_timer_(socket_.get_executor()),
       http_port_(port) {}
 
-ServerConnection::~ServerConnection() = default;
+ServerConnection::~ServerConnection() { CountClosed(); }
 
 void ServerConnection::Start() {
   io_thread_ = std::this_thread::get_id();
@@ -64,6 +65,7 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
   read_pending_ = false;
   if (closed_ || closing_) return;
   if (http_ != nullptr && !error) {
+    stats::Server().received_bytes[stats::ServerMetrics::kHttp]->Increment(bytes);
     http_->CommitRead(bytes);
     return OnHttpRead();
   }
@@ -86,6 +88,7 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
   }
   decoder_.CommitWrite(bytes);
   if (!sniffed_ && !Sniff()) return;
+  stats::Server().received_bytes[protocol_]->Increment(bytes);
   if (http_ != nullptr) return OnHttpRead();
   // One clock read per batch: every frame in it arrived at the same moment as far as
   // deadlines are concerned.
@@ -110,6 +113,16 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
   Read();
 }
 
+void ServerConnection::CountOpen(stats::ServerMetrics::Protocol protocol) {
+  protocol_ = protocol;
+  counted_open_ = true;
+  stats::Server().connections[protocol]->Increment();
+}
+
+void ServerConnection::CountClosed() {
+  if (std::exchange(counted_open_, false)) stats::Server().connections[protocol_]->Decrement();
+}
+
 bool ServerConnection::Sniff() {
   sniffed_ = true;
   const uint8_t first = static_cast<uint8_t>(decoder_.buffered().front());
@@ -119,6 +132,7 @@ bool ServerConnection::Sniff() {
     return false;
   }
   if (!http) {
+    CountOpen(stats::ServerMetrics::kBinary);
     if (goaway_sent_) SendGoAway();
     return true;
   }
@@ -126,6 +140,7 @@ bool ServerConnection::Sniff() {
     Close("HTTP on this port is off (server.http.enabled: false)", spdlog::level::info);
     return false;
   }
+  CountOpen(stats::ServerMetrics::kHttp);
   http_ = std::make_unique<http::HttpSession>(*this, core_.http, core_.routes, http_port_);
   const std::string_view first_bytes = decoder_.buffered();
   const std::span<uint8_t> space = http_->PrepareRead(first_bytes.size());
@@ -357,8 +372,9 @@ void ServerConnection::Flush() {
   writing_ = true;
   boost::asio::async_write(
       socket_, boost::asio::buffer(write_buffer_),
-      [self = shared_from_this()](const boost::system::error_code& error, size_t) {
+      [self = shared_from_this()](const boost::system::error_code& error, size_t bytes) {
         self->writing_ = false;
+        stats::Server().sent_bytes[self->protocol_]->Increment(bytes);
         if (error) {
           self->Close("write failed: " + error.message(), spdlog::level::info);
           return;
@@ -430,6 +446,7 @@ void ServerConnection::CloseGracefully() {
 void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum level) {
   if (closed_) return;
   closed_ = true;
+  CountClosed();
   gone_away_.store(true, std::memory_order_release);
   Logger().log(level, "ferry server: closing connection from {}: {}", peer_, reason);
   boost::system::error_code ignored;

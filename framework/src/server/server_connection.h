@@ -20,6 +20,7 @@
 #include "server/auth_token_table.h"
 #include "server/server_call.h"
 #include "server/server_core.h"
+#include "stats/framework_metrics.h"
 #include "transport/outbound_queue.h"
 
 namespace google::protobuf {
@@ -97,6 +98,9 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   // The first bytes decide the protocol: Ferry's frames begin with 0xFE, HTTP with a method's
   // letters. False when the connection was closed instead.
   bool Sniff();
+  // In the process's open connections of `protocol`, until Close().
+  void CountOpen(stats::ServerMetrics::Protocol protocol);
+  void CountClosed();
   void OnHttpRead();
   void HandleFrame(Clock::time_point received);
   void HandleRequest(Clock::time_point received);
@@ -130,6 +134,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   bool goaway_sent_ = false;
   std::atomic<bool> gone_away_{false};
   bool sniffed_ = false;
+  bool counted_open_ = false;
+  stats::ServerMetrics::Protocol protocol_ = stats::ServerMetrics::kBinary;  // once sniffed
   bool read_pending_ = false;
   std::string close_reason_;  // set by CloseAfterFlush
   const http::HttpRouter::Port http_port_;

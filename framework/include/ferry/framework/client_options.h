@@ -28,6 +28,8 @@ struct ClientOptions {
   // fail at once with RESOURCE_EXHAUSTED instead of growing memory without bound.
   size_t max_outbound_bytes = 64u << 20;  // max_outbound_bytes
   std::vector<FilterSpec> filters;        // filters: run around every call, in order
+  // metrics: count calls, by method and status, for /metrics (docs/metrics.md).
+  bool metrics = true;
 };
 
 }  // namespace ferry

@@ -54,6 +54,8 @@ struct Config {
   ServerOptions server;
   std::map<std::string, ClientConfig, std::less<>> clients;
   YAML::Node service;  // the `service:` section as read, line marks intact; null if absent
+  // The whole file as read (a copy), with what flags override written in: the status page's.
+  YAML::Node document;
 };
 
 // Reads `config.service` with `read`, which is handed a reader of the `service:` mapping; keys

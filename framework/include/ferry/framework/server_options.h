@@ -42,6 +42,8 @@ struct ServerOptions {
   // slow_call_ms: calls that take longer are logged with their trace and kept for the status
   // page; 0: none is.
   std::chrono::milliseconds slow_call{1000};
+  // metrics: count calls, by method and status, for /metrics (docs/metrics.md).
+  bool metrics = true;
 };
 
 }  // namespace ferry

@@ -1,0 +1,104 @@
+#include "app/app_admin.h"
+
+#include "app/redacted_yaml.h"
+#include "client/direct_channel.h"
+#include "cluster/cluster_channel.h"
+#include "ferry/framework/metrics.h"
+
+namespace ferry::app {
+namespace {
+
+// Samples this often; the status page's figures are over the last kWindow.
+constexpr std::chrono::seconds kSampleEvery{5};
+constexpr std::chrono::seconds kWindow{60};
+
+std::vector<stats::MethodMetrics*> ServedMethods(const std::vector<Service*>& services) {
+  std::vector<stats::MethodMetrics*> methods;
+  for (const Service* service : services) {
+    for (const Service::Method& method : service->methods()) {
+      methods.push_back(&stats::MethodMetricsFor(stats::MethodMetrics::Side::kServer,
+                                                 service->full_name(), method.spec->method));
+    }
+  }
+  return methods;
+}
+
+}  // namespace
+
+AppAdmin::AppAdmin(Inputs inputs)
+    : inputs_(std::move(inputs)), window_(ServedMethods(inputs_.services), kWindow) {}
+
+AppAdmin::~AppAdmin() { Stop(); }
+
+std::vector<HttpRoute> AppAdmin::Routes() {
+  const Config& config = *inputs_.config;
+  return AdminRoutes(AdminSources{
+      .app_name = inputs_.app_name,
+      .ready = inputs_.ready,
+      .methods = [this] { return window_.Read(MethodWindow::Clock::now()); },
+      .clients = [this] { return Clients(); },
+      .slow_calls = inputs_.slow_calls,
+      .plugins = config.plugins,
+      .config_yaml = RedactedYaml(config.document),
+      .metrics_text = [] { return metrics::RenderText(metrics::Metrics()); },
+      .log_level_changeable = !config.server.http.admin_listen.empty()});
+}
+
+void AppAdmin::StartSampling() {
+  window_.Sample(MethodWindow::Clock::now());
+  sampler_ = std::thread([this] {
+    std::unique_lock lock(mu_);
+    while (!wake_.wait_for(lock, kSampleEvery, [this] { return stopping_; })) {
+      lock.unlock();
+      window_.Sample(MethodWindow::Clock::now());
+      lock.lock();
+    }
+  });
+}
+
+void AppAdmin::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (sampler_.joinable()) sampler_.join();
+}
+
+std::vector<ClientStatus> AppAdmin::Clients() const {
+  std::vector<ClientStatus> clients;
+  const Config& config = *inputs_.config;
+  for (const auto& [name, channel] : inputs_.channels()) {
+    const auto it = config.clients.find(name);
+    if (it == config.clients.end() || channel == nullptr) continue;
+    clients.push_back(DescribeClient(name, it->second, config.registry.url, *channel));
+  }
+  return clients;
+}
+
+ClientStatus AppAdmin::DescribeClient(const std::string& name, const ClientConfig& config,
+                                      const std::string& registry_url, Channel& channel) {
+  ClientStatus status{.name = name, .target = config.cluster.client.target, .providers = {}};
+  if (auto* direct = dynamic_cast<client::DirectChannel*>(&channel)) {
+    status.providers.push_back(
+        ProviderStatus{.address = config.cluster.client.target,
+                       .state = "direct",
+                       .weight = 0,
+                       .in_flight = static_cast<int32_t>(direct->stats().calls_in_flight)});
+    return status;
+  }
+  auto* cluster_channel = dynamic_cast<cluster::ClusterChannel*>(&channel);
+  if (cluster_channel == nullptr) return status;
+  cluster::Cluster& cluster = cluster_channel->cluster();
+  status.target = cluster.service() + " via " +
+                  (config.registry.empty() ? registry_url : config.registry);
+  for (const auto& provider : cluster.providers().Describe(cluster.warmup())) {
+    status.providers.push_back(ProviderStatus{.address = provider.address,
+                                              .state = provider.state,
+                                              .weight = provider.weight,
+                                              .in_flight = provider.in_flight});
+  }
+  return status;
+}
+
+}  // namespace ferry::app

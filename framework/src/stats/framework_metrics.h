@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string_view>
+
+#include "ferry/framework/metrics.h"
+
+namespace ferry::stats {
+
+// The framework's metrics that are not per method (docs/metrics.md), in the process-wide
+// registry, registered on first use.
+
+// What every server of the process shares: its business pools, connections and bytes, by the
+// protocol a connection speaks.
+struct ServerMetrics {
+  enum Protocol { kBinary = 0, kHttp = 1 };
+
+  metrics::Counter* pool_rejections;
+  metrics::Histogram* queue_wait;
+  metrics::UpDownCounter* connections[2];
+  metrics::Counter* received_bytes[2];
+  metrics::Counter* sent_bytes[2];
+  // Bound by each server for its own pool, labelled with its port.
+  metrics::CallbackFamily* queue_depth;
+};
+const ServerMetrics& Server();
+
+// What the calls of one cluster channel's service did beyond their first attempt.
+struct ClusterMetrics {
+  metrics::Counter* retries;
+  metrics::Counter* backup_requests;
+  metrics::Counter* ejections;
+  metrics::Counter* budget_refusals;
+};
+const ClusterMetrics& ClusterFor(std::string_view service);
+
+// Responses that came after their call had been given up, by the address they came from.
+metrics::Counter* LateResponsesFrom(std::string_view target);
+
+}  // namespace ferry::stats
