@@ -237,6 +237,15 @@ TEST(ConfigTest, RejectsUnknownKeysAtEveryLevel) {
       << s;
 }
 
+TEST(ConfigTest, RejectsAKeyGivenTwiceNamingBothLines) {
+  Status s = Parse("server:\n  io_threads: 2\nlog: {level: info}\nserver:\n  io_threads: 3\n");
+  EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(s.message(), "echo.yaml:4: server: given twice (first on line 1)");
+  s = Parse("server:\n  business_pool: {threads: 1, threads: 2}\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:2: server.business_pool.threads: given twice", 0), 0u)
+      << s;
+}
+
 TEST(ConfigTest, RejectsUnknownNames) {
   Status s = Parse("clients:\n  e:\n    target: 127.0.0.1:1\n    serializer: xml\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -110,6 +111,14 @@ void ZooKeeperServer::Stop() {
   if (!running()) return;
   internal::Terminate(pid_, 10s);
   pid_ = -1;
+}
+
+void ZooKeeperServer::Pause() {
+  if (running()) kill(pid_, SIGSTOP);
+}
+
+void ZooKeeperServer::Resume() {
+  if (running()) kill(pid_, SIGCONT);
 }
 
 bool ZooKeeperServer::AnswersRuok() const {

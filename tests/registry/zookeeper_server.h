@@ -35,6 +35,11 @@ class ZooKeeperServer {
     return Start();
   }
 
+  // SIGSTOP and SIGCONT: a server that has its connections and answers none of them, like one
+  // stalled in a long GC pause; clients connecting meanwhile wait for their handshake.
+  void Pause();
+  void Resume();
+
   bool running() const { return pid_ > 0; }
   uint16_t port() const { return port_; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <iostream>
@@ -102,20 +103,22 @@ class App::Impl {
     std::lock_guard lock(mu_);
     return status_;
   }
-  bool ready() const {
-    std::lock_guard lock(mu_);
-    return phase_ == Phase::kServing;
-  }
+  // Without mu_, which Start() holds while it registers: the readiness probe answers meanwhile.
+  bool ready() const { return phase_.load(std::memory_order_acquire) == Phase::kServing; }
 
   std::shared_ptr<Channel> ClientChannel(std::string_view name) {
     std::lock_guard lock(mu_);
-    if (auto it = channels_.find(name); it != channels_.end()) return it->second;
+    {
+      std::lock_guard channels_lock(channels_mu_);
+      if (auto it = channels_.find(name); it != channels_.end()) return it->second;
+    }
     std::shared_ptr<Channel> channel;
     Status status = NewClient(name, &channel);
     if (!status.ok()) {
       if (status_.ok()) status_ = status;
       channel = std::make_shared<app::FailingChannel>(status);
     }
+    std::lock_guard channels_lock(channels_mu_);
     channels_.emplace(std::string(name), channel);
     return channel;
   }
@@ -165,7 +168,7 @@ class App::Impl {
         .slow_calls = [this] { return server_->RecentSlowCalls(); },
         .channels =
             [this] {
-              std::lock_guard lock(mu_);
+              std::lock_guard lock(channels_mu_);
               return channels_;
             }});
     // Before Start(), which alone refuses routes (a service claiming an admin path).
@@ -175,12 +178,16 @@ class App::Impl {
   mutable std::mutex mu_;
   Status status_;
   std::shared_ptr<Registry> registry_;
+  // Taken after mu_ when both are, and alone by the status page, which must not wait for a
+  // Start() that is registering.
+  mutable std::mutex channels_mu_;
   std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels_;
   // Before the server, whose routes read it: destroyed after it.
   std::unique_ptr<app::AppAdmin> admin_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<app::ProviderRegistration> registration_;
-  enum class Phase { kNew, kServing, kStopping, kStopped } phase_ = Phase::kNew;
+  enum class Phase { kNew, kServing, kStopping, kStopped };
+  std::atomic<Phase> phase_{Phase::kNew};  // written under mu_
   std::condition_variable stopped_;
 };
 
@@ -251,6 +258,7 @@ void App::Impl::Stop() {
   std::shared_ptr<Registry> registry;
   {
     std::lock_guard lock(mu_);
+    std::lock_guard channels_lock(channels_mu_);
     channels.swap(channels_);
     registry = std::move(registry_);
   }

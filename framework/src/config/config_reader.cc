@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 namespace ferry::config {
@@ -211,8 +212,17 @@ void ConfigReader::Invalid(std::string_view key, std::string_view message) {
 
 void ConfigReader::RejectUnknownKeys() {
   if (!mapping_.IsMap()) return;
+  // yaml-cpp keeps both entries of a key given twice and lookups find the first: the second
+  // would be ignored without a word.
+  std::map<std::string, int> first_lines;
   for (const auto& entry : mapping_) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : Describe(entry.first);
+    if (const auto [first, inserted] = first_lines.emplace(key, entry.first.Mark().line + 1);
+        !inserted) {
+      errors_->Add(PathOf(key), "given twice (first on line " + std::to_string(first->second) + ")",
+                   entry.first.Mark());
+      continue;
+    }
     if (entry.first.IsScalar() && known_.count(key) != 0) continue;
     std::string message = "unknown key (expected one of:";
     for (const std::string& known : known_) message += " " + known;

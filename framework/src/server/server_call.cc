@@ -113,7 +113,10 @@ Status ServerCall::Counted(Status prepared) {
 }
 
 void ServerCall::Run() {
-  if (counted_) stats::Server().queue_wait->Observe(ServerContext::Clock::now() - received_);
+  // Inline methods reach here only from the JSON gateway, which queued nothing.
+  if (counted_ && !method_->method->spec->inline_method) {
+    stats::Server().queue_wait->Observe(ServerContext::Clock::now() - received_);
+  }
   Invoke();
 }
 
