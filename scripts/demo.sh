@@ -3,7 +3,8 @@
 # (all on loopback, temporary directories); drives one provider directly and then both through
 # discovery with ferry-bench. Then the seckill scenario: a seckill-server on the chosen backend,
 # and `ferry-bench seckill` selling 100 units to 5,000 buyers (10% of them trying twice) and
-# checking the orders. Prints what happened and stops everything by PID. Safe to rerun.
+# checking the orders. Calls Echo through the JSON gateway with curl and reads the provider's
+# /status page. Prints what happened and stops everything by PID. Safe to rerun.
 #   scripts/demo.sh [--backend embedded|redis+mariadb]
 #     embedded (default): SQLite in a temporary directory, nothing else to start
 #     redis+mariadb: also starts Redis and MariaDB (Debian's packages) on loopback, free ports,
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --backend) BACKEND="${2:-}"; shift 2 || { echo "--backend: needs a value" >&2; exit 2; } ;;
     --backend=*) BACKEND="${1#--backend=}"; shift ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -58,6 +59,17 @@ log "ferry-bench direct to 127.0.0.1:${PORTS[0]}: 4 connections x 32 outstanding
 log "ferry-bench through $REGISTRY (both providers, round robin), same load"
 "$BUILD_DIR"/bin/ferry-bench echo --registry "$REGISTRY" --conns 4 --depth 32 --size 16 \
   --duration "$SECONDS_TO_RUN" | tee "$RUN_DIR/discovery.out"
+
+# HTTP on the same port: the JSON gateway and the admin pages, while the providers still run.
+STATUS_URL="http://127.0.0.1:${PORTS[0]}/status"
+CURL_LINE="curl -s -XPOST http://127.0.0.1:${PORTS[0]}/ferry.demo.EchoService/Echo -d '{\"payload\":\"aGVsbG8gZmVycnk=\"}'"
+log "calling Echo through the JSON gateway: $CURL_LINE"
+GATEWAY_ANSWER="$(eval "$CURL_LINE")"
+echo "$GATEWAY_ANSWER"
+curl -s "$STATUS_URL" >"$RUN_DIR/status.html"
+STATUS_ROW="$(grep -o '<tr><td>ferry.demo.EchoService</td><td>Echo</td>.*</tr>' "$RUN_DIR/status.html" |
+  sed -e 's/<\/td><td>/ | /g' -e 's/<[^>]*>//g')"
+log "its /status page lists (service | method | QPS | p50 ms | p99 ms | calls | errors): $STATUS_ROW"
 
 log "stopping providers and ZooKeeper"
 ferry_stop_all
@@ -106,6 +118,9 @@ log "discovery: $(tail -n 1 "$RUN_DIR/discovery.out")"
 log "seckill ($BACKEND): $(grep '^answers:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(grep '^check:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(tail -n 1 "$RUN_DIR/seckill.out")"
+log "echo-server's status page, while it ran: $STATUS_URL (also /status.json, /metrics, /health, /ready)"
+log "Echo through the JSON gateway: $CURL_LINE"
+log "  answered: $GATEWAY_ANSWER"
 log "What it did: created an activity (100 units, open from a second ago for 10 minutes),
     preheated it, sent 5,500 purchases from 5,000 distinct users (250 of them repeated the
     same request id, 250 bought again with a new one), waited for the orders to settle (at

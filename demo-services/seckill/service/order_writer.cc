@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ferry/framework/logging.h"
+#include "service/seckill_metrics.h"
 
 namespace ferry::seckill {
 
@@ -60,9 +61,11 @@ bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& 
                    event.reserved_ms + int64_t{activity.pay_timeout_s} * 1000};
   PlaceResult placed;
   if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) {
+    Metrics().orders_failed->Increment();
     Logger().warn("order writer: request {}: {}", event.request_id, s.ToString());
     return false;
   }
+  Metrics().OrdersWith(placed.outcome)->Increment();
   if (placed.outcome == PlaceOutcome::kAlreadyJoined) {
     bool released = false;
     Status s = core_->deps.cache->Release(event.activity_id, event.sku_id, "r:" + event.request_id,

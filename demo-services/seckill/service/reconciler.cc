@@ -77,6 +77,7 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
     if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
       return s;
     }
+    out->set_queue_backlog(snapshot.queue_undelivered + snapshot.queue_pending);
     if (snapshot.present) {
       out->set_cache_stock(snapshot.stock);
       if (snapshot.stock > counts.remaining_stock) {

@@ -8,6 +8,7 @@
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
 #include "service/order_closer.h"
 #include "service/reconciler.h"
+#include "service/seckill_metrics.h"
 #include "storage/order_database.h"
 #include "storage/redis_reservation_cache.h"
 #include "storage/sql_order_store.h"
@@ -112,17 +113,22 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
         std::make_unique<PeriodicWorker>(milliseconds(config.reconcile_interval_ms), [core] {
           std::vector<ActivityRecord> open;
           if (!core->deps.store->ListOpenActivities(core->deps.now_ms(), &open).ok()) return false;
+          int64_t backlog = 0;
           for (const ActivityRecord& activity : open) {
             ReconcileResponse report;
             Status s = ReconcileActivity(*core, activity.activity_id, &report);
             if (!s.ok()) {
               Logger().warn("reconciler: activity {}: {}", activity.activity_id, s.ToString());
-            } else if (!report.invariants_hold()) {
-              for (const std::string& v : report.violations()) {
-                Logger().error("reconciler: activity {}: {}", activity.activity_id, v);
-              }
+              continue;
+            }
+            backlog += report.queue_backlog();
+            Metrics().reconcile_violations->Increment(
+                static_cast<uint64_t>(report.violations_size()));
+            for (const std::string& v : report.violations()) {
+              Logger().error("reconciler: activity {}: {}", activity.activity_id, v);
             }
           }
+          Metrics().stream_backlog->Set(static_cast<double>(backlog));
           return false;
         }));
   }

@@ -124,6 +124,26 @@ Status CheckEventArgs(const std::string& consumer, int max_count) {
   return Status::Ok();
 }
 
+// The order writers' group's `lag` in an XINFO GROUPS reply (Redis 7): entries not yet delivered
+// to any of them. 0 without a stream or a group, and when Redis cannot tell (nil lag).
+int64_t UndeliveredOf(const redisReply* groups) {
+  if (groups->type != REDIS_REPLY_ARRAY) return 0;  // no stream yet: an error in the transaction
+  for (size_t g = 0; g < groups->elements; ++g) {
+    const redisReply* group = groups->element[g];
+    if (group->type != REDIS_REPLY_ARRAY) continue;
+    bool ours = false;
+    int64_t lag = 0;
+    for (size_t i = 0; i + 1 < group->elements; i += 2) {
+      const std::string_view field = ReplyText(group->element[i]);
+      const redisReply* value = group->element[i + 1];
+      if (field == "name") ours = ReplyText(value) == kOrderWritersGroup;
+      if (field == "lag" && value->type == REDIS_REPLY_INTEGER) lag = value->integer;
+    }
+    if (ours) return lag;
+  }
+  return 0;
+}
+
 }  // namespace
 
 RedisReservationCache::RedisReservationCache(RedisOptions options)
@@ -226,6 +246,7 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
                                          {"GET", keys.stock},
                                          {"GET", keys.accepted},
                                          {"XPENDING", keys.orders, kOrderWritersGroup},
+                                         {"XINFO", "GROUPS", keys.orders},
                                          {"EXEC"}},
                                         &replies);
       !status.ok()) {
@@ -236,7 +257,7 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
   }
   const redisReply* exec = replies.back().get();
   if (exec->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", exec);
-  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 4) return MalformedReply("EXEC");
+  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 5) return MalformedReply("EXEC");
   const redisReply* loaded = exec->element[0];
   const redisReply* stock = exec->element[1];
   const redisReply* accepted = exec->element[2];
@@ -262,6 +283,7 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
     if (pending->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XPENDING", pending);
     return MalformedReply("XPENDING");
   }
+  snapshot.queue_undelivered = UndeliveredOf(exec->element[4]);
   *out = snapshot;
   return Status::Ok();
 }

@@ -46,6 +46,7 @@ struct CacheSnapshot {
   int64_t stock = 0;
   int64_t reservations = 0;   // accepted reservations recorded
   int64_t queue_pending = 0;  // delivered to a consumer, not acknowledged yet
+  int64_t queue_undelivered = 0;  // queued and not yet delivered to any consumer
 };
 
 // The fast path in front of the database: atomically checks participation, takes a unit and

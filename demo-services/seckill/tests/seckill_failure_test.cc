@@ -31,6 +31,7 @@
 #include "service/order_closer.h"
 #include "service/order_writer.h"
 #include "service/reconciler.h"
+#include "service/seckill_metrics.h"
 #include "service/seckill_service.h"
 #include "storage/order_database.h"
 #include "storage/redis_reservation_cache.h"
@@ -231,6 +232,31 @@ TEST_F(SeckillFailureTest, AMessageDeliveredTwiceMakesOneOrder) {
   EXPECT_EQ(report.reservations_without_order(), 0);
   EXPECT_EQ(report.database_stock(), 10 - kBuyers);
   EXPECT_EQ(report.cache_stock(), 10 - kBuyers);
+}
+
+TEST_F(SeckillFailureTest, TheQueueBacklogAndTheOrdersWrittenAreCounted) {
+  HandBuiltProvider provider(config_);
+  const int64_t id = provider.CreateOpenActivity(10);
+  ASSERT_GT(id, 0);
+  constexpr int kBuyers = 5;
+  for (int i = 0; i < kBuyers; ++i) {
+    ASSERT_EQ(provider.Buy(id, "m" + std::to_string(i)), ACCEPTED);
+  }
+  EXPECT_EQ(provider.Reconcile(id).queue_backlog(), kBuyers);
+  // Delivered and unacknowledged is still backlog.
+  std::vector<ReservationEvent> delivered;
+  ASSERT_TRUE(provider.cache().ReadEvents(id, kSku, "slow", 2, &delivered).ok());
+  ASSERT_EQ(delivered.size(), 2u);
+  EXPECT_EQ(provider.Reconcile(id).queue_backlog(), kBuyers);
+
+  const SeckillMetrics& metrics = Metrics();
+  const uint64_t created_before = metrics.orders_created->Value();
+  OrderWriter writer(provider.core(), {.consumer = "counted", .batch = 8, .claim_idle_ms = 1});
+  EXPECT_TRUE(Eventually([&] {
+    writer.Step();
+    return provider.Reconcile(id).queue_backlog() == 0;
+  }));
+  EXPECT_EQ(metrics.orders_created->Value() - created_before, static_cast<uint64_t>(kBuyers));
 }
 
 // --- a reservation whose event never reached the writer --------------------------------------

@@ -174,6 +174,14 @@ void HttpSession::Dispatch() {
       response.Set("Allow", allowed);
       return Respond(id, std::move(response));
     }
+    // POST /<a.dotted.Name>/<Method> is meant for the gateway: say which part is unknown.
+    const std::vector<std::string_view> segments = SplitPath(request.path());
+    if (request.method() == "POST" && segments.size() == 2 &&
+        segments[0].find('.') != std::string_view::npos) {
+      return Respond(id, JsonError(404, StatusCode::NOT_FOUND,
+                                   "unknown service '" + std::string(segments[0]) +
+                                       "': this server does not serve it"));
+    }
     return Respond(id, JsonError(404, StatusCode::NOT_FOUND,
                                  "no route for " + std::string(request.method()) + " " +
                                      std::string(request.path())));

@@ -1,0 +1,49 @@
+#include "service/seckill_metrics.h"
+
+namespace ferry::seckill {
+
+metrics::Counter* SeckillMetrics::OrdersWith(PlaceOutcome outcome) const {
+  switch (outcome) {
+    case PlaceOutcome::kCreated:
+      return orders_created;
+    case PlaceOutcome::kAlreadyJoined:
+      return orders_already_joined;
+    case PlaceOutcome::kSoldOut:
+      return orders_sold_out;
+  }
+  return orders_failed;
+}
+
+const SeckillMetrics& Metrics() {
+  static const SeckillMetrics metrics = [] {
+    metrics::MetricsRegistry& registry = metrics::Metrics();
+    metrics::CounterFamily* orders =
+        registry
+            .AddCounter("seckill_orders_written_total",
+                        "Reservations the order writer decided in the database, by outcome.",
+                        {"outcome"})
+            .value();
+    return SeckillMetrics{
+        .orders_created = orders->WithLabels({"created"}).value(),
+        .orders_already_joined = orders->WithLabels({"already_joined"}).value(),
+        .orders_sold_out = orders->WithLabels({"sold_out"}).value(),
+        .orders_failed = orders->WithLabels({"failed"}).value(),
+        .stream_backlog = registry
+                              .AddGauge("seckill_stream_backlog",
+                                        "Reservations queued for the order writer and not yet "
+                                        "acknowledged, as of the reconciler's last pass.")
+                              .value()
+                              ->WithLabels({})
+                              .value(),
+        .reconcile_violations =
+            registry
+                .AddCounter("seckill_reconcile_violations_total",
+                            "Broken invariants found by the reconciler, one per finding per pass.")
+                .value()
+                ->WithLabels({})
+                .value()};
+  }();
+  return metrics;
+}
+
+}  // namespace ferry::seckill

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "ferry/framework/metrics.h"
+#include "storage/order_store.h"
+
+namespace ferry::seckill {
+
+// The seckill provider's own metrics, in the process-wide registry beside the framework's
+// (/metrics; README lists them). Registered on first use.
+struct SeckillMetrics {
+  // Reservations the order writer decided in the database, by outcome: created, already_joined,
+  // sold_out; failed when the database did not answer (the event is redelivered).
+  metrics::Counter* orders_created;
+  metrics::Counter* orders_already_joined;
+  metrics::Counter* orders_sold_out;
+  metrics::Counter* orders_failed;
+  // Reservations queued for the order writer and not yet acknowledged, over the open
+  // activities, as of the reconciler's last pass.
+  metrics::Gauge* stream_backlog;
+  // Broken invariants the reconciler found, one per finding per pass.
+  metrics::Counter* reconcile_violations;
+
+  metrics::Counter* OrdersWith(PlaceOutcome outcome) const;
+};
+
+const SeckillMetrics& Metrics();
+
+}  // namespace ferry::seckill
