@@ -17,7 +17,10 @@ FERRY_PACKAGES=(
   zookeeper libzookeeper-mt-dev
   libssl-dev
   redis-server mariadb-server libhiredis-dev libmariadb-dev libsqlite3-dev sqlite3
-  prometheus  # for promtool, which checks the metrics exposition (tests/metrics)
+  # promtool checks the metrics exposition (tests/metrics); the server scrapes a live App, and
+  # chromium renders its status page headless (tests/admin_clients)
+  prometheus chromium
+  nginx-light wrk
 )
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }

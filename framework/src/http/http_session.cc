@@ -45,8 +45,10 @@ HttpResponse JsonError(int status, StatusCode code, std::string_view message) {
   return response;
 }
 
-// `response` as the bytes of an HTTP/1.x response, through Beast's serializer.
-std::string Serialize(HttpResponse response, unsigned version, bool keep_alive, bool head) {
+// `response` as the bytes of an HTTP/1.x response, through Beast's serializer, into a buffer of
+// the thread's that keeps its capacity from response to response: it is copied into the
+// connection's outbound queue before the next one is written.
+std::string_view Serialize(HttpResponse response, unsigned version, bool keep_alive, bool head) {
   beast_http::response<beast_http::string_body> message;
   message.version(version);
   message.result(static_cast<unsigned>(response.status));
@@ -54,7 +56,8 @@ std::string Serialize(HttpResponse response, unsigned version, bool keep_alive, 
   message.keep_alive(keep_alive);
   message.body() = std::move(response.body);
   message.prepare_payload();  // Content-Length, also for HEAD: the length GET would send
-  std::string bytes;
+  thread_local std::string bytes;
+  bytes.clear();
   beast_http::serializer<false, beast_http::string_body> serializer(message);
   serializer.split(head);  // HEAD: the header alone
   boost::system::error_code error;
@@ -133,7 +136,7 @@ void HttpSession::Process() {
       if (used == 0) return;
       continue;
     }
-    request_timer_.cancel();
+    request_deadline_ = Clock::time_point::max();
     dispatching_ = true;
     Dispatch();
     dispatching_ = false;
@@ -193,11 +196,11 @@ void HttpSession::Dispatch() {
 void HttpSession::Respond(uint64_t exchange, HttpResponse response) {
   if (exchange_ == nullptr || exchange_->id() != exchange || closing_) return;
   const bool keep_alive = exchange_->keep_alive() && !draining_;
-  std::string bytes = Serialize(std::move(response), exchange_->version(), keep_alive,
-                                exchange_->head());
+  const std::string_view bytes =
+      Serialize(std::move(response), exchange_->version(), keep_alive, exchange_->head());
+  connection_.EnqueueHttp(bytes);  // before anything else may serialize into `bytes`
   exchange_.reset();
   deadline_timer_.cancel();
-  connection_.EnqueueHttp(bytes);
   if (!keep_alive) {
     closing_ = true;
     connection_.CloseAfterFlush("HTTP connection not kept alive");
@@ -212,9 +215,10 @@ void HttpSession::Respond(uint64_t exchange, HttpResponse response) {
 }
 
 void HttpSession::Fail(int status, std::string_view message) {
-  request_timer_.cancel();
+  request_deadline_ = Clock::time_point::max();
   HttpResponse response = JsonError(status, StatusCode::INVALID_ARGUMENT, message);
-  std::string bytes = Serialize(std::move(response), 11, /*keep_alive=*/false, /*head=*/false);
+  const std::string_view bytes =
+      Serialize(std::move(response), 11, /*keep_alive=*/false, /*head=*/false);
   closing_ = true;
   connection_.EnqueueHttp(bytes);
   connection_.CloseAfterFlush("HTTP " + std::to_string(status) + ": " + std::string(message));
@@ -256,20 +260,30 @@ void HttpSession::Drain() {
   }
 }
 
+// The timer is set lazily: a request that arrives whole (nearly all of them) moves a deadline
+// and costs no timer syscall; the timer, armed at most once at a time, checks the deadline when
+// it fires and follows it if it moved.
 void HttpSession::ArmRequestTimer() {
   if (options_.request_timeout.count() <= 0) return;
-  request_timer_.expires_after(options_.request_timeout);
+  request_deadline_ = Clock::now() + options_.request_timeout;
+  if (!request_timer_armed_) WaitForRequestDeadline(request_deadline_);
+}
+
+void HttpSession::WaitForRequestDeadline(Clock::time_point at) {
+  request_timer_armed_ = true;
+  request_timer_.expires_at(at);
   request_timer_.async_wait(
-      [weak = connection_.weak_from_this(), this, exchange = exchanges_](
-          const boost::system::error_code& error) {
+      [weak = connection_.weak_from_this(), this](const boost::system::error_code& error) {
         const auto alive = weak.lock();
-        if (!error && alive) OnRequestTimer(exchange);
+        if (!error && alive) OnRequestTimer();
       });
 }
 
-void HttpSession::OnRequestTimer(uint64_t exchange) {
-  // Still receiving the request that began when the timer was armed: a slow or stalled client.
-  if (closing_ || !request_started_ || exchanges_ != exchange) return;
+void HttpSession::OnRequestTimer() {
+  request_timer_armed_ = false;
+  if (closing_ || request_deadline_ == Clock::time_point::max()) return;
+  if (Clock::now() < request_deadline_) return WaitForRequestDeadline(request_deadline_);
+  // Still receiving a request begun request_timeout_ms ago: a slow or stalled client.
   Fail(408, "request not received within server.http.request_timeout_ms (" +
                 std::to_string(options_.request_timeout.count()) + ")");
 }

@@ -67,8 +67,10 @@ class HttpSession {
   void Dispatch();
   void Fail(int status, std::string_view message);
   void Write(HttpResponse response, bool close);
+  using Clock = std::chrono::steady_clock;
   void ArmRequestTimer();
-  void OnRequestTimer(uint64_t exchange);
+  void WaitForRequestDeadline(Clock::time_point at);
+  void OnRequestTimer();
 
   server::ServerConnection& connection_;
   const HttpOptions& options_;
@@ -85,6 +87,9 @@ class HttpSession {
   bool draining_ = false;
   bool closing_ = false;
   boost::asio::steady_timer request_timer_;
+  bool request_timer_armed_ = false;
+  // When the request being received must have arrived; max() between requests.
+  Clock::time_point request_deadline_ = Clock::time_point::max();
   boost::asio::steady_timer deadline_timer_;  // of the exchange in progress
 };
 

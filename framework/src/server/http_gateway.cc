@@ -64,21 +64,34 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request,
     connection.AnswerHttp(exchange, Error(Status(StatusCode::NOT_FOUND, found.message())));
     return true;
   }
+  // Over HTTP nobody else times the call out: at its deadline it is answered 504 and its
+  // handler told to stop (ServerContext::cancelled()); a later answer is dropped.
+  const auto expire_at_deadline = [&](ServerCall& call) {
+    if (call.context().has_deadline()) {
+      connection.ExpireHttpCallAt(exchange, call.context().deadline());
+    }
+  };
+  const auto now = std::chrono::steady_clock::now();
+  if (method->method->spec->inline_method) {
+    ServerCall& call = connection.ReusableCall();
+    call.ResetHttp(connection.shared_from_this(), *method, exchange);
+    if (Status prepared = call.PrepareHttp(request, now); !prepared.ok()) {
+      call.Abandon();
+      connection.AnswerHttp(exchange, Error(prepared));
+      return true;
+    }
+    expire_at_deadline(call);
+    connection.RunReusableCall();
+    return true;
+  }
   auto call = std::make_unique<ServerCall>(connection.shared_from_this(), *method, exchange);
-  if (Status prepared = call->PrepareHttp(request, std::chrono::steady_clock::now());
-      !prepared.ok()) {
+  if (Status prepared = call->PrepareHttp(request, now); !prepared.ok()) {
     call.reset();
     connection.AnswerHttp(exchange, Error(prepared));
     return true;
   }
   call->Track();
-  // Over HTTP nobody else times the call out: at its deadline it is answered 504 and its
-  // handler told to stop (ServerContext::cancelled()); a later answer is dropped.
-  if (call->context().has_deadline()) connection.ExpireHttpCallAt(exchange, call->context().deadline());
-  if (method->method->spec->inline_method) {
-    call.release()->Run();  // owns itself from here, as on the pool
-    return true;
-  }
+  expire_at_deadline(*call);
   std::unique_ptr<BusinessPool::Task> task = std::move(call);
   if (!core.pool->TrySubmit(&task)) {
     task.reset();

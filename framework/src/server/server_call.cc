@@ -55,6 +55,11 @@ ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
 
 ServerCall::ServerCall(std::shared_ptr<ServerConnection> connection,
                        const MethodTable::Entry& method, uint64_t http_exchange) {
+  ResetHttp(std::move(connection), method, http_exchange);
+}
+
+void ServerCall::ResetHttp(std::shared_ptr<ServerConnection> connection,
+                           const MethodTable::Entry& method, uint64_t http_exchange) {
   codec::FrameHeader header;
   header.request_id = http_exchange;
   Reset(std::move(connection), method, header);
@@ -76,6 +81,7 @@ void ServerCall::Reset(std::shared_ptr<ServerConnection> connection,
   request_id_ = header.request_id;
   serializer_ = header.serializer;
   one_way_ = (header.flags & codec::flags::kOneWay) != 0;
+  http_ = false;
   completed_while_invoking_ = false;
   dropped_by_throw_ = false;
   handoff_.store(kRunning, std::memory_order_relaxed);

@@ -51,6 +51,9 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   // method is the one it served last.
   void Reset(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
              const codec::FrameHeader& header);
+  // The same for the gateway's call of HTTP request `http_exchange`.
+  void ResetHttp(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
+                 uint64_t http_exchange);
 
   // Decodes the body and fills the context. Swaps strings with `meta`, so that neither loses
   // its capacity. On failure the status is what the caller should be answered.

@@ -249,16 +249,14 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   if (!status.ok()) return reject(status);
 
   if (method->method->spec->inline_method) {
-    if (inline_call_ == nullptr) inline_call_ = std::make_unique<ServerCall>();
-    inline_call_->Reset(shared_from_this(), *method, header);
-    status = inline_call_->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+    ServerCall& call = ReusableCall();
+    call.Reset(shared_from_this(), *method, header);
+    status = call.Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
     if (!status.ok()) {
-      inline_call_->Abandon();
+      call.Abandon();
       return reject(status);
     }
-    // Went on asynchronously: the call owns itself now.
-    if (!inline_call_->RunInline()) static_cast<void>(inline_call_.release());
-    return;
+    return RunReusableCall();
   }
   auto call = std::make_unique<ServerCall>(shared_from_this(), *method, header);
   status = call->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
@@ -270,6 +268,16 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
     reject(Status(StatusCode::OVERLOADED, "server overloaded: business queue full (capacity " +
                                               std::to_string(core_.pool->queue_capacity()) + ")"));
   }
+}
+
+ServerCall& ServerConnection::ReusableCall() {
+  if (inline_call_ == nullptr) inline_call_ = std::make_unique<ServerCall>();
+  return *inline_call_;
+}
+
+void ServerConnection::RunReusableCall() {
+  // Went on asynchronously: the call owns itself now, and the next one gets a new object.
+  if (!inline_call_->RunInline()) static_cast<void>(inline_call_.release());
 }
 
 void ServerConnection::CancelCall(uint64_t request_id) {

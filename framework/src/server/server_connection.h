@@ -89,6 +89,11 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   // At `deadline`, unless answered by then, HTTP call `exchange` is cancelled and answered 504.
   // On the IO thread.
   void ExpireHttpCallAt(uint64_t exchange, Clock::time_point deadline);
+
+  // On the IO thread: the call object inline methods run in, reused from call to call so that
+  // its messages and context keep their memory; RunReusableCall() runs it once it is prepared.
+  ServerCall& ReusableCall();
+  void RunReusableCall();
   // On the IO thread, or on any thread once the IO threads have been joined.
   void Close(std::string_view reason, spdlog::level::level_enum level);
 
