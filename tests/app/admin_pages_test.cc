@@ -233,7 +233,7 @@ TEST(AdminPagesTest, AFullPoolsRejectionsAreCountedAsTheCallersSawThem) {
 TEST(AdminPagesTest, StatusShowsMethodsClientsAndTheConfigWithoutItsSecrets) {
   AdminApp provider;
   AdminApp caller("", "clients:\n  peer: {target: 127.0.0.1:" + std::to_string(provider.port()) +
-                  "}\nservice: {db_password: hunter2, dsn: \"mysql://app:s3cret@db:3306/x\", "
+                  "}\n  idle: {target: 127.0.0.1:1}\nservice: {db_password: hunter2, dsn: \"mysql://app:s3cret@db:3306/x\", "
                   "auth: {tokens: [alpha, beta]}, name: visible}\n");
   auto peer = caller.app().Client<demo::EchoServiceProxy>("peer");
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(peer.Echo(EchoOf("p")).ok());
@@ -251,6 +251,10 @@ TEST(AdminPagesTest, StatusShowsMethodsClientsAndTheConfigWithoutItsSecrets) {
   EXPECT_THAT(page.body, HasSubstr("<td>peer</td><td>127.0.0.1:" +
                                    std::to_string(provider.port()) + "</td>"));
   EXPECT_THAT(page.body, HasSubstr("<td>direct</td>"));
+  // Configured but never asked for: listed, and said so.
+  EXPECT_THAT(page.body, HasSubstr("<td>idle</td><td>127.0.0.1:1</td><td colspan=\"4\">not used yet"));
+  EXPECT_THAT(page.body, HasSubstr("<span id=\"address\">127.0.0.1:" +
+                                   std::to_string(caller.port()) + "</span>"));
   EXPECT_THAT(page.body, HasSubstr("name: visible"));
   EXPECT_THAT(page.body, HasSubstr("db_password: &lt;redacted&gt;"));
   EXPECT_THAT(page.body, HasSubstr("mysql://&lt;redacted&gt;@db:3306/x"));

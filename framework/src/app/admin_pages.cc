@@ -75,8 +75,8 @@ std::string StatusHtml(const AdminSources& s) {
       " status</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
       "collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:"
       "left}th{background:#eee}pre{background:#f7f7f7;padding:1em}</style></head><body>\n<h1>" +
-      Html(s.app_name) + "</h1>\n<p id=\"ready\">" +
-      (s.ready() ? "ready" : "not ready") + "</p>\n";
+      Html(s.app_name) + "</h1>\n<p>listening on <span id=\"address\">" + Html(s.address()) +
+      "</span></p>\n<p id=\"ready\">" + (s.ready() ? "ready" : "not ready") + "</p>\n";
   page +=
       "<h2>Methods (last minute)</h2>\n<table id=\"methods\"><tr><th>service</th><th>method</th>"
       "<th>QPS</th><th>p50 ms</th><th>p99 ms</th><th>calls</th><th>errors</th></tr>\n";
@@ -90,8 +90,8 @@ std::string StatusHtml(const AdminSources& s) {
           "<th>provider</th><th>state</th><th>weight</th><th>in flight</th></tr>\n";
   for (const ClientStatus& c : s.clients()) {
     if (c.providers.empty()) {
-      page += "<tr><td>" + Html(c.name) + "</td><td>" + Html(c.target) +
-              "</td><td colspan=\"4\">no provider known</td></tr>\n";
+      page += "<tr><td>" + Html(c.name) + "</td><td>" + Html(c.target) + "</td><td colspan=\"4\">" +
+              (c.in_use ? "no provider known" : "not used yet") + "</td></tr>\n";
     }
     for (const ProviderStatus& p : c.providers) {
       page += "<tr><td>" + Html(c.name) + "</td><td>" + Html(c.target) + "</td><td>" +
@@ -118,6 +118,7 @@ std::string StatusHtml(const AdminSources& s) {
 
 std::string StatusJson(const AdminSources& s) {
   std::string json = "{\"app\":" + JsonQuoted(s.app_name) +
+                     ",\"address\":" + JsonQuoted(s.address()) +
                      ",\"ready\":" + (s.ready() ? "true" : "false") + ",\"methods\":[";
   bool first = true;
   for (const MethodStatus& m : s.methods()) {
@@ -132,7 +133,8 @@ std::string StatusJson(const AdminSources& s) {
   first = true;
   for (const ClientStatus& c : s.clients()) {
     json += std::string(first ? "" : ",") + "{\"name\":" + JsonQuoted(c.name) +
-            ",\"target\":" + JsonQuoted(c.target) + ",\"providers\":[";
+            ",\"target\":" + JsonQuoted(c.target) +
+            ",\"in_use\":" + (c.in_use ? "true" : "false") + ",\"providers\":[";
     bool first_provider = true;
     for (const ProviderStatus& p : c.providers) {
       json += std::string(first_provider ? "" : ",") + "{\"address\":" + JsonQuoted(p.address) +

@@ -32,12 +32,14 @@ struct ProviderStatus {
 struct ClientStatus {
   std::string name;
   std::string target;  // "host:port" or "service ... via <registry>"
+  bool in_use = true;   // false: configured, and not asked for by the app so far
   std::vector<ProviderStatus> providers;
 };
 
 // Everything the admin pages show, read when a page is asked for.
 struct AdminSources {
   std::string app_name;
+  std::function<std::string()> address;  // "host:port" the server listens on
   std::function<bool()> ready;
   std::function<std::vector<MethodStatus>()> methods;
   std::function<std::vector<ClientStatus>()> clients;

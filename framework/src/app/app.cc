@@ -131,7 +131,7 @@ class App::Impl {
   Config config_;
   std::vector<Service*> services_;
   std::vector<std::function<void()>> stop_hooks_;
-  uint16_t port_ = 0;
+  std::atomic<uint16_t> port_{0};  // read by the status page while Start() runs
   bool usage_error_ = false;
   bool waits_for_signals_ = false;
 
@@ -162,6 +162,7 @@ class App::Impl {
   void AddAdminPages() {
     admin_ = std::make_unique<app::AppAdmin>(app::AppAdmin::Inputs{
         .app_name = name_,
+        .address = [this] { return ListenHost(config_.server.listen) + ":" + std::to_string(port_.load()); },
         .config = &config_,
         .services = services_,
         .ready = [this] { return ready(); },
@@ -205,10 +206,10 @@ Status App::Impl::Start() {
   if (Status status = server_->Start(); !status.ok()) return status_ = status;
   port_ = server_->port();
   Logger().info("{} serving {} service(s) on {}:{}", name_, services_.size(),
-                ListenHost(config_.server.listen), port_);
+                ListenHost(config_.server.listen), port_.load());
   if (!config_.registry.url.empty() && !services_.empty()) {
     Status status = OpenRegistryLocked();
-    const std::string advertised = app::AdvertisedAddress(config_, port_);
+    const std::string advertised = app::AdvertisedAddress(config_, port_.load());
     if (status.ok()) {
       status = app::ProviderRegistration::Publish(registry_, config_.provider, advertised,
                                                   services_, &registration_);
@@ -272,7 +273,7 @@ void App::Impl::Stop() {
 int App::Impl::Run() {
   if (!ok()) return Fail(Status());
   if (Status status = Start(); !status.ok()) return Fail(status);
-  std::cout << name_ << " listening on " << ListenHost(config_.server.listen) << ":" << port_
+  std::cout << name_ << " listening on " << ListenHost(config_.server.listen) << ":" << port_.load()
             << std::endl;
   if (waits_for_signals_) {
     const sigset_t stop_signals = StopSignals();
@@ -315,7 +316,7 @@ void App::OnStop(std::function<void()> hook) { impl_->stop_hooks_.push_back(std:
 
 int App::Run() { return impl_->Run(); }
 Status App::Start() { return impl_->Start(); }
-uint16_t App::port() const { return impl_->port_; }
+uint16_t App::port() const { return impl_->port_.load(); }
 bool App::ready() const { return impl_->ready(); }
 void App::Stop() { impl_->Stop(); }
 int App::Fail(const Status& status) { return impl_->Fail(status); }

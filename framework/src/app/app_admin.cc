@@ -34,6 +34,7 @@ std::vector<HttpRoute> AppAdmin::Routes() {
   const Config& config = *inputs_.config;
   return AdminRoutes(AdminSources{
       .app_name = inputs_.app_name,
+      .address = inputs_.address,
       .ready = inputs_.ready,
       .methods = [this] { return window_.Read(MethodWindow::Clock::now()); },
       .clients = [this] { return Clients(); },
@@ -68,10 +69,19 @@ void AppAdmin::Stop() {
 std::vector<ClientStatus> AppAdmin::Clients() const {
   std::vector<ClientStatus> clients;
   const Config& config = *inputs_.config;
-  for (const auto& [name, channel] : inputs_.channels()) {
-    const auto it = config.clients.find(name);
-    if (it == config.clients.end() || channel == nullptr) continue;
-    clients.push_back(DescribeClient(name, it->second, config.registry.url, *channel));
+  const Channels channels = inputs_.channels();
+  for (const auto& [name, client] : config.clients) {
+    const auto it = channels.find(name);
+    if (it != channels.end() && it->second != nullptr) {
+      clients.push_back(DescribeClient(name, client, config.registry.url, *it->second));
+      continue;
+    }
+    const std::string target =
+        !client.cluster.client.target.empty()
+            ? client.cluster.client.target
+            : client.cluster.service + " via " +
+                  (client.registry.empty() ? config.registry.url : client.registry);
+    clients.push_back(ClientStatus{.name = name, .target = target, .in_use = false, .providers = {}});
   }
   return clients;
 }

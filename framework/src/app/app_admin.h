@@ -25,6 +25,7 @@ class AppAdmin {
 
   struct Inputs {
     std::string app_name;
+    std::function<std::string()> address;
     const Config* config;  // outlives the admin
     std::vector<Service*> services;
     std::function<bool()> ready;
