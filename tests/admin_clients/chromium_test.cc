@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bounded_command.h"
+#include "echo_calls.h"
 #include "echo.ferry.h"
 #include "ferry/framework/channel.h"
 #include "prometheus_server.h"
@@ -112,10 +113,6 @@ std::string Cell(const std::map<std::string, std::string>& row, const std::strin
   return it == row.end() ? "<no " + column + " column>" : it->second;
 }
 
-uint16_t PortOf(const std::string& address) {
-  return static_cast<uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
-}
-
 TEST(ChromiumTest, RendersTheCallsTheClientsProviderAndTheConfigOfAnApp) {
   const std::string chromium = FERRY_CHROMIUM;
   ASSERT_TRUE(!chromium.ends_with("NOTFOUND") && ::access(chromium.c_str(), X_OK) == 0)
@@ -138,19 +135,7 @@ TEST(ChromiumTest, RendersTheCallsTheClientsProviderAndTheConfigOfAnApp) {
   std::shared_ptr<Channel> channel;
   ASSERT_TRUE(NewChannel(ClientOptions{.target = app.address()}, &channel).ok());
   demo::EchoServiceProxy proxy(channel);
-  for (int i = 0; i < kBinaryEchoes; ++i) {
-    demo::EchoRequest request;
-    request.set_payload("binary " + std::to_string(i));
-    Result<demo::EchoResponse> reply = proxy.Echo(request);
-    ASSERT_TRUE(reply.ok()) << "binary Echo " << i << ": " << reply.status();
-    ASSERT_EQ(reply->payload(), request.payload());
-  }
-  for (int i = 0; i < kGatewayEchoes; ++i) {
-    const LoopbackHttpResult reply =
-        LoopbackHttp(port, "POST", "/ferry.demo.EchoService/Echo", R"({"payload":"aGk="})");
-    ASSERT_EQ(reply.status, 200) << "gateway Echo " << i << ": " << reply.error << reply.body;
-    ASSERT_EQ(reply.body, R"({"payload":"aGk="})");
-  }
+  ASSERT_NO_FATAL_FAILURE(MakeEchoCalls(proxy, port, kBinaryEchoes, kGatewayEchoes));
   for (int i = 0; i < kDelays; ++i) {
     demo::DelayRequest request;
     request.set_sleep_ms(1);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bounded_command.h"
+#include "echo_calls.h"
 #include "echo.ferry.h"
 #include "ferry/framework/channel.h"
 #include "prometheus_server.h"
@@ -160,10 +161,6 @@ Reading ReadOneSeries(const LoopbackHttpResult& answer) {
          << prometheus.LogTail();
 }
 
-uint16_t PortOf(const std::string& address) {
-  return static_cast<uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
-}
-
 TEST(PrometheusTest, ScrapesExactlyTheCallsMadeOverBothProtocolsWhileBinaryCallsGoOn) {
   testsupport::TempDir dir("ferry-admin-prometheus-");
   ASSERT_FALSE(dir.path().empty());
@@ -178,20 +175,7 @@ TEST(PrometheusTest, ScrapesExactlyTheCallsMadeOverBothProtocolsWhileBinaryCalls
   ASSERT_TRUE(load.WaitForSuccesses(20)) << "binary Delay calls do not get through";
 
   demo::EchoServiceProxy proxy(channel);
-  for (int i = 0; i < kBinaryEchoes; ++i) {
-    demo::EchoRequest request;
-    request.set_payload("binary " + std::to_string(i));
-    Result<demo::EchoResponse> reply = proxy.Echo(request);
-    ASSERT_TRUE(reply.ok()) << "binary Echo " << i << ": " << reply.status();
-    ASSERT_EQ(reply->payload(), request.payload());
-  }
-  for (int i = 0; i < kGatewayEchoes; ++i) {
-    // "aGk=" is "hi": bytes fields are base64 in protobuf's JSON mapping.
-    const LoopbackHttpResult reply =
-        LoopbackHttp(port, "POST", "/ferry.demo.EchoService/Echo", R"({"payload":"aGk="})");
-    ASSERT_EQ(reply.status, 200) << "gateway Echo " << i << ": " << reply.error << reply.body;
-    ASSERT_EQ(reply.body, R"({"payload":"aGk="})");
-  }
+  ASSERT_NO_FATAL_FAILURE(MakeEchoCalls(proxy, port, kBinaryEchoes, kGatewayEchoes));
   const int echoes = kBinaryEchoes + kGatewayEchoes;
 
   // promtool on what a scrape gets right now, with every family the calls created in it.

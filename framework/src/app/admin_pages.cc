@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 
+#include "ferry/framework/metrics/text_format.h"
 #include "http/http_status.h"
 #include "logger.h"
 
@@ -46,13 +47,16 @@ std::string When(std::chrono::system_clock::time_point at) {
   gmtime_r(&seconds, &utc);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()) % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()) % 1000;
   char out[48];
   std::snprintf(out, sizeof out, "%s.%03dZ", text, static_cast<int>(ms.count()));
   return out;
 }
 
-double Ms(std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); }
+double Ms(std::chrono::nanoseconds d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
 
 std::string Number(double value, int decimals) {
   char text[64];
@@ -60,13 +64,18 @@ std::string Number(double value, int decimals) {
   return text;
 }
 
-HttpResponse Text(int status, std::string body) {
+// Admin pages show the present: no cache may keep them.
+HttpResponse Page(int status, std::string content_type, std::string body) {
   HttpResponse response;
   response.status = status;
-  response.Set("Content-Type", "text/plain; charset=utf-8");
+  response.Set("Content-Type", std::move(content_type));
   response.Set("Cache-Control", "no-store");
   response.body = std::move(body);
   return response;
+}
+
+HttpResponse Text(int status, std::string body) {
+  return Page(status, "text/plain; charset=utf-8", std::move(body));
 }
 
 std::string StatusHtml(const AdminSources& s) {
@@ -86,8 +95,9 @@ std::string StatusHtml(const AdminSources& s) {
             Number(m.p99_ms, 3) + "</td><td>" + std::to_string(m.calls) + "</td><td>" +
             std::to_string(m.errors) + "</td></tr>\n";
   }
-  page += "</table>\n<h2>Clients</h2>\n<table id=\"clients\"><tr><th>client</th><th>target</th>"
-          "<th>provider</th><th>state</th><th>weight</th><th>in flight</th></tr>\n";
+  page +=
+      "</table>\n<h2>Clients</h2>\n<table id=\"clients\"><tr><th>client</th><th>target</th>"
+      "<th>provider</th><th>state</th><th>weight</th><th>in flight</th></tr>\n";
   for (const ClientStatus& c : s.clients()) {
     if (c.providers.empty()) {
       page += "<tr><td>" + Html(c.name) + "</td><td>" + Html(c.target) + "</td><td colspan=\"4\">" +
@@ -100,8 +110,9 @@ std::string StatusHtml(const AdminSources& s) {
               (p.in_flight < 0 ? "-" : std::to_string(p.in_flight)) + "</td></tr>\n";
     }
   }
-  page += "</table>\n<h2>Slow calls</h2>\n<table id=\"slow\"><tr><th>when</th><th>call</th>"
-          "<th>ms</th><th>status</th><th>trace</th><th>span</th><th>peer</th></tr>\n";
+  page +=
+      "</table>\n<h2>Slow calls</h2>\n<table id=\"slow\"><tr><th>when</th><th>call</th>"
+      "<th>ms</th><th>status</th><th>trace</th><th>span</th><th>peer</th></tr>\n";
   for (const SlowCall& call : s.slow_calls()) {
     page += "<tr><td>" + When(call.ended) + "</td><td>" + Html(call.call) + "</td><td>" +
             Number(Ms(call.latency), 1) + "</td><td>" + Html(StatusCodeName(call.status)) +
@@ -133,13 +144,12 @@ std::string StatusJson(const AdminSources& s) {
   first = true;
   for (const ClientStatus& c : s.clients()) {
     json += std::string(first ? "" : ",") + "{\"name\":" + JsonQuoted(c.name) +
-            ",\"target\":" + JsonQuoted(c.target) +
-            ",\"in_use\":" + (c.in_use ? "true" : "false") + ",\"providers\":[";
+            ",\"target\":" + JsonQuoted(c.target) + ",\"in_use\":" + (c.in_use ? "true" : "false") +
+            ",\"providers\":[";
     bool first_provider = true;
     for (const ProviderStatus& p : c.providers) {
       json += std::string(first_provider ? "" : ",") + "{\"address\":" + JsonQuoted(p.address) +
-              ",\"state\":" + JsonQuoted(p.state) + ",\"weight\":" + std::to_string(p.weight) +
-              "}";
+              ",\"state\":" + JsonQuoted(p.state) + ",\"weight\":" + std::to_string(p.weight) + "}";
       first_provider = false;
     }
     json += "]}";
@@ -149,10 +159,11 @@ std::string StatusJson(const AdminSources& s) {
   first = true;
   for (const SlowCall& call : s.slow_calls()) {
     json += std::string(first ? "" : ",") + "{\"when\":" + JsonQuoted(When(call.ended)) +
-            ",\"call\":" + JsonQuoted(call.call) + ",\"latency_ms\":" +
-            Number(Ms(call.latency), 3) + ",\"status\":" +
-            JsonQuoted(StatusCodeName(call.status)) + ",\"trace_id\":" +
-            JsonQuoted(call.trace_id) + ",\"span_id\":" + JsonQuoted(call.span_id) + "}";
+            ",\"call\":" + JsonQuoted(call.call) +
+            ",\"latency_ms\":" + Number(Ms(call.latency), 3) +
+            ",\"status\":" + JsonQuoted(StatusCodeName(call.status)) +
+            ",\"trace_id\":" + JsonQuoted(call.trace_id) +
+            ",\"span_id\":" + JsonQuoted(call.span_id) + "}";
     first = false;
   }
   json += "],\"plugins\":[";
@@ -188,30 +199,19 @@ std::vector<HttpRoute> AdminRoutes(AdminSources sources) {
                      .admin = true};
   };
   std::vector<HttpRoute> routes;
-  routes.push_back(page("GET", "/health", [](const HttpRequest&, HttpReply reply) {
-    reply(Text(200, "ok\n"));
-  }));
+  routes.push_back(page("GET", "/health",
+                        [](const HttpRequest&, HttpReply reply) { reply(Text(200, "ok\n")); }));
   routes.push_back(page("GET", "/ready", [s](const HttpRequest&, HttpReply reply) {
     reply(s->ready() ? Text(200, "ready\n") : Text(503, "not ready\n"));
   }));
   routes.push_back(page("GET", "/metrics", [s](const HttpRequest&, HttpReply reply) {
-    HttpResponse response = Text(200, s->metrics_text());
-    response.headers.front().second = "text/plain; version=0.0.4; charset=utf-8";
-    reply(std::move(response));
+    reply(Page(200, std::string(metrics::kTextContentType), s->metrics_text()));
   }));
   routes.push_back(page("GET", "/status", [s](const HttpRequest&, HttpReply reply) {
-    HttpResponse response;
-    response.Set("Content-Type", "text/html; charset=utf-8");
-    response.Set("Cache-Control", "no-store");
-    response.body = StatusHtml(*s);
-    reply(std::move(response));
+    reply(Page(200, "text/html; charset=utf-8", StatusHtml(*s)));
   }));
   routes.push_back(page("GET", "/status.json", [s](const HttpRequest&, HttpReply reply) {
-    HttpResponse response;
-    response.Set("Content-Type", "application/json");
-    response.Set("Cache-Control", "no-store");
-    response.body = StatusJson(*s);
-    reply(std::move(response));
+    reply(Page(200, "application/json", StatusJson(*s)));
   }));
   routes.push_back(page("GET", "/loglevel", [](const HttpRequest&, HttpReply reply) {
     reply(Text(200, std::string(spdlog::level::to_string_view(Logger().level()).data()) + "\n"));

@@ -32,7 +32,7 @@ struct ProviderStatus {
 struct ClientStatus {
   std::string name;
   std::string target;  // "host:port" or "service ... via <registry>"
-  bool in_use = true;   // false: configured, and not asked for by the app so far
+  bool in_use = true;  // false: configured, and not asked for by the app so far
   std::vector<ProviderStatus> providers;
 };
 

@@ -162,7 +162,10 @@ class App::Impl {
   void AddAdminPages() {
     admin_ = std::make_unique<app::AppAdmin>(app::AppAdmin::Inputs{
         .app_name = name_,
-        .address = [this] { return ListenHost(config_.server.listen) + ":" + std::to_string(port_.load()); },
+        .address =
+            [this] {
+              return ListenHost(config_.server.listen) + ":" + std::to_string(port_.load());
+            },
         .config = &config_,
         .services = services_,
         .ready = [this] { return ready(); },
@@ -173,7 +176,8 @@ class App::Impl {
               return channels_;
             }});
     // Before Start(), which alone refuses routes (a service claiming an admin path).
-    for (HttpRoute& route : admin_->Routes()) static_cast<void>(server_->AddHttpRoute(std::move(route)));
+    for (HttpRoute& route : admin_->Routes())
+      static_cast<void>(server_->AddHttpRoute(std::move(route)));
   }
 
   mutable std::mutex mu_;

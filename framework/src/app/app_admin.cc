@@ -32,17 +32,17 @@ AppAdmin::~AppAdmin() { Stop(); }
 
 std::vector<HttpRoute> AppAdmin::Routes() {
   const Config& config = *inputs_.config;
-  return AdminRoutes(AdminSources{
-      .app_name = inputs_.app_name,
-      .address = inputs_.address,
-      .ready = inputs_.ready,
-      .methods = [this] { return window_.Read(MethodWindow::Clock::now()); },
-      .clients = [this] { return Clients(); },
-      .slow_calls = inputs_.slow_calls,
-      .plugins = config.plugins,
-      .config_yaml = RedactedYaml(config.document),
-      .metrics_text = [] { return metrics::RenderText(metrics::Metrics()); },
-      .log_level_changeable = !config.server.http.admin_listen.empty()});
+  return AdminRoutes(
+      AdminSources{.app_name = inputs_.app_name,
+                   .address = inputs_.address,
+                   .ready = inputs_.ready,
+                   .methods = [this] { return window_.Read(MethodWindow::Clock::now()); },
+                   .clients = [this] { return Clients(); },
+                   .slow_calls = inputs_.slow_calls,
+                   .plugins = config.plugins,
+                   .config_yaml = RedactedYaml(config.document),
+                   .metrics_text = [] { return metrics::RenderText(metrics::Metrics()); },
+                   .log_level_changeable = !config.server.http.admin_listen.empty()});
 }
 
 void AppAdmin::StartSampling() {
@@ -81,7 +81,8 @@ std::vector<ClientStatus> AppAdmin::Clients() const {
             ? client.cluster.client.target
             : client.cluster.service + " via " +
                   (client.registry.empty() ? config.registry.url : client.registry);
-    clients.push_back(ClientStatus{.name = name, .target = target, .in_use = false, .providers = {}});
+    clients.push_back(
+        ClientStatus{.name = name, .target = target, .in_use = false, .providers = {}});
   }
   return clients;
 }
@@ -100,8 +101,8 @@ ClientStatus AppAdmin::DescribeClient(const std::string& name, const ClientConfi
   auto* cluster_channel = dynamic_cast<cluster::ClusterChannel*>(&channel);
   if (cluster_channel == nullptr) return status;
   cluster::Cluster& cluster = cluster_channel->cluster();
-  status.target = cluster.service() + " via " +
-                  (config.registry.empty() ? registry_url : config.registry);
+  status.target =
+      cluster.service() + " via " + (config.registry.empty() ? registry_url : config.registry);
   for (const auto& provider : cluster.providers().Describe(cluster.warmup())) {
     status.providers.push_back(ProviderStatus{.address = provider.address,
                                               .state = provider.state,
