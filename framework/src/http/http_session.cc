@@ -1,7 +1,6 @@
 #include "http/http_session.h"
 
 #include <google/protobuf/message.h>
-#include <google/protobuf/util/json_util.h>
 
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
@@ -12,6 +11,7 @@
 
 #include "http/http_exchange.h"
 #include "http/http_status.h"
+#include "http/json_codec.h"
 #include "server/http_gateway.h"
 #include "server/server_connection.h"
 
@@ -234,9 +234,7 @@ HttpResponse HttpSession::CallAnswer(const Status& status,
   }
   HttpResponse answer;
   answer.Set("Content-Type", "application/json");
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = false;
-  if (!google::protobuf::util::MessageToJsonString(*response, &answer.body, options).ok()) {
+  if (!ToJson(*response, &answer.body).ok()) {
     return JsonError(500, StatusCode::INTERNAL, "cannot write the response as JSON");
   }
   return answer;

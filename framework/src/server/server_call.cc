@@ -6,12 +6,11 @@
 #include <string>
 #include <utility>
 
-#include <google/protobuf/util/json_util.h>
-
 #include <charconv>
 
 #include "ferry/codec/message_codec.h"
 #include "http/http_session.h"
+#include "http/json_codec.h"
 #include "trace/trace_ids.h"
 #include "ferry/framework/call_scope.h"
 #include "ferry/rpc_meta.pb.h"
@@ -154,15 +153,11 @@ Status ServerCall::Fill(const codec::Frame& frame, wire::RpcMeta* meta,
 
 Status ServerCall::FillHttp(const HttpRequest& request,
                             ServerContext::Clock::time_point received) {
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;
   const std::string_view body = request.body().empty() ? std::string_view("{}") : request.body();
-  if (const auto parsed = google::protobuf::util::JsonStringToMessage(
-          google::protobuf::StringPiece(body.data(), body.size()), request_.get(), options);
-      !parsed.ok()) {
+  if (const Status parsed = http::ParseJson(body, request_.get()); !parsed.ok()) {
     return Status(StatusCode::INVALID_ARGUMENT, "the body is not a valid " +
                                                     request_->GetTypeName() +
-                                                    " in JSON: " + std::string(parsed.message()));
+                                                    " in JSON: " + parsed.message());
   }
   ServerContext& context = context_;
   received_ = received;

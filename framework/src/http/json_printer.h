@@ -1,0 +1,15 @@
+#pragma once
+
+#include <google/protobuf/message.h>
+
+#include <string>
+
+#include "http/json_plan.h"
+
+namespace ferry::http {
+
+// Appends `message`'s JSON, `plan` being its (fast) plan, as protobuf 3.21's MessageToJsonString
+// prints it with default options. False, as protobuf fails, when messages nest deeper than 64.
+bool PrintFast(const google::protobuf::Message& message, const MessagePlan& plan, std::string* out);
+
+}  // namespace ferry::http
