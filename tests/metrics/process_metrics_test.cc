@@ -1,6 +1,8 @@
 #include "ferry/framework/metrics/process_metrics.h"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -58,7 +60,13 @@ TEST_F(ProcessMetricsTest, CpuSecondsGrowWhileTheProcessComputes) {
 TEST_F(ProcessMetricsTest, StartTimeIsInThePast) {
   const double start = Read("process_start_time_seconds");
   EXPECT_GT(start, 0);
-  EXPECT_LE(start, static_cast<double>(std::time(nullptr)));
+  // /proc/stat's boot time is whole seconds (and moves with clock adjustments): a process
+  // started within the current second may read up to a second ahead of the wall clock.
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  EXPECT_LE(start, now + 1);
+  EXPECT_GT(start, now - 3600) << "this test process started within the hour";
 }
 
 TEST_F(ProcessMetricsTest, RegisteringTwiceIsRefused) {
