@@ -15,15 +15,15 @@ TEST(CounterTest, StartsAtZeroAndAddsWhatItIsGiven) {
   EXPECT_EQ(counter.Value(), 42u);
 }
 
-// More threads than shards, so that some share a shard and some do not.
+// More threads than rows, so that some own a row and the rest share row 0.
 TEST(CounterTest, IncrementsFromManyThreadsSumExactly) {
-  constexpr int kThreads = 16;
+  const int threads = static_cast<int>(detail::ShardCount()) + 8;
   constexpr uint64_t kPerThread = 100'000;
   Counter counter;
-  RunConcurrently(kThreads, [&] {
+  RunConcurrently(threads, [&] {
     for (uint64_t i = 0; i < kPerThread; ++i) counter.Increment();
   });
-  EXPECT_EQ(counter.Value(), kThreads * kPerThread);
+  EXPECT_EQ(counter.Value(), static_cast<uint64_t>(threads) * kPerThread);
 }
 
 }  // namespace

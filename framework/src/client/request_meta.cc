@@ -17,8 +17,10 @@ void FillFixedFields(const MethodSpec& method, const CallOptions& options, uint6
   meta->set_call_id(options.request_id);
   for (const auto& [key, value] : options.attachments) (*meta->mutable_attachments())[key] = value;
   // Every call is a span of its own, a child of the span the caller was in (if any).
-  trace::FillRandomSpanId(meta->mutable_span_id());
-  if (!options.parent_span_id.empty()) meta->set_parent_span_id(options.parent_span_id);
+  meta->set_span_id(trace::RandomSpanId());
+  if (!options.parent_span_id.empty()) {
+    meta->set_parent_span_id(trace::ParseSpanId(options.parent_span_id));
+  }
   meta->set_sampled(options.sampled);
 }
 

@@ -9,14 +9,14 @@
 #include <charconv>
 
 #include "ferry/codec/message_codec.h"
-#include "http/http_session.h"
-#include "http/json_codec.h"
-#include "trace/trace_ids.h"
 #include "ferry/framework/call_scope.h"
 #include "ferry/rpc_meta.pb.h"
+#include "http/http_session.h"
+#include "http/json_codec.h"
 #include "logger.h"
 #include "server/server_connection.h"
 #include "stats/framework_metrics.h"
+#include "trace/trace_ids.h"
 
 namespace ferry {
 namespace {
@@ -138,8 +138,8 @@ Status ServerCall::Fill(const codec::Frame& frame, wire::RpcMeta* meta,
                                 : ServerContext::Clock::time_point::max();
   context.peer_.assign(connection_->peer());
   context.scope_.trace_id.swap(*meta->mutable_trace_id());
-  context.scope_.span_id.swap(*meta->mutable_span_id());
-  context.parent_span_id_.swap(*meta->mutable_parent_span_id());
+  trace::FormatSpanId(meta->span_id(), &context.scope_.span_id);
+  trace::FormatSpanId(meta->parent_span_id(), &context.parent_span_id_);
   context.scope_.sampled = meta->sampled();
   context.request_id_ = meta->call_id();
   context.auth_token_.swap(*meta->mutable_auth_token());
@@ -151,13 +151,12 @@ Status ServerCall::Fill(const codec::Frame& frame, wire::RpcMeta* meta,
   return Status::Ok();
 }
 
-Status ServerCall::FillHttp(const HttpRequest& request,
-                            ServerContext::Clock::time_point received) {
+Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::time_point received) {
   const std::string_view body = request.body().empty() ? std::string_view("{}") : request.body();
   if (const Status parsed = http::ParseJson(body, request_.get()); !parsed.ok()) {
-    return Status(StatusCode::INVALID_ARGUMENT, "the body is not a valid " +
-                                                    request_->GetTypeName() +
-                                                    " in JSON: " + parsed.message());
+    return Status(
+        StatusCode::INVALID_ARGUMENT,
+        "the body is not a valid " + request_->GetTypeName() + " in JSON: " + parsed.message());
   }
   ServerContext& context = context_;
   received_ = received;
@@ -187,14 +186,15 @@ Status ServerCall::FillHttp(const HttpRequest& request,
     context.parent_span_id_.clear();
     context.scope_.sampled = true;
   }
-  trace::FillRandomSpanId(&context.scope_.span_id);
+  trace::FormatSpanId(trace::RandomSpanId(), &context.scope_.span_id);
   context.request_id_ = 0;
   if (const std::string_view id = request.Header("X-Ferry-Call-Id"); !id.empty()) {
-    const auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), context.request_id_);
+    const auto [end, error] =
+        std::from_chars(id.data(), id.data() + id.size(), context.request_id_);
     if (error != std::errc() || end != id.data() + id.size()) {
-      return Status(StatusCode::INVALID_ARGUMENT,
-                    "header X-Ferry-Call-Id: expected an unsigned integer, got '" +
-                        std::string(id) + "'");
+      return Status(
+          StatusCode::INVALID_ARGUMENT,
+          "header X-Ferry-Call-Id: expected an unsigned integer, got '" + std::string(id) + "'");
     }
   }
   const std::string_view authorization = request.Header("Authorization");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,10 +11,18 @@ namespace ferry::trace {
 inline constexpr size_t kTraceIdLength = 32;
 inline constexpr size_t kSpanIdLength = 16;
 
-// Replace `*out` with a random id of that many hex digits, reusing out's capacity, so that
-// filling a recycled string allocates nothing.
+// Replaces `*out` with a random trace id, reusing out's capacity, so that filling a recycled
+// string allocates nothing.
 void FillRandomTraceId(std::string* out);
-void FillRandomSpanId(std::string* out);
+
+// Span ids travel as 64-bit numbers (RpcMeta fields 10 and 11) and become hex digits only where
+// they are shown or leave as a traceparent: every call makes one, most are never read as text.
+// A random span id, never 0 (0 stands for "no span").
+uint64_t RandomSpanId();
+// `*out` = the id's 16 hex digits; "" for 0.
+void FormatSpanId(uint64_t id, std::string* out);
+// The id 16 lowercase hex digits spell; 0 for anything else, "" included.
+uint64_t ParseSpanId(std::string_view hex);
 
 // The parts of a W3C `traceparent` header, "00-<trace id>-<parent span id>-<flags>".
 struct TraceParent {

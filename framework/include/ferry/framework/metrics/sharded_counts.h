@@ -6,31 +6,33 @@
 
 namespace ferry::metrics::detail {
 
-// How many shards every cell has: fixed for the process at first use, a power of two of about
-// twice the hardware threads (at least 4, at most 64), so that the threads that run at once
-// seldom share one.
+// How many rows every cell has: fixed for the process at first use, four per hardware thread
+// (at least 16, at most 64), so that every thread that updates cells usually has a row of its
+// own.
 size_t ShardCount();
 
-// Threads are numbered in the order they first update any cell, and consecutive numbers take
-// consecutive shards, the same for every cell. Constant-initialized and trivial, so reading it
-// is one thread-pointer-relative load (no TLS wrapper call) in an executable; a shared object
-// pays a __tls_get_addr call instead.
-inline thread_local uint32_t t_thread_number = 0;  // 0: not numbered yet; else number + 1
-uint32_t NumberThisThread();
+// A thread takes a row (from 1) of every cell when it first updates any cell and gives it back
+// when it exits, for the next thread to take; threads that find every row taken share row 0.
+// Constant-initialized and trivial, so reading it is one thread-pointer-relative load (no TLS
+// wrapper call) in an executable; a shared object pays a __tls_get_addr call instead.
+inline constexpr uint32_t kSharedRow = UINT32_MAX;
+inline thread_local uint32_t t_row = 0;  // 0: none taken yet; else the row, or kSharedRow
+uint32_t TakeRow();
 
-// The calling thread's number + 1, numbering it on its first call.
-inline uint32_t ThisThreadNumber() {
-  const uint32_t n = t_thread_number;
-  if (n != 0) [[likely]] {
-    return n;
+// The calling thread's row, taking one on its first call.
+inline uint32_t ThisThreadRow() {
+  const uint32_t row = t_row;
+  if (row != 0) [[likely]] {
+    return row;
   }
-  return NumberThisThread();
+  return TakeRow();
 }
 
-// ShardCount() rows of `width` counters each, every row on cache lines of its own: what a
-// thread adds goes to its own row with a relaxed fetch_add, so threads running at once do not
-// bounce one line between cores, and a reader sums the rows. Each counter only grows, which is
-// what lets a reader sum rows that change while it reads.
+// ShardCount() rows of `width` counters each, every row on cache lines of its own, and a reader
+// sums the rows. A thread that owns a row adds to it with a plain load and store, no locked
+// instruction: no other thread writes there, and a reader sees each 64-bit counter whole. Only
+// threads without a row of their own share row 0 with fetch_add. Each counter only grows, which
+// is what lets a reader sum rows that change while it reads.
 class ShardedCounts {
  public:
   explicit ShardedCounts(size_t width);
@@ -38,8 +40,15 @@ class ShardedCounts {
   ShardedCounts(const ShardedCounts&) = delete;
   ShardedCounts& operator=(const ShardedCounts&) = delete;
 
+  // `order` is relaxed or release.
   void Add(size_t index, uint64_t n, std::memory_order order = std::memory_order_relaxed) {
-    counts_[(ThisThreadNumber() & mask_) * stride_ + index].fetch_add(n, order);
+    const uint32_t row = ThisThreadRow();
+    if (row < rows_) [[likely]] {
+      std::atomic<uint64_t>& count = counts_[row * stride_ + index];
+      count.store(count.load(std::memory_order_relaxed) + n, order);
+    } else {
+      counts_[index].fetch_add(n, order);
+    }
   }
   // The sum over all rows of counter `index`, each row read with `order`.
   uint64_t Sum(size_t index, std::memory_order order = std::memory_order_relaxed) const;
@@ -48,7 +57,7 @@ class ShardedCounts {
  private:
   const size_t width_;
   const size_t stride_;  // width_ rounded up to whole cache lines
-  const size_t mask_;    // ShardCount() - 1
+  const size_t rows_;    // ShardCount()
   std::atomic<uint64_t>* const counts_;
 };
 
