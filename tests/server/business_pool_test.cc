@@ -10,6 +10,28 @@
 #include "test_service.h"
 
 namespace ferry::server {
+
+// Plays the pool's one worker step by step: the pool has no threads of its own, so the test
+// decides exactly when a task leaves the queue and when its cell is given back.
+class BusinessPoolPeer {
+ public:
+  explicit BusinessPoolPeer(BusinessPool& pool) : pool_(pool) {}
+  // Takes the oldest task's cell and keeps it, as a worker that lost its core right after.
+  bool Claim(size_t* pos) { return pool_.Claim(pos); }
+  // Gives the cell back and runs its task.
+  void ReleaseAndRun(size_t pos) { pool_.RunAndRetire(pool_.Release(pos)); }
+  // What a worker does with the oldest queued task.
+  bool RunNext() {
+    BusinessPool::Task* task = pool_.TryPop();
+    if (task == nullptr) return false;
+    pool_.RunAndRetire(task);
+    return true;
+  }
+
+ private:
+  BusinessPool& pool_;
+};
+
 namespace {
 
 using test::Counter;
@@ -95,6 +117,40 @@ TEST(BusinessPoolTest, StopDropsQueuedTasksUnrun) {
   pool.Join();
   EXPECT_EQ(runs.value(), 1);
   EXPECT_EQ(destroyed.load(), 3);  // the one that ran and the two still queued
+}
+
+// Tasks finish out of order: the pool may count a free slot while the cell the queue hands out
+// next is still held by a worker that took its task and has not yet given the cell back. The
+// task that got the slot cannot be queued; it must come back to the caller, which answers it
+// (OVERLOADED), rather than be lost.
+TEST(BusinessPoolTest, ATaskThatFindsTheNextCellStillTakenComesBackToTheCaller) {
+  Counter runs;
+  std::atomic<int> destroyed{0};
+  BusinessPool pool(/*threads=*/0, /*queue_capacity=*/2, "test-worker");
+  BusinessPoolPeer worker(pool);
+  auto submit = [&](std::unique_ptr<BusinessPool::Task>* task) {
+    *task = std::make_unique<CountingTask>(&runs, &destroyed);
+    return pool.TrySubmit(task);
+  };
+  std::unique_ptr<BusinessPool::Task> first, second, third;
+  ASSERT_TRUE(submit(&first));
+  ASSERT_TRUE(submit(&second));
+  size_t stalled = 0;
+  ASSERT_TRUE(worker.Claim(&stalled));  // the first task's cell, not given back yet
+  ASSERT_TRUE(worker.RunNext());        // the second task, finished first: one slot is free
+  ASSERT_EQ(runs.value(), 1);
+
+  EXPECT_FALSE(submit(&third)) << "the queue's next cell is the stalled worker's";
+  EXPECT_NE(third, nullptr) << "a refused task stays with the caller";
+  third.reset();
+  EXPECT_EQ(destroyed.load(), 2);
+
+  worker.ReleaseAndRun(stalled);
+  EXPECT_EQ(runs.value(), 2);
+  ASSERT_TRUE(submit(&third)) << "room again once the cell is back";
+  ASSERT_TRUE(worker.RunNext());
+  EXPECT_EQ(runs.value(), 3);
+  EXPECT_EQ(destroyed.load(), 4);
 }
 
 }  // namespace

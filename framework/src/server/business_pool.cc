@@ -35,8 +35,15 @@ bool BusinessPool::TrySubmit(std::unique_ptr<Task>* task) {
     stats::Server().pool_rejections->Increment();
     return false;
   }
-  // Cannot fail: the queue has a cell for every task that can be admitted.
-  TryPush(task->release());
+  // The queue has a cell for every task that can be admitted, but tasks finish out of order:
+  // the cell it hands out next may still be held by a worker that took its task and has not
+  // yet given the cell back. Refused like a full pool then, rather than lost.
+  if (!TryPush(task->get())) {
+    admitted_.fetch_sub(1, std::memory_order_relaxed);
+    stats::Server().pool_rejections->Increment();
+    return false;
+  }
+  static_cast<void>(task->release());
   // seq_cst pairs with the sleeper's seq_cst increment-then-pop: either it sees our task or we
   // see it asleep, never neither.
   if (sleepers_.load(std::memory_order_seq_cst) > 0) {
@@ -68,6 +75,11 @@ bool BusinessPool::TryPush(Task* task) {
 }
 
 BusinessPool::Task* BusinessPool::TryPop() {
+  size_t pos = 0;
+  return Claim(&pos) ? Release(pos) : nullptr;
+}
+
+bool BusinessPool::Claim(size_t* claimed) {
   size_t pos = dequeue_pos_.load(std::memory_order_relaxed);
   for (;;) {
     Cell& cell = cells_[pos % cell_count_];
@@ -75,18 +87,24 @@ BusinessPool::Task* BusinessPool::TryPop() {
     const auto diff = static_cast<intptr_t>(seq) - static_cast<intptr_t>(pos + 1);
     if (diff == 0) {
       if (dequeue_pos_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-        Task* task = cell.task;
-        cell.sequence.store(pos + cell_count_, std::memory_order_release);
-        return task;
+        *claimed = pos;
+        return true;
       }
     } else if (diff < 0) {
       // Empty, or the next cell is claimed by a producer still writing it; that producer
       // wakes a sleeper once it has published.
-      return nullptr;
+      return false;
     } else {
       pos = dequeue_pos_.load(std::memory_order_relaxed);
     }
   }
+}
+
+BusinessPool::Task* BusinessPool::Release(size_t pos) {
+  Cell& cell = cells_[pos % cell_count_];
+  Task* task = cell.task;
+  cell.sequence.store(pos + cell_count_, std::memory_order_release);
+  return task;
 }
 
 void BusinessPool::RunAndRetire(Task* task) {

@@ -35,7 +35,8 @@ class BusinessPool {
   BusinessPool& operator=(const BusinessPool&) = delete;
 
   // Takes `*task` and returns true, or leaves it with the caller and returns false when full
-  // or stopped. The pool deletes a task it never runs. Any thread.
+  // or stopped; the caller then answers it. The pool deletes a task it took and never runs.
+  // Any thread.
   bool TrySubmit(std::unique_ptr<Task>* task);
 
   // Workers finish the task they are running, then exit; queued tasks are deleted unrun by
@@ -61,6 +62,10 @@ class BusinessPool {
 
   bool TryPush(Task* task);
   Task* TryPop();
+  // TryPop() in its two steps: taking the oldest task's cell, then giving the cell back to
+  // producers. A worker may lose its core in between, which the tests reproduce.
+  bool Claim(size_t* claimed);
+  Task* Release(size_t pos);
   void WorkerLoop();
   void RunAndRetire(Task* task);
 
@@ -78,6 +83,8 @@ class BusinessPool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::thread> threads_;
+
+  friend class BusinessPoolPeer;  // tests/server/business_pool_test.cc
 };
 
 }  // namespace ferry::server
