@@ -1,9 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <functional>
 #include <future>
+#include <mutex>
+#include <string>
 
 #include "cluster_test_util.h"
 #include "ferry/framework/channel.h"
+#include "stats/framework_metrics.h"
 #include "test_provider.h"
 #include "unreachable_address.h"
 
@@ -18,6 +23,40 @@ int CountFailures(int calls, const std::function<Status()>& call) {
   for (int i = 0; i < calls; ++i) failures += call().ok() ? 0 : 1;
   return failures;
 }
+
+// The outcomes of asynchronous calls, for a test that waits on how many have been answered.
+class CallLog {
+ public:
+  std::function<void(Result<demo::EchoResponse>)> Track() {
+    return [this](Result<demo::EchoResponse> result) {
+      {
+        std::lock_guard lock(mu_);
+        ++answered_;
+        if (!result.ok() && failures_++ == 0) first_failure_ = result.status();
+      }
+      changed_.notify_all();
+    };
+  }
+  bool WaitForAnswers(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, timeout, [&] { return answered_ >= count; });
+  }
+  size_t failures() {
+    std::lock_guard lock(mu_);
+    return failures_;
+  }
+  Status first_failure() {
+    std::lock_guard lock(mu_);
+    return first_failure_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  size_t answered_ = 0;
+  size_t failures_ = 0;
+  Status first_failure_;
+};
 
 TEST(FailoverTest, IdempotentCallMovesOnFromAProviderThatIsDown) {
   TestProvider live;
@@ -149,6 +188,49 @@ TEST(FailoverTest, OverloadedProviderIsSkippedEvenForNonIdempotentCalls) {
 
   demo::EchoServiceProxy failfast(NewTestChannel(TestOptions("failfast"), registry));
   EXPECT_EQ(CountFailures(10, [&] { return failfast.Delay(DelayOf(0)).status(); }), 5);
+}
+
+// A provider that stops reading: once its connection's write queue is full, calls to it fail
+// before they are sent. That is no answer of the provider's: the call goes to the other one even
+// though Delay is not idempotent, and the refusals count against the stalled provider, which is
+// ejected, instead of passing for fast successes that would keep it in rotation.
+TEST(FailoverTest, ACallAStalledProvidersFullWriteQueueRefusesGoesElsewhere) {
+  StalledPeer stalled;
+  TestProvider live;
+  ClusterOptions options = TestOptions("failover");  // round robin: first attempts alternate
+  options.client.max_outbound_bytes = 1 << 20;
+  options.client.default_timeout = 60s;     // the calls queued to the stalled peer stay pending
+  options.client.heartbeat_interval = 60s;  // and its connection is not given up meanwhile
+  options.outlier.consecutive_failures = 3;
+  options.outlier.base_ejection = 60s;
+  options.outlier.max_ejection = 60s;
+  const stats::ClusterMetrics& metrics = stats::ClusterFor(kEchoService);
+  const uint64_t retries_before = metrics.retries->Value();
+  const uint64_t ejections_before = metrics.ejections->Value();
+  CallLog calls;  // outlives the channel, which fails the calls still pending when it goes
+  demo::EchoServiceProxy proxy(
+      NewTestChannel(options, StaticRegistry({stalled.address(), live.address()})));
+  demo::DelayRequest request = DelayOf(0);
+  request.set_payload(std::string(64 << 10, 'x'));
+
+  // In pairs, one call to each provider; waiting for one of the two to be answered keeps the
+  // live provider's queue short while the stalled one's fills, after the socket buffers (a few
+  // MiB). Bounded: 300 pairs send the stalled provider 19 MiB.
+  for (size_t pair = 0; pair < 300 && metrics.ejections->Value() == ejections_before; ++pair) {
+    proxy.DelayWithCallback(request, calls.Track());
+    proxy.DelayWithCallback(request, calls.Track());
+    ASSERT_TRUE(calls.WaitForAnswers(pair + 1, 10s)) << "pair " << pair;
+    if (calls.failures() != 0) break;
+  }
+  EXPECT_EQ(calls.failures(), 0u) << calls.first_failure();
+  EXPECT_EQ(metrics.ejections->Value() - ejections_before, 1u)
+      << "three refusals in a row eject the stalled provider";
+  EXPECT_EQ(metrics.retries->Value() - retries_before, 3u)
+      << "each refused call was sent to the live provider";
+
+  // Ejected: every call goes to the live provider at once, none is refused first.
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(proxy.Delay(request).ok());
+  EXPECT_EQ(metrics.retries->Value() - retries_before, 3u);
 }
 
 TEST(FailoverTest, AttemptsShareTheCallersDeadline) {

@@ -69,4 +69,18 @@ BlackHole::~BlackHole() {
   ::close(listener_);
 }
 
+StalledPeer::StalledPeer() {
+  listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  // Inherited by the connections the kernel completes for the listener.
+  const int receive_buffer = 16 << 10;
+  EXPECT_EQ(::setsockopt(listener_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer),
+            0);
+  const sockaddr_in address = Loopback(0);
+  EXPECT_EQ(::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  EXPECT_EQ(::listen(listener_, 16), 0);
+  address_ = "127.0.0.1:" + std::to_string(BoundPort(listener_));
+}
+
+StalledPeer::~StalledPeer() { ::close(listener_); }
+
 }  // namespace ferry::cluster

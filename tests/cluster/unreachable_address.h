@@ -25,4 +25,21 @@ class BlackHole {
   std::string address_;
 };
 
+// A loopback address that takes connections and never reads from them: its listener never
+// accepts, the kernel completes the connections, and what a client writes fills the socket
+// buffers (kept small) and then stays in the client's write queue.
+class StalledPeer {
+ public:
+  StalledPeer();
+  ~StalledPeer();
+  StalledPeer(const StalledPeer&) = delete;
+  StalledPeer& operator=(const StalledPeer&) = delete;
+
+  const std::string& address() const { return address_; }
+
+ private:
+  int listener_ = -1;
+  std::string address_;
+};
+
 }  // namespace ferry::cluster

@@ -120,12 +120,13 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call, Refused*
     return 0;
   }
   if (appended == Appended::kFull) {
-    // A stalled peer costs callers an error, not unbounded memory.
+    // A stalled peer costs callers an error, not unbounded memory. UNAVAILABLE, not an answer:
+    // the peer said nothing, and the call, never sent, may go to another provider.
     if (auto taken = pending_.Take(id)) {
-      taken->Complete(Status(StatusCode::RESOURCE_EXHAUSTED,
+      taken->Complete(Status(StatusCode::UNAVAILABLE,
                              "write queue to " + peer_ + " holds more than max_outbound_bytes " +
                                  std::to_string(options_.max_outbound_bytes) +
-                                 "; the peer reads too slowly"));
+                                 "; the peer reads too slowly, and the call was not sent"));
     }
     return 0;
   }

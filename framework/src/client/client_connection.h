@@ -46,7 +46,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
   // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
   // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
-  // call's id on this connection, for Cancel(); 0 when it failed before being queued.
+  // call's id on this connection, for Cancel(); 0 when it failed before being queued, so was
+  // certainly not sent: down, draining, or the write queue full (UNAVAILABLE, the peer reading
+  // too slowly).
   // `meter` counts the outcome, and `observer`, if any, is told it, just before `done` runs.
   // With `refused`, a connection whose server is draining (GOAWAY) returns 0 with `done`,
   // `meter` and `observer` moved there, not run; without, such a call fails with DRAINING.

@@ -23,8 +23,8 @@ struct AttemptVerdict {
   bool latency_sample = false;
 };
 
-// `certainly_unsent`: the request never reached a socket (the connection never came up while it
-// was queued), so the provider cannot have run it.
+// `certainly_unsent`: the request never reached a socket (the connection refused it before
+// queueing it, or never came up while it was queued), so the provider cannot have run it.
 AttemptVerdict JudgeAttempt(const Status& status, bool idempotent, bool certainly_unsent);
 
 }  // namespace ferry::cluster

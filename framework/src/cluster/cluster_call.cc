@@ -34,9 +34,9 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
     return;
   }
   policy.budget->Deposit();
-  auto* call = new ClusterCall(cluster, method, policy, response, cluster.TimeoutOf(options),
-                               started, hash_key, std::move(encoded), std::move(done),
-                               std::move(meter));
+  auto* call =
+      new ClusterCall(cluster, method, policy, response, cluster.TimeoutOf(options), started,
+                      hash_key, std::move(encoded), std::move(done), std::move(meter));
   Attempt* completed = nullptr;
   {
     std::lock_guard lock(call->mu_);
@@ -167,8 +167,11 @@ void ClusterCall::Process(Attempt* attempt) {
 }
 
 ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
-  const bool unsent = !attempt->maybe_carried_over &&
-                      !attempt->pick.provider->connection().ConnectedSince(attempt->link);
+  // Refused before it was queued (request id 0: the write queue was full, say), or queued on a
+  // link that never came up.
+  const bool unsent = attempt->request_id == 0 ||
+                      (!attempt->maybe_carried_over &&
+                       !attempt->pick.provider->connection().ConnectedSince(attempt->link));
   const AttemptVerdict verdict = JudgeAttempt(attempt->status, method_.idempotent, unsent);
   cluster_.providers().Report(attempt->pick, verdict, attempt->started);
   // Let go of once unlocked: a provider the registry dropped closes with its last attempt.

@@ -53,8 +53,10 @@ class ClusterCall {
     // Queued and already completed when Call() returned: the link ended while the request was
     // being queued, and the connection may have left it for the next link.
     bool maybe_carried_over = false;
-    uint64_t request_id = 0;  // on the connection, for cancelling a loser
-    bool over = false;        // outcome processed; under the call's mutex
+    // On the connection, for cancelling a loser; 0 when the connection refused the request
+    // before queueing it, which was then certainly not sent.
+    uint64_t request_id = 0;
+    bool over = false;  // outcome processed; under the call's mutex
     // Two events, in either order: the connection's Call() returned, and the attempt's done
     // ran. Whoever comes second processes the outcome, so the outcome is judged knowing
     // whether the request could have left (maybe_carried_over).

@@ -25,7 +25,7 @@ struct ClientOptions {
   std::chrono::milliseconds heartbeat_timeout{6000};   // heartbeat.timeout_ms
   size_t max_frame_bytes = 16u << 20;                  // max_frame_bytes
   // Request bytes a connection may hold unwritten (a slow or stalled peer); beyond it calls
-  // fail at once with RESOURCE_EXHAUSTED instead of growing memory without bound.
+  // fail at once, unsent, with UNAVAILABLE instead of growing memory without bound.
   size_t max_outbound_bytes = 64u << 20;  // max_outbound_bytes
   std::vector<FilterSpec> filters;        // filters: run around every call, in order
   // metrics: count calls, by method and status, for /metrics (docs/metrics.md).
