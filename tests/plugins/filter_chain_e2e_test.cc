@@ -1,13 +1,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "filter_fixture.h"
+#include "log_capture.h"
 #include "recording_filters.h"
 
 namespace ferry::plugins_test {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
@@ -123,6 +127,99 @@ TEST_F(FilterChainTest, HandlerFailureReachesOnDone) {
   failing.set_fail_code(static_cast<uint32_t>(StatusCode::NOT_FOUND));
   ASSERT_EQ(NewProxy().Delay(failing).status().code(), StatusCode::NOT_FOUND);
   EXPECT_THAT(RecordedEvents(), ElementsAre("server s call", "server s done NOT_FOUND"));
+}
+
+// A filter that throws is contained as a handler that throws is: the call is answered INTERNAL,
+// the line is logged, and the server goes on serving. The filters before it see the call end;
+// the one that threw never finished its OnCall, so gets no OnDone, and the handler never runs.
+TEST_F(FilterChainTest, ThrowingServerFilterAnswersInternalAndTheServerLivesOn) {
+  testsupport::LogCapture log;
+  StartServer(
+      "[{name: test_recorder, tag: s1}, {name: test_recorder, tag: s2, throw_on_call: true}, "
+      "{name: test_recorder, tag: s3}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  // Echo runs on the IO thread, Delay on the business pool: both are contained.
+  const auto inline_result = proxy.Echo(EchoOf("x"));
+  EXPECT_EQ(inline_result.status(),
+            Status(StatusCode::INTERNAL,
+                   "server filter test_recorder threw in OnCall: s2 threw in OnCall"));
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("server s1 call", "server s2 call", "server s1 done INTERNAL"));
+  ClearRecordedEvents();
+  EXPECT_EQ(proxy.Delay(demo::DelayRequest()).status().code(), StatusCode::INTERNAL);
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("server s1 call", "server s2 call", "server s1 done INTERNAL"));
+  EXPECT_EQ(service_.handled(), 0);
+  EXPECT_TRUE(
+      log.WaitFor("ferry server: filter test_recorder threw in OnCall of "
+                  "ferry.demo.EchoService/Echo: s2 threw in OnCall",
+                  std::chrono::seconds(5)));
+}
+
+TEST_F(FilterChainTest, ServerFilterThrowingInOnDoneStillLetsTheAnswerOut) {
+  testsupport::LogCapture log;
+  StartServer(
+      "[{name: test_recorder, tag: s1}, {name: test_recorder, tag: s2, throw_on_done: true}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  for (int i = 0; i < 2; ++i) {
+    ClearRecordedEvents();
+    EXPECT_TRUE(proxy.Echo(EchoOf("x")).ok());
+    EXPECT_TRUE(proxy.Delay(demo::DelayRequest()).ok());
+    EXPECT_THAT(
+        RecordedEvents(),
+        ElementsAre("server s1 call", "server s2 call", "server s2 done OK", "server s1 done OK",
+                    "server s1 call", "server s2 call", "server s2 done OK", "server s1 done OK"));
+  }
+  EXPECT_EQ(service_.handled(), 4);
+  EXPECT_TRUE(
+      log.WaitFor("ferry server: filter test_recorder threw in OnDone of "
+                  "ferry.demo.EchoService/Delay: s2 threw in OnDone",
+                  std::chrono::seconds(5)));
+}
+
+TEST_F(FilterChainTest, ThrowingClientFilterFailsTheCallWithoutSendingIt) {
+  testsupport::LogCapture log;
+  StartServer("[]");
+  const auto observed =
+      NewProxy(
+          "[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2, throw_on_call: true}]")
+          .Echo(EchoOf("x"));
+  EXPECT_EQ(observed.status(),
+            Status(StatusCode::INTERNAL,
+                   "client filter test_recorder threw in OnCall: c2 threw in OnCall"));
+  EXPECT_THAT(RecordedEvents(),
+              ElementsAre("client c1 call", "client c2 call", "client c1 done INTERNAL"));
+  // A chain whose filters ignore completions runs them another way; the same holds.
+  const auto blind = NewProxy(
+                         "[{name: test_recorder, tag: c, observes_done: false, "
+                         "throw_on_call: true}]")
+                         .Echo(EchoOf("x"));
+  EXPECT_EQ(blind.status().code(), StatusCode::INTERNAL) << blind.status();
+  EXPECT_EQ(service_.handled(), 0);
+  EXPECT_TRUE(
+      log.WaitFor("ferry client: filter test_recorder threw in OnCall of "
+                  "ferry.demo.EchoService/Echo: c2 threw in OnCall",
+                  std::chrono::seconds(5)));
+}
+
+// OnDone runs on the channel's IO thread, as the answer arrives: an exception there must neither
+// take the thread down nor keep the caller from its answer.
+TEST_F(FilterChainTest, ClientFilterThrowingInOnDoneStillDeliversTheAnswer) {
+  testsupport::LogCapture log;
+  StartServer("[]");
+  demo::EchoServiceProxy proxy = NewProxy(
+      "[{name: test_recorder, tag: c1}, {name: test_recorder, tag: c2, throw_on_done: true}]");
+  for (int i = 0; i < 3; ++i) {
+    const auto result = proxy.Echo(EchoOf("x"));
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result.value().payload(), "x");
+  }
+  EXPECT_EQ(service_.handled(), 3);
+  EXPECT_THAT(RecordedEvents(), Contains("client c1 done OK").Times(3));
+  EXPECT_TRUE(
+      log.WaitFor("ferry client: filter test_recorder threw in OnDone of "
+                  "ferry.demo.EchoService/Echo: c2 threw in OnDone",
+                  std::chrono::seconds(5), 3));
 }
 
 TEST_F(FilterChainTest, UnknownServerFilterFailsStart) {

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
@@ -35,6 +36,8 @@ class Recorder {
     config.String("tag", &tag_);
     config.Bool("reject", &reject_);
     config.Bool("observes_done", &observes_done_);
+    config.Bool("throw_on_call", &throw_on_call_);
+    config.Bool("throw_on_done", &throw_on_done_);
   }
   bool observes_done() const { return observes_done_; }
   std::shared_ptr<void> NewMethodState(const char* side, const MethodSpec& method) {
@@ -51,6 +54,7 @@ class Recorder {
         *static_cast<const std::string*>(state.method_state) != method) {
       Record(std::string(side) + " " + tag_ + " lost its method state");
     }
+    if (throw_on_call_) throw std::runtime_error(tag_ + " threw in OnCall");
     if (observes_done_) state.call_state = new int(kCallMark);
     if (reject_) return Status(StatusCode::PERMISSION_DENIED, "rejected by " + tag_);
     return Status::Ok();
@@ -61,6 +65,7 @@ class Recorder {
     if (observes_done_ && (mark == nullptr || *mark != kCallMark)) {
       Record(std::string(side) + " " + tag_ + " lost its call state");
     }
+    if (throw_on_done_) throw std::runtime_error(tag_ + " threw in OnDone");
   }
 
  private:
@@ -68,6 +73,8 @@ class Recorder {
   std::string tag_;
   bool reject_ = false;
   bool observes_done_ = true;
+  bool throw_on_call_ = false;
+  bool throw_on_done_ = false;
 };
 
 std::string MethodOf(const MethodSpec& method) {

@@ -11,7 +11,6 @@
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/serializer.h"
 #include "ferry/rpc_meta.pb.h"
-#include "filter/new_filters.h"
 #include "stats/call_metrics.h"
 
 namespace ferry {
@@ -37,13 +36,14 @@ Status NewChannel(const ClientOptions& options, std::shared_ptr<Channel>* out) {
     }
     body.compression = compressor->id();
   }
-  std::vector<std::shared_ptr<ClientFilter>> filters;
-  if (Status created = filter::NewClientFilters(options.filters, &filters); !created.ok()) {
+  filter::ClientFilterChain filters;
+  if (Status created =
+          filter::ClientFilterChain::Create(options.filters, options.default_timeout, &filters);
+      !created.ok()) {
     return created;
   }
-  *out = std::make_shared<client::DirectChannel>(
-      options, std::move(endpoint), body,
-      filter::ClientFilterChain(std::move(filters), options.default_timeout));
+  *out = std::make_shared<client::DirectChannel>(options, std::move(endpoint), body,
+                                                 std::move(filters));
   return Status::Ok();
 }
 
@@ -103,8 +103,8 @@ void DirectChannel::Send(const MethodSpec& method, const google::protobuf::Messa
       bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
   stats::CallMeter meter;
   if (metrics_) meter = stats::CallMeter(&stats::ClientMetricsFor(method), started);
-  const uint64_t id = connection_->Call(meta, request, response, deadline, timeout,
-                                        std::move(done), std::move(meter));
+  const uint64_t id = connection_->Call(meta, request, response, deadline, timeout, std::move(done),
+                                        std::move(meter));
   if (cancellation != nullptr) connection_->CancelOn(*cancellation, id);
 }
 

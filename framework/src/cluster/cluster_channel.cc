@@ -9,7 +9,6 @@
 #include "cluster/cluster_call.h"
 #include "cluster/single_attempt_call.h"
 #include "ferry/framework/cluster_channel.h"
-#include "filter/new_filters.h"
 #include "logger.h"
 
 namespace ferry {
@@ -21,13 +20,14 @@ Status NewClusterChannel(const ClusterOptions& options, std::shared_ptr<Registry
   }
   std::unique_ptr<cluster::Cluster> cluster;
   if (Status status = cluster::Cluster::Create(options, &cluster); !status.ok()) return status;
-  std::vector<std::shared_ptr<ClientFilter>> filters;
-  if (Status status = filter::NewClientFilters(options.client.filters, &filters); !status.ok()) {
+  filter::ClientFilterChain filters;
+  if (Status status = filter::ClientFilterChain::Create(options.client.filters,
+                                                        options.client.default_timeout, &filters);
+      !status.ok()) {
     return status;
   }
-  auto channel = std::make_shared<cluster::ClusterChannel>(
-      std::move(registry), std::move(cluster),
-      filter::ClientFilterChain(std::move(filters), options.client.default_timeout));
+  auto channel = std::make_shared<cluster::ClusterChannel>(std::move(registry), std::move(cluster),
+                                                           std::move(filters));
   if (!channel->cluster().WaitForFirstList(options.client.connect_timeout)) {
     Logger().warn(
         "{}: no provider list from the registry within {} ms; calls fail until one "
@@ -82,7 +82,8 @@ void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::
     done(status);
   };
   if (cluster_->closed()) {
-    return fail(Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
+    return fail(
+        Status(StatusCode::CANCELLED, "channel to " + cluster_->service() + " was shut down"));
   }
   const std::optional<uint64_t> hash_key = cluster_->HashKeyOf(options, request);
   ProviderPick pick = cluster_->providers().Pick(hash_key, {});

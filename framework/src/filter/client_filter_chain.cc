@@ -3,12 +3,19 @@
 #include <algorithm>
 #include <string>
 
+#include "filter/filter_guard.h"
+#include "filter/new_filters.h"
 #include "trace/trace_ids.h"
 
 namespace ferry::filter {
 namespace {
 
 using Clock = ClientFilterChain::Clock;
+
+FilterSite SiteOf(const std::string& filter, const MethodSpec& method) {
+  return FilterSite{
+      .side = "client", .filter = filter, .service = method.service, .method = method.method};
+}
 
 // Folds the served call's deadline and trace into a downstream call's options. DEADLINE_EXCEEDED
 // when the served call has no time left, so nothing is sent that nobody waits for.
@@ -36,11 +43,12 @@ Status ApplyScope(const CallScope& scope, std::chrono::milliseconds default_time
 class ObservedCall {
  public:
   ObservedCall(std::shared_ptr<const void> keep, const ClientFilterChain::Filters* filters,
-               const FilterMethodStates* states, const MethodSpec& method,
-               const google::protobuf::Message& request, const CallOptions& options, CallDone done,
-               const CallScope* scope)
+               const std::vector<std::string>* names, const FilterMethodStates* states,
+               const MethodSpec& method, const google::protobuf::Message& request,
+               const CallOptions& options, CallDone done, const CallScope* scope)
       : keep_(std::move(keep)),
         filters_(filters),
+        names_(names),
         states_(states),
         method_(method),
         request_(request),
@@ -67,9 +75,12 @@ class ObservedCall {
     if (filters_ == nullptr) return true;
     for (size_t i = 0; i < filters_->size(); ++i) {
       ClientCall call{method_, request_, options_, {(*states_)[i].get(), nullptr}};
-      ++entered_;
-      const Status status = (*filters_)[i]->OnCall(call);
-      call_states_[i] = call.state.call_state;
+      bool threw = false;
+      const Status status = GuardedOnCall(*(*filters_)[i], call, Site(i), &threw);
+      if (!threw) {
+        ++entered_;
+        call_states_[i] = call.state.call_state;
+      }
       if (!status.ok()) {
         Finish(status);
         return false;
@@ -85,7 +96,7 @@ class ObservedCall {
       const auto latency = Clock::now() - start_;
       for (size_t i = entered_; i-- > 0;) {
         const ClientCall call{method_, request_, options_, {(*states_)[i].get(), call_states_[i]}};
-        (*filters_)[i]->OnDone(call, status, latency);
+        GuardedOnDone(*(*filters_)[i], call, status, latency, Site(i));
       }
     }
     // A continuation that calls on belongs to the served call too.
@@ -94,10 +105,13 @@ class ObservedCall {
   }
 
  private:
-  // The chain's filters and their method states, kept alive until the last OnDone, which may
-  // come after the channel is gone.
+  FilterSite Site(size_t filter) const { return SiteOf((*names_)[filter], method_); }
+
+  // The chain's filters, their names and method states, kept alive until the last OnDone,
+  // which may come after the channel is gone.
   const std::shared_ptr<const void> keep_;
   const ClientFilterChain::Filters* const filters_;
+  const std::vector<std::string>* const names_;
   const FilterMethodStates* const states_;
   const MethodSpec& method_;
   const google::protobuf::Message& request_;  // gone once the call completed
@@ -111,8 +125,9 @@ class ObservedCall {
 
 }  // namespace
 
-ClientFilterChain::Shared::Shared(Filters filters_in)
+ClientFilterChain::Shared::Shared(Filters filters_in, std::vector<std::string> names_in)
     : filters(std::move(filters_in)),
+      names(std::move(names_in)),
       observes_done(std::any_of(filters.begin(), filters.end(),
                                 [](const auto& filter) { return filter->ObservesDone(); })),
       states([this](const MethodSpec& method) {
@@ -122,9 +137,19 @@ ClientFilterChain::Shared::Shared(Filters filters_in)
         return made;
       }) {}
 
-ClientFilterChain::ClientFilterChain(Filters filters, std::chrono::milliseconds default_timeout)
-    : default_timeout_(default_timeout),
-      filters_(filters.empty() ? nullptr : std::make_shared<const Shared>(std::move(filters))) {}
+Status ClientFilterChain::Create(const std::vector<FilterSpec>& specs,
+                                 std::chrono::milliseconds default_timeout,
+                                 ClientFilterChain* out) {
+  Filters filters;
+  if (Status status = NewClientFilters(specs, &filters); !status.ok()) return status;
+  out->default_timeout_ = default_timeout;
+  out->filters_ = nullptr;
+  if (filters.empty()) return Status::Ok();
+  std::vector<std::string> names;
+  for (const FilterSpec& spec : specs) names.push_back(spec.name);
+  out->filters_ = std::make_shared<const Shared>(std::move(filters), std::move(names));
+  return Status::Ok();
+}
 
 void ClientFilterChain::CopyOptions(const CallOptions& from, CallOptions* to) {
   to->timeout = from.timeout;
@@ -149,7 +174,12 @@ Status ClientFilterChain::RunBlindFilters(const MethodSpec& method,
   const FilterMethodStates& states = filters_->states.For(method);
   for (size_t i = 0; i < filters_->filters.size(); ++i) {
     ClientCall call{method, request, options, {states[i].get(), nullptr}};
-    if (Status status = filters_->filters[i]->OnCall(call); !status.ok()) return status;
+    bool threw = false;
+    if (Status status =
+            GuardedOnCall(*filters_->filters[i], call, SiteOf(filters_->names[i], method), &threw);
+        !status.ok()) {
+      return status;
+    }
   }
   return Status::Ok();
 }
@@ -159,9 +189,10 @@ void ClientFilterChain::RunObserved(const MethodSpec& method,
                                     const CallOptions& options, CallDone&& done,
                                     const CallScope* scope, const SendFn& send) const {
   const Filters* filters = filters_ != nullptr ? &filters_->filters : nullptr;
+  const std::vector<std::string>* names = filters_ != nullptr ? &filters_->names : nullptr;
   const FilterMethodStates* states = filters_ != nullptr ? &filters_->states.For(method) : nullptr;
-  auto* call =
-      new ObservedCall(filters_, filters, states, method, request, options, std::move(done), scope);
+  auto* call = new ObservedCall(filters_, filters, names, states, method, request, options,
+                                std::move(done), scope);
   if (!call->Begin(default_timeout_, scope != nullptr)) return;
   send(call->options(), call->start(), [call](const Status& status) { call->Finish(status); });
 }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,16 +27,17 @@ class ClientFilterChain {
   using Clock = std::chrono::steady_clock;
 
   ClientFilterChain() = default;
-  explicit ClientFilterChain(Filters filters);
 
+  // The filters `specs` name, made and configured (errors as NewClientFilters()).
   // `default_timeout`: the channel's, which a served call's shorter deadline overrides.
-  ClientFilterChain(Filters filters, std::chrono::milliseconds default_timeout);
+  static Status Create(const std::vector<FilterSpec>& specs,
+                       std::chrono::milliseconds default_timeout, ClientFilterChain* out);
 
   // Runs the filters, then `send(options, started, done)`: the options to send the call with,
   // a const CallOptions& or a CallOptions&& whose strings the send may take; when the call
   // started (its deadline runs from then); and the CallDone&& that completes it. When a filter
-  // rejects the call, or the served call's deadline has already passed, `done(status)` instead,
-  // and nothing is sent.
+  // rejects the call (or throws: INTERNAL, see filter_guard.h), or the served call's deadline
+  // has already passed, `done(status)` instead, and nothing is sent.
   template <class Send>
   void Run(const MethodSpec& method, const google::protobuf::Message& request,
            const CallOptions& options, CallDone&& done, Send&& send) const {
@@ -51,9 +53,10 @@ class ClientFilterChain {
 
  private:
   struct Shared {
-    explicit Shared(Filters filters);
+    Shared(Filters filters, std::vector<std::string> names);
     const Filters filters;
-    const bool observes_done;  // some filter's OnDone does something
+    const std::vector<std::string> names;  // by filter, as configured
+    const bool observes_done;              // some filter's OnDone does something
     mutable method::PerMethodCache<FilterMethodStates> states;
   };
   using SendFn = std::function<void(const CallOptions&, Clock::time_point, CallDone&&)>;

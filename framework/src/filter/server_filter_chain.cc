@@ -2,12 +2,23 @@
 
 #include <algorithm>
 
+#include "filter/filter_guard.h"
 #include "filter/new_filters.h"
 
 namespace ferry::filter {
+namespace {
+
+FilterSite SiteOf(const std::string& filter, const ServerContext& context) {
+  return FilterSite{
+      .side = "server", .filter = filter, .service = context.service(), .method = context.method()};
+}
+
+}  // namespace
 
 Status ServerFilterChain::Create(const std::vector<FilterSpec>& specs, ServerFilterChain* out) {
   if (Status status = NewServerFilters(specs, &out->filters_); !status.ok()) return status;
+  out->names_.clear();
+  for (const FilterSpec& spec : specs) out->names_.push_back(spec.name);
   out->observes_done_ = std::any_of(out->filters_.begin(), out->filters_.end(),
                                     [](const auto& filter) { return filter->ObservesDone(); });
   return Status::Ok();
@@ -30,8 +41,10 @@ Status ServerFilterChain::EnterFilters(ServerContext& context,
   }
   for (size_t i = 0; i < filters_.size(); ++i) {
     ServerCall call{context, request, {states[i].get(), nullptr}};
+    bool threw = false;
+    const Status status = GuardedOnCall(*filters_[i], call, SiteOf(names_[i], context), &threw);
+    if (threw) return status;
     ++pass->entered;
-    const Status status = filters_[i]->OnCall(call);
     if (observes_done_) pass->call_states[i] = call.state.call_state;
     if (!status.ok()) return status;
   }
@@ -45,7 +58,7 @@ void ServerFilterChain::LeaveFilters(ServerContext& context,
   const auto latency = std::chrono::steady_clock::now() - pass->start;
   for (size_t i = pass->entered; i-- > 0;) {
     const ServerCall call{context, request, {states[i].get(), pass->call_states[i]}};
-    filters_[i]->OnDone(call, status, latency);
+    GuardedOnDone(*filters_[i], call, status, latency, SiteOf(names_[i], context));
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ferry/codec/status.h"
@@ -30,8 +31,9 @@ class ServerFilterChain {
   // Each filter's state for `method` (Filter::NewMethodState), made once per method at start.
   FilterMethodStates NewMethodStates(const MethodSpec& method) const;
 
-  // OnCall of each filter in order, until one rejects the call: its status is returned, and the
-  // handler must not run. Either way the call must Leave() once it completes.
+  // OnCall of each filter in order, until one rejects the call (or throws: INTERNAL, see
+  // filter_guard.h): its status is returned, and the handler must not run. Either way the call
+  // must Leave() once it completes.
   Status Enter(ServerContext& context, const google::protobuf::Message& request,
                const FilterMethodStates& states, ServerFilterPass* pass) const {
     if (filters_.empty()) return Status::Ok();
@@ -52,6 +54,7 @@ class ServerFilterChain {
                     ServerFilterPass* pass) const;
 
   std::vector<std::shared_ptr<ServerFilter>> filters_;
+  std::vector<std::string> names_;  // by filter, as configured
   // Some filter's OnDone does something: calls are timed and their states kept for it.
   bool observes_done_ = false;
 };

@@ -73,10 +73,13 @@ class Filter {
   // filter, never concurrently with itself. The default keeps none.
   virtual std::shared_ptr<void> NewMethodState(const MethodSpec& /*method*/) { return nullptr; }
   // Before the call. A non-OK status is the call's answer: nothing is sent (client) or the
-  // handler does not run (server), and later filters do not see the call.
+  // handler does not run (server), and later filters do not see the call. An exception is
+  // contained as a handler's is: logged, and the call's answer is INTERNAL; this filter's
+  // OnDone then does not run.
   virtual Status OnCall(Call& call) = 0;
-  // After the call completed, whatever the outcome, for each filter whose OnCall ran. Must not
-  // block. A client call's `request` may be gone by then.
+  // After the call completed, whatever the outcome, for each filter whose OnCall returned. Must
+  // not block. A client call's `request` may be gone by then. An exception is logged and changes
+  // nothing: the other filters' OnDone still run and the call is answered as it was to be.
   virtual void OnDone(const Call& /*call*/, const Status& /*status*/,
                       std::chrono::nanoseconds /*latency*/) {}
   // False when OnDone does nothing. When no filter of a chain observes completions, the chain
