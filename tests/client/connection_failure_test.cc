@@ -9,11 +9,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "channel_test_util.h"
 #include "client/direct_channel.h"
 #include "fake_server.h"
+#include "log_capture.h"
 
 namespace ferry::testing {
 namespace {
@@ -56,6 +58,17 @@ class CallBatch {
 
 bool Contains(const Status& status, const std::string& text) {
   return status.message().find(text) != std::string::npos;
+}
+
+// The reconnect delays logged for the connections to `target` that were lost, in order.
+std::vector<int> ReconnectDelays(const testsupport::LogCapture& log, const std::string& target) {
+  constexpr std::string_view kDelay = "reconnecting in ";
+  std::vector<int> delays;
+  for (const std::string& line : log.Messages("connection to " + target + " lost")) {
+    const size_t at = line.rfind(kDelay);
+    if (at != std::string::npos) delays.push_back(std::stoi(line.substr(at + kDelay.size())));
+  }
+  return delays;
 }
 
 TEST(ConnectionFailureTest, ATimedOutCallGetsDeadlineExceededAndItsLateResponseIsDropped) {
@@ -143,6 +156,49 @@ TEST(ConnectionFailureTest, ReconnectsToAServerRestartedOnTheSamePort) {
   })) << result.status;
   EXPECT_EQ(result.value, "echo:after");
   EXPECT_GE(channel->stats().reconnects, 1u);
+}
+
+// A peer that accepts and closes at once never said a word: each cycle is one more failure and
+// the backoff goes on growing, instead of starting over at every connect and redialling it some
+// 50 times a second.
+TEST(ConnectionFailureTest, APeerThatAcceptsAndClosesIsRedialledEverLessOften) {
+  testsupport::LogCapture log;
+  FakeServer server(FakeServer::Mode::kClose);
+  ClientOptions options = TestOptions(server.target());
+  options.reconnect_initial = milliseconds(10);
+  options.reconnect_max = std::chrono::seconds(10);
+  auto channel = MakeChannel(options);
+  EXPECT_EQ(Echo(*channel, "x").status.code(), StatusCode::UNAVAILABLE);
+  // The connection redials by itself; six cycles of accept and close.
+  ASSERT_TRUE(WaitUntil([&] { return ReconnectDelays(log, server.target()).size() >= 6; }));
+  const std::vector<int> delays = ReconnectDelays(log, server.target());
+  // Doubling, each +-20%: every delay longer than the one before, the sixth 10 ms x 2^5 x 0.8
+  // at least.
+  for (size_t i = 1; i < 6; ++i) EXPECT_GT(delays[i], delays[i - 1]) << "delay " << i;
+  EXPECT_GE(delays[5], 256);
+  EXPECT_GE(server.connections_accepted(), 6u);
+}
+
+// Once the peer has answered on a connection, losing it is a new failure: the backoff starts
+// over from the initial delay.
+TEST(ConnectionFailureTest, TheBackoffStartsOverOnceThePeerHasAnswered) {
+  testsupport::LogCapture log;
+  FakeServer server(FakeServer::Mode::kEcho);
+  ClientOptions options = TestOptions(server.target());
+  options.reconnect_initial = milliseconds(100);
+  options.reconnect_max = std::chrono::seconds(10);
+  auto channel = MakeChannel(options);
+  for (size_t lost = 1; lost <= 2; ++lost) {
+    EchoResult result;
+    ASSERT_TRUE(WaitUntil([&] {
+      result = Echo(*channel, "x");
+      return result.status.ok();
+    })) << result.status;
+    server.CloseConnections();
+    ASSERT_TRUE(WaitUntil([&] { return ReconnectDelays(log, server.target()).size() >= lost; }));
+  }
+  // Without starting over, the second would be 160 ms at least.
+  for (const int delay : ReconnectDelays(log, server.target())) EXPECT_LE(delay, 120);
 }
 
 TEST(ConnectionFailureTest, ARefusedConnectFailsAndLaterCallsFailFastDuringBackoff) {

@@ -162,6 +162,10 @@ void FakeServer::Accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec) return;
     connections_accepted_++;
+    if (mode_ == Mode::kClose) {
+      socket.close(ec);
+      return Accept();
+    }
     auto session = std::make_shared<Session>(*this, std::move(socket));
     sessions_.push_back(session);
     if (mode_ != Mode::kSilent) session->Start();

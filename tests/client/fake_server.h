@@ -26,6 +26,7 @@ class FakeServer {
     kEcho,    // answers every request at once
     kHold,    // keeps the answers until ReleaseHeld()
     kSilent,  // accepts connections and never reads from them
+    kClose,   // accepts connections and closes them at once
   };
 
   // Port 0 picks a free port; a fixed port lets a test restart a server where it was.

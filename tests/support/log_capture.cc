@@ -42,6 +42,15 @@ class CapturingSink final : public spdlog::sinks::base_sink<std::mutex> {
     return found;
   }
 
+  std::vector<std::string> Messages(size_t start, std::string_view needle) const {
+    std::lock_guard lock(lines_mu_);
+    std::vector<std::string> found;
+    for (size_t i = start; i < lines_.size(); ++i) {
+      if (lines_[i].second.find(needle) != std::string::npos) found.push_back(lines_[i].second);
+    }
+    return found;
+  }
+
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
     {
@@ -86,6 +95,10 @@ bool LogCapture::WaitFor(std::string_view needle, std::chrono::milliseconds time
 
 size_t LogCapture::Count(spdlog::level::level_enum level, std::string_view needle) const {
   return Sink().Count(start_, level, needle);
+}
+
+std::vector<std::string> LogCapture::Messages(std::string_view needle) const {
+  return Sink().Messages(start_, needle);
 }
 
 }  // namespace ferry::testsupport

@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ferry::testsupport {
 
@@ -20,6 +22,8 @@ class LogCapture {
   bool WaitFor(std::string_view needle, std::chrono::milliseconds timeout, size_t count = 1) const;
   // Messages at `level` containing `needle`, logged since construction.
   size_t Count(spdlog::level::level_enum level, std::string_view needle) const;
+  // The messages containing `needle` logged since construction, oldest first.
+  std::vector<std::string> Messages(std::string_view needle) const;
 
  private:
   size_t start_;

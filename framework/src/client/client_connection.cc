@@ -302,7 +302,6 @@ void ClientConnection::OnConnected(uint64_t link, const boost::system::error_cod
   socket_.set_option(tcp::no_delay(true), ignored);
   if (ever_connected_) reconnects_.fetch_add(1, std::memory_order_relaxed);
   ever_connected_ = true;
-  backoff_.Reset();
   last_received_ = Clock::now();
   StartRead(link);
   ArmHeartbeat(link);
@@ -336,6 +335,9 @@ void ClientConnection::OnRead(uint64_t link, const boost::system::error_code& ec
         EndLink("bad frame: " + decoder_.error());
         return;
       case codec::FrameDecoder::Result::kFrame:
+        // Only a peer that speaks proves the connection good; one that accepts and closes at
+        // once keeps its failures adding up, and is redialled ever less often.
+        backoff_.Reset();
         Dispatch(frame_);
         // A completion callback may have shut the channel down.
         if (!IsCurrent(link)) return;

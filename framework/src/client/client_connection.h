@@ -28,7 +28,8 @@ namespace ferry::client {
 
 // One TCP connection to one endpoint, shared by every call to it, living on one io_context.
 // Connects lazily on the first call, and after a failure reconnects with capped exponential
-// backoff. A "link" is one socket's life; when it ends every call pending on it fails at once.
+// backoff, which starts over once a frame arrived from the peer (not merely a connect). A
+// "link" is one socket's life; when it ends every call pending on it fails at once.
 //
 // Call() is safe from any thread; everything else in here runs on the io_context's thread.
 class ClientConnection : public std::enable_shared_from_this<ClientConnection> {

@@ -13,7 +13,8 @@ class ReconnectBackoff {
 
   // The wait before the next attempt; advances to the next step.
   std::chrono::milliseconds Next();
-  // After a successful connect: the next failure waits `initial` again.
+  // Once the peer was heard from (a frame received, not merely a connect): the next failure
+  // waits `initial` again.
   void Reset();
 
  private:
