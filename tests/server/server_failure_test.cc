@@ -7,6 +7,8 @@
 
 #include "ferry/rpc_meta.pb.h"
 #include "frame_client.h"
+#include "log_capture.h"
+#include "log_rate_limiter.h"
 #include "test_service.h"
 
 namespace ferry::test {
@@ -228,6 +230,23 @@ TEST(ServerFailureTest, UnexpectedFrameTypesAreSkipped) {
   auto reply = client.ReadReply();
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->value, "in step");
+}
+
+// A peer may send frames the server skips as fast as it likes, before it ever authenticated:
+// their log lines are rate-limited, so a flood of them cannot flood the log.
+TEST(ServerFailureTest, AFloodOfUnexpectedFramesLogsABoundedNumberOfLines) {
+  testsupport::LogCapture log;
+  TestServer server;
+  FrameClient client(server.port());
+  codec::FrameHeader odd;
+  odd.type = static_cast<codec::MessageType>(9);
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(client.SendFrame(odd, "", "some body"));
+  // Answered after the server went through every frame before it.
+  ASSERT_TRUE(client.SendRequest(1, kService, "Echo", "in step"));
+  auto reply = client.ReadReply();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->value, "in step");
+  EXPECT_LE(log.Messages("ferry server: ignoring").size(), LogRateLimiter::kDefaultBurst);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ferry/codec/compressor.h"
+#include "log_rate_limiter.h"
 #include "logger.h"
 #include "server/business_pool.h"
 #include "stats/call_metrics.h"
@@ -288,8 +289,10 @@ void Server::Impl::OnAccept(Listener& listener, const boost::system::error_code&
                             tcp::socket socket) {
   if (error == boost::asio::error::operation_aborted || !listener.acceptor.is_open()) return;
   if (error) {
-    Logger().warn("ferry server: accept failed: {}; retrying in {} ms", error.message(),
-                  kAcceptRetryDelay.count());
+    // Rate-limited: out of descriptors, say, this repeats every retry for as long as it lasts.
+    static LogRateLimiter accept_failures("ferry server: accept failures");
+    accept_failures.Log(spdlog::level::warn, "ferry server: accept failed: {}; retrying in {} ms",
+                        error.message(), kAcceptRetryDelay.count());
     listener.retry.expires_after(kAcceptRetryDelay);
     listener.retry.async_wait([this, &listener](const boost::system::error_code& wait_error) {
       if (!wait_error && listener.acceptor.is_open()) Accept(listener);

@@ -10,6 +10,7 @@
 
 #include "ferry/codec/message_codec.h"
 #include "http/http_session.h"
+#include "log_rate_limiter.h"
 #include "logger.h"
 #include "server/business_pool.h"
 #include "server/server_call.h"
@@ -224,8 +225,10 @@ void ServerConnection::HandleFrame(Clock::time_point received) {
   }
   // The frame's lengths were valid, so the stream stays in step: skip it, as a newer minor
   // version may add message types.
-  Logger().warn("ferry server: ignoring {} frame (type {}) from {}",
-                codec::MessageTypeName(header.type), static_cast<int>(header.type), peer_);
+  // Rate-limited: a peer may send these as fast as it likes, before it ever authenticated.
+  static LogRateLimiter ignored_frames("ferry server: ignored frames");
+  ignored_frames.Log(spdlog::level::warn, "ferry server: ignoring {} frame (type {}) from {}",
+                     codec::MessageTypeName(header.type), static_cast<int>(header.type), peer_);
 }
 
 void ServerConnection::HandleRequest(Clock::time_point received) {
