@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/serializer.h"
@@ -18,6 +23,28 @@ struct Greeter {
 struct Hello : Greeter {
   std::string Greet() const override { return "hello"; }
 };
+
+// A serializer that only has a wire id and a name, which is all the registry looks at.
+class IdOnly final : public codec::Serializer {
+ public:
+  explicit IdOnly(uint8_t id) : id_(id) {}
+  uint8_t id() const override { return id_; }
+  std::string_view name() const override { return "id-only"; }
+  bool Serialize(const google::protobuf::Message&, std::string*) const override { return false; }
+  bool Parse(std::string_view, google::protobuf::Message*) const override { return false; }
+
+ private:
+  uint8_t id_;
+};
+
+void RegisterIdOnly(ExtensionRegistry& registry, const std::string& name, uint8_t id) {
+  registry.Register<codec::Serializer>(name, [id] { return std::make_shared<IdOnly>(id); });
+}
+
+bool Has(const ExtensionRegistry& registry, const std::string& name) {
+  const std::vector<std::string> names = registry.Names<codec::Serializer>();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 TEST(ExtensionRegistryTest, BuiltinsAreRegisteredByName) {
   auto& registry = ExtensionRegistry::Instance();
@@ -47,6 +74,59 @@ TEST(ExtensionRegistryTest, NewKindsRegisterAndDuplicatesAreRejected) {
                std::invalid_argument);
   // Kinds are separate namespaces: a serializer named "hello" does not exist.
   EXPECT_EQ(registry.Create<codec::Serializer>("hello"), nullptr);
+}
+
+TEST(ExtensionRegistryTest, BuiltinWireIdsAreBelow128) {
+  ExtensionRegistry builtins;
+  RegisterIdOnly(builtins, "low", 127);
+  try {
+    RegisterIdOnly(builtins, "high", 128);
+    ADD_FAILURE() << "a built-in took a plugin's wire id";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "serializer 'high' has wire id 128, but a built-in's must be 0-127 (128-255 are "
+                 "for plugins)");
+  }
+  EXPECT_TRUE(Has(builtins, "low"));
+  EXPECT_FALSE(Has(builtins, "high"));
+}
+
+TEST(ExtensionRegistryTest, PluginWireIdsAre128AndAboveAndEachIsTakenOnce) {
+  ExtensionRegistry plugin(ExtensionRegistry::Origin::kPlugin);
+  EXPECT_THROW(RegisterIdOnly(plugin, "low", 127), std::invalid_argument);
+  RegisterIdOnly(plugin, "first", 200);
+  EXPECT_THROW(RegisterIdOnly(plugin, "second", 200), std::invalid_argument);
+  EXPECT_EQ(plugin.first_refusal(),
+            "serializer 'low' has wire id 127, but a plugin's must be 128-255 (0-127 are Ferry's "
+            "built-ins')");
+}
+
+TEST(ExtensionRegistryTest, AdoptingIsAllOrNothing) {
+  ExtensionRegistry host;
+  host.Register<Greeter>("taken", [] { return std::make_shared<Hello>(); });
+  ExtensionRegistry plugin(ExtensionRegistry::Origin::kPlugin);
+  RegisterIdOnly(plugin, "fresh", 130);
+  plugin.Register<Greeter>("taken", [] { return std::make_shared<Hello>(); });
+  EXPECT_THROW(host.Adopt(plugin), std::invalid_argument);
+  EXPECT_FALSE(Has(host, "fresh")) << "nothing adopted";
+  EXPECT_TRUE(Has(plugin, "fresh")) << "nothing lost";
+
+  ExtensionRegistry other(ExtensionRegistry::Origin::kPlugin);
+  RegisterIdOnly(other, "fresh", 130);
+  host.Adopt(other);
+  EXPECT_TRUE(Has(host, "fresh"));
+  EXPECT_FALSE(Has(other, "fresh"));
+
+  // A wire id the host already has is refused too, whatever the name.
+  ExtensionRegistry same_id(ExtensionRegistry::Origin::kPlugin);
+  RegisterIdOnly(same_id, "another", 130);
+  try {
+    host.Adopt(same_id);
+    ADD_FAILURE() << "two serializers with wire id 130";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "serializer 'another' has wire id 130, already that of 'fresh'");
+  }
+  EXPECT_FALSE(Has(host, "another"));
 }
 
 }  // namespace

@@ -3,10 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "ferry/codec/extension_registry.h"
+#include "ferry/codec/serializer.h"
 #include "ferry/framework/config.h"
 #include "ferry/framework/filter.h"
 #include "scratch_dir.h"
@@ -21,6 +25,11 @@ void ExpectRefused(const std::string& path, const std::string& cause) {
   const Status status = LoadPlugin(path);
   EXPECT_EQ(status.code(), StatusCode::FAILED_PRECONDITION) << status;
   EXPECT_THAT(status.message(), AllOf(HasSubstr("'" + path + "'"), HasSubstr(cause)));
+}
+
+bool ServerFilterRegistered(const std::string& name) {
+  const std::vector<std::string> names = ExtensionRegistry::Instance().Names<ServerFilter>();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 TEST(LoadPluginTest, RegistersTheAccessLogPluginsFilters) {
@@ -76,6 +85,40 @@ TEST(LoadPluginTest, ThrowingRegisterIsReported) {
   ExpectRefused(DUPLICATE_NAME_PLUGIN,
                 "ferry_plugin_register threw: extension 'duplicate_test_filter' of kind "
                 "'server_filter' is already registered");
+  // Its first registration of the name had succeeded; it went with the rest.
+  EXPECT_FALSE(ServerFilterRegistered("duplicate_test_filter"));
+}
+
+// Wire ids 0-127 are Ferry's: a plugin taking one could collide with a later built-in.
+TEST(LoadPluginTest, APluginWireIdOfFerrysRangeIsRefusedAndNothingOfThePluginStays) {
+  ExpectRefused(LOW_WIRE_ID_PLUGIN,
+                "ferry_plugin_register threw: serializer 'low_wire_id_serializer' has wire id 7, "
+                "but a plugin's must be 128-255");
+  EXPECT_FALSE(ServerFilterRegistered("low_wire_id_filter"));
+  EXPECT_EQ(codec::FindSerializer("low_wire_id_serializer"), nullptr);
+}
+
+TEST(LoadPluginTest, ARegistrationThePluginCaughtStillFailsTheLoad) {
+  ExpectRefused(CAUGHT_REFUSAL_PLUGIN,
+                "a registration failed: serializer 'caught_refusal_serializer' has wire id 7");
+  EXPECT_FALSE(ServerFilterRegistered("caught_refusal_filter"));
+}
+
+TEST(LoadPluginTest, APluginSerializerIsFoundByItsWireId) {
+  ASSERT_TRUE(LoadPlugin(PLUGIN_SERIALIZER_PLUGIN).ok());
+  const codec::Serializer* serializer = codec::FindSerializer(uint8_t{200});
+  ASSERT_NE(serializer, nullptr);
+  EXPECT_EQ(serializer->name(), "plugin_test_serializer");
+  EXPECT_EQ(codec::FindSerializer("plugin_test_serializer"), serializer);
+}
+
+TEST(LoadPluginTest, AWireIdAnotherPluginHasIsRefused) {
+  ASSERT_TRUE(LoadPlugin(PLUGIN_SERIALIZER_PLUGIN).ok());
+  ExpectRefused(SAME_WIRE_ID_PLUGIN,
+                "serializer 'other_test_serializer' has wire id 200, already that of "
+                "'plugin_test_serializer'");
+  EXPECT_FALSE(ServerFilterRegistered("same_wire_id_filter"));
+  EXPECT_EQ(codec::FindSerializer(uint8_t{200})->name(), "plugin_test_serializer");
 }
 
 TEST(LoadPluginTest, ConfigPluginsAreLoadedAtParseTime) {

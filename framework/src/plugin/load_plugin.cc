@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -86,9 +87,12 @@ Status LoadPlugin(const std::string& path) {
   }
 
   library.KeepLoaded();
+  // The plugin registers into a registry of its own, adopted whole once it succeeded: a plugin
+  // that fails halfway leaves nothing behind, and nobody meanwhile uses what it registered.
+  ExtensionRegistry staged(ExtensionRegistry::Origin::kPlugin);
   int result = 0;
   try {
-    result = register_fn(&ExtensionRegistry::Instance());
+    result = register_fn(&staged);
   } catch (const std::exception& e) {
     return Refuse(path, std::string(kRegisterSymbol) + " threw: " + e.what());
   } catch (...) {
@@ -96,6 +100,15 @@ Status LoadPlugin(const std::string& path) {
   }
   if (result != 0) {
     return Refuse(path, std::string(kRegisterSymbol) + " failed with " + std::to_string(result));
+  }
+  // Even when the plugin caught the exception and went on.
+  if (const std::string refusal = staged.first_refusal(); !refusal.empty()) {
+    return Refuse(path, "a registration failed: " + refusal);
+  }
+  try {
+    ExtensionRegistry::Instance().Adopt(staged);
+  } catch (const std::invalid_argument& e) {
+    return Refuse(path, e.what());
   }
   loaded.paths.insert(canonical);
   Logger().info("ferry: loaded plugin {}", canonical.string());

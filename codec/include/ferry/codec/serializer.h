@@ -11,7 +11,8 @@ class Message;
 
 namespace ferry::codec {
 
-// Wire ids recorded in the frame header. Ids 0-127 are reserved for Ferry, 128-255 for plugins.
+// Wire ids recorded in the frame header. Ids 0-127 are reserved for Ferry, 128-255 for plugins
+// (as for compressors); ExtensionRegistry refuses an extension outside its range.
 namespace serializer_id {
 inline constexpr uint8_t kProtobuf = 0;
 inline constexpr uint8_t kJson = 1;
