@@ -237,7 +237,9 @@ void ZooKeeperRegistry::ReadProviders(const std::string& service) {
     if (rc != ZOK) break;
     ProviderInfo provider;
     if (Status status = DecodeProviderRecord(children[i], record, &provider); !status.ok()) {
-      Logger().warn("registry: skipping a provider of '{}': {}", service, status.message());
+      // Only this node: its siblings are still worth calling.
+      Logger().warn("registry: skipping provider node {}/{}: {}", directory, children[i],
+                    status.message());
       continue;
     }
     providers.push_back(std::move(provider));

@@ -81,7 +81,7 @@ void ReadRegistry(ConfigReader section, RegistryOptions* out) {
 }
 
 void ReadProvider(ConfigReader section, ProviderOptions* out) {
-  section.Integer("weight", 1, 100000, &out->weight);
+  section.Integer("weight", 1, kMaxProviderWeight, &out->weight);
   section.String("version", &out->version);
   section.String("group", &out->group);
   section.String("zone", &out->zone);

@@ -11,10 +11,14 @@
 
 namespace ferry {
 
+// The largest provider weight: what `provider.weight` accepts, what registries publish and
+// read. A record with a weight of 0 or above this is skipped by readers (docs/registry.md).
+inline constexpr uint32_t kMaxProviderWeight = 100000;
+
 // One provider of one service, as published in a registry (docs/registry.md).
 struct ProviderInfo {
-  std::string address;  // "host:port" clients connect to
-  uint32_t weight = 100;
+  std::string address;    // "host:port" clients connect to
+  uint32_t weight = 100;  // 1..kMaxProviderWeight
   std::string version;
   std::string group;
   std::string zone;
