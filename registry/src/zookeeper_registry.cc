@@ -31,8 +31,8 @@ ZooKeeperRegistry::~ZooKeeperRegistry() { Stop(); }
 
 Status ZooKeeperRegistry::Start(const RegistryOptions& options) {
   if (worker_) return Status(StatusCode::FAILED_PRECONDITION, "registry already started");
-  std::string hosts;
-  Status status = ParseZooKeeperUrl(options.url, &hosts);
+  ZooKeeperUrl url;
+  Status status = ParseZooKeeperUrl(options.url, &url);
   if (status.ok()) status = CheckPathSegment("namespace", options.namespace_name);
   if (status.ok() && (options.session_timeout <= 0ms || options.connect_timeout <= 0ms)) {
     status = Status(StatusCode::INVALID_ARGUMENT,
@@ -40,10 +40,12 @@ Status ZooKeeperRegistry::Start(const RegistryOptions& options) {
   }
   if (!status.ok()) return status;
   options_ = options;
-  hosts_ = std::move(hosts);
+  hosts_ = url.connect_string;
   directory_.set_empty_protection(options.empty_protection);
   session_ = std::make_unique<ZooKeeperSession>(
-      ZooKeeperSessionOptions{.hosts = hosts_, .session_timeout = options.session_timeout},
+      ZooKeeperSessionOptions{.hosts = hosts_,
+                              .digest = std::move(url.digest),
+                              .session_timeout = options.session_timeout},
       [this](const ZooKeeperSession::Event& event) {
         worker_->Post([this, event] { OnEvent(event); });
       });

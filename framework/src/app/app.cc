@@ -224,7 +224,8 @@ Status App::Impl::Start() {
       lock.lock();
       return status_ = status;
     }
-    Logger().info("{} registered as {} in {}", name_, advertised, config_.registry.url);
+    Logger().info("{} registered as {} in {}", name_, advertised,
+                  RedactedUrl(config_.registry.url));
   }
   if (admin_ != nullptr) admin_->StartSampling();
   phase_ = Phase::kServing;

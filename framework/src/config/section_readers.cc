@@ -5,6 +5,7 @@
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
 #include "ferry/framework/load_balancer.h"
+#include "ferry/framework/logging.h"
 #include "ferry/framework/plugin.h"
 #include "ferry/framework/registry.h"
 
@@ -65,7 +66,7 @@ void CheckRegistryUrl(ConfigReader& section, std::string_view key, const std::st
   const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
   if (scheme.empty() || !IsRegistered<Registry>(scheme)) {
     section.Invalid(
-        key, "unknown registry '" + url +
+        key, "unknown registry '" + RedactedUrl(url) +
                  "' (expected <scheme>://..., with scheme one of: " + KnownNames<Registry>() + ")");
   }
 }
