@@ -78,6 +78,15 @@ void ReadRegistry(ConfigReader section, RegistryOptions* out) {
   section.Millis("session_timeout_ms", 1000, kMaxMillis, &out->session_timeout);
   section.Millis("connect_timeout_ms", 1, kMaxMillis, &out->connect_timeout);
   section.Bool("empty_protection", &out->empty_protection);
+  std::string startup;
+  section.String("startup", &startup);
+  if (startup == "wait") {
+    out->startup = RegistryOptions::Startup::kWait;
+  } else if (startup == "failfast") {
+    out->startup = RegistryOptions::Startup::kFailFast;
+  } else if (section.Has("startup")) {
+    section.Invalid("startup", "unknown startup '" + startup + "' (expected wait or failfast)");
+  }
   section.RejectUnknownKeys();
 }
 

@@ -19,7 +19,7 @@ class ExtensionRegistry;
 //
 // The host checks the version before calling register, so a plugin built against another ABI is
 // refused instead of crashing. Bump the version whenever an extension interface changes.
-#define FERRY_PLUGIN_ABI_VERSION 5u
+#define FERRY_PLUGIN_ABI_VERSION 6u
 
 extern "C" {
 using FerryPluginAbiVersionFn = uint32_t (*)();
