@@ -117,6 +117,28 @@ TEST_F(ZooKeeperAclTest, ADirectoryAConsumerCreatedOpenIsRestrictedByTheProvider
   ExpectPasswordNeverLogged();
 }
 
+// Authentication belongs to a connection: after ZooKeeper restarts, the session's new
+// connection must authenticate again before the provider can publish into its directory.
+TEST_F(ZooKeeperAclTest, TheSessionAuthenticatesAgainAfterAReconnect) {
+  auto provider_side = Open(WithCredentials());
+  ASSERT_TRUE(provider_side);
+  ASSERT_TRUE(provider_side->Register(kService, TestProvider("127.0.0.1:7001")).ok());
+  server_->Stop();
+  ASSERT_TRUE(log_.WaitFor("lost ZooKeeper", 15s));
+  ASSERT_TRUE(server_->Start());
+  ASSERT_TRUE(log_.WaitFor("registry: connected to ZooKeeper", 15s, /*count=*/2));
+
+  const Status registered = provider_side->Register(kService, TestProvider("127.0.0.1:7002"));
+  EXPECT_TRUE(registered.ok()) << registered;
+  EXPECT_TRUE(provider_side->RegistrationsPublished());
+  auto consumer = Open();
+  ASSERT_TRUE(consumer);
+  ProviderListRecorder recorder;
+  consumer->Subscribe(kService, recorder.Listener());
+  EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7001", "127.0.0.1:7002"}, kWait));
+  ExpectOnlyReadable(ProviderZnode(kService, "127.0.0.1:7002"));
+}
+
 // Without credentials nothing changes: the open ACL, as before.
 TEST_F(ZooKeeperAclTest, WithoutCredentialsNodesStayOpen) {
   auto provider_side = Open();
