@@ -1,6 +1,7 @@
 #include "provider_record.h"
 
 #include <charconv>
+#include <cstdint>
 #include <set>
 
 #include "ferry/registry/registry_url.h"
@@ -38,9 +39,15 @@ std::vector<std::string> SplitMethods(std::string_view list) {
   return methods;
 }
 
-// Applies one key=value line; false when the value does not parse.
-bool ApplyField(std::string_view key, std::string_view value, ProviderInfo* provider) {
-  if (key == "weight") return ParseInt(value, &provider->weight);
+std::string WeightRange() { return "1.." + std::to_string(kMaxProviderWeight); }
+
+bool IsSaneWeight(int64_t weight) { return weight >= 1 && weight <= kMaxProviderWeight; }
+
+// Applies one key=value line; false when the value does not parse. A weight that parses is
+// range-checked by the caller, so that its message can say what is wrong with it.
+bool ApplyField(std::string_view key, std::string_view value, ProviderInfo* provider,
+                int64_t* weight) {
+  if (key == "weight") return ParseInt(value, weight);
   if (key == "start_time_ms") return ParseInt(value, &provider->start_time_ms);
   if (key == "version") {
     provider->version = value;
@@ -61,6 +68,10 @@ bool ApplyField(std::string_view key, std::string_view value, ProviderInfo* prov
 
 Status EncodeProviderRecord(const ProviderInfo& provider, std::string* out) {
   if (!IsHostPort(provider.address)) return Unwritable("address '" + provider.address + "'");
+  if (!IsSaneWeight(provider.weight)) {
+    return Unwritable("weight " + std::to_string(provider.weight) + " (expected " + WeightRange() +
+                      ")");
+  }
   if (HasLineBreak(provider.version)) return Unwritable("version with a line break");
   if (HasLineBreak(provider.group)) return Unwritable("group with a line break");
   if (HasLineBreak(provider.zone)) return Unwritable("zone with a line break");
@@ -89,6 +100,7 @@ Status DecodeProviderRecord(std::string_view address, std::string_view data, Pro
   ProviderInfo provider;
   provider.address = address;
   std::set<std::string_view, std::less<>> seen;
+  int64_t weight = provider.weight;
   bool header_seen = false;
   while (!data.empty()) {
     const size_t newline = data.find('\n');
@@ -107,11 +119,17 @@ Status DecodeProviderRecord(std::string_view address, std::string_view data, Pro
     }
     const std::string_view key = line.substr(0, equals);
     if (!seen.insert(key).second) return Malformed(address, "key '" + std::string(key) + "' twice");
-    if (!ApplyField(key, line.substr(equals + 1), &provider)) {
+    if (!ApplyField(key, line.substr(equals + 1), &provider, &weight)) {
       return Malformed(address, "bad value in '" + std::string(line) + "'");
     }
   }
   if (!header_seen) return Malformed(address, "empty");
+  // A weight of 0 would hide the provider from every balancer without saying so, and a huge
+  // one would take all the traffic (or a ring's worth of memory): both are mistakes.
+  if (!IsSaneWeight(weight)) {
+    return Malformed(address, "weight " + std::to_string(weight) + " is outside " + WeightRange());
+  }
+  provider.weight = static_cast<uint32_t>(weight);
   *out = std::move(provider);
   return Status::Ok();
 }

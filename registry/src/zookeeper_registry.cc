@@ -31,8 +31,8 @@ ZooKeeperRegistry::~ZooKeeperRegistry() { Stop(); }
 
 Status ZooKeeperRegistry::Start(const RegistryOptions& options) {
   if (worker_) return Status(StatusCode::FAILED_PRECONDITION, "registry already started");
-  std::string hosts;
-  Status status = ParseZooKeeperUrl(options.url, &hosts);
+  ZooKeeperUrl url;
+  Status status = ParseZooKeeperUrl(options.url, &url);
   if (status.ok()) status = CheckPathSegment("namespace", options.namespace_name);
   if (status.ok() && (options.session_timeout <= 0ms || options.connect_timeout <= 0ms)) {
     status = Status(StatusCode::INVALID_ARGUMENT,
@@ -40,10 +40,13 @@ Status ZooKeeperRegistry::Start(const RegistryOptions& options) {
   }
   if (!status.ok()) return status;
   options_ = options;
-  hosts_ = std::move(hosts);
+  hosts_ = url.connect_string;
+  shown_url_ = RedactedUrl(options.url);
   directory_.set_empty_protection(options.empty_protection);
   session_ = std::make_unique<ZooKeeperSession>(
-      ZooKeeperSessionOptions{.hosts = hosts_, .session_timeout = options.session_timeout},
+      ZooKeeperSessionOptions{.hosts = hosts_,
+                              .digest = std::move(url.digest),
+                              .session_timeout = options.session_timeout},
       [this](const ZooKeeperSession::Event& event) {
         worker_->Post([this, event] { OnEvent(event); });
       });
@@ -52,10 +55,18 @@ Status ZooKeeperRegistry::Start(const RegistryOptions& options) {
 
   // The connected event is on the worker's queue by then, ahead of any Register.
   if (session_->WaitConnected(options.connect_timeout)) return Status::Ok();
+  const std::string why = "no ZooKeeper session with " + hosts_ + " within " +
+                          std::to_string(options.connect_timeout.count()) + " ms";
+  if (options.startup == RegistryOptions::Startup::kWait) {
+    // The C client goes on connecting; everything asked of us meanwhile is kept for then.
+    Logger().warn(
+        "registry: {}; starting without it and connecting in the background (registry.startup: "
+        "wait): registrations are published, and provider lists read, once it answers",
+        why);
+    return Status::Ok();
+  }
   Stop();
-  return Status(StatusCode::UNAVAILABLE, "no ZooKeeper session with " + hosts_ + " within " +
-                                             std::to_string(options.connect_timeout.count()) +
-                                             " ms");
+  return Status(StatusCode::UNAVAILABLE, why + " (registry.startup: failfast)");
 }
 
 Status ZooKeeperRegistry::Register(const std::string& service, const ProviderInfo& provider) {
@@ -67,12 +78,17 @@ Status ZooKeeperRegistry::Register(const std::string& service, const ProviderInf
                       record = std::move(record)] {
     registrations_[path] = record;
     withdrawals_.erase(path);
+    MarkPublished(path, false);
     if (!connected_) {
       Logger().warn("registry: ZooKeeper is unreachable; {} is published once it is back", path);
       return Status::Ok();
     }
     const int rc = Publish(path, record);
-    if (rc != ZOK && !IsRetryable(rc)) registrations_.erase(path);
+    if (rc == ZOK) MarkPublished(path, true);
+    if (rc != ZOK && !IsRetryable(rc)) {
+      registrations_.erase(path);
+      MarkPublished(path, false);
+    }
     return Outcome(rc, "publish " + path);
   });
 }
@@ -85,6 +101,7 @@ Status ZooKeeperRegistry::Unregister(const std::string& service, const std::stri
   }
   return RunOnWorker([this, path = ProviderPath(options_.namespace_name, service, address)] {
     if (registrations_.erase(path) == 0) return Status::Ok();
+    MarkPublished(path, false);
     const int rc = connected_ ? Withdraw(path) : ZCONNECTIONLOSS;
     if (rc != ZOK && IsRetryable(rc)) withdrawals_.insert(path);
     return Outcome(rc, "withdraw " + path);
@@ -124,6 +141,16 @@ void ZooKeeperRegistry::Stop() {
   directory_.Stop();
 }
 
+Status ZooKeeperRegistry::Health() const {
+  if (reachable_.load()) return Status::Ok();
+  return Status(StatusCode::UNAVAILABLE,
+                "registry " + shown_url_ + " is unreachable: " +
+                    (ever_connected_.load() ? "lost its ZooKeeper connection"
+                                            : "no ZooKeeper session since start"));
+}
+
+bool ZooKeeperRegistry::RegistrationsPublished() const { return all_published_.load(); }
+
 std::optional<clientid_t> ZooKeeperRegistry::session_credentials() const {
   return session_ ? session_->credentials() : std::nullopt;
 }
@@ -147,6 +174,9 @@ Status ZooKeeperRegistry::RunOnWorker(std::function<Status()> attempt) {
 
 void ZooKeeperRegistry::OpenSession() {
   connected_ = false;
+  reachable_ = false;
+  // The previous session's nodes go with it.
+  ForgetPublished();
   // Closes the previous session, if any; its events still queued here are stale.
   Status status = session_->Open();
   if (!status.ok()) Logger().warn("registry: {}; retrying", status.message());  // by OnTick
@@ -165,6 +195,8 @@ void ZooKeeperRegistry::OnEvent(const ZooKeeperSession::Event& event) {
 void ZooKeeperRegistry::OnStateChange(int state) {
   if (state == ZOO_CONNECTED_STATE) {
     connected_ = true;
+    reachable_ = true;
+    ever_connected_ = true;
     Logger().info(
         "registry: connected to ZooKeeper {} (session {:#x}); publishing {} providers, reading "
         "{} services",
@@ -175,6 +207,7 @@ void ZooKeeperRegistry::OnStateChange(int state) {
   }
   const bool was_connected = connected_;
   connected_ = false;
+  reachable_ = false;
   if (state == ZOO_EXPIRED_SESSION_STATE) {
     Logger().warn("registry: ZooKeeper session expired; opening a new one to publish {} providers",
                   registrations_.size());
@@ -207,6 +240,8 @@ void ZooKeeperRegistry::Resync() {
     if (const int rc = Publish(path, record); rc != ZOK) {
       resync_needed_ = true;
       Logger().warn("registry: cannot publish {}: {}; retrying", path, ZooKeeperErrorText(rc));
+    } else {
+      MarkPublished(path, true);
     }
   }
   for (const auto& service : watched_) ReadProviders(service);
@@ -237,7 +272,9 @@ void ZooKeeperRegistry::ReadProviders(const std::string& service) {
     if (rc != ZOK) break;
     ProviderInfo provider;
     if (Status status = DecodeProviderRecord(children[i], record, &provider); !status.ok()) {
-      Logger().warn("registry: skipping a provider of '{}': {}", service, status.message());
+      // Only this node: its siblings are still worth calling.
+      Logger().warn("registry: skipping provider node {}/{}: {}", directory, children[i],
+                    status.message());
       continue;
     }
     providers.push_back(std::move(provider));
@@ -297,6 +334,21 @@ Status ZooKeeperRegistry::Outcome(int rc, const std::string& what) {
   return Status(code, "ZooKeeper refused to " + what + ": " + ZooKeeperErrorText(rc));
 }
 
+void ZooKeeperRegistry::MarkPublished(const std::string& path, bool published) {
+  if (published) {
+    published_.insert(path);
+  } else {
+    published_.erase(path);
+  }
+  // published_ only ever holds paths of registrations_.
+  all_published_ = published_.size() == registrations_.size();
+}
+
+void ZooKeeperRegistry::ForgetPublished() {
+  published_.clear();
+  all_published_ = registrations_.empty();
+}
+
 void ZooKeeperRegistry::Shutdown() {
   if (connected_) {
     // Closing the session removes them as well, but only if the close request gets through;
@@ -309,9 +361,11 @@ void ZooKeeperRegistry::Shutdown() {
         registrations_.size());
   }
   registrations_.clear();
+  published_.clear();
   watched_.clear();
   session_->Close();
   connected_ = false;
+  reachable_ = false;
   shut_down_ = true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <zookeeper/zookeeper.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,6 +39,8 @@ class ZooKeeperRegistry final : public Registry {
   uint64_t Subscribe(const std::string& service, Listener listener) override;
   void Unsubscribe(uint64_t subscription) override;
   std::vector<ProviderInfo> Snapshot(const std::string& service) const override;
+  Status Health() const override;
+  bool RegistrationsPublished() const override;
   void Stop() override;
 
   // The id and password of the current session (ZooKeeperSession::credentials()). Tests use
@@ -60,10 +63,14 @@ class ZooKeeperRegistry final : public Registry {
   int Withdraw(const std::string& path);
   // Turns a ZooKeeper failure into the Register/Unregister result; transient ones are retried.
   Status Outcome(int rc, const std::string& what);
+  // Records whether `path` is in ZooKeeper as registered now, for RegistrationsPublished().
+  void MarkPublished(const std::string& path, bool published);
+  void ForgetPublished();
   void Shutdown();
 
   RegistryOptions options_;
   std::string hosts_;
+  std::string shown_url_;  // options_.url without its credentials
   ServiceDirectory directory_;
   // Created by Start(); opened, used and closed by the worker only.
   std::unique_ptr<ZooKeeperSession> session_;
@@ -72,11 +79,17 @@ class ZooKeeperRegistry final : public Registry {
   std::mutex stop_mu_;
   bool stopped_ = false;
 
+  // Written by the worker, read by any thread.
+  std::atomic<bool> reachable_{false};  // connected_
+  std::atomic<bool> ever_connected_{false};
+  std::atomic<bool> all_published_{true};  // every registrations_ path is in published_
+
   // Worker-only state.
   bool connected_ = false;      // as of the last session event the worker handled
   bool resync_needed_ = false;  // a transient failure left ZooKeeper behind our intent
   bool shut_down_ = false;
   std::map<std::string, std::string> registrations_;  // znode path -> provider record
+  std::set<std::string> published_;    // of registrations_, those this session has in ZooKeeper
   std::set<std::string> withdrawals_;  // unregistered while ZooKeeper could not be told
   std::set<std::string> watched_;      // services with subscribers
 };

@@ -24,6 +24,33 @@ void SetClientLogLevelOnce() {
   std::call_once(once, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_WARN); });
 }
 
+// Everyone reads; the identities of the creating session ("auth": its digest user) do the
+// rest. On the nodes whose children are providers or leases, and on those nodes themselves.
+const ACL_vector* OwnedAcl() {
+  static ACL entries[] = {{ZOO_PERM_READ, ZOO_ANYONE_ID_UNSAFE}, {ZOO_PERM_ALL, ZOO_AUTH_IDS}};
+  static const ACL_vector acl{2, entries};
+  return &acl;
+}
+
+// As OwnedAcl, and everyone may also add children: /ferry and a namespace hold the services of
+// every team, whatever identity (if any) each one publishes with.
+const ACL_vector* SharedAcl() {
+  static ACL entries[] = {{ZOO_PERM_READ | ZOO_PERM_CREATE, ZOO_ANYONE_ID_UNSAFE},
+                          {ZOO_PERM_ALL, ZOO_AUTH_IDS}};
+  static const ACL_vector acl{2, entries};
+  return &acl;
+}
+
+bool LetsEveryoneChange(const ACL_vector& acl) {
+  for (int i = 0; i < acl.count; ++i) {
+    const ACL& entry = acl.data[i];
+    if (std::string_view(entry.id.scheme) == "world" && (entry.perms & ~ZOO_PERM_READ) != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string ZooKeeperErrorText(int rc) { return std::to_string(rc) + " (" + zerror(rc) + ")"; }
@@ -39,7 +66,10 @@ std::string ZooKeeperStateName(int state) {
 }
 
 ZooKeeperSession::ZooKeeperSession(ZooKeeperSessionOptions options, EventSink sink)
-    : options_(std::move(options)), sink_(std::move(sink)) {}
+    : options_(std::move(options)),
+      sink_(std::move(sink)),
+      owned_acl_(options_.digest.empty() ? &ZOO_OPEN_ACL_UNSAFE : OwnedAcl()),
+      shared_acl_(options_.digest.empty() ? &ZOO_OPEN_ACL_UNSAFE : SharedAcl()) {}
 
 ZooKeeperSession::~ZooKeeperSession() { Close(); }
 
@@ -60,6 +90,17 @@ Status ZooKeeperSession::Open() {
     context_.reset();
     return Status(StatusCode::UNAVAILABLE,
                   "cannot create a ZooKeeper client for '" + options_.hosts + "': " + error);
+  }
+  if (!options_.digest.empty()) {
+    // Kept by the handle and sent ahead of anything else on every connection it makes, so the
+    // session is authenticated before its first request and again after each reconnect.
+    const int rc = zoo_add_auth(zh_, "digest", options_.digest.data(),
+                                static_cast<int>(options_.digest.size()), nullptr, nullptr);
+    if (rc != ZOK) {
+      Close();
+      return Status(StatusCode::INTERNAL, "cannot authenticate to ZooKeeper " + options_.hosts +
+                                              ": " + ZooKeeperErrorText(rc));
+    }
   }
   return Status::Ok();
 }
@@ -143,20 +184,47 @@ void ZooKeeperSession::OnStateChange(zhandle_t* zh, const Event& event) {
 }
 
 int ZooKeeperSession::CreateEphemeral(const std::string& path, const std::string& data) {
-  return zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()), acl_,
+  return zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()), owned_acl_,
                     ZOO_EPHEMERAL, nullptr, 0);
 }
 
 int ZooKeeperSession::EnsurePersistentPath(const std::string& path) {
   Stat stat;
   int rc = zoo_exists(zh_, path.c_str(), 0, &stat);
+  if (rc == ZOK) return options_.digest.empty() ? ZOK : RestrictIfOpen(path);
   if (rc != ZNONODE) return rc;
   for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
     const std::string prefix = path.substr(0, slash);
-    rc = zoo_create(zh_, prefix.c_str(), nullptr, -1, acl_, ZOO_PERSISTENT, nullptr, 0);
+    const bool last = slash == std::string::npos;
+    rc = zoo_create(zh_, prefix.c_str(), nullptr, -1, last ? owned_acl_ : shared_acl_,
+                    ZOO_PERSISTENT, nullptr, 0);
+    if (rc == ZNODEEXISTS && last && !options_.digest.empty()) return RestrictIfOpen(path);
     if (rc != ZOK && rc != ZNODEEXISTS) return rc;
-    if (slash == std::string::npos) return ZOK;
+    if (last) return ZOK;
   }
+}
+
+int ZooKeeperSession::RestrictIfOpen(const std::string& path) {
+  ACL_vector acl{};
+  Stat stat;
+  int rc = zoo_get_acl(zh_, path.c_str(), &acl, &stat);
+  if (rc != ZOK) return rc;
+  const bool open = LetsEveryoneChange(acl);
+  deallocate_ACL_vector(&acl);
+  if (!open) return ZOK;
+  rc = zoo_set_acl(zh_, path.c_str(), stat.aversion, owned_acl_);
+  if (rc == ZOK) {
+    Logger().info("zookeeper: {} let everyone change its children; now only this identity may",
+                  path);
+  } else if (rc == ZNOAUTH) {
+    // Someone else's to administer: use it as it is rather than fail.
+    Logger().warn(
+        "zookeeper: {} lets everyone change its children, and this identity may not "
+        "restrict it: {}",
+        path, ZooKeeperErrorText(rc));
+    rc = ZOK;
+  }
+  return rc;
 }
 
 int ZooKeeperSession::Delete(const std::string& path, int version) {
@@ -168,7 +236,7 @@ int ZooKeeperSession::Replace(const std::string& path, int version, const std::s
   zoo_op_result_t results[2];
   std::string created_path(path.size() + 1, '\0');
   zoo_delete_op_init(&ops[0], path.c_str(), version);
-  zoo_create_op_init(&ops[1], path.c_str(), data.data(), static_cast<int>(data.size()), acl_,
+  zoo_create_op_init(&ops[1], path.c_str(), data.data(), static_cast<int>(data.size()), owned_acl_,
                      ZOO_EPHEMERAL, created_path.data(), static_cast<int>(created_path.size()));
   return zoo_multi(zh_, 2, ops, results);
 }

@@ -54,7 +54,8 @@ double SampleOf(const std::string& exposition, const std::string& series) {
     const size_t end = exposition.find('\n', at);
     const std::string_view line(exposition.data() + at,
                                 (end == std::string::npos ? exposition.size() : end) - at);
-    if (line.starts_with(prefix)) return std::strtod(std::string(line.substr(prefix.size())).c_str(), nullptr);
+    if (line.starts_with(prefix))
+      return std::strtod(std::string(line.substr(prefix.size())).c_str(), nullptr);
     if (end == std::string::npos) break;
     at = end + 1;
   }
@@ -93,10 +94,9 @@ TEST(AdminPagesTest, ReadyOnlyOnceRegisteredAndNotWhileDraining) {
   ASSERT_TRUE(zookeeper.Start());
   const uint16_t port = testsupport::internal::PickFreePort();
   demo::EchoServiceImpl echo;
-  App app("provider",
-          Parse("registry: {url: \"" + zookeeper.url() + "\", connect_timeout_ms: 60000}\n" +
-                "server: {listen: 127.0.0.1:" + std::to_string(port) +
-                ", drain_delay_ms: 2000}\n"));
+  App app("provider", Parse("registry: {url: \"" + zookeeper.url() +
+                            "\", connect_timeout_ms: 60000}\n" + "server: {listen: 127.0.0.1:" +
+                            std::to_string(port) + ", drain_delay_ms: 2000}\n"));
   app.AddService(&echo);
 
   // Listening, but the registry does not answer: alive and not ready.
@@ -177,8 +177,9 @@ TEST(AdminPagesTest, MetricsCountBinaryAndHttpCallsByMethodAndStatus) {
   EXPECT_EQ(delta("ferry_server_call_duration_seconds_count{service=\"ferry.demo.EchoService\","
                   "method=\"Echo\"}"),
             kOk + kHttp);
-  EXPECT_EQ(SampleOf(after, "ferry_server_calls_in_flight{service=\"ferry.demo.EchoService\","
-                            "method=\"Echo\"}"),
+  EXPECT_EQ(SampleOf(after,
+                     "ferry_server_calls_in_flight{service=\"ferry.demo.EchoService\","
+                     "method=\"Echo\"}"),
             0);
   // Delay runs on the business pool: each of its calls waited in the queue.
   EXPECT_EQ(delta("ferry_server_business_pool_queue_wait_seconds_count"), kFailed);
@@ -233,8 +234,11 @@ TEST(AdminPagesTest, AFullPoolsRejectionsAreCountedAsTheCallersSawThem) {
 TEST(AdminPagesTest, StatusShowsMethodsClientsAndTheConfigWithoutItsSecrets) {
   AdminApp provider;
   AdminApp caller("", "clients:\n  peer: {target: 127.0.0.1:" + std::to_string(provider.port()) +
-                  "}\n  idle: {target: 127.0.0.1:1}\nservice: {db_password: hunter2, dsn: \"mysql://app:s3cret@db:3306/x\", "
-                  "auth: {tokens: [alpha, beta]}, name: visible}\n");
+                          "}\n  idle: {target: 127.0.0.1:1}\n"
+                          "  found: {service: ferry.demo.EchoService, registry: "
+                          "\"zookeeper://ferry:zkpw9@127.0.0.1:1\"}\n"
+                          "service: {db_password: hunter2, dsn: \"mysql://app:s3cret@db:3306/x\", "
+                          "auth: {tokens: [alpha, beta]}, name: visible}\n");
   auto peer = caller.app().Client<demo::EchoServiceProxy>("peer");
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(peer.Echo(EchoOf("p")).ok());
 
@@ -248,17 +252,22 @@ TEST(AdminPagesTest, StatusShowsMethodsClientsAndTheConfigWithoutItsSecrets) {
   ASSERT_EQ(page.status, 200);
   EXPECT_EQ(page.headers.at("content-type"), "text/html; charset=utf-8");
   EXPECT_THAT(page.body, HasSubstr("<table id=\"methods\">"));
-  EXPECT_THAT(page.body, HasSubstr("<td>peer</td><td>127.0.0.1:" +
-                                   std::to_string(provider.port()) + "</td>"));
+  EXPECT_THAT(page.body,
+              HasSubstr("<td>peer</td><td>127.0.0.1:" + std::to_string(provider.port()) + "</td>"));
   EXPECT_THAT(page.body, HasSubstr("<td>direct</td>"));
   // Configured but never asked for: listed, and said so.
-  EXPECT_THAT(page.body, HasSubstr("<td>idle</td><td>127.0.0.1:1</td><td colspan=\"4\">not used yet"));
-  EXPECT_THAT(page.body, HasSubstr("<span id=\"address\">127.0.0.1:" +
-                                   std::to_string(caller.port()) + "</span>"));
+  EXPECT_THAT(page.body,
+              HasSubstr("<td>idle</td><td>127.0.0.1:1</td><td colspan=\"4\">not used yet"));
+  // A registry URL's credentials are not shown either.
+  EXPECT_THAT(page.body, HasSubstr("<td>found</td><td>ferry.demo.EchoService via "
+                                   "zookeeper://&lt;redacted&gt;@127.0.0.1:1</td>"));
+  EXPECT_THAT(
+      page.body,
+      HasSubstr("<span id=\"address\">127.0.0.1:" + std::to_string(caller.port()) + "</span>"));
   EXPECT_THAT(page.body, HasSubstr("name: visible"));
   EXPECT_THAT(page.body, HasSubstr("db_password: &lt;redacted&gt;"));
   EXPECT_THAT(page.body, HasSubstr("mysql://&lt;redacted&gt;@db:3306/x"));
-  for (const char* secret : {"hunter2", "s3cret", "alpha", "beta"}) {
+  for (const char* secret : {"hunter2", "s3cret", "alpha", "beta", "zkpw9"}) {
     EXPECT_THAT(page.body, Not(HasSubstr(secret))) << secret;
   }
 }

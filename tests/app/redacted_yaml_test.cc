@@ -1,6 +1,8 @@
 // The configuration the status page shows: every secret replaced, everything else as written.
 #include "app/redacted_yaml.h"
 
+#include "ferry/framework/logging.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -39,8 +41,8 @@ service:
 }
 
 TEST(RedactedYamlTest, KeysNamingSecrets) {
-  for (const char* key : {"password", "db_password", "secret", "client-secret", "token",
-                          "tokens", "api_key", "key", "PASSWORD", "credentials"}) {
+  for (const char* key : {"password", "db_password", "secret", "client-secret", "token", "tokens",
+                          "api_key", "key", "PASSWORD", "credentials"}) {
     EXPECT_TRUE(IsSecretKey(key)) << key;
   }
   for (const char* key : {"monkey", "keyspace", "tokenizer", "hash_key_field", "passive"}) {
@@ -48,8 +50,16 @@ TEST(RedactedYamlTest, KeysNamingSecrets) {
   }
 }
 
-TEST(RedactedYamlTest, AnEmptyDocumentShowsNothing) {
-  EXPECT_EQ(RedactedYaml(YAML::Node()), "");
+TEST(RedactedYamlTest, AnEmptyDocumentShowsNothing) { EXPECT_EQ(RedactedYaml(YAML::Node()), ""); }
+
+TEST(RedactedUrlTest, HidesTheUserInformationOfAUrlAndNothingElse) {
+  EXPECT_EQ(RedactedUrl("zookeeper://ferry:pw@10.0.0.1:2181,10.0.0.2:2181"),
+            "zookeeper://<redacted>@10.0.0.1:2181,10.0.0.2:2181");
+  // A password may hold '@' and '/': all of it goes.
+  EXPECT_EQ(RedactedUrl("zookeeper://ferry:p@w/x@h:1"), "zookeeper://<redacted>@h:1");
+  EXPECT_EQ(RedactedUrl("zookeeper://h:1,h:2"), "zookeeper://h:1,h:2");
+  EXPECT_EQ(RedactedUrl("static://"), "static://");
+  EXPECT_EQ(RedactedUrl("not a url @ all"), "not a url @ all");
 }
 
 }  // namespace

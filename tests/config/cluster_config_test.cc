@@ -25,6 +25,7 @@ registry:
   namespace: staging
   session_timeout_ms: 4000
   empty_protection: false
+  startup: failfast
 provider:
   weight: 50
   zone: z1
@@ -52,6 +53,8 @@ clients:
   EXPECT_EQ(c.registry.namespace_name, "staging");
   EXPECT_EQ(c.registry.session_timeout.count(), 4000);
   EXPECT_FALSE(c.registry.empty_protection);
+  EXPECT_EQ(c.registry.startup, RegistryOptions::Startup::kFailFast);
+  EXPECT_EQ(Config{}.registry.startup, RegistryOptions::Startup::kWait) << "the default";
   EXPECT_EQ(c.provider.weight, 50u);
   EXPECT_EQ(c.provider.zone, "z1");
   EXPECT_EQ(c.provider.advertise, "10.0.0.1:7001");
@@ -79,7 +82,12 @@ TEST(ClusterConfigTest, NamesTheKeyOfEveryMistake) {
   ExpectError("registry:\n  url: 127.0.0.1:2181\n", "registry.url");
   ExpectError("registry:\n  empty_protection: maybe\n",
               "registry.empty_protection: expected true or false");
+  ExpectError("registry:\n  startup: later\n",
+              "t.yaml:2: registry.startup: unknown startup 'later' (expected wait or failfast)");
+  ExpectError("registry:\n  url: \"zk://ferry:pw1@h:1\"\n",
+              "registry.url: unknown registry 'zk://<redacted>@h:1'");
   ExpectError("provider:\n  weight: 0\n", "provider.weight");
+  ExpectError("provider:\n  weight: 100001\n", "expected an integer from 1 to 100000");
   const std::string client = "clients:\n  e:\n    service: s.S\n";
   ExpectError(client + "    loadbalance: {name: fastest}\n",
               "t.yaml:4: clients.e.loadbalance.name: unknown load balancer 'fastest'");

@@ -66,8 +66,7 @@ TEST(ProviderRecordTest, MalformedRecordsAreRejectedWithAReason) {
       {"h:1", "{\"weight\":100}", "first line"},
       {"h:1", "ferry-provider 2\nweight=1\n", "first line"},
       {"h:1", "ferry-provider 1\nweight=heavy\n", "bad value"},
-      {"h:1", "ferry-provider 1\nweight=-1\n", "bad value"},
-      {"h:1", "ferry-provider 1\nweight=99999999999\n", "bad value"},
+      {"h:1", "ferry-provider 1\nweight=99999999999999999999\n", "bad value"},
       {"h:1", "ferry-provider 1\nstart_time_ms=\n", "bad value"},
       {"h:1", "ferry-provider 1\nmethods=Echo,,Delay\n", "bad value"},
       {"h:1", "ferry-provider 1\nweight=1\nweight=2\n", "twice"},
@@ -81,6 +80,38 @@ TEST(ProviderRecordTest, MalformedRecordsAreRejectedWithAReason) {
     Status status = DecodeProviderRecord(c.address, c.data, &decoded);
     EXPECT_EQ(status.code(), StatusCode::DATA_LOSS) << c.data;
     EXPECT_NE(status.message().find(c.reason), std::string::npos) << status;
+  }
+}
+
+TEST(ProviderRecordTest, AbsurdWeightsAreRefusedNamingTheProvider) {
+  for (const char* weight : {"0", "-1", "-100", "100001", "99999999999"}) {
+    ProviderInfo decoded;
+    Status status = DecodeProviderRecord(
+        "10.0.0.1:7001", std::string("ferry-provider 1\nweight=") + weight + "\n", &decoded);
+    EXPECT_EQ(status.code(), StatusCode::DATA_LOSS) << weight;
+    EXPECT_EQ(status.message(),
+              std::string("malformed record of provider '10.0.0.1:7001': weight ") + weight +
+                  " is outside 1..100000");
+  }
+  for (uint32_t weight : {1u, 100000u}) {
+    ProviderInfo decoded;
+    ASSERT_TRUE(
+        DecodeProviderRecord("h:1", "ferry-provider 1\nweight=" + std::to_string(weight), &decoded)
+            .ok());
+    EXPECT_EQ(decoded.weight, weight);
+  }
+}
+
+TEST(ProviderRecordTest, WeightsReadersWouldRefuseCannotBeEncoded) {
+  std::string record;
+  for (uint32_t weight : {0u, kMaxProviderWeight + 1}) {
+    ProviderInfo provider = FullProvider();
+    provider.weight = weight;
+    Status status = EncodeProviderRecord(provider, &record);
+    EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << weight;
+    EXPECT_NE(status.message().find("weight " + std::to_string(weight) + " (expected 1..100000)"),
+              std::string::npos)
+        << status;
   }
 }
 

@@ -35,14 +35,42 @@ TEST(RegistryUrlTest, RejectsWhatIsNotAnAddressList) {
 }
 
 TEST(RegistryUrlTest, ZooKeeperUrlBecomesTheClientConnectString) {
-  std::string hosts = "stale";
-  ASSERT_TRUE(ParseZooKeeperUrl("zookeeper://127.0.0.1:2181,[::1]:2182", &hosts).ok());
-  EXPECT_EQ(hosts, "127.0.0.1:2181,[::1]:2182");
+  ZooKeeperUrl parsed{.connect_string = "stale", .digest = "stale"};
+  ASSERT_TRUE(ParseZooKeeperUrl("zookeeper://127.0.0.1:2181,[::1]:2182", &parsed).ok());
+  EXPECT_EQ(parsed.connect_string, "127.0.0.1:2181,[::1]:2182");
+  EXPECT_EQ(parsed.digest, "");
   for (const char* url : {"zookeeper://", "static://127.0.0.1:2181", "zookeeper://h:1/chroot"}) {
-    Status status = ParseZooKeeperUrl(url, &hosts);
+    Status status = ParseZooKeeperUrl(url, &parsed);
     EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << url;
     EXPECT_NE(status.message().find(url), std::string::npos) << status;
   }
+}
+
+TEST(RegistryUrlTest, ZooKeeperUrlCarriesDigestCredentials) {
+  ZooKeeperUrl parsed;
+  ASSERT_TRUE(
+      ParseZooKeeperUrl("zookeeper://ferry:s3cr@t/x@10.0.0.1:2181,10.0.0.2:2181", &parsed).ok());
+  EXPECT_EQ(parsed.connect_string, "10.0.0.1:2181,10.0.0.2:2181");
+  EXPECT_EQ(parsed.digest, "ferry:s3cr@t/x");
+}
+
+TEST(RegistryUrlTest, ErrorsNeverShowThePassword) {
+  for (const char* url :
+       {"zookeeper://ferry:s3cret@h", "zookeeper://ferry:s3cret@h:1/chroot",
+        "zookeeper://ferry:s3cret@", "zookeeper://:s3cret@h:1", "zookeeper://ferrys3cret@h:1",
+        "zookeeper://ferry:s3 cret@h:1", "zookeeper://ferry:@h:1"}) {
+    ZooKeeperUrl parsed;
+    Status status = ParseZooKeeperUrl(url, &parsed);
+    EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << url;
+    EXPECT_EQ(status.message().find("s3"), std::string::npos) << status;
+    EXPECT_NE(status.message().find("zookeeper://<redacted>@"), std::string::npos) << status;
+  }
+  std::vector<std::string> addresses;
+  Status status = ParseRegistryUrl("static://user:s3cret@h:1", "static", true, &addresses);
+  EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.message(),
+            "registry url 'static://<redacted>@h:1': credentials (user:password@) are not "
+            "supported by static://");
 }
 
 }  // namespace

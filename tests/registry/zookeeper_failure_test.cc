@@ -1,7 +1,9 @@
 // The ZooKeeper registry when things go wrong: bad data in znodes, ZooKeeper down and back,
 // session expiry, and a leftover node of another session at a provider's path.
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "provider_record.h"
 #include "zookeeper_registry_fixture.h"
@@ -54,6 +56,36 @@ TEST_F(ZooKeeperRegistryTest, MalformedZnodesAreSkippedAndValidSiblingsDelivered
   ASSERT_TRUE(log_.WaitFor("malformed record of provider '127.0.0.1:7105'", kWait));
   EXPECT_EQ(Addresses(client_side->Snapshot(kService)),
             (std::vector<std::string>{"127.0.0.1:7001", "127.0.0.1:7104"}));
+}
+
+TEST_F(ZooKeeperRegistryTest, AbsurdWeightsAreSkippedWithAWarningNamingTheNode) {
+  RawZooKeeperClient writer(server_->address());
+  ASSERT_TRUE(writer.connected());
+  for (const auto& [address, weight] :
+       {std::pair{"127.0.0.1:7201", "0"}, std::pair{"127.0.0.1:7202", "-3"},
+        std::pair{"127.0.0.1:7203", "4000000000"}}) {
+    ASSERT_EQ(
+        writer.Create(ProviderZnode(kService, address),
+                      std::string("ferry-provider 1\nweight=") + weight + "\n", ZOO_EPHEMERAL),
+        ZOK);
+  }
+  ASSERT_EQ(writer.Create(ProviderZnode(kService, "127.0.0.1:7204"),
+                          Record(TestProvider("127.0.0.1:7204", 100000)), ZOO_EPHEMERAL),
+            ZOK);
+  auto client_side = Open();
+  ASSERT_TRUE(client_side);
+  ProviderListRecorder recorder;
+  client_side->Subscribe(kService, recorder.Listener());
+  EXPECT_TRUE(recorder.WaitForAddresses({"127.0.0.1:7204"}, kWait));
+  for (const auto& [address, weight] :
+       {std::pair{"127.0.0.1:7201", "0"}, std::pair{"127.0.0.1:7202", "-3"},
+        std::pair{"127.0.0.1:7203", "4000000000"}}) {
+    EXPECT_TRUE(log_.WaitFor("skipping provider node " + ProviderZnode(kService, address) +
+                                 ": malformed record of provider '" + address + "': weight " +
+                                 weight + " is outside 1..100000",
+                             kWait));
+  }
+  EXPECT_EQ(client_side->Snapshot(kService).front().weight, 100000u);
 }
 
 TEST_F(ZooKeeperRegistryTest, CachedListSurvivesAnOutageAndIsReReadAfterRestart) {

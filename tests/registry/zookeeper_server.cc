@@ -107,6 +107,11 @@ ZooKeeperServer::~ZooKeeperServer() {
          << LogTail();
 }
 
+uint16_t ZooKeeperServer::ChoosePort() {
+  if (port_ == 0) port_ = PickFreePort();
+  return port_;
+}
+
 void ZooKeeperServer::Stop() {
   if (!running()) return;
   internal::Terminate(pid_, 10s);

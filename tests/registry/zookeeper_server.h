@@ -40,6 +40,10 @@ class ZooKeeperServer {
   void Pause();
   void Resume();
 
+  // Picks the port now, without starting, for clients that are to find no ZooKeeper there at
+  // first: Start() then takes this port (only this one, so a port taken meanwhile fails it).
+  uint16_t ChoosePort();
+
   bool running() const { return pid_ > 0; }
   uint16_t port() const { return port_; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }

@@ -104,7 +104,11 @@ class App::Impl {
     return status_;
   }
   // Without mu_, which Start() holds while it registers: the readiness probe answers meanwhile.
-  bool ready() const { return phase_.load(std::memory_order_acquire) == Phase::kServing; }
+  // A registration accepted while the registry is unreachable does not count until published.
+  bool ready() const {
+    if (phase_.load(std::memory_order_acquire) != Phase::kServing) return false;
+    return registered_in_ == nullptr || registered_in_->RegistrationsPublished();
+  }
 
   std::shared_ptr<Channel> ClientChannel(std::string_view name) {
     std::lock_guard lock(mu_);
@@ -191,6 +195,9 @@ class App::Impl {
   std::unique_ptr<app::AppAdmin> admin_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<app::ProviderRegistration> registration_;
+  // The registry the services were registered in: set once, before phase_ becomes kServing,
+  // and kept, so that ready() may read it without mu_.
+  std::shared_ptr<Registry> registered_in_;
   enum class Phase { kNew, kServing, kStopping, kStopped };
   std::atomic<Phase> phase_{Phase::kNew};  // written under mu_
   std::condition_variable stopped_;
@@ -224,7 +231,15 @@ Status App::Impl::Start() {
       lock.lock();
       return status_ = status;
     }
-    Logger().info("{} registered as {} in {}", name_, advertised, config_.registry.url);
+    registered_in_ = registry_;
+    if (registry_->RegistrationsPublished()) {
+      Logger().info("{} registered as {} in {}", name_, advertised,
+                    RedactedUrl(config_.registry.url));
+    } else {
+      Logger().warn(
+          "{} serves, and is registered as {} once {} answers; /ready says 503 until then", name_,
+          advertised, RedactedUrl(config_.registry.url));
+    }
   }
   if (admin_ != nullptr) admin_->StartSampling();
   phase_ = Phase::kServing;

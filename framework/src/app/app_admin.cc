@@ -3,6 +3,7 @@
 #include "app/redacted_yaml.h"
 #include "client/direct_channel.h"
 #include "cluster/cluster_channel.h"
+#include "ferry/framework/logging.h"
 #include "ferry/framework/metrics.h"
 
 namespace ferry::app {
@@ -80,7 +81,7 @@ std::vector<ClientStatus> AppAdmin::Clients() const {
         !client.cluster.client.target.empty()
             ? client.cluster.client.target
             : client.cluster.service + " via " +
-                  (client.registry.empty() ? config.registry.url : client.registry);
+                  RedactedUrl(client.registry.empty() ? config.registry.url : client.registry);
     clients.push_back(
         ClientStatus{.name = name, .target = target, .in_use = false, .providers = {}});
   }
@@ -101,8 +102,8 @@ ClientStatus AppAdmin::DescribeClient(const std::string& name, const ClientConfi
   auto* cluster_channel = dynamic_cast<cluster::ClusterChannel*>(&channel);
   if (cluster_channel == nullptr) return status;
   cluster::Cluster& cluster = cluster_channel->cluster();
-  status.target =
-      cluster.service() + " via " + (config.registry.empty() ? registry_url : config.registry);
+  status.target = cluster.service() + " via " +
+                  RedactedUrl(config.registry.empty() ? registry_url : config.registry);
   for (const auto& provider : cluster.providers().Describe(cluster.warmup())) {
     status.providers.push_back(ProviderStatus{.address = provider.address,
                                               .state = provider.state,

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "ferry/framework/logging.h"
+
 namespace ferry::app {
 namespace {
 
@@ -14,17 +16,6 @@ std::string Lower(std::string_view text) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-// "scheme://user:password@host/..." keeps its scheme and host.
-std::string WithoutUserInfo(const std::string& value) {
-  const size_t scheme = value.find("://");
-  if (scheme == std::string::npos) return value;
-  const size_t authority = scheme + 3;
-  const size_t end = value.find_first_of("/?#", authority);
-  const size_t at = value.rfind('@', end == std::string::npos ? value.size() : end);
-  if (at == std::string::npos || at < authority) return value;
-  return value.substr(0, authority) + std::string(kRedacted) + value.substr(at);
 }
 
 YAML::Node Redacted(const YAML::Node& node) {
@@ -47,7 +38,7 @@ YAML::Node Redacted(const YAML::Node& node) {
       return out;
     }
     case YAML::NodeType::Scalar:
-      return YAML::Node(WithoutUserInfo(node.Scalar()));
+      return YAML::Node(RedactedUrl(node.Scalar()));
     default:
       return YAML::Node(node.Type());
   }

@@ -88,7 +88,12 @@ void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::
   const std::optional<uint64_t> hash_key = cluster_->HashKeyOf(options, request);
   ProviderPick pick = cluster_->providers().Pick(hash_key, {});
   if (pick.provider == nullptr) {
-    return fail(Status(StatusCode::UNAVAILABLE, cluster_->providers().DescribeNoPick(0)));
+    std::string reason = cluster_->providers().DescribeNoPick(0);
+    // The list may then be missing (none read since start) or stale: say why.
+    if (Status registry = registry_->Health(); !registry.ok()) {
+      reason += " (" + registry.message() + ")";
+    }
+    return fail(Status(StatusCode::UNAVAILABLE, reason));
   }
   const FaultTolerancePolicy& policy = cluster_->PolicyFor(method);
   if (policy.MayRetry()) {

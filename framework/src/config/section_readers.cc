@@ -5,6 +5,7 @@
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
 #include "ferry/framework/load_balancer.h"
+#include "ferry/framework/logging.h"
 #include "ferry/framework/plugin.h"
 #include "ferry/framework/registry.h"
 
@@ -65,7 +66,7 @@ void CheckRegistryUrl(ConfigReader& section, std::string_view key, const std::st
   const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
   if (scheme.empty() || !IsRegistered<Registry>(scheme)) {
     section.Invalid(
-        key, "unknown registry '" + url +
+        key, "unknown registry '" + RedactedUrl(url) +
                  "' (expected <scheme>://..., with scheme one of: " + KnownNames<Registry>() + ")");
   }
 }
@@ -77,11 +78,20 @@ void ReadRegistry(ConfigReader section, RegistryOptions* out) {
   section.Millis("session_timeout_ms", 1000, kMaxMillis, &out->session_timeout);
   section.Millis("connect_timeout_ms", 1, kMaxMillis, &out->connect_timeout);
   section.Bool("empty_protection", &out->empty_protection);
+  std::string startup;
+  section.String("startup", &startup);
+  if (startup == "wait") {
+    out->startup = RegistryOptions::Startup::kWait;
+  } else if (startup == "failfast") {
+    out->startup = RegistryOptions::Startup::kFailFast;
+  } else if (section.Has("startup")) {
+    section.Invalid("startup", "unknown startup '" + startup + "' (expected wait or failfast)");
+  }
   section.RejectUnknownKeys();
 }
 
 void ReadProvider(ConfigReader section, ProviderOptions* out) {
-  section.Integer("weight", 1, 100000, &out->weight);
+  section.Integer("weight", 1, kMaxProviderWeight, &out->weight);
   section.String("version", &out->version);
   section.String("group", &out->group);
   section.String("zone", &out->zone);

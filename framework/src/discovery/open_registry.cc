@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "ferry/codec/extension_registry.h"
+#include "ferry/framework/logging.h"
 #include "ferry/framework/registry.h"
 
 namespace ferry {
@@ -33,12 +34,12 @@ Status OpenRegistry(const RegistryOptions& options, std::shared_ptr<Registry>* o
   const std::string scheme = options.url.substr(0, separator);
   if (separator == std::string::npos || !IsScheme(scheme)) {
     return Status(StatusCode::INVALID_ARGUMENT,
-                  "registry url '" + options.url +
+                  "registry url '" + RedactedUrl(options.url) +
                       "' is not <scheme>://<addresses> (schemes: " + KnownSchemes() + ")");
   }
   auto registry = ExtensionRegistry::Instance().Create<Registry>(scheme);
   if (!registry) {
-    return Status(StatusCode::INVALID_ARGUMENT, "registry url '" + options.url +
+    return Status(StatusCode::INVALID_ARGUMENT, "registry url '" + RedactedUrl(options.url) +
                                                     "': unknown scheme '" + scheme +
                                                     "' (schemes: " + KnownSchemes() + ")");
   }

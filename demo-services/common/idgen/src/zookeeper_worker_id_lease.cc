@@ -43,10 +43,12 @@ std::string NodeData() {
 
 class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
  public:
-  ZooKeeperWorkerIdLeaseImpl(ZooKeeperWorkerIdLeaseOptions options, std::string hosts)
+  ZooKeeperWorkerIdLeaseImpl(ZooKeeperWorkerIdLeaseOptions options, registry::ZooKeeperUrl url)
       : options_(std::move(options)),
         workers_dir_("/ferry/idgen/" + options_.namespace_name + "/workers"),
-        session_({.hosts = std::move(hosts), .session_timeout = options_.session_timeout},
+        session_({.hosts = std::move(url.connect_string),
+                  .digest = std::move(url.digest),
+                  .session_timeout = options_.session_timeout},
                  [this](const ZooKeeperSession::Event& event) { OnSessionEvent(event); }) {}
 
   ~ZooKeeperWorkerIdLeaseImpl() override { Close(); }
@@ -350,8 +352,8 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
 
 Status ZooKeeperWorkerIdLease::Acquire(const ZooKeeperWorkerIdLeaseOptions& options,
                                        std::shared_ptr<ZooKeeperWorkerIdLease>* out) {
-  std::string hosts;
-  if (Status status = registry::ParseZooKeeperUrl(options.url, &hosts); !status.ok()) {
+  registry::ZooKeeperUrl url;
+  if (Status status = registry::ParseZooKeeperUrl(options.url, &url); !status.ok()) {
     return status;
   }
   if (Status status = registry::CheckPathSegment("idgen namespace", options.namespace_name);
@@ -370,11 +372,11 @@ Status ZooKeeperWorkerIdLease::Acquire(const ZooKeeperWorkerIdLeaseOptions& opti
     if (Status status = positive(name, value); !status.ok()) return status;
   }
 
-  auto lease = std::make_shared<ZooKeeperWorkerIdLeaseImpl>(options, std::move(hosts));
+  auto lease = std::make_shared<ZooKeeperWorkerIdLeaseImpl>(options, std::move(url));
   lease->Start();
   if (!lease->WaitHeld(options.connect_timeout)) {
     Status status(StatusCode::UNAVAILABLE,
-                  "no idgen worker id leased from " + options.url + " in namespace '" +
+                  "no idgen worker id leased from " + RedactedUrl(options.url) + " in namespace '" +
                       options.namespace_name + "' within " +
                       std::to_string(options.connect_timeout.count()) + " ms: " + lease->reason());
     lease->Close();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "ferry/codec/status.h"
@@ -23,5 +24,10 @@ spdlog::logger& Logger();
 
 // Sets the level of Logger(). INVALID_ARGUMENT on an unknown level name.
 Status SetLogLevel(std::string_view level);
+
+// `url` as logs, error messages and pages may show it: the user information of
+// "scheme://user:password@host..." replaced by "<redacted>" ("scheme://<redacted>@host...").
+// Anything else is returned as it is.
+std::string RedactedUrl(std::string_view url);
 
 }  // namespace ferry

@@ -11,10 +11,14 @@
 
 namespace ferry {
 
+// The largest provider weight: what `provider.weight` accepts, what registries publish and
+// read. A record with a weight of 0 or above this is skipped by readers (docs/registry.md).
+inline constexpr uint32_t kMaxProviderWeight = 100000;
+
 // One provider of one service, as published in a registry (docs/registry.md).
 struct ProviderInfo {
-  std::string address;  // "host:port" clients connect to
-  uint32_t weight = 100;
+  std::string address;    // "host:port" clients connect to
+  uint32_t weight = 100;  // 1..kMaxProviderWeight
   std::string version;
   std::string group;
   std::string zone;
@@ -31,6 +35,13 @@ struct RegistryOptions {
   std::string namespace_name = "default";            // namespace
   std::chrono::milliseconds session_timeout{10000};  // session_timeout_ms
   std::chrono::milliseconds connect_timeout{5000};   // connect_timeout_ms
+  // What Start does when the registry server cannot be reached within connect_timeout.
+  enum class Startup {
+    kWait,      // "wait": start anyway and keep connecting in the background; registrations
+                // are published, and lists read, once it is reachable
+    kFailFast,  // "failfast": fail with UNAVAILABLE
+  };
+  Startup startup = Startup::kWait;  // startup
   // An update that would leave a service with no providers is ignored (and logged) while this
   // is on: the last non-empty list is kept, since an empty list is far more often a registry
   // fault than every provider really leaving.
@@ -47,12 +58,14 @@ class Registry {
 
   virtual ~Registry() = default;
 
-  // Connects (waiting up to connect_timeout for the first session). INVALID_ARGUMENT for a bad
-  // URL, UNAVAILABLE when the registry cannot be reached.
+  // Connects, waiting up to connect_timeout for the first session. INVALID_ARGUMENT for a bad
+  // URL. A registry that cannot be reached by then is UNAVAILABLE with Startup::kFailFast;
+  // with kWait it starts anyway and goes on connecting in the background (Health() tells).
   virtual Status Start(const RegistryOptions& options) = 0;
 
   // Publishes `provider` under `service` until Unregister or Stop; kept across session loss
-  // (re-registered automatically).
+  // (re-registered automatically). Accepted while the registry is unreachable, and published
+  // once it is back: RegistrationsPublished() tells when.
   virtual Status Register(const std::string& service, const ProviderInfo& provider) = 0;
   virtual Status Unregister(const std::string& service, const std::string& address) = 0;
 
@@ -63,6 +76,15 @@ class Registry {
 
   // The cached list: what clients keep calling while the registry is unreachable.
   virtual std::vector<ProviderInfo> Snapshot(const std::string& service) const = 0;
+
+  // OK while the registry's server is reachable (always, for a registry without one);
+  // otherwise UNAVAILABLE naming the registry and why. Clients add it to the error of a call
+  // that found no provider, since the list may then be missing or stale.
+  virtual Status Health() const { return Status::Ok(); }
+
+  // Whether everything registered (and not unregistered) is in the registry now, rather than
+  // accepted to be published once it is reachable. A provider is ready only then.
+  virtual bool RegistrationsPublished() const { return true; }
 
   // Unregisters what this process registered, then disconnects.
   virtual void Stop() = 0;

@@ -19,6 +19,10 @@ namespace ferry::registry {
 struct ZooKeeperSessionOptions {
   // The C client's connect string, "host:port[,host:port...]" (ParseZooKeeperUrl).
   std::string hosts;
+  // "user:password" (ParseZooKeeperUrl): each session authenticates with ZooKeeper's digest
+  // scheme, and the nodes created here are readable by everyone but writable and deletable by
+  // that identity alone. Empty: no authentication, and nodes get the open ACL.
+  std::string digest;
   // Requested from the server, which clamps it to its own min/max. A disconnection longer than
   // this expires the session and deletes its ephemeral nodes.
   std::chrono::milliseconds session_timeout{10000};
@@ -27,7 +31,8 @@ struct ZooKeeperSessionOptions {
 // A ZooKeeper session over the multi-threaded C client, shared by every Ferry user of
 // ZooKeeper (the zookeeper registry, the idgen worker-id lease). Each Open() starts a new
 // session on a new handle; every handle is opened, and every node created, here, so how Ferry
-// authenticates and which ACL its nodes get is decided in this class alone.
+// authenticates and which ACL its nodes get is decided in this class alone (docs/registry.md,
+// "Access control").
 //
 // The C client reports events on its own completion thread, where nothing may block or call
 // ZooKeeper synchronously; so events only go to the sink, which must hand them off quickly.
@@ -81,7 +86,11 @@ class ZooKeeperSession {
 
   // Each returns ZooKeeper's result code (ZOK, ZNONODE, ZNODEEXISTS, ZCONNECTIONLOSS...).
   int CreateEphemeral(const std::string& path, const std::string& data);
-  // Creates `path` and any missing ancestor as empty persistent nodes.
+  // Creates `path` and any missing ancestor as empty persistent nodes. With a digest, the
+  // ancestors it creates let everyone read them and add children (other services, other
+  // namespaces), `path` itself only read: children of `path` are added and removed by this
+  // identity alone. An existing `path` that lets everyone do more than read (created by a
+  // session without credentials: a consumer that subscribed first) is given that ACL too.
   int EnsurePersistentPath(const std::string& path);
   int Delete(const std::string& path, int version);
   // Deletes the node at `version` and creates it again as ephemeral with `data`, atomically,
@@ -111,10 +120,16 @@ class ZooKeeperSession {
   void OnStateChange(zhandle_t* zh, const Event& event);
   int ListChildren(const std::string& path, bool watch, std::vector<std::string>* children);
 
+  // With a digest: whether `path`'s ACL lets everyone do more than read, and if so gives it
+  // owned_acl_.
+  int RestrictIfOpen(const std::string& path);
+
   const ZooKeeperSessionOptions options_;
   const EventSink sink_;
-  // Of every node created here.
-  const ACL_vector* const acl_ = &ZOO_OPEN_ACL_UNSAFE;
+  // Of the nodes created here: ephemeral nodes and EnsurePersistentPath's `path` get owned_acl_,
+  // the ancestors it creates shared_acl_. The open ACL without a digest.
+  const ACL_vector* const owned_acl_;
+  const ACL_vector* const shared_acl_;
 
   mutable std::mutex mu_;
   mutable std::condition_variable handed_off_cv_;
