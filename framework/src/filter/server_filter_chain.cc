@@ -20,6 +20,22 @@ FilterMethodStates ServerFilterChain::NewMethodStates(const MethodSpec& method) 
   return states;
 }
 
+Status ServerFilterChain::AdmitFilters(const ServerContext& context, std::string_view body,
+                                       const FilterMethodStates& states,
+                                       ServerFilterPass* pass) const {
+  for (size_t i = 0; i < filters_.size(); ++i) {
+    if (Status status = filters_[i]->OnAdmit({context, body, states[i].get()}); !status.ok()) {
+      if (observes_done_) {
+        pass->start = std::chrono::steady_clock::now();
+        pass->call_states.assign(filters_.size(), nullptr);
+        pass->entered = i;
+      }
+      return status;
+    }
+  }
+  return Status::Ok();
+}
+
 Status ServerFilterChain::EnterFilters(ServerContext& context,
                                        const google::protobuf::Message& request,
                                        const FilterMethodStates& states,

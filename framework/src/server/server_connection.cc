@@ -346,16 +346,22 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   if (method->method->spec->inline_method) {
     ServerCall& call = ReusableCall();
     call.Reset(shared_from_this(), *method, header);
-    status = call.Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+    bool answered = false;
+    status = call.Prepare(&frame_, &meta_, received, core_.limits.max_frame_bytes, &answered);
     if (!status.ok()) {
       call.Abandon();
-      return reject(status);
+      if (!answered) reject(status);
+      return;
     }
     return RunReusableCall();
   }
   auto call = std::make_unique<ServerCall>(shared_from_this(), *method, header);
-  status = call->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
-  if (!status.ok()) return reject(status);
+  bool answered = false;
+  status = call->Prepare(&frame_, &meta_, received, core_.limits.max_frame_bytes, &answered);
+  if (!status.ok()) {
+    if (!answered) reject(status);
+    return;
+  }
   call->Track();
   std::unique_ptr<BusinessPool::Task> task = std::move(call);
   if (!core_.pool->TrySubmit(&task)) {
