@@ -1,5 +1,6 @@
 #include "ferry/codec/frame_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -9,17 +10,32 @@ FrameDecoder::FrameDecoder(DecoderLimits limits) : limits_(limits) {}
 
 void FrameDecoder::Compact() {
   if (begin_ == 0) return;
-  std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+  std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
   end_ -= begin_;
   begin_ = 0;
 }
 
+void FrameDecoder::Reallocate(size_t capacity) {
+  std::unique_ptr<uint8_t[]> larger(new uint8_t[capacity]);
+  if (end_ > begin_) std::memcpy(larger.get(), buffer_.get() + begin_, end_ - begin_);
+  end_ -= begin_;
+  begin_ = 0;
+  buffer_ = std::move(larger);
+  capacity_ = capacity;
+}
+
 std::span<uint8_t> FrameDecoder::PrepareWrite(size_t min_size) {
-  if (buffer_.size() - end_ < min_size) {
+  if (capacity_ - end_ < min_size) {
     Compact();
-    if (buffer_.size() - end_ < min_size) buffer_.resize(end_ + min_size);
+    if (capacity_ - end_ < min_size) {
+      // Doubling keeps the copies of a large frame logarithmic; what the frame still lacks
+      // bounds the growth, so a header's claim is never allocated ahead of its bytes.
+      const size_t lacking = frame_length_ > end_ ? frame_length_ - end_ : 0;
+      const size_t wanted = end_ + std::max(min_size, std::min(lacking, capacity_));
+      Reallocate(std::max(wanted, end_ + min_size));
+    }
   }
-  return {buffer_.data() + end_, buffer_.size() - end_};
+  return {buffer_.get() + end_, capacity_ - end_};
 }
 
 void FrameDecoder::CommitWrite(size_t n) { end_ += n; }
@@ -47,7 +63,7 @@ FrameDecoder::Result FrameDecoder::Next(Frame* out) {
     return Result::kNeedMore;
   }
   FrameHeader h;
-  if (!ReadHeader(buffer_.data() + begin_, &h)) return Fail("bad magic");
+  if (!ReadHeader(buffer_.get() + begin_, &h)) return Fail("bad magic");
   if (h.version_major != kVersionMajor) {
     return Fail("unsupported protocol major version " + std::to_string(h.version_major) +
                 " (this peer speaks " + std::to_string(kVersionMajor) + ")");
@@ -63,19 +79,25 @@ FrameDecoder::Result FrameDecoder::Next(Frame* out) {
                 std::to_string(limits_.max_frame_bytes));
   }
   if (available < frame_length) {
-    // Let the next read land contiguously; growth is bounded by the validated frame length.
-    if (buffer_.size() - begin_ < frame_length) {
-      Compact();
-      if (buffer_.size() < frame_length) buffer_.resize(frame_length);
-    }
+    // Remembered so that the reads that follow may grow the buffer towards it: the frame
+    // starts at 0 once compacted, hence its length is where its end will be.
+    Compact();
+    frame_length_ = frame_length;
     return Result::kNeedMore;
   }
-  const uint8_t* p = buffer_.data() + begin_ + kHeaderSize;
+  const uint8_t* p = buffer_.get() + begin_ + kHeaderSize;
   out->header = h;
   out->meta.assign(reinterpret_cast<const char*>(p), h.meta_length);
   out->body.assign(reinterpret_cast<const char*>(p + h.meta_length), h.body_length);
   begin_ += frame_length;
-  if (begin_ == end_) begin_ = end_ = 0;
+  frame_length_ = 0;
+  if (begin_ == end_) {
+    begin_ = end_ = 0;
+    if (capacity_ > kRetainedBufferBytes) {
+      buffer_.reset();
+      capacity_ = 0;
+    }
+  }
   return Result::kFrame;
 }
 

@@ -21,6 +21,14 @@ ZSTD_CCtx* ThreadCctx() {
   thread_local std::unique_ptr<ZSTD_CCtx, CctxDeleter> ctx(ZSTD_createCCtx());
   return ctx.get();
 }
+// The smallest window log whose window holds `max_output` bytes, within what zstd supports.
+int WindowLogFor(size_t max_output) {
+  static const ZSTD_bounds bounds = ZSTD_dParam_getBounds(ZSTD_d_windowLogMax);
+  int log = bounds.lowerBound;
+  while (log < bounds.upperBound && (size_t{1} << log) < max_output) ++log;
+  return log;
+}
+
 ZSTD_DCtx* ThreadDctx() {
   thread_local std::unique_ptr<ZSTD_DCtx, DctxDeleter> ctx(ZSTD_createDCtx());
   return ctx.get();
@@ -49,6 +57,9 @@ class ZstdCompressor final : public Compressor {
     // stream so that a frame without a declared size is bounded too.
     ZSTD_DCtx* dctx = ThreadDctx();
     ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+    // The window is what the decoder allocates, and a frame names its own: refuse any larger
+    // than the output may be, so that a few bytes cannot make it allocate up to 2 GiB.
+    ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, WindowLogFor(max_output));
     const size_t old_size = out->size();
     ZSTD_inBuffer in{input.data(), input.size(), 0};
     size_t produced = 0;

@@ -83,9 +83,10 @@ class AuthServerFilter final : public ServerFilter {
     return std::make_shared<AuthMethod>(method);
   }
 
-  Status OnCall(ServerCall& call) override {
-    const auto& method = *static_cast<const AuthMethod*>(call.state.method_state);
-    const std::string& token = call.context.auth_token();
+  // From the meta alone, before the body is decoded.
+  Status OnAdmit(const ServerAdmission& request) override {
+    const auto& method = *static_cast<const AuthMethod*>(request.method_state);
+    const std::string& token = request.context.auth_token();
     TokenMemo::Entry& verified =
         TokenMemo::ThisThread().Slot(method.memo_owner, TokenMemo::HashOf(token));
     const int64_t now_ms = UnixMillisNow();
@@ -103,6 +104,7 @@ class AuthServerFilter final : public ServerFilter {
     }
     return status;
   }
+  Status OnCall(ServerCall&) override { return Status::Ok(); }
   bool ObservesDone() const override { return false; }
 
  private:

@@ -75,14 +75,15 @@ class RateLimitFilter final : public ServerFilter {
     return std::make_shared<MethodLimits>(std::move(key), limit, rules);
   }
 
-  Status OnCall(ServerCall& call) override {
-    auto& method = *static_cast<MethodLimits*>(call.state.method_state);
+  // The caller's and the method's buckets need no body: they are taken before it is decoded.
+  Status OnAdmit(const ServerAdmission& request) override {
+    auto& method = *static_cast<MethodLimits*>(request.method_state);
     const RateClock::time_point now = RateClock::now();
     if (per_caller_) {
-      const Attachments& attachments = call.context.attachments();
+      const Attachments& attachments = request.context.attachments();
       const auto named = attachments.find(std::string(kCallerAttachment));
       const std::string_view caller = named != attachments.end() ? std::string_view(named->second)
-                                                                 : HostOf(call.context.peer());
+                                                                 : HostOf(request.context.peer());
       if (!callers_->TryTake(caller, *per_caller_, now)) {
         return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
       }
@@ -90,10 +91,14 @@ class RateLimitFilter final : public ServerFilter {
     if (method.bucket && !method.bucket->TryTake(now)) {
       return Exhausted("method " + method.key, *method.limit);
     }
-    if (method.field_rules != nullptr) {
-      return FieldRateLimits::TryTake(*method.field_rules, method.key, call, now);
-    }
     return Status::Ok();
+  }
+
+  // Per-field buckets read the request message.
+  Status OnCall(ServerCall& call) override {
+    auto& method = *static_cast<MethodLimits*>(call.state.method_state);
+    if (method.field_rules == nullptr) return Status::Ok();
+    return FieldRateLimits::TryTake(*method.field_rules, method.key, call, RateClock::now());
   }
   bool ObservesDone() const override { return false; }
 

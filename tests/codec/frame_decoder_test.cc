@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -137,6 +139,52 @@ TEST(FrameDecoderTest, TruncatedFrameWaitsForMore) {
   decoder.Feed(whole.substr(whole.size() - 1));
   EXPECT_EQ(decoder.Next(&frame), FrameDecoder::Result::kFrame);
   EXPECT_EQ(frame.body.size(), 1000u);
+}
+
+// Reads as a connection does: PrepareWrite's default, then commits what "arrived".
+void Receive(FrameDecoder& decoder, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const std::span<uint8_t> space = decoder.PrepareWrite();
+    const size_t n = std::min(space.size(), bytes.size());
+    std::memcpy(space.data(), bytes.data(), n);
+    decoder.CommitWrite(n);
+    bytes.remove_prefix(n);
+  }
+}
+
+TEST(FrameDecoderTest, AClaimedLengthIsNotAllocatedBeforeItsBytesArrive) {
+  // A header announcing a frame just under the limit, then a trickle of its body.
+  constexpr uint32_t kClaimed = (16u << 20) - kHeaderSize - 1;
+  const std::string whole = MakeFrame(1, "", std::string(kClaimed, 'x'));
+  FrameDecoder decoder;
+  Frame frame;
+  size_t received = 0;
+  for (const size_t step : {size_t{kHeaderSize}, size_t{100}, size_t{5000}, size_t{70000}}) {
+    Receive(decoder, std::string_view(whole).substr(received, step));
+    received += step;
+    ASSERT_EQ(decoder.Next(&frame), FrameDecoder::Result::kNeedMore);
+    // At most twice what arrived, or one read's worth.
+    EXPECT_LE(decoder.capacity(), std::max<size_t>(2 * received, 16 * 1024) + 16 * 1024)
+        << "after " << received << " bytes";
+  }
+  Receive(decoder, std::string_view(whole).substr(received));
+  ASSERT_EQ(decoder.Next(&frame), FrameDecoder::Result::kFrame);
+  EXPECT_EQ(frame.body.size(), kClaimed);
+}
+
+TEST(FrameDecoderTest, GivesALargeBufferBackOnceItsFrameIsDecoded) {
+  FrameDecoder decoder;
+  Frame frame;
+  Receive(decoder, MakeFrame(1, "", std::string(1 << 20, 'x')));
+  EXPECT_GE(decoder.capacity(), 1u << 20);
+  ASSERT_EQ(decoder.Next(&frame), FrameDecoder::Result::kFrame);
+  EXPECT_LE(decoder.capacity(), kRetainedBufferBytes);
+  // Small frames keep their buffer: no allocation per frame.
+  Receive(decoder, MakeFrame(2, "m", "b"));
+  const size_t small = decoder.capacity();
+  ASSERT_EQ(decoder.Next(&frame), FrameDecoder::Result::kFrame);
+  EXPECT_EQ(decoder.capacity(), small);
+  EXPECT_GT(small, 0u);
 }
 
 }  // namespace

@@ -118,6 +118,31 @@ TEST(ConfigTest, TheServiceSectionIsReadWithLineNumbersLikeEverySection) {
               }).ok());
 }
 
+TEST(ConfigTest, ReadsTheServerLimitsAndRefusesAnOutboundLimitBelowItsHighWaterMark) {
+  Config c;
+  Status s = Parse(
+      "server:\n  limits:\n    frame_timeout_ms: 500\n    outbound_high_water_bytes: 65536\n"
+      "    max_outbound_bytes: 16777216\n    max_connections: 9\n"
+      "    max_connections_per_peer: 3\n    max_buffered_bytes: 33554432\n",
+      &c);
+  ASSERT_TRUE(s.ok()) << s;
+  const ConnectionLimits& limits = c.server.limits;
+  EXPECT_EQ(limits.frame_timeout, 500ms);
+  EXPECT_EQ(limits.outbound_high_water_bytes, 65536u);
+  EXPECT_EQ(limits.max_outbound_bytes, 16777216u);
+  EXPECT_EQ(limits.max_connections, 9u);
+  EXPECT_EQ(limits.max_connections_per_peer, 3u);
+  EXPECT_EQ(limits.max_buffered_bytes, 33554432u);
+  s = Parse("server:\n  limits:\n    outbound_high_water_bytes: 65536\n"
+            "    max_outbound_bytes: 65536\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:4: server.limits.max_outbound_bytes: must be greater", 0),
+            0u)
+      << s;
+  // One answer of the largest frame must fit in what may wait to be written.
+  s = Parse("server:\n  max_frame_bytes: 33554432\n  limits: {max_outbound_bytes: 16777216}\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:2: server.max_frame_bytes: must not exceed", 0), 0u) << s;
+}
+
 TEST(ConfigTest, TheSingleClientSectionIsRefusedSayingWhatToWriteInstead) {
   const Status s = Parse("client:\n  target: 127.0.0.1:7001\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);

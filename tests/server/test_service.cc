@@ -34,6 +34,12 @@ Status Echo(Service&, ServerContext&, const Message& request, Message* response)
   return Status::Ok();
 }
 
+// An answer far larger than its request: as many 'x' as the request's decimal number says.
+Status Repeat(Service&, ServerContext&, const Message& request, Message* response) {
+  Out(response, std::string(std::stoul(In(request)), 'x'));
+  return Status::Ok();
+}
+
 Status ThreadName(Service&, ServerContext&, const Message&, Message* response) {
   Out(response, ThisThreadName());
   return Status::Ok();
@@ -103,6 +109,7 @@ const StringValue& Prototype() { return StringValue::default_instance(); }
 constexpr MethodSpec kEcho{TestService::kName, "Echo"};
 constexpr MethodSpec kInlineEcho{TestService::kName, "InlineEcho", true, true};
 constexpr MethodSpec kThreadName{TestService::kName, "ThreadName"};
+constexpr MethodSpec kRepeat{TestService::kName, "Repeat", false, true};
 constexpr MethodSpec kInlineThreadName{TestService::kName, "InlineThreadName", true, true};
 constexpr MethodSpec kBlock{TestService::kName, "Block"};
 constexpr MethodSpec kCount{TestService::kName, "Count"};
@@ -151,6 +158,7 @@ std::span<const Service::Method> TestService::methods() const {
   static const Method kMethods[] = {
       {&kEcho, &Prototype(), &Prototype(), &Sync<&Echo>},
       {&kInlineEcho, &Prototype(), &Prototype(), &Sync<&Echo>},
+      {&kRepeat, &Prototype(), &Prototype(), &Sync<&Repeat>},
       {&kThreadName, &Prototype(), &Prototype(), &Sync<&ThreadName>},
       {&kInlineThreadName, &Prototype(), &Prototype(), &Sync<&ThreadName>},
       {&kBlock, &Prototype(), &Prototype(), &Sync<&Block>},

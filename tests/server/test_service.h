@@ -45,6 +45,7 @@ class Counter {
 // google.protobuf.StringValue requests and responses:
 //   Echo         pool    returns the request (an empty one leaves the response untouched)
 //   InlineEcho   inline  returns the request
+//   Repeat       inline  returns as many 'x' as the request's decimal number
 //   ThreadName   pool    returns the name of the thread it ran on
 //   InlineThreadName  inline  likewise
 //   Block        pool    counts itself started, waits for the gate, returns the request

@@ -31,6 +31,8 @@ constexpr int64_t kMinCompressionLevel = 1;
 constexpr int64_t kMaxCompressionLevel = 22;  // zstd's maximum
 // A day: anything longer is a typo, and would overflow deadline arithmetic on the way.
 constexpr int64_t kMaxMillis = 24 * 3600 * 1000;
+constexpr int64_t kMaxConnections = 1 << 24;
+constexpr int64_t kMaxBufferedBytes = int64_t{1} << 40;
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
@@ -74,6 +76,23 @@ void ReadHttp(ConfigReader section, HttpOptions* out) {
   section.RejectUnknownKeys();
 }
 
+void ReadLimits(ConfigReader section, ConnectionLimits* out) {
+  section.Millis("frame_timeout_ms", 0, kMaxMillis, &out->frame_timeout);
+  section.Integer("outbound_high_water_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
+                  &out->outbound_high_water_bytes);
+  section.Integer("max_outbound_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
+                  &out->max_outbound_bytes);
+  if (out->max_outbound_bytes <= out->outbound_high_water_bytes) {
+    section.Invalid("max_outbound_bytes", "must be greater than outbound_high_water_bytes (" +
+                                              std::to_string(out->outbound_high_water_bytes) + ")");
+  }
+  section.Integer("max_connections", 1, kMaxConnections, &out->max_connections);
+  section.Integer("max_connections_per_peer", 1, kMaxConnections, &out->max_connections_per_peer);
+  section.Integer("max_buffered_bytes", kMinFrameBytes, kMaxBufferedBytes,
+                  &out->max_buffered_bytes);
+  section.RejectUnknownKeys();
+}
+
 void ReadServer(ConfigReader section, ServerOptions* out) {
   section.String("listen", &out->listen);
   transport::Endpoint endpoint;
@@ -95,6 +114,12 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
   section.Integer("max_frame_bytes", kMinFrameBytes, kMaxFrameBytes, &out->max_frame_bytes);
   config::ReadFilters(section, "server", &out->filters);
   ReadHttp(section.Section("http"), &out->http);
+  ReadLimits(section.Section("limits"), &out->limits);
+  if (out->limits.max_outbound_bytes < out->max_frame_bytes) {
+    section.Invalid("max_frame_bytes", "must not exceed limits.max_outbound_bytes (" +
+                                           std::to_string(out->limits.max_outbound_bytes) +
+                                           "): one answer must fit");
+  }
   section.RejectUnknownKeys();
 }
 

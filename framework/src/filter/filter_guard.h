@@ -36,6 +36,18 @@ Status GuardedOnCall(Filter& filter, Call& call, const FilterSite& site, bool* t
   }
 }
 
+// filter.OnAdmit(request) of a server filter; a throw refuses the request as OnCall's would.
+template <class Filter, class Request>
+Status GuardedOnAdmit(Filter& filter, const Request& request, const FilterSite& site) {
+  try {
+    return filter.OnAdmit(request);
+  } catch (const std::exception& e) {
+    return FilterThrew(site, "OnAdmit", e.what());
+  } catch (...) {
+    return FilterThrew(site, "OnAdmit", "a non-standard exception");
+  }
+}
+
 // filter.OnDone(...). An exception is logged and goes no further: the call's outcome is decided,
 // and the other filters' OnDone and the call's answer still follow.
 template <class Filter, class Call>

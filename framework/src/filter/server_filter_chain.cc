@@ -31,6 +31,24 @@ FilterMethodStates ServerFilterChain::NewMethodStates(const MethodSpec& method) 
   return states;
 }
 
+Status ServerFilterChain::AdmitFilters(const ServerContext& context, std::string_view body,
+                                       const FilterMethodStates& states,
+                                       ServerFilterPass* pass) const {
+  for (size_t i = 0; i < filters_.size(); ++i) {
+    const ServerAdmission request{context, body, states[i].get()};
+    if (Status status = GuardedOnAdmit(*filters_[i], request, SiteOf(names_[i], context));
+        !status.ok()) {
+      if (observes_done_) {
+        pass->start = std::chrono::steady_clock::now();
+        pass->call_states.assign(filters_.size(), nullptr);
+        pass->entered = i;
+      }
+      return status;
+    }
+  }
+  return Status::Ok();
+}
+
 Status ServerFilterChain::EnterFilters(ServerContext& context,
                                        const google::protobuf::Message& request,
                                        const FilterMethodStates& states,

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ferry/codec/status.h"
@@ -31,6 +32,14 @@ class ServerFilterChain {
   // Each filter's state for `method` (Filter::NewMethodState), made once per method at start.
   FilterMethodStates NewMethodStates(const MethodSpec& method) const;
 
+  // OnAdmit of each filter in order, until one refuses the request: its status is returned,
+  // and the filters before it count as entered, so that Leave() gives them OnDone (with the
+  // undecoded, empty request): an access log still logs what was refused.
+  Status Admit(const ServerContext& context, std::string_view body,
+               const FilterMethodStates& states, ServerFilterPass* pass) const {
+    if (filters_.empty()) return Status::Ok();
+    return AdmitFilters(context, body, states, pass);
+  }
   // OnCall of each filter in order, until one rejects the call (or throws: INTERNAL, see
   // filter_guard.h): its status is returned, and the handler must not run. Either way the call
   // must Leave() once it completes.
@@ -47,6 +56,8 @@ class ServerFilterChain {
   }
 
  private:
+  Status AdmitFilters(const ServerContext& context, std::string_view body,
+                      const FilterMethodStates& states, ServerFilterPass* pass) const;
   Status EnterFilters(ServerContext& context, const google::protobuf::Message& request,
                       const FilterMethodStates& states, ServerFilterPass* pass) const;
   void LeaveFilters(ServerContext& context, const google::protobuf::Message& request,

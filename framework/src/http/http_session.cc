@@ -9,6 +9,7 @@
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "ferry/codec/frame_decoder.h"
 #include "http/http_exchange.h"
 #include "http/http_status.h"
 #include "http/json_codec.h"
@@ -90,7 +91,12 @@ HttpSession::~HttpSession() = default;
 
 std::span<uint8_t> HttpSession::PrepareRead(size_t min_size) {
   if (input_begin_ == input_.size()) {
-    input_.clear();
+    // A large body's buffer is not kept for the requests after it.
+    if (input_.capacity() > codec::kRetainedBufferBytes) {
+      std::string().swap(input_);
+    } else {
+      input_.clear();
+    }
     input_begin_ = 0;
   } else if (input_begin_ > input_.size() / 2) {
     input_.erase(0, input_begin_);

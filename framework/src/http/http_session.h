@@ -39,6 +39,8 @@ class HttpSession {
   // Where the connection reads into, and how much it read.
   std::span<uint8_t> PrepareRead(size_t min_size);
   void CommitRead(size_t n);
+  // The memory the session holds for bytes read.
+  size_t input_capacity() const { return input_.capacity(); }
   // Parses and answers what is buffered, as far as it can.
   void Process();
   // Whether the connection should read on: not while a request is being served.
@@ -78,7 +80,7 @@ class HttpSession {
   const HttpRouter::Port port_;
   std::string input_;
   size_t input_begin_ = 0;
-  size_t read_at_ = 0;       // where the read in progress writes into input_
+  size_t read_at_ = 0;        // where the read in progress writes into input_
   bool dispatching_ = false;  // in Dispatch(): an answer given now needs no Process() of its own
   std::unique_ptr<Parser> parser_;
   std::unique_ptr<Exchange> exchange_;  // the request being served

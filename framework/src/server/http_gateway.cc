@@ -39,9 +39,9 @@ class RouteTask final : public BusinessPool::Task {
     } catch (const std::exception& e) {
       Logger().warn("ferry server: HTTP route {} {} threw: {}", route.method, route.pattern,
                     e.what());
-      connection->AnswerHttp(exchange, Error(Status(StatusCode::INTERNAL,
-                                                    "the route's handler threw: " +
-                                                        std::string(e.what()))));
+      connection->AnswerHttp(exchange,
+                             Error(Status(StatusCode::INTERNAL,
+                                          "the route's handler threw: " + std::string(e.what()))));
     }
   }
 
@@ -54,8 +54,7 @@ class RouteTask final : public BusinessPool::Task {
 
 }  // namespace
 
-bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request,
-                      uint64_t exchange) {
+bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, uint64_t exchange) {
   const std::vector<std::string_view> segments = http::SplitPath(request.path());
   ServerCore& core = connection.core();
   if (segments.size() != 2 || !core.methods.HasService(segments[0])) return false;
@@ -75,9 +74,10 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request,
   if (method->method->spec->inline_method) {
     ServerCall& call = connection.ReusableCall();
     call.ResetHttp(connection.shared_from_this(), *method, exchange);
-    if (Status prepared = call.PrepareHttp(request, now); !prepared.ok()) {
+    bool answered = false;
+    if (Status prepared = call.PrepareHttp(request, now, &answered); !prepared.ok()) {
       call.Abandon();
-      connection.AnswerHttp(exchange, Error(prepared));
+      if (!answered) connection.AnswerHttp(exchange, Error(prepared));
       return true;
     }
     expire_at_deadline(call);
@@ -85,9 +85,10 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request,
     return true;
   }
   auto call = std::make_unique<ServerCall>(connection.shared_from_this(), *method, exchange);
-  if (Status prepared = call->PrepareHttp(request, now); !prepared.ok()) {
+  bool answered = false;
+  if (Status prepared = call->PrepareHttp(request, now, &answered); !prepared.ok()) {
     call.reset();
-    connection.AnswerHttp(exchange, Error(prepared));
+    if (!answered) connection.AnswerHttp(exchange, Error(prepared));
     return true;
   }
   call->Track();
@@ -95,8 +96,8 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request,
   std::unique_ptr<BusinessPool::Task> task = std::move(call);
   if (!core.pool->TrySubmit(&task)) {
     task.reset();
-    connection.AnswerHttp(exchange, Error(Status(StatusCode::OVERLOADED,
-                                                 "server overloaded: business queue full")));
+    connection.AnswerHttp(
+        exchange, Error(Status(StatusCode::OVERLOADED, "server overloaded: business queue full")));
   }
   return true;
 }
@@ -109,8 +110,8 @@ void RunRoute(ServerConnection& connection, const HttpRoute& route, const HttpRe
       std::make_unique<RouteTask>(std::move(self), route, request, exchange);
   if (!connection.core().pool->TrySubmit(&task)) {
     task.reset();
-    connection.AnswerHttp(exchange, Error(Status(StatusCode::OVERLOADED,
-                                                 "server overloaded: business queue full")));
+    connection.AnswerHttp(
+        exchange, Error(Status(StatusCode::OVERLOADED, "server overloaded: business queue full")));
   }
 }
 

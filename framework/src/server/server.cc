@@ -12,14 +12,15 @@
 #include <string>
 
 #include "ferry/codec/compressor.h"
+#include "http/http_router.h"
 #include "log_rate_limiter.h"
 #include "logger.h"
 #include "server/business_pool.h"
-#include "stats/call_metrics.h"
-#include "stats/framework_metrics.h"
+#include "server/peer_address.h"
 #include "server/server_connection.h"
 #include "server/server_core.h"
-#include "http/http_router.h"
+#include "stats/call_metrics.h"
+#include "stats/framework_metrics.h"
 #include "transport/endpoint.h"
 #include "transport/io_thread_pool.h"
 
@@ -47,6 +48,19 @@ Status ValidateOptions(const ServerOptions& options) {
   if (options.queue_capacity == 0) return invalid("business_pool.queue_capacity must be >= 1");
   if (options.max_frame_bytes < codec::kHeaderSize) {
     return invalid("max_frame_bytes must be at least " + std::to_string(codec::kHeaderSize));
+  }
+  const ConnectionLimits& limits = options.limits;
+  if (limits.max_outbound_bytes <= limits.outbound_high_water_bytes) {
+    return invalid(
+        "limits.max_outbound_bytes must be greater than "
+        "limits.outbound_high_water_bytes");
+  }
+  if (limits.max_outbound_bytes < options.max_frame_bytes) {
+    return invalid("limits.max_outbound_bytes must be at least max_frame_bytes (" +
+                   std::to_string(options.max_frame_bytes) + "): one answer must fit");
+  }
+  if (limits.max_connections == 0 || limits.max_connections_per_peer == 0) {
+    return invalid("limits.max_connections and limits.max_connections_per_peer must be >= 1");
   }
   if (options.compression != "none" && codec::FindCompressor(options.compression) == nullptr) {
     return invalid("unknown compression algorithm '" + options.compression + "'");
@@ -208,6 +222,10 @@ Status Server::Impl::Start() {
   }
   core_.limits.max_frame_bytes = options_.max_frame_bytes;
   core_.idle_timeout = options_.idle_timeout;
+  core_.connection_limits = options_.limits;
+  core_.admission.set_limits(options_.limits.max_connections,
+                             options_.limits.max_connections_per_peer);
+  core_.buffers.set_limit(options_.limits.max_buffered_bytes);
   core_.http = options_.http;
   core_.slow_call = options_.slow_call;
   const codec::Compressor* compressor = codec::FindCompressor(options_.compression);
@@ -257,8 +275,7 @@ Status Server::Impl::Listen(Listener& listener) {
                   "cannot listen on " + listener.address + ": " + step + ": " + error);
   };
   tcp::endpoint endpoint;
-  if (Status status = ResolveListenAddress(listener.address, io_->At(0), &endpoint);
-      !status.ok()) {
+  if (Status status = ResolveListenAddress(listener.address, io_->At(0), &endpoint); !status.ok()) {
     return status;
   }
   boost::system::error_code error;
@@ -300,9 +317,20 @@ void Server::Impl::OnAccept(Listener& listener, const boost::system::error_code&
     return;
   }
   boost::system::error_code ignored;
+  std::string refusal;
+  std::string address = server::PeerAddressOf(socket);
+  if (core_.buffers.Exceeded()) {
+    refusal = "the server's buffers are full (server.limits.max_buffered_bytes)";
+  }
+  if (!refusal.empty() || !core_.admission.TryAdmit(address, &refusal)) {
+    stats::Server().limit_events[stats::ServerMetrics::kConnectionRefused]->Increment();
+    Logger().debug("ferry server: refusing a connection from {}: {}", address, refusal);
+    socket.close(ignored);
+    return Accept(listener);
+  }
   socket.set_option(tcp::no_delay(true), ignored);
-  auto connection =
-      std::make_shared<server::ServerConnection>(core_, std::move(socket), listener.routes);
+  auto connection = std::make_shared<server::ServerConnection>(core_, std::move(socket),
+                                                               std::move(address), listener.routes);
   core_.connections.Add(connection);
   boost::asio::post(connection->executor(), [connection] { connection->Start(); });
   Accept(listener);

@@ -95,14 +95,30 @@ void ServerCall::Reset(std::shared_ptr<ServerConnection> connection,
   }
 }
 
-Status ServerCall::Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
-                           ServerContext::Clock::time_point received, size_t max_body_bytes) {
-  return Counted(Fill(frame, meta, received, max_body_bytes));
+Status ServerCall::Prepare(codec::Frame* frame, wire::RpcMeta* meta,
+                           ServerContext::Clock::time_point received, size_t max_body_bytes,
+                           bool* answered) {
+  return Admitted(Fill(frame, meta, received, max_body_bytes), answered);
 }
 
 Status ServerCall::PrepareHttp(const HttpRequest& request,
-                               ServerContext::Clock::time_point received) {
-  return Counted(FillHttp(request, received));
+                               ServerContext::Clock::time_point received, bool* answered) {
+  return Admitted(FillHttp(request, received), answered);
+}
+
+Status ServerCall::Admitted(Status filled, bool* answered) {
+  *answered = false;
+  if (!filled.ok()) return Counted(std::move(filled));
+  Status admitted =
+      connection_->filters().Admit(context_, body_, method_->filter_states, &filters_);
+  if (admitted.ok()) return Counted(Status::Ok());
+  Counted(admitted);
+  // The filters that admitted it see its end with an empty request, not a stale one.
+  body_kind_ = Body::kDecoded;
+  request_->Clear();
+  Answer(admitted);
+  *answered = true;
+  return admitted;
 }
 
 Status ServerCall::Counted(Status prepared) {
@@ -125,10 +141,8 @@ void ServerCall::Run() {
   Invoke();
 }
 
-Status ServerCall::Fill(const codec::Frame& frame, wire::RpcMeta* meta,
+Status ServerCall::Fill(codec::Frame* frame, wire::RpcMeta* meta,
                         ServerContext::Clock::time_point received, size_t max_body_bytes) {
-  Status status = codec::ParseBody(frame.header, frame.body, max_body_bytes, request_.get());
-  if (!status.ok()) return status;
   ServerContext& context = context_;
   received_ = received;
   context.service_ = method_->service_name;
@@ -148,16 +162,14 @@ Status ServerCall::Fill(const codec::Frame& frame, wire::RpcMeta* meta,
     context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());
   }
   context.cancelled_.store(false, std::memory_order_relaxed);
+  body_kind_ = Body::kFrame;
+  body_header_ = frame->header;
+  body_.swap(frame->body);
+  max_body_bytes_ = max_body_bytes;
   return Status::Ok();
 }
 
 Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::time_point received) {
-  const std::string_view body = request.body().empty() ? std::string_view("{}") : request.body();
-  if (const Status parsed = http::ParseJson(body, request_.get()); !parsed.ok()) {
-    return Status(
-        StatusCode::INVALID_ARGUMENT,
-        "the body is not a valid " + request_->GetTypeName() + " in JSON: " + parsed.message());
-  }
   ServerContext& context = context_;
   received_ = received;
   context.service_ = method_->service_name;
@@ -204,7 +216,32 @@ Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::ti
                                  : std::string_view());
   context.attachments_.clear();
   context.cancelled_.store(false, std::memory_order_relaxed);
+  body_kind_ = Body::kJson;
+  body_.assign(request.body());
   return Status::Ok();
+}
+
+Status ServerCall::DecodeBody() {
+  Status decoded;
+  switch (std::exchange(body_kind_, Body::kDecoded)) {
+    case Body::kDecoded:
+      return Status::Ok();
+    case Body::kFrame:
+      decoded = codec::ParseBody(body_header_, body_, max_body_bytes_, request_.get());
+      break;
+    case Body::kJson:
+      if (const Status parsed =
+              http::ParseJson(body_.empty() ? std::string_view("{}") : body_, request_.get());
+          !parsed.ok()) {
+        decoded = Status(
+            StatusCode::INVALID_ARGUMENT,
+            "the body is not a valid " + request_->GetTypeName() + " in JSON: " + parsed.message());
+      }
+      break;
+  }
+  // A large body's bytes are not kept with the message they became.
+  if (body_.capacity() > codec::kRetainedBufferBytes) std::string().swap(body_);
+  return decoded;
 }
 
 void ServerCall::Track() {
@@ -255,6 +292,7 @@ void ServerCall::StartHandler() {
     return Complete(Status(StatusCode::DEADLINE_EXCEEDED,
                            "deadline of " + method_->full_name + " passed before it ran"));
   }
+  if (Status decoded = DecodeBody(); !decoded.ok()) return Complete(decoded);
   const filter::ServerFilterChain& filters = connection_->filters();
   if (Status status = filters.Enter(context_, *request_, method_->filter_states, &filters_);
       !status.ok()) {

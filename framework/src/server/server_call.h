@@ -55,14 +55,19 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   void ResetHttp(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
                  uint64_t http_exchange);
 
-  // Decodes the body and fills the context. Swaps strings with `meta`, so that neither loses
-  // its capacity. On failure the status is what the caller should be answered.
-  Status Prepare(const codec::Frame& frame, wire::RpcMeta* meta,
-                 ServerContext::Clock::time_point received, size_t max_body_bytes);
+  // Fills the context from the meta and runs the filters' OnAdmit; the body is decoded only
+  // when the call starts (after the pool took it), at most `max_body_bytes` once decompressed.
+  // Swaps strings with `meta` and the frame's body, so that none loses its capacity. On
+  // failure the status is what the caller should be answered, unless a filter refused the
+  // request: then the call answered it through the filters already, and `*answered` is true.
+  Status Prepare(codec::Frame* frame, wire::RpcMeta* meta,
+                 ServerContext::Clock::time_point received, size_t max_body_bytes, bool* answered);
 
-  // The same from an HTTP request: its JSON body, and its headers for what the binary meta
-  // carries (docs/http.md). INVALID_ARGUMENT naming the field or header that is wrong.
-  Status PrepareHttp(const HttpRequest& request, ServerContext::Clock::time_point received);
+  // The same from an HTTP request: its headers for what the binary meta carries (docs/http.md),
+  // INVALID_ARGUMENT naming the header that is wrong; its JSON body, decoded when the call
+  // starts.
+  Status PrepareHttp(const HttpRequest& request, ServerContext::Clock::time_point received,
+                     bool* answered);
 
   // Lets go of the connection of a reusable call whose request was refused before it ran.
   void Abandon() { connection_.reset(); }
@@ -91,6 +96,14 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   bool TakeOverAfterThrow() override;
 
  private:
+  // The request's body as it came, until StartHandler decodes it: after the admission filters
+  // and the pool, so that a refused or queued request costs no decompression or parsing.
+  enum class Body : uint8_t { kDecoded, kFrame, kJson };
+  Body body_kind_ = Body::kDecoded;
+  codec::FrameHeader body_header_;
+  std::string body_;
+  size_t max_body_bytes_ = 0;
+
   enum Handoff : uint8_t { kRunning, kHandlerReturned, kCompleted };
 
   // Runs the filters and the handler. True when the call completed: a pool call is then gone,
@@ -98,12 +111,16 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   // itself then: it may be gone already.
   bool Invoke();
   // Prepare() and PrepareHttp() before counting the call (docs/metrics.md).
-  Status Fill(const codec::Frame& frame, wire::RpcMeta* meta,
-              ServerContext::Clock::time_point received, size_t max_body_bytes);
+  Status Fill(codec::Frame* frame, wire::RpcMeta* meta, ServerContext::Clock::time_point received,
+              size_t max_body_bytes);
   Status FillHttp(const HttpRequest& request, ServerContext::Clock::time_point received);
   // Counts a prepared call in flight until its answer, or a refused one at once.
   Status Counted(Status prepared);
+  // Counted(filled), then the filters' OnAdmit; a refusal is answered here (*answered).
+  Status Admitted(Status filled, bool* answered);
   void StartHandler();
+  // The request message from body_, once: INVALID_ARGUMENT for a body that is not one.
+  Status DecodeBody();
   void Answer(const Status& status);
   void NoteIfSlow(const Status& status, ServerContext::Clock::time_point now);
   // After the invoking thread returned from the handler: true when the call already completed.

@@ -13,6 +13,7 @@
 #include "log_rate_limiter.h"
 #include "logger.h"
 #include "server/business_pool.h"
+#include "server/peer_address.h"
 #include "server/server_call.h"
 #include "stats/framework_metrics.h"
 
@@ -21,27 +22,23 @@ namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
 
-std::string PeerOf(const boost::asio::ip::tcp::socket& socket) {
-  boost::system::error_code error;
-  const auto endpoint = socket.remote_endpoint(error);
-  if (error) return "unknown peer";
-  const auto address = endpoint.address();
-  const std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
-  return host + ":" + std::to_string(endpoint.port());
-}
-
 }  // namespace
 
 ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket,
-                                   http::HttpRouter::Port port)
+                                   std::string address, http::HttpRouter::Port port)
     : core_(core),
       socket_(std::move(socket)),
+      address_(std::move(address)),
       peer_(PeerOf(socket_)),
       decoder_(core.limits),
       idle_timer_(socket_.get_executor()),
-      http_port_(port) {}
+      http_port_(port),
+      frame_timer_(socket_.get_executor()) {}
 
-ServerConnection::~ServerConnection() { CountClosed(); }
+ServerConnection::~ServerConnection() {
+  CountClosed();
+  ReleaseLimits();
+}
 
 void ServerConnection::Start() {
   io_thread_ = std::this_thread::get_id();
@@ -52,14 +49,106 @@ void ServerConnection::Start() {
 }
 
 void ServerConnection::Read() {
-  read_pending_ = true;
   const std::span<uint8_t> space =
       http_ != nullptr ? http_->PrepareRead(kReadChunk) : decoder_.PrepareWrite(kReadChunk);
+  if (!ChargeReadBuffer()) return;
+  read_pending_ = true;
   socket_.async_read_some(
       boost::asio::buffer(space.data(), space.size()),
       [self = shared_from_this()](const boost::system::error_code& error, size_t bytes) {
         self->OnRead(error, bytes);
       });
+}
+
+void ServerConnection::ContinueReading() {
+  if (closed_ || closing_ || read_pending_) return;
+  if (http_ != nullptr && !http_->WantsRead()) return;
+  if (MustPause()) {
+    if (!std::exchange(paused_, true)) {
+      stats::Server().limit_events[stats::ServerMetrics::kReadPaused]->Increment();
+    }
+    return;
+  }
+  if (std::exchange(paused_, false) && partial_frame_) {
+    // The frame could not progress while the connection was not read: its time starts again.
+    partial_frame_since_ = Clock::now();
+  }
+  Read();
+}
+
+bool ServerConnection::MustPause() const {
+  const size_t unwritten = unwritten_.load(std::memory_order_relaxed);
+  const size_t high_water = core_.connection_limits.outbound_high_water_bytes;
+  // Once paused, until half drained: not a pause and a read for every write.
+  return unwritten > (paused_ ? high_water / 2 : high_water) ||
+         (unwritten > 0 && core_.buffers.Exceeded());
+}
+
+bool ServerConnection::ChargeReadBuffer() {
+  const size_t capacity = http_ != nullptr ? http_->input_capacity() : decoder_.capacity();
+  const int64_t growth =
+      static_cast<int64_t>(capacity) - static_cast<int64_t>(charged_read_buffer_);
+  charged_read_buffer_ = capacity;
+  core_.buffers.Charge(growth);
+  // Every connection may have a read's worth, or none could be served at all.
+  if (growth > 0 && capacity > 2 * kReadChunk && core_.buffers.Exceeded()) {
+    stats::Server().limit_events[stats::ServerMetrics::kBuffersFull]->Increment();
+    Close("the server's buffers are full (server.limits.max_buffered_bytes: " +
+              std::to_string(core_.buffers.limit()) + ")",
+          spdlog::level::warn);
+    return false;
+  }
+  return true;
+}
+
+void ServerConnection::WatchPartialFrame(Clock::time_point now, bool completed_one) {
+  if (decoder_.buffered_bytes() == 0) {
+    partial_frame_ = false;
+    return;
+  }
+  if (!partial_frame_ || completed_one) {
+    partial_frame_ = true;
+    partial_frame_since_ = now;
+  }
+  const std::chrono::milliseconds timeout = core_.connection_limits.frame_timeout;
+  if (timeout.count() > 0 && !frame_timer_armed_) ArmFrameTimer(partial_frame_since_ + timeout);
+}
+
+void ServerConnection::ArmFrameTimer(Clock::time_point at) {
+  frame_timer_armed_ = true;
+  frame_timer_.expires_at(at);
+  frame_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    self->OnFrameTimer(error);
+  });
+}
+
+void ServerConnection::OnFrameTimer(const boost::system::error_code& error) {
+  frame_timer_armed_ = false;
+  if (error || closed_ || !partial_frame_) return;
+  const std::chrono::milliseconds timeout = core_.connection_limits.frame_timeout;
+  const Clock::time_point due = partial_frame_since_ + timeout;
+  if (paused_ || Clock::now() < due) return ArmFrameTimer(paused_ ? Clock::now() + timeout : due);
+  stats::Server().limit_events[stats::ServerMetrics::kFrameTimeout]->Increment();
+  Close("a frame did not arrive whole within " + std::to_string(timeout.count()) +
+            " ms (server.limits.frame_timeout_ms); " + std::to_string(decoder_.buffered_bytes()) +
+            " bytes of it came",
+        spdlog::level::info);
+}
+
+void ServerConnection::Written(size_t bytes) {
+  // Once released, the bytes of the write in progress were given back with the rest.
+  if (limits_released_.load(std::memory_order_relaxed)) return;
+  unwritten_.fetch_sub(bytes, std::memory_order_relaxed);
+  core_.buffers.Charge(-static_cast<int64_t>(bytes));
+  // A large answer's buffer is not kept for the small ones after it.
+  if (write_buffer_.capacity() > codec::kRetainedBufferBytes) std::string().swap(write_buffer_);
+}
+
+void ServerConnection::ReleaseLimits() {
+  if (limits_released_.exchange(true)) return;
+  core_.admission.Release(address_);
+  core_.buffers.Charge(-static_cast<int64_t>(std::exchange(charged_read_buffer_, 0)));
+  core_.buffers.Charge(-static_cast<int64_t>(unwritten_.exchange(0)));
 }
 
 void ServerConnection::OnRead(const boost::system::error_code& error, size_t bytes) {
@@ -96,6 +185,7 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
   const Clock::time_point received = Clock::now();
   last_receive_ = received;
   reading_ = this;
+  bool completed_one = false;
   for (;;) {
     const codec::FrameDecoder::Result result = decoder_.Next(&frame_);
     if (result == codec::FrameDecoder::Result::kNeedMore) break;
@@ -104,14 +194,18 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
       Close("malformed input: " + decoder_.error(), spdlog::level::warn);
       return;
     }
+    completed_one = true;
     HandleFrame(received);
+    if (closed_) break;
   }
   reading_ = nullptr;
+  if (closed_) return;
+  WatchPartialFrame(received, completed_one);
   if (flush_requested_) {
     flush_requested_ = false;
     Flush();
   }
-  Read();
+  ContinueReading();
 }
 
 void ServerConnection::CountOpen(stats::ServerMetrics::Protocol protocol) {
@@ -161,7 +255,7 @@ void ServerConnection::OnHttpRead() {
     flush_requested_ = false;
     Flush();
   }
-  if (!closed_ && !closing_ && http_->WantsRead()) Read();
+  ContinueReading();
 }
 
 void ServerConnection::ResumeReading() {
@@ -169,7 +263,7 @@ void ServerConnection::ResumeReading() {
     flush_requested_ = false;
     Flush();
   }
-  if (!closed_ && !closing_ && !read_pending_) Read();
+  ContinueReading();
 }
 
 void ServerConnection::CloseAfterFlush(std::string reason) {
@@ -189,16 +283,17 @@ void ServerConnection::AnswerHttp(uint64_t exchange, HttpResponse response) {
   }
   boost::asio::post(socket_.get_executor(), [self = shared_from_this(), exchange,
                                              response = std::move(response)]() mutable {
-    if (self->http_ != nullptr && !self->closed_) self->http_->Respond(exchange, std::move(response));
+    if (self->http_ != nullptr && !self->closed_)
+      self->http_->Respond(exchange, std::move(response));
   });
 }
 
 void ServerConnection::ExpireHttpCallAt(uint64_t exchange, Clock::time_point deadline) {
   http_->ExpireAt(exchange, deadline, [this, exchange] {
     CancelCall(exchange);
-    http_->Respond(exchange, http::HttpSession::CallAnswer(
-                                 Status(StatusCode::DEADLINE_EXCEEDED, "the call's deadline passed"),
-                                 nullptr));
+    http_->Respond(exchange, http::HttpSession::CallAnswer(Status(StatusCode::DEADLINE_EXCEEDED,
+                                                                  "the call's deadline passed"),
+                                                           nullptr));
   });
 }
 
@@ -254,16 +349,22 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   if (method->method->spec->inline_method) {
     ServerCall& call = ReusableCall();
     call.Reset(shared_from_this(), *method, header);
-    status = call.Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
+    bool answered = false;
+    status = call.Prepare(&frame_, &meta_, received, core_.limits.max_frame_bytes, &answered);
     if (!status.ok()) {
       call.Abandon();
-      return reject(status);
+      if (!answered) reject(status);
+      return;
     }
     return RunReusableCall();
   }
   auto call = std::make_unique<ServerCall>(shared_from_this(), *method, header);
-  status = call->Prepare(frame_, &meta_, received, core_.limits.max_frame_bytes);
-  if (!status.ok()) return reject(status);
+  bool answered = false;
+  status = call->Prepare(&frame_, &meta_, received, core_.limits.max_frame_bytes, &answered);
+  if (!status.ok()) {
+    if (!answered) reject(status);
+    return;
+  }
   call->Track();
   std::unique_ptr<BusinessPool::Task> task = std::move(call);
   if (!core_.pool->TrySubmit(&task)) {
@@ -358,6 +459,20 @@ void ServerConnection::OnGoAwayAck() {
 }
 
 void ServerConnection::Enqueue(std::string_view frame, bool on_io_thread) {
+  const size_t limit = core_.connection_limits.max_outbound_bytes;
+  if (unwritten_.fetch_add(frame.size(), std::memory_order_relaxed) + frame.size() > limit) {
+    unwritten_.fetch_sub(frame.size(), std::memory_order_relaxed);
+    if (!overflowed_.exchange(true)) {
+      stats::Server().limit_events[stats::ServerMetrics::kOutboundOverflow]->Increment();
+      boost::asio::post(socket_.get_executor(), [self = shared_from_this(), limit] {
+        self->Close("the peer does not read its answers: more than " + std::to_string(limit) +
+                        " bytes unwritten (server.limits.max_outbound_bytes)",
+                    spdlog::level::warn);
+      });
+    }
+    return;
+  }
+  core_.buffers.Charge(static_cast<int64_t>(frame.size()));
   if (!outbound_.Append(frame)) return;  // a flush is already on its way
   if (on_io_thread) {
     flush_requested_ = true;
@@ -369,7 +484,9 @@ void ServerConnection::Enqueue(std::string_view frame, bool on_io_thread) {
 // Loops until the queue is empty: each round writes everything appended meanwhile in one go.
 void ServerConnection::Flush() {
   if (closed_) {
+    // What was queued after Close() gave the rest back.
     outbound_.Clear();
+    core_.buffers.Charge(-static_cast<int64_t>(unwritten_.exchange(0)));
     return;
   }
   if (writing_) return;  // the running write's completion continues the loop
@@ -386,11 +503,13 @@ void ServerConnection::Flush() {
       [self = shared_from_this()](const boost::system::error_code& error, size_t bytes) {
         self->writing_ = false;
         stats::Server().sent_bytes[self->protocol_]->Increment(bytes);
+        self->Written(bytes);
         if (error) {
           self->Close("write failed: " + error.message(), spdlog::level::info);
           return;
         }
         self->Flush();
+        if (self->paused_) self->ContinueReading();
       });
 }
 
@@ -464,7 +583,9 @@ void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum 
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   idle_timer_.cancel();
+  frame_timer_.cancel();
   outbound_.Clear();
+  ReleaseLimits();
   bool unregister = false;
   {
     std::lock_guard lock(calls_mu_);

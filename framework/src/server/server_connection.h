@@ -41,7 +41,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
   // `port`: which HTTP routes a connection of this listener serves (see HttpRouter::Port); an
   // admin listener's connections speak HTTP only.
-  ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket,
+  // `address`: the peer's IP address, as ServerCore::admission counted it in.
+  ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket, std::string address,
                    http::HttpRouter::Port port);
   ~ServerConnection();
 
@@ -99,6 +100,21 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
  private:
   void Read();
+  // Reads again unless a read is pending, HTTP waits for an answer, or the answers waiting to be
+  // written are past server.limits (then it pauses until they drain).
+  void ContinueReading();
+  bool MustPause() const;
+  // Charges the read buffer's growth to ServerCore::buffers; closes the connection, and returns
+  // false, when the buffer grew past a read's worth while the server's budget is spent.
+  bool ChargeReadBuffer();
+  // After a read was decoded: times the frame left incomplete, if any (frame_timeout_ms).
+  void WatchPartialFrame(Clock::time_point now, bool completed_one);
+  void ArmFrameTimer(Clock::time_point at);
+  void OnFrameTimer(const boost::system::error_code& error);
+  // `bytes` of the answers left the socket.
+  void Written(size_t bytes);
+  // Gives back what the connection counted against the server's limits. Idempotent.
+  void ReleaseLimits();
   void OnRead(const boost::system::error_code& error, size_t bytes);
   // The first bytes decide the protocol: Ferry's frames begin with 0xFE, HTTP with a method's
   // letters. False when the connection was closed instead.
@@ -119,6 +135,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
   ServerCore& core_;
   boost::asio::ip::tcp::socket socket_;
+  const std::string address_;
   const std::string peer_;
 
   // IO thread only.
@@ -144,12 +161,25 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   bool read_pending_ = false;
   std::string close_reason_;  // set by CloseAfterFlush
   const http::HttpRouter::Port http_port_;
-  std::thread::id io_thread_;  // the one thread of its io_context, set by Start()
+  std::thread::id io_thread_;                // the one thread of its io_context, set by Start()
   std::unique_ptr<http::HttpSession> http_;  // set once the first bytes were HTTP
 
   static inline thread_local const ServerConnection* reading_ = nullptr;
 
   transport::OutboundQueue outbound_;
+
+  // What this connection holds against server.limits. The read buffer's capacity as last
+  // charged (IO thread); answers queued or being written (any thread).
+  size_t charged_read_buffer_ = 0;
+  std::atomic<size_t> unwritten_{0};
+  std::atomic<bool> overflowed_{false};  // past max_outbound_bytes: closing
+  std::atomic<bool> limits_released_{false};
+  bool paused_ = false;  // IO thread: not reading until the answers drain
+  // A binary frame begun and not yet complete, since when (frame_timeout_ms). IO thread.
+  boost::asio::steady_timer frame_timer_;
+  bool frame_timer_armed_ = false;
+  bool partial_frame_ = false;
+  Clock::time_point partial_frame_since_;
 
   mutable std::mutex calls_mu_;
   ServerCall* calls_in_flight_ = nullptr;  // intrusive list: no allocation per call

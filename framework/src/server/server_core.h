@@ -8,6 +8,8 @@
 #include "ferry/framework/server_options.h"
 #include "filter/server_filter_chain.h"
 #include "http/http_router.h"
+#include "server/buffer_budget.h"
+#include "server/connection_admission.h"
 #include "server/connection_registry.h"
 #include "server/method_table.h"
 #include "server/slow_call_log.h"
@@ -25,10 +27,13 @@ struct ServerCore {
   // Compression settings for responses; the serializer is the request's, set per response.
   codec::BodyOptions response_body;
   std::chrono::milliseconds idle_timeout{0};  // zero: never close idle connections
-  filter::ServerFilterChain filters;          // ServerOptions::filters, built by Start()
-  HttpOptions http;                           // ServerOptions::http
-  http::HttpRouter routes;                    // the services' and the application's, by Start()
-  std::chrono::nanoseconds slow_call{0};      // ServerOptions::slow_call; zero: none
+  ConnectionLimits connection_limits;         // ServerOptions::limits
+  ConnectionAdmission admission;
+  BufferBudget buffers;
+  filter::ServerFilterChain filters;      // ServerOptions::filters, built by Start()
+  HttpOptions http;                       // ServerOptions::http
+  http::HttpRouter routes;                // the services' and the application's, by Start()
+  std::chrono::nanoseconds slow_call{0};  // ServerOptions::slow_call; zero: none
   SlowCallLog slow_calls;
   // Set once by Stop(): from then on requests are answered UNAVAILABLE instead of run.
   std::atomic<bool> shutting_down{false};

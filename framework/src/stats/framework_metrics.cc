@@ -20,11 +20,10 @@ metrics::CounterFamily* Counters(const char* name, const char* help,
 const ServerMetrics& Server() {
   static const ServerMetrics metrics = [] {
     ServerMetrics m{};
-    m.pool_rejections =
-        Counters("ferry_server_business_pool_rejections_total",
-                 "Calls refused OVERLOADED because the business pool was full.", {})
-            ->WithLabels({})
-            .value();
+    m.pool_rejections = Counters("ferry_server_business_pool_rejections_total",
+                                 "Calls refused OVERLOADED because the business pool was full.", {})
+                            ->WithLabels({})
+                            .value();
     m.queue_wait = Registry()
                        .AddHistogram("ferry_server_business_pool_queue_wait_seconds",
                                      "Time from reading a request to a worker starting it.", {})
@@ -37,19 +36,26 @@ const ServerMetrics& Server() {
                             .value();
     auto* received =
         Counters("ferry_server_received_bytes_total", "Bytes read from clients.", {"protocol"});
-    auto* sent = Counters("ferry_server_sent_bytes_total", "Bytes written to clients.",
-                          {"protocol"});
+    auto* sent =
+        Counters("ferry_server_sent_bytes_total", "Bytes written to clients.", {"protocol"});
     const char* protocols[2] = {"ferry", "http"};
     for (int i = 0; i < 2; ++i) {
       m.connections[i] = connections->WithLabels({protocols[i]}).value();
       m.received_bytes[i] = received->WithLabels({protocols[i]}).value();
       m.sent_bytes[i] = sent->WithLabels({protocols[i]}).value();
     }
-    m.queue_depth = Registry()
-                        .AddGaugeCallback("ferry_server_business_pool_queue_depth",
-                                          "Calls waiting for a worker, by the server's port.",
-                                          {"port"})
-                        .value();
+    auto* limits = Counters("ferry_server_limit_events_total",
+                            "What server.limits made the server do, by event.", {"event"});
+    const char* events[ServerMetrics::kLimitEvents] = {
+        "read_paused", "frame_timeout", "outbound_overflow", "buffers_full", "connection_refused"};
+    for (int i = 0; i < ServerMetrics::kLimitEvents; ++i) {
+      m.limit_events[i] = limits->WithLabels({events[i]}).value();
+    }
+    m.queue_depth =
+        Registry()
+            .AddGaugeCallback("ferry_server_business_pool_queue_depth",
+                              "Calls waiting for a worker, by the server's port.", {"port"})
+            .value();
     return m;
   }();
   return metrics;

@@ -13,12 +13,22 @@ namespace ferry::stats {
 // protocol a connection speaks.
 struct ServerMetrics {
   enum Protocol { kBinary = 0, kHttp = 1 };
+  // What server.limits made a server do (docs/configuration.md).
+  enum LimitEvent {
+    kReadPaused,         // stopped reading a connection whose answers were not read
+    kFrameTimeout,       // closed one whose frame did not arrive in time
+    kOutboundOverflow,   // closed one past max_outbound_bytes
+    kBuffersFull,        // closed one whose read buffer had to grow past max_buffered_bytes
+    kConnectionRefused,  // refused a new connection
+    kLimitEvents
+  };
 
   metrics::Counter* pool_rejections;
   metrics::Histogram* queue_wait;
   metrics::UpDownCounter* connections[2];
   metrics::Counter* received_bytes[2];
   metrics::Counter* sent_bytes[2];
+  metrics::Counter* limit_events[kLimitEvents];
   // Bound by each server for its own pool, labelled with its port.
   metrics::CallbackFamily* queue_depth;
 };

@@ -52,6 +52,14 @@ struct ClientCall {
   FilterState state;  // this filter's own (see FilterState)
 };
 
+// A request as server filters see it before its body is decoded (ServerFilter::OnAdmit):
+// everything the meta says is in `context`, the body only as the bytes that came.
+struct ServerAdmission {
+  const ServerContext& context;
+  std::string_view body;         // as sent: maybe compressed, in the request's serializer
+  void* method_state = nullptr;  // as FilterState::method_state
+};
+
 // A call as server filters see it.
 struct ServerCall {
   ServerContext& context;
@@ -98,6 +106,13 @@ class ClientFilter : public Filter<ClientCall> {
 class ServerFilter : public Filter<ServerCall> {
  public:
   static constexpr std::string_view kExtensionKind = "server_filter";
+
+  // Before the body is decompressed and parsed, and before the call takes a place in the
+  // business pool, on the connection's IO thread: checks that need no request message
+  // (credentials, a signature over the body's bytes) refuse here, so that a refused request
+  // costs neither a decoder nor a worker. A non-OK status is the call's answer, and neither
+  // OnCall nor OnDone of any filter sees the call. Admits every request unless overridden.
+  virtual Status OnAdmit(const ServerAdmission& /*request*/) { return Status::Ok(); }
 };
 
 }  // namespace ferry

@@ -11,13 +11,31 @@ namespace ferry {
 
 // YAML `server.http`: HTTP/1.1 on the server's port, beside the binary protocol (docs/http.md).
 struct HttpOptions {
-  bool enabled = true;                              // enabled
-  size_t max_header_bytes = 16u << 10;              // max_header_bytes
-  size_t max_body_bytes = 4u << 20;                 // max_body_bytes
+  bool enabled = true;                               // enabled
+  size_t max_header_bytes = 16u << 10;               // max_header_bytes
+  size_t max_body_bytes = 4u << 20;                  // max_body_bytes
   std::chrono::milliseconds request_timeout{10000};  // request_timeout_ms: first byte to last
   // admin_listen: "host:port" of a listener for the admin pages (metrics, health, status) alone;
   // empty: they are served on the server's port.
   std::string admin_listen;
+};
+
+// YAML `server.limits`: what one peer, and all peers together, can make the server hold, so
+// that memory is bounded by configuration and not by what peers send (docs/configuration.md).
+struct ConnectionLimits {
+  // frame_timeout_ms: a frame must arrive whole this long after its first byte; 0: no limit.
+  std::chrono::milliseconds frame_timeout{30000};
+  // outbound_high_water_bytes: a connection with more answers than this unwritten (its peer
+  // reads slowly or not at all) is no longer read from until they drain to half of it.
+  size_t outbound_high_water_bytes = 8u << 20;
+  // max_outbound_bytes: one with more than this unwritten is closed.
+  size_t max_outbound_bytes = 64u << 20;
+  size_t max_connections = 10000;          // max_connections: open at once; more are refused
+  size_t max_connections_per_peer = 1000;  // max_connections_per_peer: from one IP address
+  // max_buffered_bytes: every connection's read buffers and unwritten answers together. Past
+  // it, a connection whose read buffer must grow is closed, and one with answers unwritten is
+  // not read from until they are written.
+  size_t max_buffered_bytes = 1u << 30;
 };
 
 // Every field maps to a YAML key under `server:` (docs/configuration.md).
@@ -39,6 +57,7 @@ struct ServerOptions {
   size_t max_frame_bytes = 16u << 20;             // max_frame_bytes
   std::vector<FilterSpec> filters;                // filters: run around every call, in order
   HttpOptions http;                               // http
+  ConnectionLimits limits;                        // limits
   // slow_call_ms: calls that take longer are logged with their trace and kept for the status
   // page; 0: none is.
   std::chrono::milliseconds slow_call{1000};

@@ -1,0 +1,90 @@
+// Cheap checks first: a request is refused from its meta before its body is decompressed or
+// parsed, and decoded only once the call starts.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+
+#include "ferry/codec/compressor.h"
+#include "ferry/codec/extension_registry.h"
+#include "ferry/framework/filter.h"
+#include "ferry/rpc_meta.pb.h"
+#include "frame_client.h"
+#include "test_service.h"
+
+namespace ferry::test {
+namespace {
+
+constexpr std::string_view kService = TestService::kName;
+
+// Refuses requests that carry no token, from the meta; counts what it saw.
+class TokenRequired final : public ServerFilter {
+ public:
+  static inline std::atomic<int> admissions{0};
+  static inline std::atomic<int> calls{0};
+
+  void Configure(config::ConfigReader&) override {}
+  Status OnAdmit(const ServerAdmission& request) override {
+    admissions.fetch_add(1);
+    if (request.context.auth_token().empty()) {
+      return Status(StatusCode::UNAUTHENTICATED, "token required");
+    }
+    return Status::Ok();
+  }
+  Status OnCall(ServerCall&) override {
+    calls.fetch_add(1);
+    return Status::Ok();
+  }
+};
+
+TestServer& ServerWithTheFilter() {
+  static const bool registered = [] {
+    ExtensionRegistry::Instance().Register<ServerFilter>(
+        "test_token_required", [] { return std::make_shared<TokenRequired>(); });
+    return true;
+  }();
+  static_cast<void>(registered);
+  ServerOptions options;
+  options.filters = {FilterSpec::FromYaml("test_token_required", "{}")};
+  static TestServer server(options);
+  return server;
+}
+
+// A request whose body is no protobuf message at all.
+bool SendUndecodable(FrameClient& client, uint64_t id, const std::string& token, bool zstd) {
+  wire::RpcMeta meta;
+  meta.set_service(std::string(kService));
+  meta.set_method("Echo");
+  meta.set_auth_token(token);
+  codec::FrameHeader header;
+  header.request_id = id;
+  if (zstd) header.compression = codec::compression_id::kZstd;
+  return client.SendFrame(header, meta.SerializeAsString(), "\xff\xff\xff\xff not a message");
+}
+
+TEST(AdmissionOrderTest, ARequestRefusedFromItsMetaIsNeverDecoded) {
+  TestServer& server = ServerWithTheFilter();
+  FrameClient client(server.port());
+  const int calls = TokenRequired::calls.load();
+  // Without a token the refusal comes first: the body, which no decoder could read, is not
+  // looked at, neither as zstd nor as protobuf.
+  for (const bool zstd : {false, true}) {
+    ASSERT_TRUE(SendUndecodable(client, 1, "", zstd));
+    const auto refused = client.ReadReply();
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->code, StatusCode::UNAUTHENTICATED) << refused->error;
+  }
+  EXPECT_EQ(TokenRequired::calls.load(), calls);
+  // Admitted, the same body is decoded, on the worker, and found wanting.
+  for (const bool zstd : {false, true}) {
+    ASSERT_TRUE(SendUndecodable(client, 2, "a token", zstd));
+    const auto decoded = client.ReadReply();
+    ASSERT_TRUE(decoded);
+    EXPECT_EQ(decoded->code, StatusCode::INVALID_ARGUMENT) << decoded->error;
+  }
+  // OnCall, which sees the request message, never ran for a body that is none.
+  EXPECT_EQ(TokenRequired::calls.load(), calls);
+}
+
+}  // namespace
+}  // namespace ferry::test
