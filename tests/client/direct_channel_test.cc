@@ -83,6 +83,18 @@ TEST(DirectChannelTest, GeneratesATraceIdWhenTheCallerGivesNone) {
   EXPECT_EQ(server.last_request_meta().timeout_us(), 10'000'000u);
 }
 
+TEST(DirectChannelTest, TellsTheServerTheLargestResponseItReadsUnlessItIsTheDefault) {
+  FakeServer server(FakeServer::Mode::kEcho);
+  auto channel = MakeChannel(TestOptions(server.target()));
+  ASSERT_TRUE(Echo(*channel, "a").status.ok());
+  EXPECT_EQ(server.last_request_meta().max_response_bytes(), 0u);  // not sent
+  ClientOptions small = TestOptions(server.target());
+  small.max_frame_bytes = 65536;
+  auto limited = MakeChannel(small);
+  ASSERT_TRUE(Echo(*limited, "b").status.ok());
+  EXPECT_EQ(server.last_request_meta().max_response_bytes(), 65536u);
+}
+
 TEST(DirectChannelTest, AServerErrorArrivesAsItsStatusAndMessage) {
   FakeServer server(FakeServer::Mode::kEcho);
   auto channel = MakeChannel(TestOptions(server.target()));

@@ -12,6 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include <google/protobuf/wrappers.pb.h>
+
+#include "ferry/rpc_meta.pb.h"
 #include "frame_client.h"
 #include "stats/framework_metrics.h"
 #include "test_service.h"
@@ -242,6 +245,39 @@ TEST(ServerLimitsTest, AReadBufferThatMustGrowPastTheServersBudgetClosesItsConne
   ExpectServes(bystander, 2);
   FrameClient fresh(server.port());
   ExpectServes(fresh, 1);
+}
+
+// A request for an answer of `size` bytes from a client that reads frames of at most
+// `max_response_bytes`.
+std::string RepeatRequest(uint64_t id, size_t size, uint64_t max_response_bytes) {
+  wire::RpcMeta meta;
+  meta.set_service(std::string(kService));
+  meta.set_method("Repeat");
+  meta.set_max_response_bytes(max_response_bytes);
+  google::protobuf::StringValue body;
+  body.set_value(std::to_string(size));
+  codec::FrameHeader header;
+  header.request_id = id;
+  std::string frame;
+  EXPECT_TRUE(codec::AppendFrame(header, &meta, &body, codec::BodyOptions{}, &frame).ok());
+  return frame;
+}
+
+TEST(ServerLimitsTest, AnAnswerLargerThanTheClientReadsFailsThatCallAlone) {
+  TestServer server;
+  FrameClient client(server.port());
+  ASSERT_TRUE(client.SendBytes(RepeatRequest(1, 100000, 65536)));
+  const auto refused = client.ReadReply();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->code, StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused->error.find("exceeds the caller's max_frame_bytes (65536)"), std::string::npos)
+      << refused->error;
+  // The connection goes on, and an answer that fits comes whole.
+  ASSERT_TRUE(client.SendBytes(RepeatRequest(2, 60000, 65536)));
+  const auto fits = client.ReadReply();
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->code, StatusCode::OK) << fits->error;
+  EXPECT_EQ(fits->value.size(), 60000u);
 }
 
 }  // namespace

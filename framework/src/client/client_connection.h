@@ -37,6 +37,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   ClientConnection(boost::asio::io_context& io, transport::Endpoint endpoint,
                    const ClientOptions& options, codec::BodyOptions body_options);
 
+  // The largest response frame this connection reads.
+  size_t max_frame_bytes() const { return options_.max_frame_bytes; }
+
   // What a call refused by a draining connection gives back: it was certainly not sent, and
   // its caller may send it elsewhere.
   struct Refused {

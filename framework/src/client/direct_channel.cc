@@ -100,7 +100,12 @@ void DirectChannel::Send(const MethodSpec& method, const google::protobuf::Messa
   thread_local wire::RpcMeta meta;
   FillRequestMeta(
       method, std::forward<Options>(options),
-      bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
+      {.timeout_us =
+           bounded ? static_cast<uint64_t>(
+                         std::chrono::duration_cast<std::chrono::microseconds>(timeout).count())
+                   : 0,
+       .max_response_bytes = connection_->max_frame_bytes()},
+      &meta);
   stats::CallMeter meter;
   if (metrics_) meter = stats::CallMeter(&stats::ClientMetricsFor(method), started);
   const uint64_t id = connection_->Call(meta, request, response, deadline, timeout, std::move(done),

@@ -1,5 +1,6 @@
 #include "client/request_meta.h"
 
+#include "ferry/codec/frame_decoder.h"
 #include "ferry/rpc_meta.pb.h"
 #include "trace/trace_ids.h"
 
@@ -8,12 +9,15 @@ namespace ferry::client {
 namespace {
 
 // The fields either form sets alike.
-void FillFixedFields(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
+void FillFixedFields(const MethodSpec& method, const CallOptions& options, RequestLimits limits,
                      wire::RpcMeta* meta) {
   meta->Clear();
   meta->set_service(method.service.data(), method.service.size());
   meta->set_method(method.method.data(), method.method.size());
-  meta->set_timeout_us(timeout_us);
+  meta->set_timeout_us(limits.timeout_us);
+  if (limits.max_response_bytes != codec::kDefaultMaxFrameBytes) {
+    meta->set_max_response_bytes(limits.max_response_bytes);
+  }
   meta->set_call_id(options.request_id);
   for (const auto& [key, value] : options.attachments) (*meta->mutable_attachments())[key] = value;
   // Every call is a span of its own, a child of the span the caller was in (if any).
@@ -26,9 +30,9 @@ void FillFixedFields(const MethodSpec& method, const CallOptions& options, uint6
 
 }  // namespace
 
-void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint64_t timeout_us,
+void FillRequestMeta(const MethodSpec& method, const CallOptions& options, RequestLimits limits,
                      wire::RpcMeta* meta) {
-  FillFixedFields(method, options, timeout_us, meta);
+  FillFixedFields(method, options, limits, meta);
   if (options.trace_id.empty()) {
     trace::FillRandomTraceId(meta->mutable_trace_id());
   } else {
@@ -37,9 +41,9 @@ void FillRequestMeta(const MethodSpec& method, const CallOptions& options, uint6
   if (!options.auth_token.empty()) meta->set_auth_token(options.auth_token);
 }
 
-void FillRequestMeta(const MethodSpec& method, CallOptions&& options, uint64_t timeout_us,
+void FillRequestMeta(const MethodSpec& method, CallOptions&& options, RequestLimits limits,
                      wire::RpcMeta* meta) {
-  FillFixedFields(method, options, timeout_us, meta);
+  FillFixedFields(method, options, limits, meta);
   if (options.trace_id.empty()) {
     trace::FillRandomTraceId(meta->mutable_trace_id());
   } else {

@@ -13,12 +13,12 @@
 
 #include "cluster/fault_tolerance_policy.h"
 #include "cluster/provider_set.h"
-#include "stats/call_metrics.h"
-#include "stats/framework_metrics.h"
 #include "cluster/request_hash_key.h"
 #include "ferry/codec/message_codec.h"
 #include "ferry/framework/call_options.h"
 #include "ferry/framework/cluster_options.h"
+#include "stats/call_metrics.h"
+#include "stats/framework_metrics.h"
 #include "transport/io_thread_pool.h"
 
 namespace google::protobuf {
@@ -56,6 +56,8 @@ class Cluster {
   }
   // How requests are serialized and compressed, for every provider alike.
   const codec::BodyOptions& body_options() const { return body_; }
+  // The clients' max_frame_bytes, which requests tell the providers (RpcMeta).
+  size_t max_response_bytes() const { return max_response_bytes_; }
   std::optional<uint64_t> HashKeyOf(const CallOptions& options,
                                     const google::protobuf::Message& request) const {
     if (options.hash_key || !hash_field_.configured()) return options.hash_key;
@@ -85,6 +87,7 @@ class Cluster {
   const stats::ClusterMetrics& metrics_;
   const bool counts_calls_;
   const codec::BodyOptions body_;
+  const size_t max_response_bytes_;
   const RequestHashKey hash_field_;
   const std::unique_ptr<MethodPolicies> policies_;
   // Before the providers: destroyed after them, since their connections and timers live on it.

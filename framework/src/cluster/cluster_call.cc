@@ -25,7 +25,8 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
   // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
   // timeout is each attempt's own.
   thread_local wire::RpcMeta meta;
-  client::FillRequestMeta(method, options, 0, &meta);
+  client::FillRequestMeta(method, options, {.max_response_bytes = cluster.max_response_bytes()},
+                          &meta);
   codec::EncodedRequest encoded;
   if (Status status = encoded.Encode(meta, request, cluster.body_options()); !status.ok()) {
     cluster.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, {});

@@ -105,11 +105,13 @@ inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt&
 // `options` is a const CallOptions&, or a CallOptions&& the caller is done with, whose strings
 // the request then takes. Inline, so that the channel's dispatch and this are one function.
 template <class Options>
-[[gnu::always_inline]] inline void SendSingleAttempt(
-    Cluster& cluster, ProviderPick pick, const MethodSpec& method,
-    const google::protobuf::Message& request, google::protobuf::Message* response,
-    Options&& options, std::chrono::steady_clock::time_point started, CallDone&& done,
-    stats::CallMeter&& meter) {
+[[gnu::always_inline]] inline void SendSingleAttempt(Cluster& cluster, ProviderPick pick,
+                                                     const MethodSpec& method,
+                                                     const google::protobuf::Message& request,
+                                                     google::protobuf::Message* response,
+                                                     Options&& options,
+                                                     std::chrono::steady_clock::time_point started,
+                                                     CallDone&& done, stats::CallMeter&& meter) {
   const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   // FillRequestMeta may take the options' strings, never their cancellation; the options
@@ -120,7 +122,12 @@ template <class Options>
   thread_local wire::RpcMeta meta;
   client::FillRequestMeta(
       method, std::forward<Options>(options),
-      bounded ? std::chrono::duration_cast<std::chrono::microseconds>(timeout).count() : 0, &meta);
+      {.timeout_us =
+           bounded ? static_cast<uint64_t>(
+                         std::chrono::duration_cast<std::chrono::microseconds>(timeout).count())
+                   : 0,
+       .max_response_bytes = cluster.max_response_bytes()},
+      &meta);
   SendToPick(
       cluster, std::move(pick),
       SingleAttempt{method, meta, request, response, hash_key, started, timeout, cancellation},

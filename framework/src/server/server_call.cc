@@ -156,6 +156,8 @@ Status ServerCall::Fill(codec::Frame* frame, wire::RpcMeta* meta,
   trace::FormatSpanId(meta->parent_span_id(), &context.parent_span_id_);
   context.scope_.sampled = meta->sampled();
   context.request_id_ = meta->call_id();
+  max_response_bytes_ =
+      meta->max_response_bytes() != 0 ? meta->max_response_bytes() : codec::kDefaultMaxFrameBytes;
   context.auth_token_.swap(*meta->mutable_auth_token());
   context.attachments_.clear();
   if (!meta->attachments().empty()) {
@@ -354,7 +356,7 @@ void ServerCall::Answer(const Status& status) {
   }
   if (!one_way_) {
     connection_->SendResponse(request_id_, serializer_, status, response_.get(),
-                              connection_->InReadLoop());
+                              connection_->InReadLoop(), max_response_bytes_);
   }
 }
 

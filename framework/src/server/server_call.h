@@ -103,6 +103,7 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   codec::FrameHeader body_header_;
   std::string body_;
   size_t max_body_bytes_ = 0;
+  size_t max_response_bytes_ = codec::kDefaultMaxFrameBytes;  // RpcMeta.max_response_bytes
 
   enum Handoff : uint8_t { kRunning, kHandlerReturned, kCompleted };
 

@@ -395,7 +395,8 @@ void ServerConnection::CancelCall(uint64_t request_id) {
 }
 
 void ServerConnection::SendResponse(uint64_t request_id, uint8_t serializer, const Status& status,
-                                    const google::protobuf::Message* body, bool on_io_thread) {
+                                    const google::protobuf::Message* body, bool on_io_thread,
+                                    size_t max_frame_bytes) {
   // Serialized outside any lock into a per-thread buffer whose capacity is kept across calls.
   thread_local std::string frame;
   frame.clear();
@@ -409,9 +410,15 @@ void ServerConnection::SendResponse(uint64_t request_id, uint8_t serializer, con
     outcome = codec::AppendFrame(header, nullptr, body, options, &frame);
     if (!outcome.ok()) {
       Logger().error("ferry server: cannot write response to {}: {}", peer_, outcome.ToString());
+    } else if (frame.size() > max_frame_bytes) {
+      outcome = Status(StatusCode::RESOURCE_EXHAUSTED,
+                       "the response (" + std::to_string(frame.size()) +
+                           " bytes) exceeds the caller's max_frame_bytes (" +
+                           std::to_string(max_frame_bytes) + ")");
     }
   }
   if (!outcome.ok()) {
+    frame.clear();
     thread_local wire::RpcMeta meta;
     meta.Clear();
     meta.set_error_message(outcome.message());

@@ -59,8 +59,11 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   // Queues the answer to `request_id`; the body is written only with an OK status. Any thread.
   // `on_io_thread` (the connection's own thread, while it handles a read) defers the write to
   // the end of that read, so answers to pipelined requests leave in one write.
+  // An answer that would exceed `max_frame_bytes`, what the client reads, is replaced by a
+  // RESOURCE_EXHAUSTED status: that call fails, not the client's connection.
   void SendResponse(uint64_t request_id, uint8_t serializer, const Status& status,
-                    const google::protobuf::Message* body, bool on_io_thread);
+                    const google::protobuf::Message* body, bool on_io_thread,
+                    size_t max_frame_bytes = codec::kDefaultMaxFrameBytes);
 
   // Marks call `request_id` cancelled (ServerContext::cancelled()), if it is in flight. Any
   // thread.

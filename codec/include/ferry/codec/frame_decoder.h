@@ -11,10 +11,13 @@
 
 namespace ferry::codec {
 
+// What a peer accepts unless configured otherwise (max_frame_bytes).
+inline constexpr size_t kDefaultMaxFrameBytes = 16u << 20;
+
 struct DecoderLimits {
   // Header + meta + body. A frame claiming more closes the connection before anything is
   // allocated for it.
-  size_t max_frame_bytes = 16u << 20;
+  size_t max_frame_bytes = kDefaultMaxFrameBytes;
   size_t max_meta_bytes = 64u << 10;
 };
 
