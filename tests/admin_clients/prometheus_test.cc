@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "bounded_command.h"
-#include "echo_calls.h"
 #include "echo.ferry.h"
+#include "echo_calls.h"
 #include "ferry/framework/channel.h"
 #include "prometheus_server.h"
 #include "ready_process.h"

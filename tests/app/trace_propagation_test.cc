@@ -129,9 +129,9 @@ constexpr std::string_view kTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
 constexpr std::string_view kCallerSpan = "00f067aa0ba902b7";
 
 TEST_F(TracePropagationTest, TheHttpCallersSpanIsTheParentAndTheRelaysSpanTheDownstreamsParent) {
-  const auto answer = Post("/ferry.demo.EchoService/Echo", "{}",
-                           "traceparent: 00-" + std::string(kTrace) + "-" +
-                               std::string(kCallerSpan) + "-01\r\n");
+  const auto answer =
+      Post("/ferry.demo.EchoService/Echo", "{}",
+           "traceparent: 00-" + std::string(kTrace) + "-" + std::string(kCallerSpan) + "-01\r\n");
   ASSERT_EQ(answer.status, 200) << answer.body;
   const SeenContext relay = relay_->last();
   const SeenContext downstream = recorder_.last();
@@ -148,11 +148,11 @@ TEST_F(TracePropagationTest, TheHttpCallersSpanIsTheParentAndTheRelaysSpanTheDow
 }
 
 TEST_F(TracePropagationTest, AnUnsampledTraceStaysUnsampledDownstream) {
-  ASSERT_EQ(Post("/ferry.demo.EchoService/Echo", "{}",
-                 "traceparent: 00-" + std::string(kTrace) + "-" + std::string(kCallerSpan) +
-                     "-00\r\n")
-                .status,
-            200);
+  ASSERT_EQ(
+      Post("/ferry.demo.EchoService/Echo", "{}",
+           "traceparent: 00-" + std::string(kTrace) + "-" + std::string(kCallerSpan) + "-00\r\n")
+          .status,
+      200);
   EXPECT_FALSE(relay_->last().sampled);
   EXPECT_FALSE(recorder_.last().sampled);
   EXPECT_EQ(recorder_.last().trace_id, kTrace);
@@ -168,9 +168,9 @@ TEST_F(TracePropagationTest, WithoutATraceparentTheCallStartsATrace) {
 }
 
 TEST_F(TracePropagationTest, SlowCallsAreListedWithTheirTrace) {
-  const auto answer = Post("/ferry.demo.EchoService/Delay", R"({"sleepMs": 60})",
-                           "traceparent: 00-" + std::string(kTrace) + "-" +
-                               std::string(kCallerSpan) + "-01\r\n");
+  const auto answer =
+      Post("/ferry.demo.EchoService/Delay", R"({"sleepMs": 60})",
+           "traceparent: 00-" + std::string(kTrace) + "-" + std::string(kCallerSpan) + "-01\r\n");
   ASSERT_EQ(answer.status, 200) << answer.body;
   // A fast call is not listed.
   ASSERT_EQ(Post("/ferry.demo.EchoService/Delay", "{}", "").status, 200);

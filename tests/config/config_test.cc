@@ -133,8 +133,9 @@ TEST(ConfigTest, ReadsTheServerLimitsAndRefusesAnOutboundLimitBelowItsHighWaterM
   EXPECT_EQ(limits.max_connections, 9u);
   EXPECT_EQ(limits.max_connections_per_peer, 3u);
   EXPECT_EQ(limits.max_buffered_bytes, 33554432u);
-  s = Parse("server:\n  limits:\n    outbound_high_water_bytes: 65536\n"
-            "    max_outbound_bytes: 65536\n");
+  s = Parse(
+      "server:\n  limits:\n    outbound_high_water_bytes: 65536\n"
+      "    max_outbound_bytes: 65536\n");
   EXPECT_EQ(s.message().rfind("echo.yaml:4: server.limits.max_outbound_bytes: must be greater", 0),
             0u)
       << s;

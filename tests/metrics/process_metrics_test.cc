@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <chrono>
 
 #include <ctime>
 
@@ -62,9 +62,8 @@ TEST_F(ProcessMetricsTest, StartTimeIsInThePast) {
   EXPECT_GT(start, 0);
   // /proc/stat's boot time is whole seconds (and moves with clock adjustments): a process
   // started within the current second may read up to a second ahead of the wall clock.
-  const double now = std::chrono::duration<double>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EXPECT_LE(start, now + 1);
   EXPECT_GT(start, now - 3600) << "this test process started within the hour";
 }

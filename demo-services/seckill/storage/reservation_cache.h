@@ -44,8 +44,8 @@ struct ReservationEvent {
 struct CacheSnapshot {
   bool present = false;  // false: the activity's keys are gone (never preheated or data lost)
   int64_t stock = 0;
-  int64_t reservations = 0;   // accepted reservations recorded
-  int64_t queue_pending = 0;  // delivered to a consumer, not acknowledged yet
+  int64_t reservations = 0;       // accepted reservations recorded
+  int64_t queue_pending = 0;      // delivered to a consumer, not acknowledged yet
   int64_t queue_undelivered = 0;  // queued and not yet delivered to any consumer
 };
 

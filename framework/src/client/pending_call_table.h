@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "client/call_observer.h"
-#include "stats/call_metrics.h"
 #include "ferry/framework/channel.h"
+#include "stats/call_metrics.h"
 
 namespace google::protobuf {
 class Message;

@@ -194,9 +194,8 @@ std::vector<ProviderSet::ProviderState> ProviderSet::Describe(
   std::lock_guard lock(mu_);
   std::vector<ProviderState> states;
   for (const auto& [address, provider] : providers_) {
-    ProviderState state{.address = address,
-                        .weight = provider->info().weight,
-                        .zone = provider->info().zone};
+    ProviderState state{
+        .address = address, .weight = provider->info().weight, .zone = provider->info().zone};
     const Phase phase = provider->outlier().phase();
     if (provider->connection().draining()) {
       state.state = "draining";

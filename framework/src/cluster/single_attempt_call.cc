@@ -3,8 +3,7 @@
 namespace ferry::cluster {
 
 void ResendRefused(Cluster& cluster, const SingleAttempt& attempt,
-                   std::vector<std::string> refused_by, CallDone&& done,
-                   stats::CallMeter&& meter) {
+                   std::vector<std::string> refused_by, CallDone&& done, stats::CallMeter&& meter) {
   ProviderPick pick = cluster.providers().Pick(attempt.hash_key, refused_by);
   if (pick.provider == nullptr) {
     const Status status(StatusCode::DRAINING,

@@ -21,24 +21,24 @@ SideFamilies MakeFamilies(const std::string& side, const std::string& calls_help
   metrics::MetricsRegistry& registry = metrics::Metrics();
   const std::string prefix = "ferry_" + side;
   return SideFamilies{
-      .calls = registry.AddCounter(prefix + "_calls_total", calls_help, {"service", "method", "code"})
-                   .value(),
-      .duration = registry
-                      .AddHistogram(prefix + "_call_duration_seconds", duration_help,
-                                    {"service", "method"})
-                      .value(),
-      .in_flight = registry
-                       .AddUpDownCounter(prefix + "_calls_in_flight",
-                                         "Calls started and not yet answered.",
-                                         {"service", "method"})
-                       .value()};
+      .calls =
+          registry.AddCounter(prefix + "_calls_total", calls_help, {"service", "method", "code"})
+              .value(),
+      .duration =
+          registry
+              .AddHistogram(prefix + "_call_duration_seconds", duration_help, {"service", "method"})
+              .value(),
+      .in_flight =
+          registry
+              .AddUpDownCounter(prefix + "_calls_in_flight", "Calls started and not yet answered.",
+                                {"service", "method"})
+              .value()};
 }
 
 // Registered once per process in the process-wide registry.
 const SideFamilies& FamiliesOf(MethodMetrics::Side side) {
-  static const SideFamilies server =
-      MakeFamilies("server", "Calls served, by status code.",
-                   "Time from reading a request to answering it.");
+  static const SideFamilies server = MakeFamilies("server", "Calls served, by status code.",
+                                                  "Time from reading a request to answering it.");
   static const SideFamilies client =
       MakeFamilies("client", "Calls made, by status code (one per call, whatever its retries).",
                    "Time from starting a call to its completion, retries included.");
@@ -57,7 +57,9 @@ MethodMetrics::MethodMetrics(Side side, std::string service, std::string method)
 metrics::Counter* MethodMetrics::CounterFor(size_t code) {
   metrics::Counter* counter =
       FamiliesOf(side_)
-          .calls->WithLabels({service_, method_, std::string(StatusCodeName(static_cast<StatusCode>(code)))})
+          .calls
+          ->WithLabels(
+              {service_, method_, std::string(StatusCodeName(static_cast<StatusCode>(code)))})
           .value();
   by_code_[code].store(counter, std::memory_order_release);
   return counter;
