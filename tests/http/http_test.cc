@@ -42,20 +42,23 @@ class RoutedEcho final : public demo::EchoServiceBase {
              [](const HttpRequest& request, HttpReply reply) {
                HttpResponse response;
                response.status = 302;
-               response.Set("Location", "https://example.com/" + std::string(request.Param("code")));
+               response.Set("Location",
+                            "https://example.com/" + std::string(request.Param("code")));
                response.Set("Cache-Control", "no-store");
                response.body = "see " + std::string(request.Param("code"));
                reply(std::move(response));
              }},
         {.method = "GET",
          .pattern = "/links/top",
-         .handler = [](const HttpRequest&, HttpReply reply) { reply({.status = 200, .body = "top"}); },
+         .handler = [](const HttpRequest&,
+                       HttpReply reply) { reply({.status = 200, .body = "top"}); },
          .on_io_thread = true},
         {.method = "GET",
          .pattern = "/later/{x}",
          .handler =
              [](const HttpRequest& request, HttpReply reply) {
-               std::thread([body = std::string(request.Param("x")), reply = std::move(reply)]() mutable {
+               std::thread([body = std::string(request.Param("x")),
+                            reply = std::move(reply)]() mutable {
                  reply({.status = 200, .body = body});
                }).detach();
              }},
@@ -73,15 +76,15 @@ class HttpTest : public ::testing::Test {
  protected:
   void Start(const std::string& yaml = "") {
     Config config;
-    const Status parsed = ParseConfig("server:\n  listen: 127.0.0.1:0\n" + yaml, "http.yaml", &config);
+    const Status parsed =
+        ParseConfig("server:\n  listen: 127.0.0.1:0\n" + yaml, "http.yaml", &config);
     ASSERT_TRUE(parsed.ok()) << parsed;
     server_.emplace(config.server);
     ASSERT_TRUE(server_->AddService(&echo_).ok());
     HttpRoute admin{.method = "GET",
                     .pattern = "/health",
-                    .handler = [](const HttpRequest&, HttpReply reply) {
-                      reply({.status = 200, .body = "ok"});
-                    },
+                    .handler = [](const HttpRequest&,
+                                  HttpReply reply) { reply({.status = 200, .body = "ok"}); },
                     .admin = true};
     ASSERT_TRUE(server_->AddHttpRoute(std::move(admin)).ok());
     const Status started = server_->Start();
@@ -183,8 +186,8 @@ TEST_F(HttpTest, StatusesMapToHttpStatusesWithAJsonErrorBody) {
     ASSERT_TRUE(reply);
     EXPECT_EQ(reply->status, c.http);
     EXPECT_EQ(reply->headers.count("retry-after"), c.retry_after ? 1u : 0u);
-    EXPECT_EQ(reply->body, R"({"code":")" + std::string(StatusCodeName(c.code)) +
-                               R"(","message":"why"})");
+    EXPECT_EQ(reply->body,
+              R"({"code":")" + std::string(StatusCodeName(c.code)) + R"(","message":"why"})");
   }
 }
 
@@ -196,12 +199,32 @@ TEST_F(HttpTest, ADeadlineInAHeaderIsTheCallsDeadline) {
   auto reply = client.Read(3s);
   ASSERT_TRUE(reply) << "answered at the deadline, not after the 5 s the handler would take";
   EXPECT_EQ(reply->status, 504);
-  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
-                                  "X-Ferry-Timeout-Ms: soon\r\n")));
+  ASSERT_TRUE(client.Send(
+      Request("POST", "/ferry.demo.EchoService/Echo", "{}", "X-Ferry-Timeout-Ms: soon\r\n")));
   auto bad = client.Read();
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
   EXPECT_NE(bad->body.find("X-Ferry-Timeout-Ms"), std::string::npos) << bad->body;
+}
+
+TEST_F(HttpTest, ATimeoutBeyondAYearIsRefusedEvenWhereMillisecondsTimesAThousandWraps) {
+  Start();
+  RawHttpClient client(port());
+  // 18446744073709552 * 1000 is 384 modulo 2^64: a check that multiplies lets it through.
+  for (const char* timeout : {"31536000001", "18446744073709552", "18446744073709551615"}) {
+    SCOPED_TRACE(timeout);
+    ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                    "X-Ferry-Timeout-Ms: " + std::string(timeout) + "\r\n")));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 400);
+    EXPECT_NE(reply->body.find("X-Ferry-Timeout-Ms"), std::string::npos) << reply->body;
+  }
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "X-Ferry-Timeout-Ms: 31536000000\r\n")));
+  auto year = client.Read();
+  ASSERT_TRUE(year);
+  EXPECT_EQ(year->status, 200) << year->body;
 }
 
 TEST_F(HttpTest, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
@@ -221,8 +244,8 @@ TEST_F(HttpTest, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
     ASSERT_TRUE(reply) << "response " << i;
     if (i % 2 == 0) {
       EXPECT_EQ(reply->status, 200);
-      EXPECT_EQ(reply->body, std::string(R"({"payload":")") + (i % 4 == 0 ? "YQ==" : "Yg==") +
-                                 R"("})");
+      EXPECT_EQ(reply->body,
+                std::string(R"({"payload":")") + (i % 4 == 0 ? "YQ==" : "Yg==") + R"("})");
     } else {
       EXPECT_EQ(reply->status, 302);
       EXPECT_EQ(reply->headers["location"], "https://example.com/code" + std::to_string(i));
@@ -282,7 +305,8 @@ TEST_F(HttpTest, MalformedOversizedAndSlowRequestsGetTheirStatusAndTheConnection
   }
   {
     RawHttpClient client(port());
-    ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", std::string(2048, ' '))));
+    ASSERT_TRUE(
+        client.Send(Request("POST", "/ferry.demo.EchoService/Echo", std::string(2048, ' '))));
     auto reply = client.Read();
     ASSERT_TRUE(reply);
     EXPECT_EQ(reply->status, 413);
@@ -367,17 +391,18 @@ TEST(HttpRoutesTest, RoutesThatMatchTheSamePathsAreRefusedAtStart) {
       << status;
 
   Server malformed(ServerOptions{});
-  ASSERT_TRUE(malformed.AddHttpRoute({.method = "GET", .pattern = "/a{b}", .handler = answer}).ok());
+  ASSERT_TRUE(
+      malformed.AddHttpRoute({.method = "GET", .pattern = "/a{b}", .handler = answer}).ok());
   EXPECT_EQ(malformed.Start().code(), StatusCode::INVALID_ARGUMENT);
 
   demo::EchoServiceImpl echo;
   Server gateway(ServerOptions{});
   ASSERT_TRUE(gateway.AddService(&echo).ok());
-  ASSERT_TRUE(gateway
-                  .AddHttpRoute({.method = "POST",
-                                 .pattern = "/ferry.demo.EchoService/{m}",
-                                 .handler = answer})
-                  .ok());
+  ASSERT_TRUE(
+      gateway
+          .AddHttpRoute(
+              {.method = "POST", .pattern = "/ferry.demo.EchoService/{m}", .handler = answer})
+          .ok());
   const Status taken = gateway.Start();
   EXPECT_NE(taken.message().find("JSON gateway"), std::string::npos) << taken;
 }

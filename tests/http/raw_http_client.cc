@@ -9,6 +9,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <cctype>
+#include <cerrno>
 
 namespace ferry::http_test {
 
@@ -33,6 +34,7 @@ RawHttpClient::~RawHttpClient() {
 bool RawHttpClient::Send(std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     bytes.remove_prefix(static_cast<size_t>(n));
   }
@@ -58,9 +60,13 @@ std::optional<RawResponse> RawHttpClient::Read(std::chrono::milliseconds wait, b
         until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd readable{.fd = fd_, .events = POLLIN, .revents = 0};
-    if (::poll(&readable, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
+    // A signal (libFuzzer's timer, say) interrupts the wait or the read, not the response.
+    const int ready = ::poll(&readable, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return std::nullopt;
     char chunk[16384];
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       // A body delimited by the close of the connection ends here.
       boost::system::error_code error;
@@ -90,11 +96,19 @@ bool RawHttpClient::WaitForClose(std::chrono::milliseconds wait) {
         until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd readable{.fd = fd_, .events = POLLIN, .revents = 0};
-    if (::poll(&readable, 1, static_cast<int>(left.count())) <= 0) return false;
+    const int ready = ::poll(&readable, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
     char chunk[4096];
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return true;
   }
+}
+
+void RawHttpClient::ResetOnClose() {
+  const linger reset{.l_onoff = 1, .l_linger = 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
 }
 
 std::string Request(std::string_view method, std::string_view target, std::string_view body,

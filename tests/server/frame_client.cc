@@ -168,6 +168,11 @@ bool FrameClient::WaitForClose(std::chrono::milliseconds wait) {
 
 void FrameClient::ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
 
+void FrameClient::ResetOnClose() {
+  const linger reset{.l_onoff = 1, .l_linger = 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+}
+
 bool ConnectionRefused(uint16_t port) {
   const int fd = ConnectTo(port);
   if (fd < 0) return errno == ECONNREFUSED;

@@ -1,0 +1,28 @@
+#include "fuzz_server.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "ferry/framework/logging.h"
+
+namespace ferry::fuzz {
+
+const FuzzServer& TheServer() {
+  static const FuzzServer started = [] {
+    // What a fuzzer checks is in its answers; warnings about odd input are only noise.
+    static_cast<void>(SetLogLevel("warn"));
+    // Never freed, and held here: reachable to the leak checker until the process ends.
+    auto* service = new RecordingEchoService();
+    auto* server = new Server(ServerOptions{.worker_threads = 1});
+    Status status = server->AddService(service);
+    if (status.ok()) status = server->Start();
+    if (!status.ok()) {
+      std::fprintf(stderr, "cannot start the fuzzed server: %s\n", status.ToString().c_str());
+      std::abort();
+    }
+    return FuzzServer{.server = server, .port = server->port(), .service = service};
+  }();
+  return started;
+}
+
+}  // namespace ferry::fuzz
