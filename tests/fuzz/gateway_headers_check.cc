@@ -1,7 +1,9 @@
 #include "gateway_headers_check.h"
 
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -156,12 +158,14 @@ void CheckGatewayHeaders(RequestReader* input) {
 
   const FuzzServer& server = TheServer();
   http_test::RawHttpClient client(server.port);
+  FERRY_FUZZ_CHECK(client.connected(), "cannot connect to the fuzzed server: %s",
+                   std::strerror(errno));
   client.ResetOnClose();
   server.service->Take();
   const Clock::time_point sent_at = Clock::now();
   FERRY_FUZZ_CHECK(client.Send(http_test::Request("POST", "/ferry.demo.EchoService/" + sent.method,
                                                   sent.body, headers)),
-                   "cannot send the request");
+                   "cannot send the request: %s", std::strerror(errno));
   const std::optional<http_test::RawResponse> answer = client.Read(kAnswerWait);
   const Clock::time_point answered = Clock::now();
   FERRY_FUZZ_CHECK(

@@ -3,7 +3,9 @@
 #include <google/protobuf/message.h>
 
 #include <array>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -173,7 +175,8 @@ codec::FrameHeader RequestHeader(uint8_t control, uint64_t request_id) {
 void CheckServedFrames(RequestReader* input) {
   const FuzzServer& server = TheServer();
   test::FrameClient client(server.port);
-  FERRY_FUZZ_CHECK(client.connected(), "cannot connect to the fuzzed server");
+  FERRY_FUZZ_CHECK(client.connected(), "cannot connect to the fuzzed server: %s",
+                   std::strerror(errno));
   client.ResetOnClose();
   TokenSlots tokens;
   for (int i = 0; i < kMaxRequests && !input->empty(); ++i) {
@@ -183,7 +186,8 @@ void CheckServedFrames(RequestReader* input) {
     const Expectation expected = Expect(header, meta, body, &tokens);
     server.service->Take();
     const Clock::time_point sent = Clock::now();
-    FERRY_FUZZ_CHECK(client.SendFrame(header, meta, body), "cannot send request %d", i + 1);
+    FERRY_FUZZ_CHECK(client.SendFrame(header, meta, body), "cannot send request %d: %s", i + 1,
+                     std::strerror(errno));
     const std::optional<codec::Frame> answer = client.ReadFrame(kAnswerWait);
     const Clock::time_point answered = Clock::now();
     FERRY_FUZZ_CHECK(

@@ -1,7 +1,5 @@
 #include "raw_http_client.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,21 +9,13 @@
 #include <cctype>
 #include <cerrno>
 
+#include "loopback_socket.h"
+
 namespace ferry::http_test {
 
 namespace beast_http = boost::beast::http;
 
-RawHttpClient::RawHttpClient(uint16_t port) {
-  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-}
+RawHttpClient::RawHttpClient(uint16_t port) : fd_(test::ConnectLoopback(port)) {}
 
 RawHttpClient::~RawHttpClient() {
   if (fd_ >= 0) ::close(fd_);

@@ -29,6 +29,7 @@ class RawHttpClient {
   RawHttpClient(const RawHttpClient&) = delete;
   RawHttpClient& operator=(const RawHttpClient&) = delete;
 
+  bool connected() const { return fd_ >= 0; }
   bool Send(std::string_view bytes);
   // The next response; nullopt when the server closed first or `wait` passed. `to_head`: the
   // response to a HEAD request, which has no body whatever its Content-Length says.
