@@ -39,17 +39,33 @@ FUZZ_FLAGS=(-timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1)
 export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 failures=()
 
-# Regression inputs: every file, once, where a failure leaves its input in place to be named.
+# run_fuzzer <target> <log> <seconds allowed> <libFuzzer args...>: false on any finding, and on
+# a process still there after the seconds allowed (a hang libFuzzer's own timeout missed).
+run_fuzzer() {
+  local target="$1" log="$2" allowed="$3"
+  shift 3
+  local status=0
+  timeout --kill-after=10 "$allowed" build-fuzz/bin/"${target}_fuzzer" "${FUZZ_FLAGS[@]}" "$@" \
+    >"$log" 2>&1 || status=$?
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "${target}_fuzzer did not exit within ${allowed}s" >>"$log"
+  fi
+  return "$status"
+}
+
+# Regression inputs: every file once; libFuzzer names each before running it.
 for target in "${TARGETS[@]}"; do
   dir="tests/fuzz/regression/$target"
   [ -d "$dir" ] || continue
   mapfile -t inputs < <(find "$dir" -type f | sort)
   [ ${#inputs[@]} -gt 0 ] || continue
   log "fuzz regression: $target (${#inputs[@]} inputs)"
-  if ! build-fuzz/bin/"${target}_fuzzer" "${FUZZ_FLAGS[@]}" "${inputs[@]}" \
-      >"$WORK/$target-regression.log" 2>&1; then
+  if ! run_fuzzer "$target" "$WORK/$target-regression.log" $((60 + 15 * ${#inputs[@]})) \
+      "${inputs[@]}"; then
     tail -n 40 "$WORK/$target-regression.log" >&2
-    failures+=("$target: a regression input fails again (log: $WORK/$target-regression.log)")
+    failed=$(grep '^Running: ' "$WORK/$target-regression.log" | tail -n 1 | cut -d' ' -f2-)
+    failures+=("$target: regression input ${failed:-?} fails again; \
+run again with: build-fuzz/bin/${target}_fuzzer ${failed:-<input>}")
   fi
 done
 
@@ -61,8 +77,8 @@ for target in "${TARGETS[@]}"; do
   [ -d "tests/fuzz/regression/$target" ] && find "tests/fuzz/regression/$target" -type f \
     -exec cp {} "$corpus/" \;
   log "fuzzing $target for ${FUZZ_SECONDS}s"
-  if build-fuzz/bin/"${target}_fuzzer" "${FUZZ_FLAGS[@]}" -max_total_time="$FUZZ_SECONDS" \
-      -artifact_prefix="$findings/" "$corpus" >"$WORK/$target.log" 2>&1; then
+  if run_fuzzer "$target" "$WORK/$target.log" $((FUZZ_SECONDS + 120)) \
+      -max_total_time="$FUZZ_SECONDS" -artifact_prefix="$findings/" "$corpus"; then
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' "$WORK/$target.log" | xargs
     continue
   fi

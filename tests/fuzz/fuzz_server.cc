@@ -6,6 +6,15 @@
 #include "ferry/framework/logging.h"
 
 namespace ferry::fuzz {
+namespace {
+
+Server* running = nullptr;
+
+// The IO thread still closes the last input's connection when libFuzzer calls exit(), which then
+// destroys statics that thread uses (metric families, say): the server stops first.
+void StopBeforeExit() { running->Stop(); }
+
+}  // namespace
 
 const FuzzServer& TheServer() {
   static const FuzzServer started = [] {
@@ -20,6 +29,8 @@ const FuzzServer& TheServer() {
       std::fprintf(stderr, "cannot start the fuzzed server: %s\n", status.ToString().c_str());
       std::abort();
     }
+    running = server;
+    std::atexit(StopBeforeExit);
     return FuzzServer{.server = server, .port = server->port(), .service = service};
   }();
   return started;

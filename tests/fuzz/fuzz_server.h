@@ -8,7 +8,8 @@
 namespace ferry::fuzz {
 
 // A server on loopback serving RecordingEchoService over both protocols, started on first use
-// and never stopped: it lives as long as the fuzzing process, whose inputs all talk to it.
+// and stopped as the process exits: it lives as long as the fuzzing process, whose inputs all
+// talk to it.
 struct FuzzServer {
   Server* server = nullptr;
   uint16_t port = 0;
