@@ -6,7 +6,31 @@ function(ferry_project_target target)
 endfunction()
 
 set(FERRY_SANITIZE "" CACHE STRING "Sanitizers: '', 'address' (ASan+UBSan) or 'thread' (TSan)")
-if(FERRY_SANITIZE STREQUAL "address")
+# The fuzzers (tests/fuzz) run under ASan+UBSan, with libFuzzer's coverage in every object
+# (-fsanitize=fuzzer-no-link): only the fuzzers' own executables link libFuzzer's main.
+if(FERRY_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "FERRY_BUILD_FUZZERS needs clang for libFuzzer; configure a build tree "
+                        "of its own with -DCMAKE_CXX_COMPILER=clang++ (got ${CMAKE_CXX_COMPILER_ID})")
+  endif()
+  if(NOT FERRY_BUILD_TESTS)
+    message(FATAL_ERROR "FERRY_BUILD_FUZZERS needs FERRY_BUILD_TESTS=ON: the fuzzers share the "
+                        "tests' support code and protos")
+  endif()
+  if(NOT FERRY_SANITIZE STREQUAL "")
+    message(FATAL_ERROR "FERRY_BUILD_FUZZERS brings ASan+UBSan itself: leave FERRY_SANITIZE empty "
+                        "(got '${FERRY_SANITIZE}')")
+  endif()
+  # Copied under a name holding its hash, so that an edit changes the command line: ccache does
+  # not hash the list's content.
+  set(ignorelist ${CMAKE_CURRENT_LIST_DIR}/sanitizer-ignorelist.txt)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ignorelist})
+  file(MD5 ${ignorelist} ignorelist_hash)
+  set(ignorelist_copy ${CMAKE_BINARY_DIR}/sanitizer-ignorelist-${ignorelist_hash}.txt)
+  configure_file(${ignorelist} ${ignorelist_copy} COPYONLY)
+  add_compile_options(-fsanitize=fuzzer-no-link -fsanitize-ignorelist=${ignorelist_copy})
+endif()
+if(FERRY_SANITIZE STREQUAL "address" OR FERRY_BUILD_FUZZERS)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 elseif(FERRY_SANITIZE STREQUAL "thread")

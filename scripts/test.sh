@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything into build/, runs the whole suite through ctest,
 # builds and runs the out-of-tree example against an install of build/ (scripts/example.sh),
-# then the concurrency and parsing tests again under ThreadSanitizer and ASan+UBSan.
+# then the concurrency and parsing tests again under ThreadSanitizer and ASan+UBSan, and
+# fuzzes the parsers for a bounded time (scripts/fuzz.sh, FERRY_FUZZ_SECONDS per target).
 # Exits non-zero on any failure. Safe to run twice.
-#   FERRY_SKIP_SANITIZERS=1  skips the sanitizer passes (for quick local iteration).
+#   FERRY_SKIP_SANITIZERS=1  skips the sanitizer passes and fuzzing (for quick local iteration).
+#   FERRY_SKIP_FUZZ=1        skips fuzzing alone.
 source "$(dirname "$0")/lib/common.sh"
 cd "$FERRY_ROOT"
 
@@ -44,5 +46,13 @@ if [ "${FERRY_SKIP_SANITIZERS:-0}" != "1" ]; then
     storage_sql_test storage_redis_test http_test metrics_test admin_pages_test
   run_sanitized address build-asan ASAN_OPTIONS "detect_leaks=1" \
     codec_test client_test server_test http_test json_codec_test config_test admin_pages_test
+  # Fuzzing, under the same budget: its own clang tree, then 4 targets x FERRY_FUZZ_SECONDS.
+  if [ "${FERRY_SKIP_FUZZ:-0}" = "1" ]; then
+    log "skipping fuzzing: FERRY_SKIP_FUZZ=1"
+  elif [ $SECONDS -gt "$SANITIZER_BUDGET_S" ]; then
+    log "skipping fuzzing: ${SECONDS}s elapsed, budget ${SANITIZER_BUDGET_S}s"
+  else
+    "$FERRY_ROOT/scripts/fuzz.sh"
+  fi
 fi
 log "all tests passed"

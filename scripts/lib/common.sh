@@ -21,7 +21,12 @@ FERRY_PACKAGES=(
   # chromium renders its status page headless (tests/admin_clients)
   prometheus chromium
   nginx-light wrk
+  # scripts/fuzz.sh: clang, and its runtimes for -fsanitize=fuzzer,address,undefined
+  clang-14 libclang-rt-14-dev
 )
+# The compilers of build-fuzz/ (scripts/fuzz.sh): libFuzzer is clang's.
+FERRY_FUZZ_CC=clang-14
+FERRY_FUZZ_CXX=clang++-14
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
 

@@ -207,6 +207,26 @@ TEST_F(HttpTest, ADeadlineInAHeaderIsTheCallsDeadline) {
   EXPECT_NE(bad->body.find("X-Ferry-Timeout-Ms"), std::string::npos) << bad->body;
 }
 
+TEST_F(HttpTest, ATimeoutBeyondAYearIsRefusedEvenWhereMillisecondsTimesAThousandWraps) {
+  Start();
+  RawHttpClient client(port());
+  // 18446744073709552 * 1000 is 384 modulo 2^64: a check that multiplies lets it through.
+  for (const char* timeout : {"31536000001", "18446744073709552", "18446744073709551615"}) {
+    SCOPED_TRACE(timeout);
+    ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                    "X-Ferry-Timeout-Ms: " + std::string(timeout) + "\r\n")));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 400);
+    EXPECT_NE(reply->body.find("X-Ferry-Timeout-Ms"), std::string::npos) << reply->body;
+  }
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "X-Ferry-Timeout-Ms: 31536000000\r\n")));
+  auto year = client.Read();
+  ASSERT_TRUE(year);
+  EXPECT_EQ(year->status, 200) << year->body;
+}
+
 TEST_F(HttpTest, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   Start();
   RawHttpClient client(port());

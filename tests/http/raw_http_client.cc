@@ -1,7 +1,5 @@
 #include "raw_http_client.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,22 +7,15 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <cctype>
+#include <cerrno>
+
+#include "loopback_socket.h"
 
 namespace ferry::http_test {
 
 namespace beast_http = boost::beast::http;
 
-RawHttpClient::RawHttpClient(uint16_t port) {
-  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-}
+RawHttpClient::RawHttpClient(uint16_t port) : fd_(test::ConnectLoopback(port)) {}
 
 RawHttpClient::~RawHttpClient() {
   if (fd_ >= 0) ::close(fd_);
@@ -33,6 +24,7 @@ RawHttpClient::~RawHttpClient() {
 bool RawHttpClient::Send(std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     bytes.remove_prefix(static_cast<size_t>(n));
   }
@@ -58,9 +50,13 @@ std::optional<RawResponse> RawHttpClient::Read(std::chrono::milliseconds wait, b
         until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd readable{.fd = fd_, .events = POLLIN, .revents = 0};
-    if (::poll(&readable, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
+    // A signal (libFuzzer's timer, say) interrupts the wait or the read, not the response.
+    const int ready = ::poll(&readable, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return std::nullopt;
     char chunk[16384];
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       // A body delimited by the close of the connection ends here.
       boost::system::error_code error;
@@ -90,11 +86,19 @@ bool RawHttpClient::WaitForClose(std::chrono::milliseconds wait) {
         until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd readable{.fd = fd_, .events = POLLIN, .revents = 0};
-    if (::poll(&readable, 1, static_cast<int>(left.count())) <= 0) return false;
+    const int ready = ::poll(&readable, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
     char chunk[4096];
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return true;
   }
+}
+
+void RawHttpClient::ResetOnClose() {
+  const linger reset{.l_onoff = 1, .l_linger = 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
 }
 
 std::string Request(std::string_view method, std::string_view target, std::string_view body,

@@ -29,12 +29,16 @@ class RawHttpClient {
   RawHttpClient(const RawHttpClient&) = delete;
   RawHttpClient& operator=(const RawHttpClient&) = delete;
 
+  bool connected() const { return fd_ >= 0; }
   bool Send(std::string_view bytes);
   // The next response; nullopt when the server closed first or `wait` passed. `to_head`: the
   // response to a HEAD request, which has no body whatever its Content-Length says.
   std::optional<RawResponse> Read(std::chrono::milliseconds wait = kWait, bool to_head = false);
   // True when the server closes the connection within `wait` (what it sends first is skipped).
   bool WaitForClose(std::chrono::milliseconds wait = kWait);
+  // Makes closing reset the connection, which leaves no TIME_WAIT behind: for clients that
+  // connect thousands of times a second (tests/fuzz).
+  void ResetOnClose();
 
  private:
   int fd_ = -1;

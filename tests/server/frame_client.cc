@@ -1,6 +1,5 @@
 #include "frame_client.h"
 
-#include <arpa/inet.h>
 #include <google/protobuf/wrappers.pb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -11,6 +10,7 @@
 #include <cerrno>
 
 #include "ferry/rpc_meta.pb.h"
+#include "loopback_socket.h"
 
 namespace ferry::test {
 namespace {
@@ -18,18 +18,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int ConnectTo(uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int fd = ConnectLoopback(port);
   if (fd < 0) return -1;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    const int error = errno;
-    ::close(fd);
-    errno = error;
-    return -1;
-  }
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   return fd;
@@ -167,6 +157,11 @@ bool FrameClient::WaitForClose(std::chrono::milliseconds wait) {
 }
 
 void FrameClient::ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
+
+void FrameClient::ResetOnClose() {
+  const linger reset{.l_onoff = 1, .l_linger = 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+}
 
 bool ConnectionRefused(uint16_t port) {
   const int fd = ConnectTo(port);

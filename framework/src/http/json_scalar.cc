@@ -157,10 +157,10 @@ struct Base64Table {
       value['a' + i] = static_cast<int16_t>(26 + i);
     }
     for (int i = 0; i < 10; ++i) value['0' + i] = static_cast<int16_t>(52 + i);
-    value['+'] = 62 | kStandard;
-    value['/'] = 63 | kStandard;
-    value['-'] = 62 | kUrlSafe;
-    value['_'] = 63 | kUrlSafe;
+    value[uint8_t{'+'}] = 62 | kStandard;
+    value[uint8_t{'/'}] = 63 | kStandard;
+    value[uint8_t{'-'}] = 62 | kUrlSafe;
+    value[uint8_t{'_'}] = 63 | kUrlSafe;
   }
 };
 constexpr Base64Table kBase64;

@@ -181,8 +181,9 @@ Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::ti
   if (const std::string_view timeout = request.Header("X-Ferry-Timeout-Ms"); !timeout.empty()) {
     uint64_t ms = 0;
     const auto [end, error] = std::from_chars(timeout.data(), timeout.data() + timeout.size(), ms);
+    // Divided, not multiplied: ms * 1000 wraps from 18446744073709552 on, and passed wrapped.
     if (error != std::errc() || end != timeout.data() + timeout.size() || ms == 0 ||
-        ms * 1000 > kMaxTimeoutUs) {
+        ms > kMaxTimeoutUs / 1000) {
       return Status(StatusCode::INVALID_ARGUMENT,
                     "header X-Ferry-Timeout-Ms: expected milliseconds from 1, got '" +
                         std::string(timeout) + "'");

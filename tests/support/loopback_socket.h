@@ -1,0 +1,11 @@
+#pragma once
+
+#include <cstdint>
+
+namespace ferry::test {
+
+// A blocking TCP socket connected to 127.0.0.1:`port`, or -1 with errno set. A signal during the
+// connect (libFuzzer's timer, say) does not fail it: the connection it interrupted is waited for.
+int ConnectLoopback(uint16_t port);
+
+}  // namespace ferry::test
