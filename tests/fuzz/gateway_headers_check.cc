@@ -120,18 +120,19 @@ void CheckSeen(const SeenCall& seen, const Sent& sent, const demo::EchoRequest& 
 int ExpectedStatus(const Sent& sent, demo::EchoRequest* request, bool* expires) {
   *expires = false;
   if (sent.method != "Echo" && sent.method != "Delay") return 404;
+  // The headers are read when the request arrives; the body only once the call left the pool,
+  // after its deadline was checked: from a valid timeout on, a deadline may pass first.
+  uint64_t number = 0;
+  const bool timed = sent.timeout && !sent.timeout->empty();
+  if (timed && !ValidTimeout(*sent.timeout, &number)) return 400;
+  if (sent.call_id && !sent.call_id->empty() && !ReadsWhole(*sent.call_id, &number)) return 400;
+  *expires = timed;
   // Delay's request holds Echo's payload as field 1 and more: read what is common as Echo's.
   demo::DelayRequest delay;
   google::protobuf::Message* parsed = request;
   if (sent.method == "Delay") parsed = &delay;
   if (!http::ParseJson(sent.body.empty() ? "{}" : sent.body, parsed).ok()) return 400;
   if (sent.method == "Delay") request->set_payload(delay.payload());
-  uint64_t number = 0;
-  if (sent.timeout && !sent.timeout->empty()) {
-    if (!ValidTimeout(*sent.timeout, &number)) return 400;
-    *expires = true;
-  }
-  if (sent.call_id && !sent.call_id->empty() && !ReadsWhole(*sent.call_id, &number)) return 400;
   return 200;
 }
 
