@@ -63,6 +63,22 @@ TEST_F(AuthTest, CallerWithTheSecretIsServedAndItsSignedIdentityReachesTheHandle
   EXPECT_EQ(service_.handled(), 2);
 }
 
+// The token signs the body's bytes as they travel: compressed ones too, checked before they are
+// decompressed.
+TEST_F(AuthTest, ACompressedBodyIsSignedAsItTravels) {
+  ClientOptions options;
+  options.target = "127.0.0.1:" + std::to_string(server_->port());
+  options.filters = Filters("client", "[{name: auth, secret: s3cr3t}]");
+  options.compression = "zstd";
+  options.compress_threshold = 0;
+  std::shared_ptr<Channel> channel;
+  ASSERT_TRUE(NewChannel(options, &channel).ok());
+  demo::EchoServiceProxy proxy(std::move(channel));
+  const auto echoed = proxy.Echo(EchoOf(std::string(10000, 'z')));
+  ASSERT_TRUE(echoed.ok()) << echoed.status();
+  EXPECT_EQ(echoed->payload().size(), 10000u);
+}
+
 TEST_F(AuthTest, ManyConcurrentCallsAreNeverMistakenForReplays) {
   demo::EchoServiceProxy proxy = NewProxy("[{name: auth, secret: s3cr3t}]");
   std::vector<std::thread> threads;
