@@ -1,56 +1,74 @@
+// SHA256_CTX is deprecated in OpenSSL 3 in favour of EVP_MD_CTX, which can only be copied by
+// allocating (EVP_MD_CTX_copy_ex duplicates the provider's context): a plain state, copied by
+// assignment, is what makes a keyed MAC cheap. The functions remain in every OpenSSL 3.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "hmac_sha256_key.h"
 
-#include <openssl/core_names.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
 
-#include <utility>
+#include <algorithm>
+#include <array>
 
 namespace ferry::plugins {
+namespace {
+
+constexpr size_t kBlockBytes = 64;
+
+}  // namespace
+
+struct HmacSha256Key::KeyedStates {
+  SHA256_CTX inner;  // after key ^ ipad
+  SHA256_CTX outer;  // after key ^ opad
+};
 
 HmacSha256Key::HmacSha256Key(std::string_view key) {
-  EVP_MAC* mac = EVP_MAC_fetch(nullptr, OSSL_MAC_NAME_HMAC, nullptr);
-  if (mac == nullptr) return;
-  EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(mac);
-  EVP_MAC_free(mac);  // the context holds its own reference
-  if (ctx == nullptr) return;
-  char digest_name[] = "SHA256";
-  const OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
-      OSSL_PARAM_construct_end()};
-  // A null key would mean "no key yet", so an empty one points at a valid byte.
-  const auto* key_bytes = reinterpret_cast<const unsigned char*>(key.empty() ? "" : key.data());
-  if (EVP_MAC_init(ctx, key_bytes, key.size(), params) != 1) {
-    EVP_MAC_CTX_free(ctx);
-    return;
+  std::array<unsigned char, kBlockBytes> block{};
+  // Keys longer than a block are hashed first (RFC 2104 section 2).
+  if (key.size() > kBlockBytes) {
+    if (SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), block.data()) ==
+        nullptr) {
+      return;
+    }
+  } else {
+    std::copy(key.begin(), key.end(), block.begin());
   }
-  keyed_ = ctx;
+  std::array<unsigned char, kBlockBytes> ipad;
+  std::array<unsigned char, kBlockBytes> opad;
+  for (size_t i = 0; i < kBlockBytes; ++i) {
+    ipad[i] = block[i] ^ 0x36;
+    opad[i] = block[i] ^ 0x5c;
+  }
+  auto states = std::make_unique<KeyedStates>();
+  const bool keyed = SHA256_Init(&states->inner) == 1 &&
+                     SHA256_Update(&states->inner, ipad.data(), ipad.size()) == 1 &&
+                     SHA256_Init(&states->outer) == 1 &&
+                     SHA256_Update(&states->outer, opad.data(), opad.size()) == 1;
+  OPENSSL_cleanse(block.data(), block.size());
+  OPENSSL_cleanse(ipad.data(), ipad.size());
+  OPENSSL_cleanse(opad.data(), opad.size());
+  if (keyed) keyed_ = std::move(states);
 }
 
-HmacSha256Key::~HmacSha256Key() { EVP_MAC_CTX_free(keyed_); }
-
-HmacSha256Key::Mac HmacSha256Key::Start() const {
-  return Mac(keyed_ != nullptr ? EVP_MAC_CTX_dup(keyed_) : nullptr);
+HmacSha256Key::~HmacSha256Key() {
+  if (keyed_ != nullptr) OPENSSL_cleanse(const_cast<KeyedStates*>(keyed_.get()), sizeof *keyed_);
 }
 
-HmacSha256Key::Mac::~Mac() { EVP_MAC_CTX_free(ctx_); }
-
-HmacSha256Key::Mac::Mac(Mac&& other) noexcept
-    : ctx_(std::exchange(other.ctx_, nullptr)), failed_(other.failed_) {}
-
-void HmacSha256Key::Mac::Update(std::string_view bytes) {
-  if (ctx_ == nullptr || failed_ || bytes.empty()) return;
-  failed_ =
-      EVP_MAC_update(ctx_, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()) != 1;
-}
-
-std::optional<Sha256Digest> HmacSha256Key::Mac::Final() {
-  if (ctx_ == nullptr || failed_) return std::nullopt;
+std::optional<Sha256Digest> HmacSha256Key::Mac(
+    std::initializer_list<std::string_view> parts) const {
+  if (keyed_ == nullptr) return std::nullopt;
+  SHA256_CTX inner = keyed_->inner;
+  bool ok = true;
+  for (std::string_view part : parts) {
+    ok = ok && SHA256_Update(&inner, part.data(), part.size()) == 1;
+  }
+  Sha256Digest inner_digest;
+  ok = ok && SHA256_Final(inner_digest.data(), &inner) == 1;
+  SHA256_CTX outer = keyed_->outer;
   Sha256Digest digest;
-  size_t length = 0;
-  if (EVP_MAC_final(ctx_, digest.data(), &length, digest.size()) != 1 || length != digest.size()) {
-    return std::nullopt;
-  }
+  ok = ok && SHA256_Update(&outer, inner_digest.data(), inner_digest.size()) == 1 &&
+       SHA256_Final(digest.data(), &outer) == 1;
+  if (!ok) return std::nullopt;
   return digest;
 }
 
