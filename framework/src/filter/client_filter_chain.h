@@ -41,7 +41,8 @@ class ClientFilterChain {
   // call started (its deadline runs from then); the CallDone&& that completes it; and the
   // request's body as the filters saw it (ClientCall::body), which the send must send as it is,
   // or null when there are no filters and the send encodes the request itself. The body stays
-  // valid until the send returns. When a filter rejects the call (or throws: INTERNAL, see
+  // valid until the send returns or `done` runs, whichever is first: a send that resends it
+  // later copies it (a cluster call's EncodedRequest). When a filter rejects the call (or throws: INTERNAL, see
   // filter_guard.h), the body cannot be encoded, or the served call's deadline has already
   // passed, `done(status)` instead, and nothing is sent.
   template <class Send>
