@@ -42,9 +42,9 @@ class ClientFilterChain {
   // request's body as the filters saw it (ClientCall::body), which the send must send as it is,
   // or null when there are no filters and the send encodes the request itself. The body stays
   // valid until the send returns or `done` runs, whichever is first: a send that resends it
-  // later copies it (a cluster call's EncodedRequest). When a filter rejects the call (or throws: INTERNAL, see
-  // filter_guard.h), the body cannot be encoded, or the served call's deadline has already
-  // passed, `done(status)` instead, and nothing is sent.
+  // later copies it (a cluster call's EncodedRequest). When a filter rejects the call (or throws:
+  // INTERNAL, see filter_guard.h), the body cannot be encoded, or the served call's deadline has
+  // already passed, `done(status)` instead, and nothing is sent.
   template <class Send>
   void Run(const MethodSpec& method, const google::protobuf::Message& request,
            const CallOptions& options, CallDone&& done, Send&& send) const {
