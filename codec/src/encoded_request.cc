@@ -9,19 +9,37 @@
 
 namespace ferry::codec {
 
+namespace {
+
+// `meta` without its timeout_us, which each frame supplies.
+const wire::RpcMeta& Untimed(const wire::RpcMeta& meta) {
+  if (meta.timeout_us() == 0) return meta;
+  thread_local wire::RpcMeta untimed;
+  untimed = meta;
+  untimed.clear_timeout_us();
+  return untimed;
+}
+
+}  // namespace
+
 Status EncodedRequest::Encode(const wire::RpcMeta& meta, const google::protobuf::Message& body,
                               const BodyOptions& options) {
-  thread_local wire::RpcMeta untimed;
-  const wire::RpcMeta* encoded = &meta;
-  if (meta.timeout_us() != 0) {
-    untimed = meta;
-    untimed.clear_timeout_us();
-    encoded = &untimed;
-  }
   frame_.clear();
   FrameHeader header;
   header.type = MessageType::kRequest;
-  if (Status status = codec::AppendFrame(header, encoded, &body, options, &frame_); !status.ok()) {
+  if (Status status = codec::AppendFrame(header, &Untimed(meta), &body, options, &frame_);
+      !status.ok()) {
+    return status;
+  }
+  ReadHeader(reinterpret_cast<const uint8_t*>(frame_.data()), &header_);
+  return Status::Ok();
+}
+
+Status EncodedRequest::Encode(const wire::RpcMeta& meta, const EncodedBody& body) {
+  frame_.clear();
+  FrameHeader header;
+  header.type = MessageType::kRequest;
+  if (Status status = codec::AppendFrame(header, &Untimed(meta), body, &frame_); !status.ok()) {
     return status;
   }
   ReadHeader(reinterpret_cast<const uint8_t*>(frame_.data()), &header_);

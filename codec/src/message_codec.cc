@@ -15,6 +15,39 @@ std::string& Scratch() {
   return scratch;
 }
 
+// Appends `body` to `out` as it travels, and says with which ids.
+Status AppendBody(const google::protobuf::Message& body, const BodyOptions& options,
+                  std::string* out, uint8_t* serializer_out, uint8_t* compression_out) {
+  const size_t start = out->size();
+  *serializer_out = options.serializer;
+  *compression_out = compression_id::kNone;
+  const Serializer* serializer = FindSerializer(options.serializer);
+  if (serializer == nullptr) {
+    return Status(StatusCode::INTERNAL,
+                  "unknown serializer id " + std::to_string(options.serializer));
+  }
+  const Compressor* compressor = FindCompressor(options.compression);
+  // The serialized size is only known afterwards, so serialize once into `out` and move it
+  // aside only when it turns out to be worth compressing.
+  if (!serializer->Serialize(body, out)) {
+    out->resize(start);
+    return Status(StatusCode::INTERNAL, "cannot serialize " + body.GetTypeName());
+  }
+  const size_t body_size = out->size() - start;
+  if (compressor != nullptr && body_size >= options.compress_threshold) {
+    std::string& raw = Scratch();
+    raw.assign(out->data() + start, body_size);
+    out->resize(start);
+    if (compressor->Compress(raw, options.compression_level, out)) {
+      *compression_out = compressor->id();
+    } else {
+      out->resize(start);
+      out->append(raw);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
@@ -30,34 +63,37 @@ Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
   header.serializer = options.serializer;
   header.compression = compression_id::kNone;
   if (body != nullptr) {
-    const Serializer* serializer = FindSerializer(options.serializer);
-    if (serializer == nullptr) {
+    if (Status status = AppendBody(*body, options, out, &header.serializer, &header.compression);
+        !status.ok()) {
       out->resize(start);
-      return Status(StatusCode::INTERNAL,
-                    "unknown serializer id " + std::to_string(options.serializer));
-    }
-    const Compressor* compressor = FindCompressor(options.compression);
-    // The serialized size is only known afterwards, so serialize once into `out` and move it
-    // aside only when it turns out to be worth compressing.
-    if (!serializer->Serialize(*body, out)) {
-      out->resize(start);
-      return Status(StatusCode::INTERNAL, "cannot serialize " + body->GetTypeName());
-    }
-    const size_t body_size = out->size() - meta_end;
-    if (compressor != nullptr && body_size >= options.compress_threshold) {
-      std::string& raw = Scratch();
-      raw.assign(out->data() + meta_end, body_size);
-      out->resize(meta_end);
-      if (compressor->Compress(raw, options.compression_level, out)) {
-        header.compression = compressor->id();
-      } else {
-        out->resize(meta_end);
-        out->append(raw);
-      }
+      return status;
     }
   }
   header.meta_length = static_cast<uint32_t>(meta_end - start - kHeaderSize);
   header.body_length = static_cast<uint32_t>(out->size() - meta_end);
+  WriteHeader(header, reinterpret_cast<uint8_t*>(out->data() + start));
+  return Status::Ok();
+}
+
+Status EncodeBody(const google::protobuf::Message& body, const BodyOptions& options,
+                  EncodedBody* out) {
+  out->bytes.clear();
+  return AppendBody(body, options, &out->bytes, &out->serializer, &out->compression);
+}
+
+Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta, const EncodedBody& body,
+                   std::string* out) {
+  const size_t start = out->size();
+  out->resize(start + kHeaderSize);
+  if (meta != nullptr && !meta->AppendToString(out)) {
+    out->resize(start);
+    return Status(StatusCode::INTERNAL, "cannot serialize frame meta");
+  }
+  header.serializer = body.serializer;
+  header.compression = body.compression;
+  header.meta_length = static_cast<uint32_t>(out->size() - start - kHeaderSize);
+  header.body_length = static_cast<uint32_t>(body.bytes.size());
+  out->append(body.bytes);
   WriteHeader(header, reinterpret_cast<uint8_t*>(out->data() + start));
   return Status::Ok();
 }

@@ -3,137 +3,226 @@
 #include <openssl/crypto.h>
 
 #include <array>
+#include <cctype>
 #include <charconv>
-#include <optional>
+#include <cstring>
+#include <random>
 #include <string>
 
-#include "hmac_sha256.h"
+#include "auth_token_v3.h"
+#include "base64url.h"
 
 namespace ferry::plugins {
 namespace {
 
-constexpr std::string_view kV1Prefix = "v1:";
-constexpr std::string_view kV2Prefix = "v2:";
-// A v2 signature is the first 128 bits of the HMAC (RFC 2104 allows truncating to half the
-// hash) in unpadded base64url, so that a token is 39 bytes rather than v1's 81.
-constexpr size_t kV2SignatureBytes = 16;
-constexpr size_t kV2SignatureChars = 22;
-constexpr size_t kV1SignatureChars = 64;
+constexpr std::string_view kV3Prefix = "v3:";
+// The first 128 bits of the HMAC (RFC 2104 allows truncating to half the hash).
+constexpr size_t kSignatureBytes = 16;
+constexpr size_t kSignatureChars = 22;
+constexpr size_t kNonceBytes = 12;
+constexpr size_t kMinNonceChars = 16;
+constexpr size_t kMaxNonceChars = 64;
 
-// Longest signature text of either version: expected signatures are built into it, so that
-// verifying a good token allocates nothing.
-using SignatureText = std::array<char, kV1SignatureChars>;
-
-std::string_view HexOf(const Sha256Digest& digest, SignatureText* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < digest.size(); ++i) {
-    (*out)[2 * i] = kHex[digest[i] >> 4];
-    (*out)[2 * i + 1] = kHex[digest[i] & 0xf];
+bool IsBase64Url(std::string_view text) {
+  for (char c : text) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) return false;
   }
-  return {out->data(), 2 * digest.size()};
+  return true;
 }
 
-std::string_view Base64UrlOf(const uint8_t* bytes, size_t size, SignatureText* out) {
-  static constexpr char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  size_t length = 0;
-  uint32_t bits = 0;
-  int pending = 0;
-  for (size_t i = 0; i < size; ++i) {
-    bits = (bits << 8) | bytes[i];
-    pending += 8;
-    while (pending >= 6) {
-      pending -= 6;
-      (*out)[length++] = kDigits[(bits >> pending) & 0x3f];
-    }
+std::string_view DecimalOf(uint64_t value, std::array<char, 24>* buffer) {
+  const char* end = std::to_chars(buffer->data(), buffer->data() + buffer->size(), value).ptr;
+  return {buffer->data(), static_cast<size_t>(end - buffer->data())};
+}
+
+// Next field of a token up to its ':', or the rest; false when there is none.
+bool NextField(std::string_view* rest, std::string_view* field, bool last) {
+  const size_t colon = rest->find(':');
+  if (last) {
+    if (colon != std::string_view::npos) return false;
+    *field = *rest;
+    return true;
   }
-  if (pending > 0) (*out)[length++] = kDigits[(bits << (6 - pending)) & 0x3f];
-  return {out->data(), length};
-}
-
-// The signature text of a token of `version` ("v1:" or "v2:"); empty when OpenSSL fails.
-std::string_view Sign(std::string_view version, std::string_view secret, std::string_view service,
-                      std::string_view method, std::string_view unix_ms, SignatureText* out) {
-  // v2 signs its version too, so that no token of one version can be turned into the other's.
-  const std::optional<Sha256Digest> digest =
-      version == kV1Prefix ? HmacSha256(secret, {service, "\n", method, "\n", unix_ms})
-                           : HmacSha256(secret, {"v2\n", service, "\n", method, "\n", unix_ms});
-  if (!digest) return {};
-  return version == kV1Prefix ? HexOf(*digest, out)
-                              : Base64UrlOf(digest->data(), kV2SignatureBytes, out);
-}
-
-bool ParsesWhole(std::string_view digits, int64_t* out) {
-  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), *out);
-  return error == std::errc() && end == digits.data() + digits.size();
-}
-
-Status Unauthenticated(std::string_view service, std::string_view method, const std::string& why) {
-  return Status(StatusCode::UNAUTHENTICATED,
-                "auth: " + why + " for " + std::string(service) + "/" + std::string(method));
+  if (colon == std::string_view::npos) return false;
+  *field = rest->substr(0, colon);
+  rest->remove_prefix(colon + 1);
+  return true;
 }
 
 }  // namespace
 
-std::string MakeAuthToken(std::string_view secret, std::string_view service,
-                          std::string_view method, int64_t unix_ms) {
-  std::array<char, 24> time_buffer;
-  const char* time_end =
-      std::to_chars(time_buffer.data(), time_buffer.data() + time_buffer.size(), unix_ms).ptr;
-  const std::string_view time(time_buffer.data(), time_end - time_buffer.data());
-  SignatureText signature;
-  // A failing OpenSSL yields a token without a signature, which no server accepts.
-  const std::string_view signed_text = Sign(kV2Prefix, secret, service, method, time, &signature);
-  std::string token;
-  token.reserve(kV2Prefix.size() + time.size() + 1 + kV2SignatureChars);
-  token.append(kV2Prefix).append(time).push_back(':');
-  token.append(signed_text);
-  return token;
+bool IsAuthTokenWord(std::string_view word, size_t min_chars, size_t max_chars) {
+  if (word.size() < min_chars || word.size() > max_chars) return false;
+  for (char c : word) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '@' ||
+          c == '-')) {
+      return false;
+    }
+  }
+  return true;
 }
 
-Status VerifyAuthToken(std::string_view secret, std::string_view token, std::string_view service,
-                       std::string_view method, int64_t now_unix_ms,
-                       std::chrono::milliseconds max_skew) {
-  if (token.empty()) return Unauthenticated(service, method, "missing token");
-  const std::string_view version = token.substr(0, kV2Prefix.size());
-  const size_t signature_chars = version == kV2Prefix   ? kV2SignatureChars
-                                 : version == kV1Prefix ? kV1SignatureChars
-                                                        : 0;
-  const size_t colon = token.find(':', kV2Prefix.size());
-  int64_t unix_ms = 0;
-  if (signature_chars == 0 || colon == std::string_view::npos ||
-      !ParsesWhole(token.substr(version.size(), colon - version.size()), &unix_ms) ||
-      token.size() - colon - 1 != signature_chars) {
-    return Unauthenticated(service, method,
-                           "malformed token (expected v2:<unix_ms>:<22 base64url digits of "
-                           "hmac-sha256>, or v1:<unix_ms>:<64 hex digits>)");
-  }
-  if (unix_ms < now_unix_ms - max_skew.count() || unix_ms > now_unix_ms + max_skew.count()) {
-    return Unauthenticated(service, method,
-                           "expired token (issued at unix ms " + std::to_string(unix_ms) +
-                               ", server time " + std::to_string(now_unix_ms) + ", max skew " +
-                               std::to_string(max_skew.count()) + " ms)");
-  }
-  const std::string_view time = token.substr(version.size(), colon - version.size());
-  SignatureText expected;
-  const std::string_view signature = Sign(version, secret, service, method, time, &expected);
-  if (signature.size() != signature_chars) {
-    return Status(StatusCode::INTERNAL, "auth: OpenSSL cannot compute HMAC-SHA256");
-  }
-  // Constant time, so that response timing reveals nothing about the expected signature.
-  if (CRYPTO_memcmp(signature.data(), token.data() + colon + 1, signature_chars) != 0) {
-    return Unauthenticated(service, method,
-                           "invalid token signature (wrong secret, or made for another method)");
+Status AuthRefusal(const AuthRequest& request, std::string_view why) {
+  return Status(StatusCode::UNAUTHENTICATED, "auth: " + std::string(why) + " for " +
+                                                 std::string(request.service) + "/" +
+                                                 std::string(request.method));
+}
+
+Status ParseAuthToken(std::string_view token, const AuthRequest& request, AuthTokenFields* out) {
+  if (token.empty()) return AuthRefusal(request, "missing token");
+  std::string_view rest = token;
+  const bool parsed = rest.starts_with(kV3Prefix) && (rest.remove_prefix(kV3Prefix.size()), true) &&
+                      NextField(&rest, &out->key_id, false) &&
+                      NextField(&rest, &out->time, false) && NextField(&rest, &out->nonce, false) &&
+                      NextField(&rest, &out->caller, false) &&
+                      NextField(&rest, &out->signature, true);
+  const auto [end, error] =
+      std::from_chars(out->time.data(), out->time.data() + out->time.size(), out->unix_ms);
+  if (!parsed || error != std::errc() || end != out->time.data() + out->time.size() ||
+      out->time.empty() || out->time[0] == '-' ||
+      !IsAuthTokenWord(out->key_id, 1, kMaxKeyIdChars) ||
+      !IsAuthTokenWord(out->caller, 0, kMaxCallerChars) || out->nonce.size() < kMinNonceChars ||
+      out->nonce.size() > kMaxNonceChars || !IsBase64Url(out->nonce) ||
+      out->signature.size() != kSignatureChars || !IsBase64Url(out->signature)) {
+    return AuthRefusal(request,
+                       "malformed token (expected v3:<key id>:<unix ms>:<nonce>:<caller>:<22 "
+                       "base64url digits of hmac-sha256>)");
   }
   return Status::Ok();
 }
 
-int64_t AuthTokenMillis(std::string_view token) {
-  if (!token.starts_with("v2:") && !token.starts_with("v1:")) return -1;
-  token.remove_prefix(3);
-  int64_t ms = -1;
-  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), ms);
-  return error == std::errc() && end != token.data() + token.size() && *end == ':' ? ms : -1;
+Status CheckAuthTokenTime(const AuthTokenFields& token, const AuthRequest& request,
+                          int64_t now_unix_ms, std::chrono::milliseconds max_skew) {
+  const int64_t skew = max_skew.count();
+  if (token.unix_ms < now_unix_ms - skew) {
+    return AuthRefusal(request, "expired token (issued at unix ms " +
+                                    std::to_string(token.unix_ms) + ", server time " +
+                                    std::to_string(now_unix_ms) + ": " +
+                                    std::to_string(now_unix_ms - token.unix_ms) +
+                                    " ms old, max skew " + std::to_string(skew) +
+                                    " ms; a replayed token, or the client's clock is behind)");
+  }
+  if (token.unix_ms > now_unix_ms + skew) {
+    return AuthRefusal(request,
+                       "token from the future (issued at unix ms " + std::to_string(token.unix_ms) +
+                           ", server time " + std::to_string(now_unix_ms) + ": " +
+                           std::to_string(token.unix_ms - now_unix_ms) + " ms ahead, max skew " +
+                           std::to_string(skew) + " ms; the client's clock is ahead)");
+  }
+  return Status::Ok();
+}
+
+std::optional<Sha256Digest> AuthTokenMac(const HmacSha256Key& key, const AuthTokenFields& token,
+                                         const AuthRequest& request) {
+  // Everything but the body in one buffer this thread reuses, so that the MAC takes two
+  // updates rather than one per field.
+  thread_local std::string text;
+  text.clear();
+  for (std::string_view part :
+       {std::string_view("v3\n"), token.key_id, std::string_view("\n"), token.time,
+        std::string_view("\n"), token.nonce, std::string_view("\n"), token.caller,
+        std::string_view("\n"), request.service, std::string_view("\n"), request.method,
+        std::string_view("\n")}) {
+    text.append(part);
+  }
+  std::array<char, 24> number;
+  const size_t attachments = request.attachments != nullptr ? request.attachments->size() : 0;
+  text.append(DecimalOf(attachments, &number)).push_back('\n');
+  if (attachments != 0) {
+    for (const auto& [name, value] : *request.attachments) {
+      text.append(DecimalOf(name.size(), &number)).append(":").append(name);
+      text.append(DecimalOf(value.size(), &number)).append(":").append(value);
+    }
+  }
+  text.push_back('\n');
+  return key.Mac({text, request.body});
+}
+
+Status CheckAuthTokenSignature(const std::optional<Sha256Digest>& mac, const AuthTokenFields& token,
+                               const AuthRequest& request) {
+  if (!mac) return Status(StatusCode::INTERNAL, "auth: OpenSSL cannot compute HMAC-SHA256");
+  std::array<char, kSignatureChars> expected;
+  Base64UrlEncode(mac->data(), kSignatureBytes, expected.data());
+  // Constant time, so that response timing reveals nothing about the expected signature.
+  if (CRYPTO_memcmp(expected.data(), token.signature.data(), kSignatureChars) != 0) {
+    return AuthRefusal(request,
+                       "invalid token signature (wrong secret, or made for another method, body, "
+                       "caller or attachments)");
+  }
+  return Status::Ok();
+}
+
+std::string MakeAuthToken(const HmacSha256Key& key, std::string_view key_id,
+                          const AuthRequest& request, std::string_view caller, int64_t unix_ms,
+                          std::string_view nonce) {
+  std::array<char, 24> time_buffer;
+  const char* time_end =
+      std::to_chars(time_buffer.data(), time_buffer.data() + time_buffer.size(), unix_ms).ptr;
+  AuthTokenFields fields;
+  fields.key_id = key_id;
+  fields.time = std::string_view(time_buffer.data(), time_end - time_buffer.data());
+  fields.unix_ms = unix_ms;
+  fields.nonce = nonce;
+  fields.caller = caller;
+  const std::optional<Sha256Digest> mac = AuthTokenMac(key, fields, request);
+  std::string token;
+  token.reserve(kV3Prefix.size() + key_id.size() + fields.time.size() + nonce.size() +
+                caller.size() + 4 + kSignatureChars);
+  token.append(kV3Prefix).append(key_id).append(":").append(fields.time).append(":");
+  token.append(nonce).append(":").append(caller).append(":");
+  if (mac) {
+    const size_t at = token.size();
+    token.resize(at + kSignatureChars);
+    Base64UrlEncode(mac->data(), kSignatureBytes, token.data() + at);
+  }
+  return token;
+}
+
+std::string MakeAuthToken(std::string_view key_id, std::string_view secret,
+                          const AuthRequest& request, std::string_view caller, int64_t unix_ms,
+                          std::string_view nonce) {
+  return MakeAuthToken(HmacSha256Key(secret), key_id, request, caller, unix_ms, nonce);
+}
+
+std::string NewAuthNonce() {
+  // Unique rather than secret: a nonce only has to differ from every other within the skew
+  // window, and a token cannot be made without the key whatever its nonce. A per-thread
+  // generator seeded from the OS costs no system call per token.
+  thread_local std::mt19937_64 random([] {
+    std::random_device device;
+    std::seed_seq seed{device(), device(), device(), device()};
+    return std::mt19937_64(seed);
+  }());
+  std::array<uint8_t, 16> bytes;
+  const uint64_t high = random();
+  const uint64_t low = random();
+  std::memcpy(bytes.data(), &high, sizeof high);
+  std::memcpy(bytes.data() + sizeof high, &low, sizeof low);
+  std::string nonce(kMinNonceChars, '\0');
+  Base64UrlEncode(bytes.data(), kNonceBytes, nonce.data());
+  return nonce;
+}
+
+Status VerifyAuthToken(std::string_view key_id, std::string_view secret, std::string_view token,
+                       const AuthRequest& request, int64_t now_unix_ms,
+                       std::chrono::milliseconds max_skew, std::string* caller) {
+  AuthTokenFields fields;
+  if (Status parsed = ParseAuthToken(token, request, &fields); !parsed.ok()) return parsed;
+  if (Status timely = CheckAuthTokenTime(fields, request, now_unix_ms, max_skew); !timely.ok()) {
+    return timely;
+  }
+  if (fields.key_id != key_id) {
+    return AuthRefusal(request, "token signed with key id '" + std::string(fields.key_id) +
+                                    "', expected '" + std::string(key_id) + "'");
+  }
+  const HmacSha256Key key(secret);
+  if (Status signed_ok =
+          CheckAuthTokenSignature(AuthTokenMac(key, fields, request), fields, request);
+      !signed_ok.ok()) {
+    return signed_ok;
+  }
+  if (caller != nullptr) caller->assign(fields.caller);
+  return Status::Ok();
 }
 
 }  // namespace ferry::plugins

@@ -19,7 +19,6 @@ namespace {
 
 constexpr int64_t kDefaultMaxCallers = 100000;
 constexpr int64_t kMaxCallers = int64_t{1} << 30;
-constexpr std::string_view kCallerAttachment = "caller";
 
 // "10.0.0.7" of "10.0.0.7:5123", "[::1]" of "[::1]:5123".
 std::string_view HostOf(std::string_view peer) {
@@ -80,10 +79,11 @@ class RateLimitFilter final : public ServerFilter {
     auto& method = *static_cast<MethodLimits*>(request.method_state);
     const RateClock::time_point now = RateClock::now();
     if (per_caller_) {
-      const Attachments& attachments = request.context.attachments();
-      const auto named = attachments.find(std::string(kCallerAttachment));
-      const std::string_view caller = named != attachments.end() ? std::string_view(named->second)
-                                                                 : HostOf(request.context.peer());
+      // Who a filter before this one verified (auth), never what the caller merely claims:
+      // one that could name itself could take another's bucket, or a fresh one per call.
+      const std::string& verified = request.context.verified_caller();
+      const std::string_view caller =
+          !verified.empty() ? std::string_view(verified) : HostOf(request.context.peer());
       if (!callers_->TryTake(caller, *per_caller_, now)) {
         return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
       }

@@ -23,11 +23,12 @@ service:
   filters:
     - name: auth
       config: {secret: pw5, tokens: [pw6, pw7]}
+    - {name: auth, keys: [{id: k1, secret: pw8}]}
   monkey: banana
   hash_key_field: user_id
 )");
   const std::string shown = RedactedYaml(document);
-  for (const char* secret : {"pw1", "pw2", "pw3", "pw4", "pw5", "pw6", "pw7"}) {
+  for (const char* secret : {"pw1", "pw2", "pw3", "pw4", "pw5", "pw6", "pw7", "pw8"}) {
     EXPECT_THAT(shown, Not(HasSubstr(secret))) << shown;
   }
   EXPECT_THAT(shown, HasSubstr("password: <redacted>"));

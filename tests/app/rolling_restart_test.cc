@@ -125,6 +125,8 @@ class RollingRestartTest : public ::testing::Test {
                                  << "server:\n  listen: 127.0.0.1:" << slot.port << "\n"
                                  << "  drain_delay_ms: 300\n  grace_period_ms: 5000\n"
                                  << "  business_pool: {threads: 4, queue_capacity: 1024}\n"
+                                 // Every call's one token must survive its resends.
+                                 << "  filters: [{name: auth, secret: rolling}]\n"
                                  << "registry:\n  url: \"" << registry.url
                                  << "\"\n  namespace: " << registry.namespace_name
                                  << "\n  session_timeout_ms: 4000\n"
@@ -179,6 +181,7 @@ class RollingRestartTest : public ::testing::Test {
     ClusterOptions options;
     options.service = "ferry.demo.EchoService";
     options.client.connect_timeout = 5s;
+    options.client.filters = {FilterSpec::FromYaml("auth", "{secret: rolling}")};
     std::shared_ptr<Channel> channel;
     ASSERT_TRUE(NewClusterChannel(options, registry, &channel).ok());
     Load load(channel);

@@ -117,5 +117,36 @@ TEST(EncodedRequestTest, CompressedBodyIsKeptCompressed) {
   EXPECT_EQ(parsed.value(), body.value());
 }
 
+// A body encoded beforehand (what client filters see) makes the very frame the message would,
+// compressed or not, directly or through an EncodedRequest.
+TEST(EncodedRequestTest, ABodyEncodedBeforehandMakesTheSameFrames) {
+  BodyOptions compressed;
+  compressed.compression = compression_id::kZstd;
+  compressed.compress_threshold = 64;
+  for (const BodyOptions& options : {BodyOptions{}, compressed}) {
+    StringValue body;
+    body.set_value(std::string(4096, 'z'));
+    EncodedBody encoded;
+    ASSERT_TRUE(EncodeBody(body, options, &encoded).ok());
+    EXPECT_EQ(encoded.compression, options.compression);
+
+    const wire::RpcMeta meta = SampleMeta();
+    FrameHeader header;
+    header.request_id = 7;
+    std::string from_message;
+    std::string from_encoded;
+    ASSERT_TRUE(AppendFrame(header, &meta, &body, options, &from_message).ok());
+    ASSERT_TRUE(AppendFrame(header, &meta, encoded, &from_encoded).ok());
+    EXPECT_EQ(from_encoded, from_message);
+    EXPECT_EQ(Decode(from_encoded).body, encoded.bytes);
+
+    EncodedRequest request;
+    ASSERT_TRUE(request.Encode(meta, encoded).ok());
+    std::string resent;
+    request.AppendFrame(7, 0, &resent);
+    EXPECT_EQ(resent, from_message);
+  }
+}
+
 }  // namespace
 }  // namespace ferry::codec

@@ -335,20 +335,39 @@ TEST_F(HttpTest, AnAuthFilterReadsTheBearerTokenAndRateLimitsAnswer429) {
   auto missing = client.Read();
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 401);
-  const auto token_for = [](std::string_view method) {
+  // A gateway call's token signs its JSON body exactly as sent.
+  const auto token_for = [](std::string_view method, std::string_view body) {
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-    return plugins::MakeAuthToken("s3cr3t", "ferry.demo.EchoService", method, now_ms);
+    return plugins::MakeAuthToken(
+        "default", "s3cr3t",
+        plugins::AuthRequest{.service = "ferry.demo.EchoService", .method = method, .body = body},
+        "", now_ms, plugins::NewAuthNonce());
   };
+  const std::string echo_token = token_for("Echo", "{}");
   ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
-                                  "Authorization: Bearer " + token_for("Echo") + "\r\n")));
+                                  "Authorization: Bearer " + echo_token + "\r\n")));
   auto allowed = client.Read();
   ASSERT_TRUE(allowed);
   EXPECT_EQ(allowed->status, 200) << allowed->body;
+  // The same token again, or with another body, is refused.
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "Authorization: Bearer " + echo_token + "\r\n")));
+  auto replayed = client.Read();
+  ASSERT_TRUE(replayed);
+  EXPECT_EQ(replayed->status, 401);
+  EXPECT_NE(replayed->body.find("replayed token"), std::string::npos) << replayed->body;
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{\"payload\":\"x\"}",
+                                  "Authorization: Bearer " + token_for("Echo", "{}") + "\r\n")));
+  auto other_body = client.Read();
+  ASSERT_TRUE(other_body);
+  EXPECT_EQ(other_body->status, 401);
+  EXPECT_NE(other_body->body.find("invalid token signature"), std::string::npos)
+      << other_body->body;
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Delay", "{}",
-                                    "Authorization: Bearer " + token_for("Delay") + "\r\n")));
+                                    "Authorization: Bearer " + token_for("Delay", "{}") + "\r\n")));
   }
   auto first = client.Read();
   auto second = client.Read();

@@ -1,8 +1,10 @@
-// The client auth filter on its own: a token per method, kept in the method's own state.
+// The client auth filter on its own: a token of its own for every call, bound to its body.
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,77 +17,95 @@
 namespace ferry::plugins_test {
 namespace {
 
+using namespace std::chrono_literals;
+using plugins::AuthRequest;
+using plugins::VerifyAuthToken;
+
 constexpr MethodSpec kEcho{.service = "ferry.demo.EchoService", .method = "Echo"};
 constexpr MethodSpec kDelay{.service = "ferry.demo.EchoService", .method = "Delay"};
 
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::shared_ptr<ClientFilter> ConfiguredFilter(const std::string& yaml) {
+  std::shared_ptr<ClientFilter> filter = ExtensionRegistry::Instance().Create<ClientFilter>("auth");
+  EXPECT_NE(filter, nullptr);
+  config::ConfigErrors errors("t.yaml");
+  config::ConfigReader reader(YAML::Load(yaml), "filters[0]", &errors);
+  filter->Configure(reader);
+  EXPECT_TRUE(errors.first().ok()) << errors.first();
+  return filter;
+}
+
 class AuthClientFilterTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    filter_ = ExtensionRegistry::Instance().Create<ClientFilter>("auth");
-    ASSERT_NE(filter_, nullptr);
-    config::ConfigErrors errors("t.yaml");
-    config::ConfigReader reader(YAML::Load("{secret: s3cr3t}"), "filters[0]", &errors);
-    filter_->Configure(reader);
-    ASSERT_TRUE(errors.first().ok()) << errors.first();
-  }
+  void SetUp() override { filter_ = ConfiguredFilter("{secret: s3cr3t, caller: billing}"); }
 
-  // The token the filter gives a call of `method`, whose state the chain made with `state`.
-  std::string TokenFor(const MethodSpec& method, const std::shared_ptr<void>& state) {
+  // The token the filter gives a call of `method` whose encoded body is `body`.
+  static std::string TokenFor(ClientFilter& filter, const MethodSpec& method,
+                              std::string_view body) {
+    const std::shared_ptr<void> state = filter.NewMethodState(method);
+    demo::EchoRequest request;
     CallOptions options;
-    ClientCall call{method, request_, options, {state.get(), nullptr}};
-    EXPECT_TRUE(filter_->OnCall(call).ok());
+    ClientCall call{method, request, options, {state.get(), nullptr}, body};
+    EXPECT_TRUE(filter.OnCall(call).ok());
     return options.auth_token;
   }
 
-  static bool SignedFor(const std::string& token, const MethodSpec& method) {
-    return plugins::VerifyAuthToken("s3cr3t", token, method.service, method.method,
-                                    plugins::AuthTokenMillis(token), std::chrono::milliseconds(0))
-        .ok();
+  static Status Verify(const std::string& token, const MethodSpec& method, std::string_view body,
+                       std::string* caller = nullptr) {
+    const AuthRequest request{.service = method.service, .method = method.method, .body = body};
+    return VerifyAuthToken("default", "s3cr3t", token, request, NowMs(), 5s, caller);
   }
 
   std::shared_ptr<ClientFilter> filter_;
-  demo::EchoRequest request_;
 };
 
-TEST_F(AuthClientFilterTest, SignsEachCallForItsOwnMethod) {
-  const std::shared_ptr<void> echo = filter_->NewMethodState(kEcho);
-  const std::shared_ptr<void> delay = filter_->NewMethodState(kDelay);
-  ASSERT_NE(echo, nullptr);
-  const std::string for_echo = TokenFor(kEcho, echo);
-  const std::string for_delay = TokenFor(kDelay, delay);
-  EXPECT_TRUE(SignedFor(for_echo, kEcho)) << for_echo;
-  EXPECT_FALSE(SignedFor(for_echo, kDelay)) << "a token binds its method";
-  EXPECT_TRUE(SignedFor(for_delay, kDelay)) << for_delay;
+TEST_F(AuthClientFilterTest, SignsEachCallForItsMethodBodyAndCaller) {
+  const std::string token = TokenFor(*filter_, kEcho, "body");
+  std::string caller;
+  EXPECT_TRUE(Verify(token, kEcho, "body", &caller).ok()) << token;
+  EXPECT_EQ(caller, "billing");
+  EXPECT_FALSE(Verify(token, kDelay, "body").ok()) << "a token binds its method";
+  EXPECT_FALSE(Verify(token, kEcho, "other body").ok()) << "a token binds its body";
 }
 
-TEST_F(AuthClientFilterTest, AnotherFilterInstanceWithTheSameMethodSignsWithItsOwnSecret) {
-  const std::shared_ptr<ClientFilter> other =
-      ExtensionRegistry::Instance().Create<ClientFilter>("auth");
-  config::ConfigErrors errors("t.yaml");
-  config::ConfigReader reader(YAML::Load("{secret: other}"), "filters[0]", &errors);
-  other->Configure(reader);
-  ASSERT_TRUE(errors.first().ok());
-  const std::shared_ptr<void> mine = filter_->NewMethodState(kEcho);
-  const std::shared_ptr<void> theirs = other->NewMethodState(kEcho);
-  const std::string token = TokenFor(kEcho, mine);
-  CallOptions options;
-  ClientCall call{kEcho, request_, options, {theirs.get(), nullptr}};
-  ASSERT_TRUE(other->OnCall(call).ok());
-  EXPECT_TRUE(SignedFor(token, kEcho));
-  EXPECT_FALSE(SignedFor(options.auth_token, kEcho)) << "signed with 'other', not 's3cr3t'";
+TEST_F(AuthClientFilterTest, EveryCallGetsATokenOfItsOwn) {
+  std::set<std::string> tokens;
+  for (int i = 0; i < 100; ++i) tokens.insert(TokenFor(*filter_, kEcho, "same body"));
+  EXPECT_EQ(tokens.size(), 100u);
 }
 
-TEST_F(AuthClientFilterTest, EveryThreadGetsATokenTheServerAccepts) {
-  const std::shared_ptr<void> echo = filter_->NewMethodState(kEcho);
-  std::vector<std::string> tokens(8);
+TEST_F(AuthClientFilterTest, SignsWithTheNamedKey) {
+  const std::shared_ptr<ClientFilter> rotated = ConfiguredFilter(
+      "{keys: [{id: old, secret: s3cr3t}, {id: new, secret: n3w}], signing_key: new}");
+  const std::string token = TokenFor(*rotated, kEcho, "body");
+  EXPECT_TRUE(token.starts_with("v3:new:")) << token;
+  const AuthRequest request{.service = kEcho.service, .method = kEcho.method, .body = "body"};
+  EXPECT_TRUE(VerifyAuthToken("new", "n3w", token, request, NowMs(), 5s).ok());
+  EXPECT_FALSE(Verify(token, kEcho, "body").ok());
+}
+
+TEST_F(AuthClientFilterTest, EveryThreadGetsTokensTheServerAccepts) {
+  std::vector<std::vector<std::string>> tokens(8);
   std::vector<std::thread> threads;
   for (size_t i = 0; i < tokens.size(); ++i) {
     threads.emplace_back([&, i] {
-      for (int call = 0; call < 1000; ++call) tokens[i] = TokenFor(kEcho, echo);
+      for (int call = 0; call < 200; ++call) tokens[i].push_back(TokenFor(*filter_, kEcho, "b"));
     });
   }
   for (auto& t : threads) t.join();
-  for (const std::string& token : tokens) EXPECT_TRUE(SignedFor(token, kEcho)) << token;
+  std::set<std::string> distinct;
+  for (const auto& of_thread : tokens) {
+    for (const std::string& token : of_thread) {
+      EXPECT_TRUE(Verify(token, kEcho, "b").ok()) << token;
+      distinct.insert(token);
+    }
+  }
+  EXPECT_EQ(distinct.size(), 8u * 200u);
 }
 
 }  // namespace

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "legacy_auth_token.h"
+
 namespace ferry::plugins {
 namespace {
 
@@ -11,12 +15,26 @@ using ::testing::MatchesRegex;
 using namespace std::chrono_literals;
 
 constexpr std::string_view kService = "ferry.demo.EchoService";
-constexpr std::string_view kMethod = "Echo";
+constexpr std::string_view kNonce = "AAAAAAAAAAAAAAAA";
 constexpr int64_t kNow = 1'700'000'000'000;
+// An EchoRequest{payload: "hello"} as protobuf encodes it.
+constexpr std::string_view kBody = "\x0a\x05hello";
 
-Status Verify(std::string_view token, int64_t now = kNow, std::string_view secret = "s3cr3t",
-              std::string_view method = kMethod) {
-  return VerifyAuthToken(secret, token, kService, method, now, 30s);
+const Attachments kAttachments = {{"user", "ann"}};
+
+AuthRequest EchoRequest(std::string_view body = kBody, const Attachments* attachments = nullptr) {
+  return AuthRequest{
+      .service = kService, .method = "Echo", .body = body, .attachments = attachments};
+}
+
+std::string Token(const AuthRequest& request = EchoRequest(), int64_t unix_ms = kNow,
+                  std::string_view secret = "s3cr3t", std::string_view key_id = "k1") {
+  return MakeAuthToken(key_id, secret, request, "billing", unix_ms, kNonce);
+}
+
+Status Verify(std::string_view token, const AuthRequest& request = EchoRequest(),
+              int64_t now = kNow, std::string* caller = nullptr) {
+  return VerifyAuthToken("k1", "s3cr3t", token, request, now, 5s, caller);
 }
 
 void ExpectUnauthenticated(const Status& status, const std::string& why) {
@@ -25,68 +43,86 @@ void ExpectUnauthenticated(const Status& status, const std::string& why) {
 }
 
 TEST(AuthTokenTest, HasTheDocumentedShape) {
-  const std::string token = MakeAuthToken("s3cr3t", kService, kMethod, kNow);
-  EXPECT_THAT(token, MatchesRegex("v2:1700000000000:[A-Za-z0-9_-]{22}"));
-  EXPECT_EQ(token.size(), 39u);
+  EXPECT_THAT(Token(),
+              MatchesRegex("v3:k1:1700000000000:AAAAAAAAAAAAAAAA:billing:[A-Za-z0-9_-]{22}"));
 }
 
-TEST(AuthTokenTest, SignsVersionServiceMethodAndTimeWithTruncatedHmacSha256) {
+TEST(AuthTokenTest, SignsKeyTimeNonceCallerMethodAttachmentsAndBody) {
   // Independently computed:
-  //   printf 'v2\nferry.demo.EchoService\nEcho\n1700000000000' |
+  //   printf 'v3\nk1\n1700000000000\nAAAAAAAAAAAAAAAA\nbilling\nferry.demo.EchoService\nEcho\n1\n'
+  //          '4:user3:ann\n\x0a\x05hello' |
   //     openssl dgst -sha256 -hmac s3cr3t -binary | head -c 16 | base64 | tr '+/' '-_' | tr -d =
-  EXPECT_EQ(MakeAuthToken("s3cr3t", kService, kMethod, kNow),
-            "v2:1700000000000:SQNNLgkA6cmqXiDswDOVLA");
+  EXPECT_EQ(Token(EchoRequest(kBody, &kAttachments)),
+            "v3:k1:1700000000000:AAAAAAAAAAAAAAAA:billing:decLjgWABRDiDtjlKJjOuA");
 }
 
-// Tokens of clients built before v2: printf 'ferry.demo.EchoService\nEcho\n1700000000000' |
-// openssl dgst -sha256 -hmac s3cr3t
-constexpr std::string_view kV1Token =
-    "v1:1700000000000:bf71dbd617cc676a7351dc1bdda67c182d8759e74159446dcaaf2b1e44aaa29e";
-
-TEST(AuthTokenTest, V1TokensOfEarlierClientsStillVerify) {
-  EXPECT_TRUE(Verify(kV1Token).ok());
-  ExpectUnauthenticated(Verify(kV1Token, kNow, "guess"), "invalid token signature");
-  ExpectUnauthenticated(Verify(kV1Token, kNow + 31'000), "expired token");
+TEST(AuthTokenTest, FreshTokenVerifiesAndNamesItsCaller) {
+  std::string caller;
+  EXPECT_TRUE(Verify(Token(), EchoRequest(), kNow, &caller).ok());
+  EXPECT_EQ(caller, "billing");
 }
 
-// v2 signs its version: v1's signature, truncated and re-encoded as v2 (printf
-// 'ferry.demo.EchoService\nEcho\n1700000000000' | openssl dgst -sha256 -hmac s3cr3t -binary |
-// head -c 16 | base64 | tr '+/' '-_' | tr -d =), is no v2 token.
-TEST(AuthTokenTest, VersionsDoNotShareSignatures) {
-  ExpectUnauthenticated(Verify("v2:1700000000000:v3Hb1hfMZ2pzUdwb3aZ8GA"),
-                        "invalid token signature");
+TEST(AuthTokenTest, TokenIsBoundToTheBody) {
+  ExpectUnauthenticated(Verify(Token(), EchoRequest("\x0a\x04evil")), "invalid token signature");
+  ExpectUnauthenticated(Verify(Token(), EchoRequest("")), "invalid token signature");
 }
 
-TEST(AuthTokenTest, FreshTokenVerifies) {
-  EXPECT_TRUE(Verify(MakeAuthToken("s3cr3t", kService, kMethod, kNow)).ok());
+TEST(AuthTokenTest, TokenIsBoundToTheAttachments) {
+  const Attachments other = {{"user", "bob"}};
+  const std::string token = Token(EchoRequest(kBody, &kAttachments));
+  EXPECT_TRUE(Verify(token, EchoRequest(kBody, &kAttachments)).ok());
+  ExpectUnauthenticated(Verify(token, EchoRequest(kBody, &other)), "invalid token signature");
+  ExpectUnauthenticated(Verify(token, EchoRequest(kBody)), "invalid token signature");
+}
+
+TEST(AuthTokenTest, TokenIsBoundToTheMethod) {
+  AuthRequest delay = EchoRequest();
+  delay.method = "Delay";
+  ExpectUnauthenticated(Verify(Token(), delay), "invalid token signature");
+}
+
+TEST(AuthTokenTest, ChangingAnySignedFieldBreaksTheSignature) {
+  const std::string token = Token();
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{":billing:", ":admin:"},
+                                 {":AAAAAAAAAAAAAAAA:", ":AAAAAAAAAAAAAAAB:"},
+                                 {":1700000000000:", ":1700000000001:"}}) {
+    std::string changed = token;
+    changed.replace(changed.find(from), from.size(), to);
+    ExpectUnauthenticated(Verify(changed), "invalid token signature");
+  }
+}
+
+TEST(AuthTokenTest, EachNonceMakesAnotherToken) {
+  std::set<std::string> nonces;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string nonce = NewAuthNonce();
+    EXPECT_THAT(nonce, MatchesRegex("[A-Za-z0-9_-]{16}"));
+    nonces.insert(nonce);
+  }
+  EXPECT_EQ(nonces.size(), 1000u);
+  EXPECT_NE(MakeAuthToken("k1", "s3cr3t", EchoRequest(), "", kNow, NewAuthNonce()),
+            MakeAuthToken("k1", "s3cr3t", EchoRequest(), "", kNow, NewAuthNonce()));
 }
 
 TEST(AuthTokenTest, ClockSkewUpToTheLimitIsAcceptedEitherWay) {
-  const std::string token = MakeAuthToken("s3cr3t", kService, kMethod, kNow);
-  EXPECT_TRUE(Verify(token, kNow + 30'000).ok());
-  EXPECT_TRUE(Verify(token, kNow - 30'000).ok());
+  EXPECT_TRUE(Verify(Token(), EchoRequest(), kNow + 5'000).ok());
+  EXPECT_TRUE(Verify(Token(), EchoRequest(), kNow - 5'000).ok());
 }
 
-TEST(AuthTokenTest, TokenBeyondTheSkewHasExpired) {
-  const std::string token = MakeAuthToken("s3cr3t", kService, kMethod, kNow);
-  ExpectUnauthenticated(Verify(token, kNow + 30'001), "expired token");
-  ExpectUnauthenticated(Verify(token, kNow - 30'001), "expired token");
+TEST(AuthTokenTest, TokenBeyondTheSkewSaysWhichWayTheClocksDiffer) {
+  ExpectUnauthenticated(Verify(Token(), EchoRequest(), kNow + 5'001),
+                        "expired token (issued at unix ms 1700000000000, server time "
+                        "1700000005001: 5001 ms old, max skew 5000 ms");
+  ExpectUnauthenticated(Verify(Token(), EchoRequest(), kNow - 5'001),
+                        "token from the future (issued at unix ms 1700000000000, server time "
+                        "1699999994999: 5001 ms ahead, max skew 5000 ms; the client's clock is "
+                        "ahead)");
 }
 
-TEST(AuthTokenTest, WrongSecretIsRejected) {
-  ExpectUnauthenticated(Verify(MakeAuthToken("guess", kService, kMethod, kNow)),
-                        "invalid token signature");
-}
-
-TEST(AuthTokenTest, TokenForAnotherMethodIsRejected) {
-  ExpectUnauthenticated(Verify(MakeAuthToken("s3cr3t", kService, "Delay", kNow)),
-                        "made for another method) for ferry.demo.EchoService/Echo");
-}
-
-TEST(AuthTokenTest, ChangedTimestampBreaksTheSignature) {
-  std::string token = MakeAuthToken("s3cr3t", kService, kMethod, kNow);
-  token.replace(3, 13, "1700000000001");
-  ExpectUnauthenticated(Verify(token), "invalid token signature");
+TEST(AuthTokenTest, WrongSecretOrKeyIsRejected) {
+  ExpectUnauthenticated(Verify(Token(EchoRequest(), kNow, "guess")), "invalid token signature");
+  ExpectUnauthenticated(Verify(Token(EchoRequest(), kNow, "s3cr3t", "k2")),
+                        "token signed with key id 'k2', expected 'k1'");
 }
 
 TEST(AuthTokenTest, MissingTokenIsRejected) {
@@ -94,15 +130,41 @@ TEST(AuthTokenTest, MissingTokenIsRejected) {
 }
 
 TEST(AuthTokenTest, MalformedTokensAreRejected) {
-  const std::string good = MakeAuthToken("s3cr3t", kService, kMethod, kNow);
+  const std::string good = Token();
   const std::string signature = good.substr(good.rfind(':') + 1);
   for (const std::string& token :
-       {std::string("garbage"), "v3:1700000000000:" + signature, "v2:17x0000000000:" + signature,
-        "v2::" + signature, "v2:1700000000000:" + signature.substr(1),
-        "v2:1700000000000:" + signature + "0", std::string("v2:1700000000000"),
-        "v1:1700000000000:" + signature}) {
+       {std::string("garbage"), "v4:k1:1700000000000:AAAAAAAAAAAAAAAA:billing:" + signature,
+        "v3:k1:17x0000000000:AAAAAAAAAAAAAAAA:billing:" + signature,
+        "v3:k1:-1:AAAAAAAAAAAAAAAA:billing:" + signature,
+        "v3::1700000000000:AAAAAAAAAAAAAAAA:billing:" + signature,
+        "v3:k1:1700000000000:AAAA:billing:" + signature,
+        "v3:k1:1700000000000:AAAAAAAAAAAAAAA=:billing:" + signature,
+        "v3:k1:1700000000000:AAAAAAAAAAAAAAAA:bil\nling:" + signature,
+        "v3:k1:1700000000000:AAAAAAAAAAAAAAAA:billing:" + signature.substr(1),
+        "v3:k1:1700000000000:AAAAAAAAAAAAAAAA:billing:" + signature + ":x",
+        std::string("v3:k1:1700000000000:AAAAAAAAAAAAAAAA:billing")}) {
     ExpectUnauthenticated(Verify(token), "malformed token");
   }
+}
+
+// Tokens of clients before v3: printf 'ferry.demo.EchoService\nEcho\n1700000000000' |
+// openssl dgst -sha256 -hmac s3cr3t
+constexpr std::string_view kV1Token =
+    "v1:1700000000000:bf71dbd617cc676a7351dc1bdda67c182d8759e74159446dcaaf2b1e44aaa29e";
+
+TEST(LegacyAuthTokenTest, V1AndV2TokensVerifyOnlyAsLegacyTokens) {
+  EXPECT_TRUE(IsLegacyAuthToken(kV1Token));
+  EXPECT_TRUE(VerifyLegacyAuthToken("s3cr3t", kV1Token, kService, "Echo", kNow, 30s).ok());
+  // printf 'v2\nferry.demo.EchoService\nEcho\n1700000000000' |
+  //   openssl dgst -sha256 -hmac s3cr3t -binary | head -c 16 | base64 | tr '+/' '-_' | tr -d =
+  const std::string v2 = MakeV2AuthToken("s3cr3t", kService, "Echo", kNow);
+  EXPECT_EQ(v2, "v2:1700000000000:SQNNLgkA6cmqXiDswDOVLA");
+  EXPECT_TRUE(IsLegacyAuthToken(v2));
+  EXPECT_TRUE(VerifyLegacyAuthToken("s3cr3t", v2, kService, "Echo", kNow, 30s).ok());
+  EXPECT_EQ(VerifyLegacyAuthToken("guess", v2, kService, "Echo", kNow, 30s).code(),
+            StatusCode::UNAUTHENTICATED);
+  ExpectUnauthenticated(Verify(v2), "malformed token");
+  EXPECT_FALSE(IsLegacyAuthToken(Token()));
 }
 
 }  // namespace

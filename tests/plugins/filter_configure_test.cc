@@ -53,12 +53,84 @@ TEST(FilterConfigureTest, AuthNeedsASecret) {
 }
 
 TEST(FilterConfigureTest, AuthRejectsBadSkewAndUnknownKeys) {
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, replay_cache_entries: 0}"),
+                "replay_cache_entries: expected an integer from 1 to 4294967296, got '0'");
   ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, max_skew_ms: -1}"),
                 "filters[0].max_skew_ms: expected an integer from 0 to 86400000, got '-1'");
   ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, max_skew: 10}"),
                 "max_skew: unknown key");
   ExpectInvalid(Configure<ClientFilter>("auth", "{name: auth, secret: s, max_skew_ms: 10}"),
                 "max_skew_ms: unknown key");
+}
+
+TEST(FilterConfigureTest, AuthAcceptsEveryDocumentedKey) {
+  EXPECT_TRUE(Configure<ServerFilter>("auth",
+                                      "{name: auth, keys: [{id: k1, secret: a}, {id: k2, secret: "
+                                      "b}], max_skew_ms: 1000, replay_cache_entries: 10, "
+                                      "accept_replayable_tokens: false}")
+                  .ok());
+  EXPECT_TRUE(Configure<ClientFilter>("auth",
+                                      "{name: auth, keys: [{id: k1, secret: a}, {id: k2, secret: "
+                                      "b}], signing_key: k2, caller: billing@eu-1}")
+                  .ok());
+}
+
+// Server and client read keys through the one reader: each mistake names its place.
+ServerOptions ServerOf(const std::string& yaml, Status* parsed) {
+  Config config;
+  *parsed = ParseConfig(yaml, "app.yaml", &config);
+  return config.server;
+}
+
+TEST(FilterConfigureTest, AuthKeyMistakesNameTheKeyAndLine) {
+  Status parsed;
+  Server duplicate(
+      ServerOf("server:\n"
+               "  filters:\n"
+               "    - name: auth\n"
+               "      keys:\n"
+               "        - {id: k1, secret: a}\n"
+               "        - {id: k1, secret: b}\n",
+               &parsed));
+  ASSERT_TRUE(parsed.ok()) << parsed;
+  ExpectInvalid(duplicate.Start(),
+                "app.yaml:6: server.filters[0].keys[1].id: key id 'k1' is listed twice");
+  Server empty(
+      ServerOf("server:\n"
+               "  filters:\n"
+               "    - name: auth\n"
+               "      keys:\n"
+               "        - {id: k1, secret: a}\n"
+               "        - id: k2\n"
+               "          secret: ''\n",
+               &parsed));
+  ExpectInvalid(empty.Start(),
+                "app.yaml:7: server.filters[0].keys[1].secret: key 'k2' must have a non-empty "
+                "shared secret");
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, keys: [{id: 'k 1', secret: a}]}"),
+                "keys[0].id: must be 1-64 characters of A-Z a-z 0-9 . _ @ -, got 'k 1'");
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, keys: []}"),
+                "keys: expected a non-empty list");
+  ExpectInvalid(Configure<ServerFilter>("auth",
+                                        "{name: auth, secret: s, keys: [{id: k, secret: "
+                                        "s}]}"),
+                "keys: set either keys or secret");
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, keys: [{id: k, secret: s, x: 1}]}"),
+                "keys[0].x: unknown key");
+}
+
+TEST(FilterConfigureTest, AuthClientSignsWithAKeyItHolds) {
+  ExpectInvalid(Configure<ClientFilter>("auth",
+                                        "{name: auth, keys: [{id: k1, secret: a}, {id: k2, "
+                                        "secret: b}], signing_key: k3}"),
+                "filters[0].signing_key: 'k3' is not among the keys ('k1', 'k2')");
+  ExpectInvalid(Configure<ClientFilter>(
+                    "auth", "{name: auth, keys: [{id: k1, secret: a}, {id: k2, secret: b}]}"),
+                "signing_key: must name the key to sign with, one of 'k1', 'k2'");
+  ExpectInvalid(Configure<ClientFilter>("auth", "{name: auth, secret: s, caller: 'a:b'}"),
+                "caller: must be at most 64 characters");
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, caller: x}"),
+                "caller: unknown key");
 }
 
 TEST(FilterConfigureTest, RatelimitAcceptsEveryDocumentedKey) {

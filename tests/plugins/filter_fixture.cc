@@ -4,15 +4,26 @@
 
 namespace ferry::plugins_test {
 
+void CountingEchoService::Count(const ServerContext& context) {
+  std::lock_guard lock(mu_);
+  last_verified_caller_ = context.verified_caller();
+  ++handled_;
+}
+
+std::string CountingEchoService::last_verified_caller() const {
+  std::lock_guard lock(mu_);
+  return last_verified_caller_;
+}
+
 Status CountingEchoService::Echo(ServerContext& context, const demo::EchoRequest& request,
                                  demo::EchoResponse* response) {
-  ++handled_;
+  Count(context);
   return echo_.Echo(context, request, response);
 }
 
 Status CountingEchoService::Delay(ServerContext& context, const demo::DelayRequest& request,
                                   demo::EchoResponse* response) {
-  ++handled_;
+  Count(context);
   return echo_.Delay(context, request, response);
 }
 

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,16 @@ class CountingEchoService final : public demo::EchoServiceBase {
   Status Delay(ServerContext& context, const demo::DelayRequest& request,
                demo::EchoResponse* response) override;
   int handled() const { return handled_.load(); }
+  // ServerContext::verified_caller() of the last call handled.
+  std::string last_verified_caller() const;
 
  private:
+  void Count(const ServerContext& context);
+
   demo::EchoServiceImpl echo_;
   std::atomic<int> handled_{0};
+  mutable std::mutex mu_;
+  std::string last_verified_caller_;
 };
 
 // The filter specs of a YAML `filters:` list, read by the real config loader, e.g.

@@ -1,5 +1,7 @@
 #include "hmac_sha256.h"
 
+#include "hmac_sha256_key.h"
+
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -44,6 +46,20 @@ TEST_P(HmacSha256Rfc4231Test, MatchesTheRfc) {
   const std::optional<Sha256Digest> digest = HmacSha256(GetParam().key, {GetParam().data});
   ASSERT_TRUE(digest.has_value());
   EXPECT_EQ(Hex(*digest), GetParam().hmac_sha256);
+}
+
+TEST_P(HmacSha256Rfc4231Test, AKeyKeyedOnceMatchesTheRfc) {
+  const HmacSha256Key key(GetParam().key);
+  ASSERT_TRUE(key.ok());
+  const std::string& data = GetParam().data;
+  // Twice, split: each MAC starts from the keyed state, whatever the one before it hashed.
+  for (int i = 0; i < 2; ++i) {
+    const std::optional<Sha256Digest> digest =
+        key.Mac({std::string_view(data).substr(0, data.size() / 2),
+                 std::string_view(data).substr(data.size() / 2)});
+    ASSERT_TRUE(digest.has_value());
+    EXPECT_EQ(Hex(*digest), GetParam().hmac_sha256);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -33,10 +33,16 @@ bool ServedWithinFiveSeconds(demo::EchoServiceProxy& proxy, const CallOptions& o
   return false;
 }
 
-CallOptions As(const std::string& caller) {
+// What a caller claiming to be `caller` sends: an attachment that proves nothing.
+CallOptions Claiming(const std::string& caller) {
   CallOptions options;
   options.attachments["caller"] = caller;
   return options;
+}
+
+// The client filters of a caller whose identity `auth` signs.
+std::string SignedAs(const std::string& caller) {
+  return "[{name: auth, secret: s3cr3t, caller: " + caller + "}]";
 }
 
 using RateLimitTest = FilterFixture;
@@ -74,15 +80,39 @@ TEST_F(RateLimitTest, MethodOverrideReplacesTheDefault) {
   EXPECT_THAT(rejected.message(), HasSubstr("1/s, burst 1"));
 }
 
-TEST_F(RateLimitTest, CallersAreLimitedSeparately) {
-  StartServer("[{name: ratelimit, per_caller: {rate: 1, burst: 1}}]");
-  demo::EchoServiceProxy proxy = NewProxy();
-  const Status rejected = CallUntilRejected(proxy, 5, As("alice"));
+TEST_F(RateLimitTest, CallersVerifiedByAuthAreLimitedSeparately) {
+  StartServer("[{name: auth, secret: s3cr3t}, {name: ratelimit, per_caller: {rate: 1, burst: 1}}]");
+  demo::EchoServiceProxy alice = NewProxy(SignedAs("alice"));
+  const Status rejected = CallUntilRejected(alice, 5);
   EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
   EXPECT_THAT(rejected.message(), HasSubstr("rate limit of caller 'alice' exceeded"));
-  const auto bob = proxy.Echo(EchoOf("x"), As("bob"));
+  const auto bob = NewProxy(SignedAs("bob")).Echo(EchoOf("x"));
   EXPECT_TRUE(bob.ok()) << bob.status();
-  EXPECT_TRUE(ServedWithinFiveSeconds(proxy, As("alice")));
+  EXPECT_TRUE(ServedWithinFiveSeconds(alice));
+}
+
+// The `caller` attachment is whatever a client says: it must neither take another caller's
+// bucket nor escape its own.
+TEST_F(RateLimitTest, AForgedCallerAttachmentGetsNoOtherCallersBucket) {
+  StartServer("[{name: auth, secret: s3cr3t}, {name: ratelimit, per_caller: {rate: 1, burst: 1}}]");
+  demo::EchoServiceProxy mallory = NewProxy(SignedAs("mallory"));
+  ASSERT_TRUE(mallory.Echo(EchoOf("x"), Claiming("alice")).ok());
+  // Still mallory's bucket, now empty, whatever name it claims next.
+  const Status rejected = mallory.Echo(EchoOf("x"), Claiming("bob")).status();
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(), HasSubstr("caller 'mallory'"));
+  // And alice's bucket is untouched.
+  const auto alice = NewProxy(SignedAs("alice")).Echo(EchoOf("x"));
+  EXPECT_TRUE(alice.ok()) << alice.status();
+}
+
+TEST_F(RateLimitTest, AnUnauthenticatedCallerIsItsAddressWhateverItClaims) {
+  StartServer("[{name: ratelimit, per_caller: {rate: 1, burst: 1}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  ASSERT_TRUE(proxy.Echo(EchoOf("x"), Claiming("alice")).ok());
+  const Status rejected = proxy.Echo(EchoOf("x"), Claiming("bob")).status();
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(), HasSubstr("caller '127.0.0.1'"));
 }
 
 TEST_F(RateLimitTest, CallerWithoutANameIsItsAddress) {

@@ -86,5 +86,51 @@ TEST(AdmissionOrderTest, ARequestRefusedFromItsMetaIsNeverDecoded) {
   EXPECT_EQ(TokenRequired::calls.load(), calls);
 }
 
+// Verifies nothing: names the caller after a token "caller:<name>", as an authenticating
+// filter names the caller its check proved.
+class CallerFromToken final : public ServerFilter {
+ public:
+  void Configure(config::ConfigReader&) override {}
+  Status OnAdmit(const ServerAdmission& request) override {
+    const std::string& token = request.context.auth_token();
+    if (token.starts_with("caller:")) request.context.set_verified_caller(token.substr(7));
+    return Status::Ok();
+  }
+  Status OnCall(ServerCall&) override { return Status::Ok(); }
+};
+
+// What the Context methods answer for a request with `token`.
+std::optional<Reply> ContextOf(FrameClient& client, std::string_view method,
+                               const std::string& token) {
+  wire::RpcMeta meta;
+  meta.set_service(std::string(kService));
+  meta.set_method(std::string(method));
+  meta.set_auth_token(token);
+  codec::FrameHeader header;
+  header.request_id = 1;
+  if (!client.SendFrame(header, meta.SerializeAsString(), "")) return std::nullopt;
+  return client.ReadReply();
+}
+
+// A connection's inline calls share one context: a caller one call's filter verified must not
+// be the next call's.
+TEST(AdmissionOrderTest, AVerifiedCallerReachesTheHandlerOfItsCallOnly) {
+  ExtensionRegistry::Instance().Register<ServerFilter>(
+      "test_caller_from_token", [] { return std::make_shared<CallerFromToken>(); });
+  ServerOptions options;
+  options.filters = {FilterSpec::FromYaml("test_caller_from_token", "{}")};
+  TestServer server(options);
+  FrameClient client(server.port());
+  for (const std::string_view method : {"InlineContext", "Context"}) {
+    SCOPED_TRACE(std::string(method));
+    const auto alice = ContextOf(client, method, "caller:alice");
+    ASSERT_TRUE(alice);
+    EXPECT_NE(alice->value.find(" caller=alice"), std::string::npos) << alice->value;
+    const auto nobody = ContextOf(client, method, "unverified");
+    ASSERT_TRUE(nobody);
+    EXPECT_EQ(nobody->value.find(" caller="), std::string::npos) << nobody->value;
+  }
+}
+
 }  // namespace
 }  // namespace ferry::test

@@ -69,6 +69,7 @@ Status Context(Service&, ServerContext& context, const Message&, Message* respon
   out += " deadline=" + std::string(context.has_deadline() ? "yes" : "no");
   for (const auto& [key, value] : context.attachments()) out += " " + key + "=" + value;
   out += " peer=" + context.peer();
+  if (!context.verified_caller().empty()) out += " caller=" + context.verified_caller();
   if (!context.auth_token().empty()) out += " token=" + context.auth_token();
   Out(response, std::move(out));
   return Status::Ok();

@@ -51,7 +51,7 @@ class Counter {
 //   Block        pool    counts itself started, waits for the gate, returns the request
 //   Count        pool    counts itself run, returns the request
 //   Throw        pool    throws std::runtime_error("boom")
-//   Context      pool    returns what its ServerContext says
+//   Context      pool    returns what its ServerContext says (" caller=" when verified)
 //   InlineContext  inline  likewise
 //   Later        pool, asynchronous: counts itself started, then a thread of its own waits for
 //                the gate and returns the request; the handler itself returns at once

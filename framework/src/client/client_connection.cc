@@ -46,15 +46,17 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
 }
 
 uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
-                                google::protobuf::Message* response, Clock::time_point deadline,
-                                milliseconds timeout, CallDone done, stats::CallMeter meter,
-                                std::shared_ptr<CallObserver> observer, Refused* refused) {
+                                const codec::EncodedBody* body, google::protobuf::Message* response,
+                                Clock::time_point deadline, milliseconds timeout, CallDone done,
+                                stats::CallMeter meter, std::shared_ptr<CallObserver> observer,
+                                Refused* refused) {
   return Send(
       [&](uint64_t id, std::string* frame) {
         codec::FrameHeader header;
         header.type = codec::MessageType::kRequest;
         header.request_id = id;
-        return codec::AppendFrame(header, &meta, &request, body_options_, frame);
+        return body != nullptr ? codec::AppendFrame(header, &meta, *body, frame)
+                               : codec::AppendFrame(header, &meta, &request, body_options_, frame);
       },
       PendingCall{response, std::move(done), deadline, timeout, std::move(observer),
                   std::move(meter)},

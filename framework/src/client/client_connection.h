@@ -56,10 +56,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // `meter` counts the outcome, and `observer`, if any, is told it, just before `done` runs.
   // With `refused`, a connection whose server is draining (GOAWAY) returns 0 with `done`,
   // `meter` and `observer` moved there, not run; without, such a call fails with DRAINING.
+  // `body`, when not null, is `request` encoded already (what client filters saw), sent as is.
   uint64_t Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
-                google::protobuf::Message* response, Clock::time_point deadline,
-                std::chrono::milliseconds timeout, CallDone done, stats::CallMeter meter = {},
-                std::shared_ptr<CallObserver> observer = nullptr, Refused* refused = nullptr);
+                const codec::EncodedBody* body, google::protobuf::Message* response,
+                Clock::time_point deadline, std::chrono::milliseconds timeout, CallDone done,
+                stats::CallMeter meter = {}, std::shared_ptr<CallObserver> observer = nullptr,
+                Refused* refused = nullptr);
   // The same for a request encoded beforehand, sent with `timeout_us` left of its deadline.
   uint64_t Call(const codec::EncodedRequest& request, uint64_t timeout_us,
                 google::protobuf::Message* response, Clock::time_point deadline,

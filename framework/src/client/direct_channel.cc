@@ -37,8 +37,8 @@ Status NewChannel(const ClientOptions& options, std::shared_ptr<Channel>* out) {
     body.compression = compressor->id();
   }
   filter::ClientFilterChain filters;
-  if (Status created =
-          filter::ClientFilterChain::Create(options.filters, options.default_timeout, &filters);
+  if (Status created = filter::ClientFilterChain::Create(options.filters, options.default_timeout,
+                                                         body, &filters);
       !created.ok()) {
     return created;
   }
@@ -80,16 +80,17 @@ void DirectChannel::CallMethod(const MethodSpec& method, const google::protobuf:
                                google::protobuf::Message* response, const CallOptions& options,
                                CallDone done) {
   filters_.Run(method, request, options, std::move(done),
-               [&](auto&& sent, Clock::time_point started, CallDone&& completion) {
-                 Send(method, request, response, std::forward<decltype(sent)>(sent), started,
+               [&](auto&& sent, Clock::time_point started, CallDone&& completion,
+                   const codec::EncodedBody* body) {
+                 Send(method, request, body, response, std::forward<decltype(sent)>(sent), started,
                       std::move(completion));
                });
 }
 
 template <class Options>
 void DirectChannel::Send(const MethodSpec& method, const google::protobuf::Message& request,
-                         google::protobuf::Message* response, Options&& options,
-                         Clock::time_point started, CallDone&& done) {
+                         const codec::EncodedBody* body, google::protobuf::Message* response,
+                         Options&& options, Clock::time_point started, CallDone&& done) {
   const std::chrono::milliseconds timeout =
       options.timeout > std::chrono::milliseconds::zero() ? options.timeout : default_timeout_;
   const bool bounded = timeout > std::chrono::milliseconds::zero();
@@ -108,8 +109,8 @@ void DirectChannel::Send(const MethodSpec& method, const google::protobuf::Messa
       &meta);
   stats::CallMeter meter;
   if (metrics_) meter = stats::CallMeter(&stats::ClientMetricsFor(method), started);
-  const uint64_t id = connection_->Call(meta, request, response, deadline, timeout, std::move(done),
-                                        std::move(meter));
+  const uint64_t id = connection_->Call(meta, request, body, response, deadline, timeout,
+                                        std::move(done), std::move(meter));
   if (cancellation != nullptr) connection_->CancelOn(*cancellation, id);
 }
 

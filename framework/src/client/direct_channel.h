@@ -32,8 +32,9 @@ class DirectChannel final : public Channel {
  private:
   bool OnOwnIoThread() const;
   template <class Options>
+  // `body`: the request as the filters saw it encoded, or null to encode `request`.
   void Send(const MethodSpec& method, const google::protobuf::Message& request,
-            google::protobuf::Message* response, Options&& options,
+            const codec::EncodedBody* body, google::protobuf::Message* response, Options&& options,
             std::chrono::steady_clock::time_point started, CallDone&& done);
 
   const filter::ClientFilterChain filters_;

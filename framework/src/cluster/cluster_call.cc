@@ -19,7 +19,7 @@ constexpr std::chrono::milliseconds kMinRetryTime{1};
 
 void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, ProviderPick pick,
                         std::optional<uint64_t> hash_key, const MethodSpec& method,
-                        const google::protobuf::Message& request,
+                        const google::protobuf::Message& request, const codec::EncodedBody* body,
                         google::protobuf::Message* response, const CallOptions& options,
                         Clock::time_point started, CallDone done, stats::CallMeter meter) {
   // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
@@ -28,7 +28,9 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
   client::FillRequestMeta(method, options, {.max_response_bytes = cluster.max_response_bytes()},
                           &meta);
   codec::EncodedRequest encoded;
-  if (Status status = encoded.Encode(meta, request, cluster.body_options()); !status.ok()) {
+  if (Status status = body != nullptr ? encoded.Encode(meta, *body)
+                                      : encoded.Encode(meta, request, cluster.body_options());
+      !status.ok()) {
     cluster.providers().Report(pick, AttemptVerdict{.health = ProviderHealth::kUnknown}, {});
     meter.Finish(status.code());
     done(status);

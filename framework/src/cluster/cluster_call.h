@@ -31,12 +31,14 @@ namespace ferry::cluster {
 class ClusterCall {
  public:
   // `pick` is the first attempt's provider; `policy` may resend the call (MayRetry()). The
-  // call's one deadline runs from `started`.
+  // call's one deadline runs from `started`. `body`, when not null, is `request` as the client
+  // filters saw it encoded: every attempt sends those bytes.
   static void Start(Cluster& cluster, const FaultTolerancePolicy& policy, ProviderPick pick,
                     std::optional<uint64_t> hash_key, const MethodSpec& method,
-                    const google::protobuf::Message& request, google::protobuf::Message* response,
-                    const CallOptions& options, std::chrono::steady_clock::time_point started,
-                    CallDone done, stats::CallMeter meter);
+                    const google::protobuf::Message& request, const codec::EncodedBody* body,
+                    google::protobuf::Message* response, const CallOptions& options,
+                    std::chrono::steady_clock::time_point started, CallDone done,
+                    stats::CallMeter meter);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -21,8 +21,9 @@ Status NewClusterChannel(const ClusterOptions& options, std::shared_ptr<Registry
   std::unique_ptr<cluster::Cluster> cluster;
   if (Status status = cluster::Cluster::Create(options, &cluster); !status.ok()) return status;
   filter::ClientFilterChain filters;
-  if (Status status = filter::ClientFilterChain::Create(options.client.filters,
-                                                        options.client.default_timeout, &filters);
+  if (Status status =
+          filter::ClientFilterChain::Create(options.client.filters, options.client.default_timeout,
+                                            cluster->body_options(), &filters);
       !status.ok()) {
     return status;
   }
@@ -66,16 +67,18 @@ void ClusterChannel::CallMethod(const MethodSpec& method, const google::protobuf
                                 google::protobuf::Message* response, const CallOptions& options,
                                 CallDone done) {
   filters_.Run(method, request, options, std::move(done),
-               [&](auto&& sent, std::chrono::steady_clock::time_point started, CallDone&& to) {
-                 Dispatch(method, request, response, std::forward<decltype(sent)>(sent), started,
-                          std::move(to));
+               [&](auto&& sent, std::chrono::steady_clock::time_point started, CallDone&& to,
+                   const codec::EncodedBody* body) {
+                 Dispatch(method, request, body, response, std::forward<decltype(sent)>(sent),
+                          started, std::move(to));
                });
 }
 
 template <class Options>
 void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::Message& request,
-                              google::protobuf::Message* response, Options&& options,
-                              std::chrono::steady_clock::time_point started, CallDone&& done) {
+                              const codec::EncodedBody* body, google::protobuf::Message* response,
+                              Options&& options, std::chrono::steady_clock::time_point started,
+                              CallDone&& done) {
   stats::CallMeter meter = cluster_->MeterCall(method, started);
   const auto fail = [&](const Status& status) {
     meter.Finish(status.code());
@@ -97,10 +100,10 @@ void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::
   }
   const FaultTolerancePolicy& policy = cluster_->PolicyFor(method);
   if (policy.MayRetry()) {
-    ClusterCall::Start(*cluster_, policy, std::move(pick), hash_key, method, request, response,
-                       options, started, std::move(done), std::move(meter));
+    ClusterCall::Start(*cluster_, policy, std::move(pick), hash_key, method, request, body,
+                       response, options, started, std::move(done), std::move(meter));
   } else {
-    SendSingleAttempt(*cluster_, std::move(pick), method, request, response,
+    SendSingleAttempt(*cluster_, std::move(pick), method, request, body, response,
                       std::forward<Options>(options), started, std::move(done), std::move(meter));
   }
 }

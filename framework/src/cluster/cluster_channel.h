@@ -32,12 +32,10 @@ class ClusterChannel final : public Channel {
  private:
   // Always inline: CallMethod, the filters' continuation and this are one call path.
   template <class Options>
-  [[gnu::always_inline]] inline void Dispatch(const MethodSpec& method,
-                                              const google::protobuf::Message& request,
-                                              google::protobuf::Message* response,
-                                              Options&& options,
-                                              std::chrono::steady_clock::time_point started,
-                                              CallDone&& done);
+  [[gnu::always_inline]] inline void Dispatch(
+      const MethodSpec& method, const google::protobuf::Message& request,
+      const codec::EncodedBody* body, google::protobuf::Message* response, Options&& options,
+      std::chrono::steady_clock::time_point started, CallDone&& done);
 
   const filter::ClientFilterChain filters_;
   const std::shared_ptr<Registry> registry_;

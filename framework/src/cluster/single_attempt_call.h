@@ -40,6 +40,7 @@ struct SingleAttempt {
   const MethodSpec& method;
   const wire::RpcMeta& meta;
   const google::protobuf::Message& request;
+  const codec::EncodedBody* body;  // `request` as the client filters saw it; null: encode it
   google::protobuf::Message* response;
   std::optional<uint64_t> hash_key;
   std::chrono::steady_clock::time_point started;
@@ -59,7 +60,8 @@ struct SingleAttempt {
 inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt& attempt,
                        const std::vector<std::string>* refused_before, CallDone&& done,
                        stats::CallMeter&& meter) {
-  const auto& [method, meta, request, response, hash_key, started, timeout, cancellation] = attempt;
+  const auto& [method, meta, request, body, response, hash_key, started, timeout, cancellation] =
+      attempt;
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   const auto deadline = bounded ? started + timeout : std::chrono::steady_clock::time_point::max();
   // Held across Call(): the call's completion lets go of the pick, which may be the provider's
@@ -71,10 +73,11 @@ inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt&
   if (!pick.probe && !cluster.providers().tracks_load()) {
     // Nothing to remember per call but the provider, which observes the call itself: `done`
     // goes to the connection unwrapped.
-    id = provider->connection().Call(meta, request, response, deadline, timeout, std::move(done),
-                                     std::move(meter), std::move(pick.provider), &refused);
+    id = provider->connection().Call(meta, request, body, response, deadline, timeout,
+                                     std::move(done), std::move(meter), std::move(pick.provider),
+                                     &refused);
   } else {
-    id = provider->connection().Call(meta, request, response, deadline, timeout,
+    id = provider->connection().Call(meta, request, body, response, deadline, timeout,
                                      ReportingDone{&cluster.providers(), std::move(pick),
                                                    method.idempotent, started, std::move(done)},
                                      std::move(meter), nullptr, &refused);
@@ -105,13 +108,11 @@ inline void SendToPick(Cluster& cluster, ProviderPick pick, const SingleAttempt&
 // `options` is a const CallOptions&, or a CallOptions&& the caller is done with, whose strings
 // the request then takes. Inline, so that the channel's dispatch and this are one function.
 template <class Options>
-[[gnu::always_inline]] inline void SendSingleAttempt(Cluster& cluster, ProviderPick pick,
-                                                     const MethodSpec& method,
-                                                     const google::protobuf::Message& request,
-                                                     google::protobuf::Message* response,
-                                                     Options&& options,
-                                                     std::chrono::steady_clock::time_point started,
-                                                     CallDone&& done, stats::CallMeter&& meter) {
+[[gnu::always_inline]] inline void SendSingleAttempt(
+    Cluster& cluster, ProviderPick pick, const MethodSpec& method,
+    const google::protobuf::Message& request, const codec::EncodedBody* body,
+    google::protobuf::Message* response, Options&& options,
+    std::chrono::steady_clock::time_point started, CallDone&& done, stats::CallMeter&& meter) {
   const std::chrono::milliseconds timeout = cluster.TimeoutOf(options);
   const bool bounded = timeout > std::chrono::milliseconds::zero();
   // FillRequestMeta may take the options' strings, never their cancellation; the options
@@ -128,10 +129,10 @@ template <class Options>
                    : 0,
        .max_response_bytes = cluster.max_response_bytes()},
       &meta);
-  SendToPick(
-      cluster, std::move(pick),
-      SingleAttempt{method, meta, request, response, hash_key, started, timeout, cancellation},
-      nullptr, std::move(done), std::move(meter));
+  SendToPick(cluster, std::move(pick),
+             SingleAttempt{method, meta, request, body, response, hash_key, started, timeout,
+                           cancellation},
+             nullptr, std::move(done), std::move(meter));
 }
 
 }  // namespace ferry::cluster

@@ -45,7 +45,8 @@ class ObservedCall {
   ObservedCall(std::shared_ptr<const void> keep, const ClientFilterChain::Filters* filters,
                const std::vector<std::string>* names, const FilterMethodStates* states,
                const MethodSpec& method, const google::protobuf::Message& request,
-               const CallOptions& options, CallDone done, const CallScope* scope)
+               const CallOptions& options, CallDone done, const CallScope* scope,
+               const codec::BodyOptions& body_options)
       : keep_(std::move(keep)),
         filters_(filters),
         names_(names),
@@ -54,13 +55,16 @@ class ObservedCall {
         request_(request),
         start_(Clock::now()),
         options_(options),
-        done_(std::move(done)) {
+        done_(std::move(done)),
+        body_options_(body_options) {
     if (scope != nullptr) scope_ = *scope;
     if (filters_ != nullptr) call_states_.resize(filters_->size());
   }
 
   Clock::time_point start() const { return start_; }
   const CallOptions& options() const { return options_; }
+  // What the filters saw; null without filters, when the send encodes the request itself.
+  const codec::EncodedBody* body() const { return filters_ != nullptr ? &body_ : nullptr; }
 
   // False when the call is already finished: its scope had no time left or a filter rejected it.
   bool Begin(std::chrono::milliseconds default_timeout, bool has_scope) {
@@ -73,8 +77,12 @@ class ObservedCall {
     // Chosen here rather than by the transport so that client filters log the id the server sees.
     if (options_.trace_id.empty()) trace::FillRandomTraceId(&options_.trace_id);
     if (filters_ == nullptr) return true;
+    if (Status encoded = codec::EncodeBody(request_, body_options_, &body_); !encoded.ok()) {
+      Finish(encoded);
+      return false;
+    }
     for (size_t i = 0; i < filters_->size(); ++i) {
-      ClientCall call{method_, request_, options_, {(*states_)[i].get(), nullptr}};
+      ClientCall call{method_, request_, options_, {(*states_)[i].get(), nullptr}, body_.bytes};
       bool threw = false;
       const Status status = GuardedOnCall(*(*filters_)[i], call, Site(i), &threw);
       if (!threw) {
@@ -95,7 +103,8 @@ class ObservedCall {
     if (entered_ > 0) {
       const auto latency = Clock::now() - start_;
       for (size_t i = entered_; i-- > 0;) {
-        const ClientCall call{method_, request_, options_, {(*states_)[i].get(), call_states_[i]}};
+        const ClientCall call{
+            method_, request_, options_, {(*states_)[i].get(), call_states_[i]}, body_.bytes};
         GuardedOnDone(*(*filters_)[i], call, status, latency, Site(i));
       }
     }
@@ -118,6 +127,8 @@ class ObservedCall {
   const Clock::time_point start_;
   CallOptions options_;
   CallDone done_;
+  const codec::BodyOptions body_options_;
+  codec::EncodedBody body_;
   CallScope scope_;
   std::vector<void*> call_states_;
   size_t entered_ = 0;  // filters whose OnCall ran
@@ -139,10 +150,11 @@ ClientFilterChain::Shared::Shared(Filters filters_in, std::vector<std::string> n
 
 Status ClientFilterChain::Create(const std::vector<FilterSpec>& specs,
                                  std::chrono::milliseconds default_timeout,
-                                 ClientFilterChain* out) {
+                                 const codec::BodyOptions& body_options, ClientFilterChain* out) {
   Filters filters;
   if (Status status = NewClientFilters(specs, &filters); !status.ok()) return status;
   out->default_timeout_ = default_timeout;
+  out->body_options_ = body_options;
   out->filters_ = nullptr;
   if (filters.empty()) return Status::Ok();
   std::vector<std::string> names;
@@ -168,12 +180,15 @@ void ClientFilterChain::CopyOptions(const CallOptions& from, CallOptions* to) {
 
 Status ClientFilterChain::RunBlindFilters(const MethodSpec& method,
                                           const google::protobuf::Message& request,
-                                          CallOptions& options) const {
+                                          CallOptions& options, codec::EncodedBody* body) const {
   // Chosen here rather than by the transport so that client filters log the id the server sees.
   if (options.trace_id.empty()) trace::FillRandomTraceId(&options.trace_id);
+  if (Status encoded = codec::EncodeBody(request, body_options_, body); !encoded.ok()) {
+    return encoded;
+  }
   const FilterMethodStates& states = filters_->states.For(method);
   for (size_t i = 0; i < filters_->filters.size(); ++i) {
-    ClientCall call{method, request, options, {states[i].get(), nullptr}};
+    ClientCall call{method, request, options, {states[i].get(), nullptr}, body->bytes};
     bool threw = false;
     if (Status status =
             GuardedOnCall(*filters_->filters[i], call, SiteOf(filters_->names[i], method), &threw);
@@ -192,9 +207,11 @@ void ClientFilterChain::RunObserved(const MethodSpec& method,
   const std::vector<std::string>* names = filters_ != nullptr ? &filters_->names : nullptr;
   const FilterMethodStates* states = filters_ != nullptr ? &filters_->states.For(method) : nullptr;
   auto* call = new ObservedCall(filters_, filters, names, states, method, request, options,
-                                std::move(done), scope);
+                                std::move(done), scope, body_options_);
   if (!call->Begin(default_timeout_, scope != nullptr)) return;
-  send(call->options(), call->start(), [call](const Status& status) { call->Finish(status); });
+  send(
+      call->options(), call->start(), [call](const Status& status) { call->Finish(status); },
+      call->body());
 }
 
 }  // namespace ferry::filter

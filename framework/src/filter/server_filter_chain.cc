@@ -31,7 +31,7 @@ FilterMethodStates ServerFilterChain::NewMethodStates(const MethodSpec& method) 
   return states;
 }
 
-Status ServerFilterChain::AdmitFilters(const ServerContext& context, std::string_view body,
+Status ServerFilterChain::AdmitFilters(ServerContext& context, std::string_view body,
                                        const FilterMethodStates& states,
                                        ServerFilterPass* pass) const {
   for (size_t i = 0; i < filters_.size(); ++i) {

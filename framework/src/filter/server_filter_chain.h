@@ -35,8 +35,8 @@ class ServerFilterChain {
   // OnAdmit of each filter in order, until one refuses the request: its status is returned,
   // and the filters before it count as entered, so that Leave() gives them OnDone (with the
   // undecoded, empty request): an access log still logs what was refused.
-  Status Admit(const ServerContext& context, std::string_view body,
-               const FilterMethodStates& states, ServerFilterPass* pass) const {
+  Status Admit(ServerContext& context, std::string_view body, const FilterMethodStates& states,
+               ServerFilterPass* pass) const {
     if (filters_.empty()) return Status::Ok();
     return AdmitFilters(context, body, states, pass);
   }
@@ -56,7 +56,7 @@ class ServerFilterChain {
   }
 
  private:
-  Status AdmitFilters(const ServerContext& context, std::string_view body,
+  Status AdmitFilters(ServerContext& context, std::string_view body,
                       const FilterMethodStates& states, ServerFilterPass* pass) const;
   Status EnterFilters(ServerContext& context, const google::protobuf::Message& request,
                       const FilterMethodStates& states, ServerFilterPass* pass) const;

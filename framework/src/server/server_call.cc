@@ -159,6 +159,7 @@ Status ServerCall::Fill(codec::Frame* frame, wire::RpcMeta* meta,
   max_response_bytes_ =
       meta->max_response_bytes() != 0 ? meta->max_response_bytes() : codec::kDefaultMaxFrameBytes;
   context.auth_token_.swap(*meta->mutable_auth_token());
+  context.verified_caller_.clear();
   context.attachments_.clear();
   if (!meta->attachments().empty()) {
     context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());
@@ -217,6 +218,7 @@ Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::ti
   context.auth_token_.assign(authorization.starts_with(kBearer)
                                  ? authorization.substr(kBearer.size())
                                  : std::string_view());
+  context.verified_caller_.clear();
   context.attachments_.clear();
   context.cancelled_.store(false, std::memory_order_relaxed);
   body_kind_ = Body::kJson;

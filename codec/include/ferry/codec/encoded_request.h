@@ -21,6 +21,8 @@ class EncodedRequest {
   // `meta` is encoded without its timeout_us, which each frame supplies.
   Status Encode(const wire::RpcMeta& meta, const google::protobuf::Message& body,
                 const BodyOptions& options);
+  // The same with a body encoded beforehand (the one client filters saw).
+  Status Encode(const wire::RpcMeta& meta, const EncodedBody& body);
 
   // Appends one complete request frame to `out`. `timeout_us` 0 means no deadline.
   void AppendFrame(uint64_t request_id, uint64_t timeout_us, std::string* out) const;

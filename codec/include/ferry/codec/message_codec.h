@@ -25,11 +25,28 @@ struct BodyOptions {
   int compression_level = 1;
 };
 
+// A message serialized and maybe compressed once, as its bytes travel: client filters see a
+// request's (ClientCall::body), and every attempt of the call sends them.
+struct EncodedBody {
+  uint8_t serializer = 0;   // serializer_id
+  uint8_t compression = 0;  // compression_id; kNone below the threshold
+  std::string bytes;
+};
+
+// Serializes `body` with `options` into `*out`, compressed at or above the threshold; reuses
+// out's capacity.
+Status EncodeBody(const google::protobuf::Message& body, const BodyOptions& options,
+                  EncodedBody* out);
+
 // Appends one complete frame (header, meta, body) to `out`, filling in serializer, compression
 // and both lengths of `header`. `meta` and `body` may be null for empty sections. Writes straight
 // into `out` when no compression applies, so the common path copies nothing.
 Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
                    const google::protobuf::Message* body, const BodyOptions& options,
+                   std::string* out);
+
+// The same with a body encoded beforehand, whose ids the header takes.
+Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta, const EncodedBody& body,
                    std::string* out);
 
 // Parses a received body with whatever serializer and compression its header names.

@@ -50,12 +50,19 @@ struct ClientCall {
   const google::protobuf::Message& request;
   CallOptions& options;
   FilterState state;  // this filter's own (see FilterState)
+  // The request's body exactly as it travels (serialized with the channel's serializer,
+  // compressed when it reaches the compression threshold), encoded once before the first
+  // filter ran; every attempt of the call sends these bytes, so a signature over them holds
+  // for all of them. Valid until the call's OnDone returned.
+  std::string_view body;
 };
 
 // A request as server filters see it before its body is decoded (ServerFilter::OnAdmit):
-// everything the meta says is in `context`, the body only as the bytes that came.
+// everything the meta says is in `context`, the body only as the bytes that came. A filter
+// that verified who the caller is says so with context.set_verified_caller(), for the
+// filters after it and the handler.
 struct ServerAdmission {
-  const ServerContext& context;
+  ServerContext& context;
   std::string_view body;         // as sent: maybe compressed, in the request's serializer
   void* method_state = nullptr;  // as FilterState::method_state
 };

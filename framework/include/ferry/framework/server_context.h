@@ -41,6 +41,10 @@ class ServerContext {
   const Attachments& attachments() const { return attachments_; }
   // What the caller sent in the frame's auth_token (checked by the auth filter).
   const std::string& auth_token() const { return auth_token_; }
+  // Who the caller is, as a server filter verified it in OnAdmit (the `auth` filter: the
+  // caller its token signs); empty when none did. Unlike an attachment, the caller cannot
+  // choose it: use it, not attachments, to tell callers apart (per-caller rate limits).
+  const std::string& verified_caller() const { return verified_caller_; }
   // True once the caller cancelled (it timed out or gave up); long handlers may stop early.
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
@@ -54,6 +58,8 @@ class ServerContext {
   void set_request_id(uint64_t id) { request_id_ = id; }
   Attachments* mutable_attachments() { return &attachments_; }
   void set_auth_token(std::string token) { auth_token_ = std::move(token); }
+  // For a filter's OnAdmit that verified the caller's identity, and only then.
+  void set_verified_caller(std::string_view caller) { verified_caller_.assign(caller); }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
  private:
@@ -69,6 +75,7 @@ class ServerContext {
   uint64_t request_id_ = 0;
   Attachments attachments_;
   std::string auth_token_;
+  std::string verified_caller_;
   std::atomic<bool> cancelled_{false};
 };
 

@@ -6,30 +6,46 @@
 #include <string_view>
 
 #include "ferry/codec/status.h"
+#include "ferry/framework/call_options.h"
 
 namespace ferry::plugins {
 
-// The credential of the `auth` filters:
-//
-//   v2:<unix_ms>:<22 unpadded base64url digits of the first 128 bits of
-//                 HMAC-SHA256(secret, "v2" "\n" service "\n" method "\n" unix_ms)>
-//
-// It proves that the caller knows the shared secret, binds the proof to one method so that a
-// token captured for one method cannot call another, and dates it so that a captured token
-// goes stale after the server's allowed clock skew. Servers also accept the longer tokens of
-// earlier clients: v1:<unix_ms>:<64 lowercase hex digits of HMAC-SHA256(secret, service "\n"
-// method "\n" unix_ms)>.
-std::string MakeAuthToken(std::string_view secret, std::string_view service,
-                          std::string_view method, int64_t unix_ms);
+// What an `auth` token is bound to besides its key, time, nonce and caller: the request as the
+// server sees it. `body` is exactly the bytes that travel: the frame's body as the client
+// encoded it (ClientCall::body, ServerAdmission::body), or an HTTP gateway call's JSON body as
+// sent. Attachments are signed too, so that none can be added, dropped or changed in flight.
+struct AuthRequest {
+  std::string_view service;
+  std::string_view method;
+  std::string_view body;
+  const Attachments* attachments = nullptr;  // null: none
+};
 
-// OK when `token` was made with `secret` for this method and its time is within `max_skew` of
-// `now_unix_ms` either way; otherwise UNAUTHENTICATED saying what is wrong (missing, malformed,
-// expired or not signed with this secret), never revealing the expected signature.
-Status VerifyAuthToken(std::string_view secret, std::string_view token, std::string_view service,
-                       std::string_view method, int64_t now_unix_ms,
-                       std::chrono::milliseconds max_skew);
+// The credential of the `auth` filters (docs/plugins.md, docs/protocol.md):
+//
+//   v3:<key_id>:<unix_ms>:<nonce>:<caller>:<22 unpadded base64url digits of the first 128 bits
+//      of HMAC-SHA256(secret, "v3\n" key_id "\n" unix_ms "\n" nonce "\n" caller "\n" service
+//      "\n" method "\n" <attachments> "\n" body)>
+//
+// where <attachments> is their count in decimal and "\n", then for each in byte order of the
+// keys <key length> ":" key <value length> ":" value (lengths in decimal). `key_id` names the key
+// (rotation), `nonce` makes every token unique (the server refuses one it has seen), `caller`
+// (maybe empty) is the identity the server hands on as ServerContext::verified_caller(). key_id and
+// caller are 1-64 and 0-64 characters of [A-Za-z0-9._@-]; nonce is 16-64 base64url digits.
+std::string MakeAuthToken(std::string_view key_id, std::string_view secret,
+                          const AuthRequest& request, std::string_view caller, int64_t unix_ms,
+                          std::string_view nonce);
 
-// The <unix_ms> of a "v2:<unix_ms>:..." (or "v1:...") token, or -1 when it has none.
-int64_t AuthTokenMillis(std::string_view token);
+// A nonce for MakeAuthToken: 96 random bits as 16 base64url digits.
+std::string NewAuthNonce();
+
+// OK when `token` was made with (`key_id`, `secret`) for `request` and its time is within
+// `max_skew` of `now_unix_ms` either way; otherwise UNAUTHENTICATED saying what is wrong
+// (missing, malformed, too old or too new, another key, not signed for this request), never
+// revealing the expected signature. Checks no nonce: replays are the server filter's to catch.
+// Sets `*caller` (when not null) to the token's caller.
+Status VerifyAuthToken(std::string_view key_id, std::string_view secret, std::string_view token,
+                       const AuthRequest& request, int64_t now_unix_ms,
+                       std::chrono::milliseconds max_skew, std::string* caller = nullptr);
 
 }  // namespace ferry::plugins
