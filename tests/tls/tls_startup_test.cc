@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ferry/framework/app.h"
+#include "ferry/framework/config.h"
 #include "tls_fixture.h"
 
 namespace ferry::tls_test {
@@ -103,6 +104,46 @@ TEST_F(TlsStartupTest, AClientsKeyThatDoesNotMatchItsCertificate) {
                         certs_.ca() + "\n      cert_file: " + certs_.client_cert() +
                         "\n      key_file: " + certs_.server_key() + "\n"),
               "7: clients.echo.tls.key_file: ", "does not match the certificate");
+}
+
+TEST_F(TlsStartupTest, ReadsTheTlsKeysWithTheirDefaults) {
+  Config config;
+  Status parsed =
+      ParseConfig("server:\n  tls:\n    cert_file: " + certs_.server_cert() +
+                      "\n    key_file: " + certs_.server_key() + "\n    ca_file: " + certs_.ca() +
+                      "\nclients:\n  echo:\n    target: 127.0.0.1:1\n    tls:\n",
+                  "app.yaml", &config);
+  ASSERT_TRUE(parsed.ok()) << parsed;
+  EXPECT_TRUE(config.server.tls.enabled());
+  EXPECT_EQ(config.server.tls.client_cert, ServerTlsOptions::ClientCert::kRequire)
+      << "a CA asks for client certificates";
+  EXPECT_FALSE(config.server.tls.accept_plaintext);
+  EXPECT_EQ(config.server.limits.handshake_timeout, std::chrono::milliseconds(10000));
+  const ClientTlsOptions& client = config.clients.at("echo").cluster.client.tls;
+  EXPECT_TRUE(client.enabled) << "an empty tls: section turns TLS on";
+  EXPECT_TRUE(client.verify);
+  EXPECT_TRUE(client.ca_file.empty()) << "the system's trust store";
+
+  ASSERT_TRUE(ParseConfig("clients:\n  echo: {target: 127.0.0.1:1}\n", "app.yaml", &config).ok());
+  EXPECT_FALSE(config.clients.at("echo").cluster.client.tls.enabled);
+  EXPECT_FALSE(config.server.tls.enabled());
+}
+
+TEST_F(TlsStartupTest, RefusesInconsistentTlsKeys) {
+  Config config;
+  Status status = ParseConfig("server:\n  tls:\n    accept_plaintext: true\n", "app.yaml", &config);
+  ExpectError(status, "3: server.tls.cert_file: ", "required");
+  status = ParseConfig("clients:\n  echo:\n    target: 127.0.0.1:1\n    tls:\n      ca_file: " +
+                           certs_.ca() + "\n      verify: false\n",
+                       "app.yaml", &config);
+  ExpectError(status, "6: clients.echo.tls.verify: ", "unsafe");
+  status = ParseConfig("clients:\n  echo:\n    target: 127.0.0.1:1\n    tls:\n      cafile: x\n",
+                       "app.yaml", &config);
+  ExpectError(status, "5: clients.echo.tls.cafile: ", "unknown key");
+  status = ParseConfig("clients:\n  echo:\n    target: 127.0.0.1:1\n    tls:\n      cert_file: " +
+                           certs_.client_cert() + "\n",
+                       "app.yaml", &config);
+  ExpectError(status, "5: clients.echo.tls.key_file: ", "go together");
 }
 
 // Without a config file, Server::Start() makes the same checks.
