@@ -284,11 +284,20 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
   reading_ = nullptr;
   if (closed_) return;
   WatchPartialFrame(received, completed_one);
-  if (flush_requested_) {
+  // A TLS session hands over one record per read. The answers to what one record asked wait
+  // while more records have arrived, so that they leave with the next ones' in one write, as
+  // they would on plaintext; they go once no read follows at once.
+  const bool more_records =
+      socket_.tls() != nullptr && SSL_has_pending(socket_.tls()->native_handle());
+  if (flush_requested_ && !more_records) {
     flush_requested_ = false;
     Flush();
   }
   ContinueReading();
+  if (flush_requested_ && !read_pending_) {
+    flush_requested_ = false;
+    Flush();
+  }
 }
 
 void ServerConnection::CountOpen(stats::ServerMetrics::Protocol protocol) {

@@ -111,6 +111,9 @@ std::shared_ptr<ssl::context> NewContext(ssl::context::method method) {
   context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                        ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
   SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION);
+  // Reads every record that has arrived at once, not one at a time: fewer calls into the
+  // session, and SSL_has_pending() tells a connection that more requests wait behind a record.
+  SSL_CTX_set_read_ahead(context->native_handle(), 1);
   return context;
 }
 
