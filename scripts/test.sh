@@ -45,7 +45,8 @@ if [ "${FERRY_SKIP_SANITIZERS:-0}" != "1" ]; then
     client_test server_test e2e_test app_test loadbalance_test idgen_test seckill_store_test \
     storage_sql_test storage_redis_test http_test metrics_test admin_pages_test
   run_sanitized address build-asan ASAN_OPTIONS "detect_leaks=1" \
-    codec_test client_test server_test http_test json_codec_test config_test admin_pages_test
+    codec_test client_test server_test http_test json_codec_test config_test admin_pages_test \
+    tls_test
   # Fuzzing, under the same budget: its own clang tree, then 4 targets x FERRY_FUZZ_SECONDS.
   if [ "${FERRY_SKIP_FUZZ:-0}" = "1" ]; then
     log "skipping fuzzing: FERRY_SKIP_FUZZ=1"

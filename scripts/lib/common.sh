@@ -15,7 +15,7 @@ FERRY_PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc
   zookeeper libzookeeper-mt-dev
-  libssl-dev
+  libssl-dev openssl  # TLS; the tests make their certificates with the openssl CLI
   redis-server mariadb-server libhiredis-dev libmariadb-dev libsqlite3-dev sqlite3
   # promtool checks the metrics exposition (tests/metrics); the server scrapes a live App, and
   # chromium renders its status page headless (tests/admin_clients)

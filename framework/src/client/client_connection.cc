@@ -6,6 +6,7 @@
 #include <array>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
 #include <span>
 #include <utility>
@@ -13,6 +14,8 @@
 #include "ferry/rpc_meta.pb.h"
 #include "logger.h"
 #include "stats/framework_metrics.h"
+#include "transport/tls_context.h"
+#include "transport/tls_peer.h"
 
 namespace ferry::client {
 namespace {
@@ -43,6 +46,11 @@ ClientConnection::ClientConnection(boost::asio::io_context& io, transport::Endpo
       sweep_timer_(io),
       backoff_(options.reconnect_initial, options.reconnect_max) {
   late_responses_metric_ = stats::LateResponsesFrom(peer_);
+  if (options_.tls.enabled) {
+    std::string key;
+    Status loaded = transport::NewClientTlsContext(options_.tls, &tls_context_, &key);
+    if (!loaded.ok()) tls_error_ = "TLS: tls." + key + ": " + loaded.message();
+  }
 }
 
 uint64_t ClientConnection::Call(const wire::RpcMeta& meta, const google::protobuf::Message& request,
@@ -264,6 +272,7 @@ void ClientConnection::StartConnect() {
   if (state_.load(std::memory_order_acquire) != State::kConnecting) return;
   const uint64_t link = epoch_.load(std::memory_order_acquire);
   backoff_timer_.cancel();
+  if (!tls_error_.empty()) return EndLink(tls_error_);
   decoder_ = codec::FrameDecoder(codec::DecoderLimits{.max_frame_bytes = options_.max_frame_bytes});
   connect_timer_.expires_after(options_.connect_timeout);
   connect_timer_.async_wait([self = shared_from_this(), link](const boost::system::error_code& ec) {
@@ -282,7 +291,7 @@ void ClientConnection::StartConnect() {
           return;
         }
         boost::asio::async_connect(
-            self->socket_, endpoints,
+            self->socket_.socket(), endpoints,
             [self, link](const boost::system::error_code& ec, const tcp::endpoint&) {
               self->OnConnected(link, ec);
             });
@@ -295,13 +304,42 @@ void ClientConnection::OnConnected(uint64_t link, const boost::system::error_cod
     EndLink(ec.message());
     return;
   }
+  boost::system::error_code ignored;
+  socket_.socket().set_option(tcp::no_delay(true), ignored);
+  if (tls_context_ != nullptr) return StartHandshake(link);
+  OnEstablished(link);
+}
+
+// The connect timer, still running, bounds the handshake too.
+void ClientConnection::StartHandshake(uint64_t link) {
+  transport::MaybeTlsSocket::TlsStream& tls = socket_.StartTls(*tls_context_);
+  const std::string& name =
+      options_.tls.server_name.empty() ? endpoint_.host : options_.tls.server_name;
+  if (!transport::IsIpAddress(name)) SSL_set_tlsext_host_name(tls.native_handle(), name.c_str());
+  if (options_.tls.verify) {
+    tls_refusal_ = std::make_shared<std::string>();
+    tls.set_verify_callback(transport::ServerCertificateCheck(name, tls_refusal_));
+  }
+  socket_.async_handshake(
+      boost::asio::ssl::stream_base::client,
+      [self = shared_from_this(), link](const boost::system::error_code& ec) {
+        if (!self->IsCurrent(link)) return;
+        if (!ec) return self->OnEstablished(link);
+        const std::string refusal =
+            self->tls_refusal_ != nullptr ? *self->tls_refusal_ : std::string();
+        self->EndLink(refusal.empty()
+                          ? "TLS handshake failed: " + ec.message()
+                          : "TLS handshake failed: the server's certificate was refused: " +
+                                refusal);
+      });
+}
+
+void ClientConnection::OnEstablished(uint64_t link) {
   State expected = State::kConnecting;
   if (!state_.compare_exchange_strong(expected, State::kConnected)) return;  // shut down
   connected_link_.store(link + 1, std::memory_order_release);
   draining_.store(false, std::memory_order_release);
   connect_timer_.cancel();
-  boost::system::error_code ignored;
-  socket_.set_option(tcp::no_delay(true), ignored);
   if (ever_connected_) reconnects_.fetch_add(1, std::memory_order_relaxed);
   ever_connected_ = true;
   last_received_ = Clock::now();
@@ -322,7 +360,13 @@ void ClientConnection::StartRead(uint64_t link) {
 void ClientConnection::OnRead(uint64_t link, const boost::system::error_code& ec, size_t bytes) {
   if (!IsCurrent(link)) return;
   if (ec) {
-    EndLink(ec == boost::asio::error::eof ? "server closed the connection" : ec.message());
+    // A TLS server that closes without saying so (no close_notify) ends its stream truncated.
+    // A TLS error here is the server refusing the session after the handshake, as TLS 1.3
+    // servers refuse client certificates.
+    EndLink(ec == boost::asio::error::eof || ec == boost::asio::ssl::error::stream_truncated
+                ? "server closed the connection"
+            : ec.category() == boost::asio::error::get_ssl_category() ? "TLS: " + ec.message()
+                                                                      : ec.message());
     return;
   }
   decoder_.CommitWrite(bytes);
@@ -488,7 +532,7 @@ void ClientConnection::EndLink(std::string_view reason) {
 void ClientConnection::CloseSocket() {
   boost::system::error_code ignored;
   resolver_.cancel();
-  socket_.close(ignored);
+  socket_.socket().close(ignored);
   connect_timer_.cancel();
   heartbeat_timer_.cancel();
   writing_ = false;

@@ -22,6 +22,7 @@
 #include "ferry/framework/client_options.h"
 #include "ferry/framework/metrics.h"
 #include "transport/endpoint.h"
+#include "transport/maybe_tls_socket.h"
 #include "transport/outbound_queue.h"
 
 namespace ferry::client {
@@ -114,6 +115,10 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   bool IsCurrent(uint64_t link) const { return epoch_.load(std::memory_order_acquire) == link; }
   void StartConnect();
   void OnConnected(uint64_t link, const boost::system::error_code& ec);
+  // With clients.<name>.tls: the handshake, on a TLS session new to this link.
+  void StartHandshake(uint64_t link);
+  // The link carries requests: TCP connected, and TLS established if configured.
+  void OnEstablished(uint64_t link);
   void StartRead(uint64_t link);
   void OnRead(uint64_t link, const boost::system::error_code& ec, size_t bytes);
   void Dispatch(const codec::Frame& frame);
@@ -163,7 +168,13 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
   // IO thread only.
   boost::asio::ip::tcp::resolver resolver_;
-  boost::asio::ip::tcp::socket socket_;
+  transport::MaybeTlsSocket socket_;
+  // options_.tls's context, shared by this connection's links; null for plaintext. With an
+  // error loading its files instead, every connect fails with `tls_error_`.
+  std::shared_ptr<boost::asio::ssl::context> tls_context_;
+  std::string tls_error_;
+  // Why the last handshake refused the server's certificate, if it did.
+  std::shared_ptr<std::string> tls_refusal_;
   boost::asio::steady_timer connect_timer_;
   boost::asio::steady_timer heartbeat_timer_;
   boost::asio::steady_timer backoff_timer_;

@@ -15,6 +15,7 @@
 #include "ferry/framework/config_reader.h"
 #include "logger.h"
 #include "transport/endpoint.h"
+#include "transport/tls_context.h"
 
 namespace ferry {
 namespace {
@@ -78,6 +79,7 @@ void ReadHttp(ConfigReader section, HttpOptions* out) {
 
 void ReadLimits(ConfigReader section, ConnectionLimits* out) {
   section.Millis("frame_timeout_ms", 0, kMaxMillis, &out->frame_timeout);
+  section.Millis("handshake_timeout_ms", 1, kMaxMillis, &out->handshake_timeout);
   section.Integer("outbound_high_water_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
                   &out->outbound_high_water_bytes);
   section.Integer("max_outbound_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
@@ -91,6 +93,47 @@ void ReadLimits(ConfigReader section, ConnectionLimits* out) {
   section.Integer("max_buffered_bytes", kMinFrameBytes, kMaxBufferedBytes,
                   &out->max_buffered_bytes);
   section.RejectUnknownKeys();
+}
+
+// The files are loaded as the server will load them, so that a missing or broken one fails
+// start-up here, naming its key and line.
+void ReadServerTls(ConfigReader section, ServerTlsOptions* out) {
+  section.String("cert_file", &out->cert_file);
+  section.String("key_file", &out->key_file);
+  section.String("ca_file", &out->ca_file);
+  std::string client_cert;
+  section.String("client_cert", &client_cert);
+  if (client_cert == "none") {
+    out->client_cert = ServerTlsOptions::ClientCert::kNone;
+  } else if (client_cert == "optional") {
+    out->client_cert = ServerTlsOptions::ClientCert::kOptional;
+  } else if (client_cert == "require" || (!section.Has("client_cert") && !out->ca_file.empty())) {
+    out->client_cert = ServerTlsOptions::ClientCert::kRequire;
+  } else if (section.Has("client_cert")) {
+    section.Invalid("client_cert", "unknown client_cert '" + client_cert +
+                                       "' (expected none, optional or require)");
+  }
+  section.Bool("accept_plaintext", &out->accept_plaintext);
+  section.RejectUnknownKeys();
+  if (!section.Has("cert_file") && !section.Has("key_file") && !section.Has("ca_file") &&
+      !section.Has("client_cert") && !section.Has("accept_plaintext")) {
+    return;  // no TLS
+  }
+  if (out->cert_file.empty()) {
+    return section.Invalid("cert_file", "required with TLS: the server's certificate chain (PEM)");
+  }
+  if (out->key_file.empty()) {
+    return section.Invalid("key_file", "required with cert_file: its private key (PEM)");
+  }
+  if (out->client_cert != ServerTlsOptions::ClientCert::kNone && out->ca_file.empty()) {
+    return section.Invalid("client_cert",
+                           "needs ca_file, the CA that client certificates must come from");
+  }
+  std::shared_ptr<boost::asio::ssl::context> context;
+  std::string key;
+  if (Status loaded = transport::NewServerTlsContext(*out, &context, &key); !loaded.ok()) {
+    section.Invalid(key, loaded.message());
+  }
 }
 
 void ReadServer(ConfigReader section, ServerOptions* out) {
@@ -115,12 +158,45 @@ void ReadServer(ConfigReader section, ServerOptions* out) {
   config::ReadFilters(section, "server", &out->filters);
   ReadHttp(section.Section("http"), &out->http);
   ReadLimits(section.Section("limits"), &out->limits);
+  ReadServerTls(section.Section("tls"), &out->tls);
   if (out->limits.max_outbound_bytes < out->max_frame_bytes) {
     section.Invalid("max_frame_bytes", "must not exceed limits.max_outbound_bytes (" +
                                            std::to_string(out->limits.max_outbound_bytes) +
                                            "): one answer must fit");
   }
   section.RejectUnknownKeys();
+}
+
+// Present, even empty, the section turns TLS on. Files are loaded as each connection will.
+void ReadClientTls(ConfigReader& client, ClientTlsOptions* out) {
+  const YAML::Node node = client.Raw("tls");
+  if (!node.IsDefined()) return;
+  if (!node.IsNull() && !node.IsMap()) {
+    return client.Invalid("tls", "expected a mapping of TLS settings ({} for the defaults)");
+  }
+  ConfigReader section = client.Section("tls");
+  out->enabled = true;
+  section.String("ca_file", &out->ca_file);
+  section.String("cert_file", &out->cert_file);
+  section.String("key_file", &out->key_file);
+  section.String("server_name", &out->server_name);
+  section.Bool("verify", &out->verify);
+  section.RejectUnknownKeys();
+  if (out->cert_file.empty() != out->key_file.empty()) {
+    return section.Invalid(out->cert_file.empty() ? "cert_file" : "key_file",
+                           "cert_file and key_file go together: the client's certificate chain "
+                           "and its private key (PEM)");
+  }
+  if (!out->verify && !out->ca_file.empty()) {
+    return section.Invalid("verify",
+                           "false ignores ca_file: remove one (verify: false is unsafe, for tests "
+                           "only)");
+  }
+  std::shared_ptr<boost::asio::ssl::context> context;
+  std::string key;
+  if (Status loaded = transport::NewClientTlsContext(*out, &context, &key); !loaded.ok()) {
+    section.Invalid(key, loaded.message());
+  }
 }
 
 // The per-connection keys of a `clients:` entry.
@@ -160,6 +236,7 @@ void ReadClientConnection(ConfigReader& section, ClientOptions* out) {
                   &out->max_outbound_bytes);
   section.Bool("metrics", &out->metrics);
   config::ReadFilters(section, "client", &out->filters);
+  ReadClientTls(section, &out->tls);
 }
 
 // One entry of `clients:`.

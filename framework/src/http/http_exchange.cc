@@ -4,7 +4,8 @@
 
 namespace ferry::http {
 
-HttpExchange::HttpExchange(uint64_t id, Parsed parsed, std::string_view peer)
+HttpExchange::HttpExchange(uint64_t id, Parsed parsed, std::string_view peer,
+                           std::string_view peer_identity)
     : id_(id), parsed_(std::move(parsed)) {
   request_.method_ = parsed_.method;
   const std::string_view target = parsed_.target;
@@ -13,6 +14,7 @@ HttpExchange::HttpExchange(uint64_t id, Parsed parsed, std::string_view peer)
   request_.query_ = question == std::string_view::npos ? "" : target.substr(question + 1);
   request_.body_ = parsed_.body;
   request_.peer_ = peer;
+  request_.peer_identity_ = peer_identity;
   request_.headers_.reserve(parsed_.headers.size());
   for (const auto& [name, value] : parsed_.headers) request_.headers_.emplace_back(name, value);
 }
@@ -42,7 +44,8 @@ HttpReply::~HttpReply() {
     HttpResponse response;
     response.status = 500;
     response.Set("Content-Type", "application/json");
-    response.body = R"({"code":"INTERNAL","message":"the handler let go of its reply without answering"})";
+    response.body =
+        R"({"code":"INTERNAL","message":"the handler let go of its reply without answering"})";
     sink_(std::move(response));
   }
 }

@@ -22,7 +22,8 @@ class HttpExchange {
     unsigned version = 11;  // 10 or 11
   };
 
-  HttpExchange(uint64_t id, Parsed parsed, std::string_view peer);
+  // `peer` and `peer_identity` as the connection has them, which outlives the exchange.
+  HttpExchange(uint64_t id, Parsed parsed, std::string_view peer, std::string_view peer_identity);
 
   uint64_t id() const { return id_; }
   const HttpRequest& request() const { return request_; }

@@ -162,7 +162,8 @@ void HttpSession::Dispatch() {
     parsed.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
   parsed.body = std::move(message.body());
-  exchange_ = std::make_unique<Exchange>(++exchanges_, std::move(parsed), connection_.peer());
+  exchange_ = std::make_unique<Exchange>(++exchanges_, std::move(parsed), connection_.peer(),
+                                         connection_.peer_identity());
   const HttpRequest& request = exchange_->request();
   const uint64_t id = exchange_->id();
 

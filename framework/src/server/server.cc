@@ -23,6 +23,7 @@
 #include "stats/framework_metrics.h"
 #include "transport/endpoint.h"
 #include "transport/io_thread_pool.h"
+#include "transport/tls_context.h"
 
 namespace ferry {
 namespace {
@@ -65,7 +66,28 @@ Status ValidateOptions(const ServerOptions& options) {
   if (options.compression != "none" && codec::FindCompressor(options.compression) == nullptr) {
     return invalid("unknown compression algorithm '" + options.compression + "'");
   }
+  const ServerTlsOptions& tls = options.tls;
+  if (!tls.enabled() && (!tls.key_file.empty() || !tls.ca_file.empty())) {
+    return invalid("tls.cert_file is required with tls.key_file or tls.ca_file");
+  }
+  if (tls.enabled() && tls.key_file.empty()) return invalid("tls.key_file is required");
+  if (tls.client_cert != ServerTlsOptions::ClientCert::kNone && tls.ca_file.empty()) {
+    return invalid("tls.client_cert needs tls.ca_file, the CA client certificates come from");
+  }
+  if (limits.handshake_timeout.count() <= 0) {
+    return invalid("limits.handshake_timeout_ms must be at least 1");
+  }
   return Status::Ok();
+}
+
+// The context every TLS connection of the server's port shares; null without TLS.
+Status NewTlsContext(const ServerTlsOptions& options,
+                     std::shared_ptr<boost::asio::ssl::context>* out) {
+  if (!options.enabled()) return Status::Ok();
+  std::string key;
+  Status status = transport::NewServerTlsContext(options, out, &key);
+  if (status.ok()) return status;
+  return Status(status.code(), "invalid server options: tls." + key + ": " + status.message());
 }
 
 Status ResolveListenAddress(const std::string& listen, boost::asio::io_context& io,
@@ -182,6 +204,7 @@ Status Server::Impl::Start() {
     return Status(StatusCode::FAILED_PRECONDITION, "server already started or stopped");
   }
   Status status = ValidateOptions(options_);
+  if (status.ok()) status = NewTlsContext(options_.tls, &core_.tls_context);
   if (status.ok()) status = filter::ServerFilterChain::Create(options_.filters, &core_.filters);
   if (status.ok()) status = BuildRoutes();
   if (!status.ok()) return status;
@@ -227,6 +250,7 @@ Status Server::Impl::Start() {
                              options_.limits.max_connections_per_peer);
   core_.buffers.set_limit(options_.limits.max_buffered_bytes);
   core_.http = options_.http;
+  core_.tls = options_.tls;
   core_.slow_call = options_.slow_call;
   const codec::Compressor* compressor = codec::FindCompressor(options_.compression);
   core_.response_body.compression =
@@ -329,8 +353,11 @@ void Server::Impl::OnAccept(Listener& listener, const boost::system::error_code&
     return Accept(listener);
   }
   socket.set_option(tcp::no_delay(true), ignored);
-  auto connection = std::make_shared<server::ServerConnection>(core_, std::move(socket),
-                                                               std::move(address), listener.routes);
+  // The admin pages' own listener stays plaintext (docs/tls.md).
+  boost::asio::ssl::context* tls =
+      listener.routes == http::HttpRouter::Port::kAdmin ? nullptr : core_.tls_context.get();
+  auto connection = std::make_shared<server::ServerConnection>(
+      core_, std::move(socket), std::move(address), listener.routes, tls);
   core_.connections.Add(connection);
   boost::asio::post(connection->executor(), [connection] { connection->Start(); });
   Accept(listener);

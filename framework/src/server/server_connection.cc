@@ -4,6 +4,7 @@
 
 #include <array>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
 #include <span>
 #include <thread>
@@ -16,20 +17,26 @@
 #include "server/peer_address.h"
 #include "server/server_call.h"
 #include "stats/framework_metrics.h"
+#include "transport/tls_peer.h"
 
 namespace ferry::server {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// The first byte of every TLS record that opens a handshake (a ClientHello); Ferry's frames
+// begin with 0xFE, HTTP with a method's capital letters.
+constexpr uint8_t kTlsHandshakeRecord = 0x16;
 
 }  // namespace
 
 ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket,
-                                   std::string address, http::HttpRouter::Port port)
+                                   std::string address, http::HttpRouter::Port port,
+                                   boost::asio::ssl::context* tls)
     : core_(core),
       socket_(std::move(socket)),
+      tls_context_(tls),
       address_(std::move(address)),
-      peer_(PeerOf(socket_)),
+      peer_(PeerOf(socket_.socket())),
       decoder_(core.limits),
       idle_timer_(socket_.get_executor()),
       http_port_(port),
@@ -45,7 +52,82 @@ void ServerConnection::Start() {
   if (closed_) return;
   last_receive_ = Clock::now();
   if (core_.idle_timeout.count() > 0) ArmIdleTimer(last_receive_ + core_.idle_timeout);
+  if (tls_context_ != nullptr) return AwaitFirstByte();
   Read();
+}
+
+void ServerConnection::AwaitFirstByte() {
+  handshaking_ = true;
+  frame_timer_.expires_after(core_.connection_limits.handshake_timeout);
+  frame_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    self->OnHandshakeTimer(error);
+  });
+  socket_.socket().async_wait(boost::asio::ip::tcp::socket::wait_read,
+                              [self = shared_from_this()](const boost::system::error_code& error) {
+                                self->OnFirstByte(error);
+                              });
+}
+
+void ServerConnection::OnFirstByte(const boost::system::error_code& error) {
+  if (closed_) return;
+  uint8_t first = 0;
+  boost::system::error_code peek_error = error;
+  size_t peeked = 0;
+  if (!peek_error) {
+    peeked = socket_.socket().receive(boost::asio::buffer(&first, 1),
+                                      boost::asio::socket_base::message_peek, peek_error);
+  }
+  if (peek_error || peeked == 0) {
+    Close(peek_error && peek_error != boost::asio::error::eof
+              ? "read failed: " + peek_error.message()
+              : std::string("peer closed the connection before it spoke"),
+          spdlog::level::debug);
+    return;
+  }
+  if (first == kTlsHandshakeRecord) {
+    socket_.StartTls(*tls_context_);
+    socket_.async_handshake(boost::asio::ssl::stream_base::server,
+                            [self = shared_from_this()](const boost::system::error_code& error) {
+                              self->OnHandshake(error);
+                            });
+    return;
+  }
+  if (!core_.tls.accept_plaintext) {
+    return RefuseTls(stats::ServerMetrics::kTlsPlaintext,
+                     "it spoke plaintext, and the port requires TLS (server.tls.accept_plaintext: "
+                     "false)");
+  }
+  handshaking_ = false;
+  frame_timer_.cancel();
+  Read();
+}
+
+void ServerConnection::OnHandshake(const boost::system::error_code& error) {
+  if (closed_) return;
+  if (error) {
+    return RefuseTls(stats::ServerMetrics::kTlsHandshakeFailed,
+                     "TLS handshake failed: " + error.message());
+  }
+  handshaking_ = false;
+  frame_timer_.cancel();
+  peer_identity_ = transport::PeerCommonName(socket_.tls()->native_handle());
+  Read();
+}
+
+void ServerConnection::OnHandshakeTimer(const boost::system::error_code& error) {
+  if (error || closed_ || !handshaking_) return;
+  RefuseTls(stats::ServerMetrics::kTlsHandshakeTimeout,
+            "the TLS handshake did not finish within " +
+                std::to_string(core_.connection_limits.handshake_timeout.count()) +
+                " ms (server.limits.handshake_timeout_ms)");
+}
+
+void ServerConnection::RefuseTls(stats::ServerMetrics::TlsFailure failure, const std::string& why) {
+  stats::Server().tls_failures[failure]->Increment();
+  // Rate-limited: anyone who can reach the port can fail handshakes as fast as they like.
+  static LogRateLimiter refusals("ferry server: TLS refusals");
+  refusals.Log(spdlog::level::warn, "ferry server: refusing connection from {}: {}", peer_, why);
+  Close(why, spdlog::level::debug);
 }
 
 void ServerConnection::Read() {
@@ -159,7 +241,8 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
     http_->CommitRead(bytes);
     return OnHttpRead();
   }
-  if (error == boost::asio::error::eof) {
+  // A TLS peer that closes without saying so (no close_notify) ends its stream truncated.
+  if (error == boost::asio::error::eof || error == boost::asio::ssl::error::stream_truncated) {
     if (http_ != nullptr ? http_->Idle() : decoder_.buffered_bytes() == 0) {
       Close("peer closed the connection", spdlog::level::debug);
     } else {
@@ -201,11 +284,20 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
   reading_ = nullptr;
   if (closed_) return;
   WatchPartialFrame(received, completed_one);
-  if (flush_requested_) {
+  // A TLS session hands over one record per read. The answers to what one record asked wait
+  // while more records have arrived, so that they leave with the next ones' in one write, as
+  // they would on plaintext; they go once no read follows at once.
+  const bool more_records =
+      socket_.tls() != nullptr && SSL_has_pending(socket_.tls()->native_handle());
+  if (flush_requested_ && !more_records) {
     flush_requested_ = false;
     Flush();
   }
   ContinueReading();
+  if (flush_requested_ && !read_pending_) {
+    flush_requested_ = false;
+    Flush();
+  }
 }
 
 void ServerConnection::CountOpen(stats::ServerMetrics::Protocol protocol) {
@@ -587,8 +679,8 @@ void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum 
   gone_away_.store(true, std::memory_order_release);
   Logger().log(level, "ferry server: closing connection from {}: {}", peer_, reason);
   boost::system::error_code ignored;
-  socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  socket_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.socket().close(ignored);
   idle_timer_.cancel();
   frame_timer_.cancel();
   outbound_.Clear();

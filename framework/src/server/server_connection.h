@@ -3,6 +3,7 @@
 #include <spdlog/common.h>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "server/server_call.h"
 #include "server/server_core.h"
 #include "stats/framework_metrics.h"
+#include "transport/maybe_tls_socket.h"
 #include "transport/outbound_queue.h"
 
 namespace google::protobuf {
@@ -42,14 +44,18 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   // `port`: which HTTP routes a connection of this listener serves (see HttpRouter::Port); an
   // admin listener's connections speak HTTP only.
   // `address`: the peer's IP address, as ServerCore::admission counted it in.
+  // `tls`: the listener's TLS context (ServerCore::tls_context), null for plaintext only.
   ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket, std::string address,
-                   http::HttpRouter::Port port);
+                   http::HttpRouter::Port port, boost::asio::ssl::context* tls);
   ~ServerConnection();
 
   // Starts reading and the idle timer. On the connection's IO thread (post to executor()).
   void Start();
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   const std::string& peer() const { return peer_; }
+  // The CN of the client certificate the TLS handshake verified; empty without one. Set before
+  // the first request is read.
+  const std::string& peer_identity() const { return peer_identity_; }
   ServerCore& core() { return core_; }
   const filter::ServerFilterChain& filters() const { return core_.filters; }
   // Whether this thread is handling a read of this connection: an answer queued now leaves with
@@ -103,6 +109,14 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
  private:
   void Read();
+  // With TLS on the port: the first byte is peeked, not read, so that a ClientHello reaches the
+  // TLS session whole; a TLS record starts the handshake, anything else is plaintext.
+  void AwaitFirstByte();
+  void OnFirstByte(const boost::system::error_code& error);
+  void OnHandshake(const boost::system::error_code& error);
+  void OnHandshakeTimer(const boost::system::error_code& error);
+  // Counts and logs (rate-limited) a connection refused before it spoke: `why` for the log.
+  void RefuseTls(stats::ServerMetrics::TlsFailure failure, const std::string& why);
   // Reads again unless a read is pending, HTTP waits for an answer, or the answers waiting to be
   // written are past server.limits (then it pauses until they drain).
   void ContinueReading();
@@ -137,9 +151,11 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void OnIdleTimer(const boost::system::error_code& error);
 
   ServerCore& core_;
-  boost::asio::ip::tcp::socket socket_;
+  transport::MaybeTlsSocket socket_;
+  boost::asio::ssl::context* const tls_context_;
   const std::string address_;
   const std::string peer_;
+  std::string peer_identity_;
 
   // IO thread only.
   codec::FrameDecoder decoder_;
@@ -179,7 +195,9 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   std::atomic<bool> limits_released_{false};
   bool paused_ = false;  // IO thread: not reading until the answers drain
   // A binary frame begun and not yet complete, since when (frame_timeout_ms). IO thread.
+  // Before any frame, it times the TLS handshake instead (handshake_timeout_ms).
   boost::asio::steady_timer frame_timer_;
+  bool handshaking_ = false;
   bool frame_timer_armed_ = false;
   bool partial_frame_ = false;
   Clock::time_point partial_frame_since_;

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <atomic>
+#include <boost/asio/ssl/context.hpp>
 #include <chrono>
+#include <memory>
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/message_codec.h"
@@ -30,8 +32,11 @@ struct ServerCore {
   ConnectionLimits connection_limits;         // ServerOptions::limits
   ConnectionAdmission admission;
   BufferBudget buffers;
-  filter::ServerFilterChain filters;      // ServerOptions::filters, built by Start()
-  HttpOptions http;                       // ServerOptions::http
+  filter::ServerFilterChain filters;  // ServerOptions::filters, built by Start()
+  HttpOptions http;                   // ServerOptions::http
+  ServerTlsOptions tls;               // ServerOptions::tls
+  // What the server port's TLS connections share, built by Start(); null without TLS.
+  std::shared_ptr<boost::asio::ssl::context> tls_context;
   http::HttpRouter routes;                // the services' and the application's, by Start()
   std::chrono::nanoseconds slow_call{0};  // ServerOptions::slow_call; zero: none
   SlowCallLog slow_calls;

@@ -51,6 +51,13 @@ const ServerMetrics& Server() {
     for (int i = 0; i < ServerMetrics::kLimitEvents; ++i) {
       m.limit_events[i] = limits->WithLabels({events[i]}).value();
     }
+    auto* tls = Counters("ferry_server_tls_handshake_failures_total",
+                         "Connections to a TLS port closed before their first request, by reason.",
+                         {"reason"});
+    const char* reasons[ServerMetrics::kTlsFailures] = {"failed", "timeout", "plaintext"};
+    for (int i = 0; i < ServerMetrics::kTlsFailures; ++i) {
+      m.tls_failures[i] = tls->WithLabels({reasons[i]}).value();
+    }
     m.queue_depth =
         Registry()
             .AddGaugeCallback("ferry_server_business_pool_queue_depth",

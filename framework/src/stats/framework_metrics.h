@@ -29,6 +29,14 @@ struct ServerMetrics {
   metrics::Counter* received_bytes[2];
   metrics::Counter* sent_bytes[2];
   metrics::Counter* limit_events[kLimitEvents];
+  // Connections to a TLS port that never got as far as a request (docs/tls.md).
+  enum TlsFailure {
+    kTlsHandshakeFailed,   // the handshake failed: a certificate refused, a protocol error
+    kTlsHandshakeTimeout,  // it did not finish within server.limits.handshake_timeout_ms
+    kTlsPlaintext,         // the client spoke plaintext, which server.tls refuses
+    kTlsFailures
+  };
+  metrics::Counter* tls_failures[kTlsFailures];
   // Bound by each server for its own pool, labelled with its port.
   metrics::CallbackFamily* queue_depth;
 };

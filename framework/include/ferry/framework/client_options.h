@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ferry/framework/filter.h"
+#include "ferry/framework/tls_options.h"
 
 namespace ferry {
 
@@ -28,6 +29,7 @@ struct ClientOptions {
   // fail at once, unsent, with UNAVAILABLE instead of growing memory without bound.
   size_t max_outbound_bytes = 64u << 20;  // max_outbound_bytes
   std::vector<FilterSpec> filters;        // filters: run around every call, in order
+  ClientTlsOptions tls;                   // tls: plaintext unless the section is present
   // metrics: count calls, by method and status, for /metrics (docs/metrics.md).
   bool metrics = true;
 };

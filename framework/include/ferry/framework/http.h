@@ -21,6 +21,8 @@ class HttpRequest {
   std::string_view query() const { return query_; }    // after '?', without it; "" if none
   std::string_view body() const { return body_; }
   std::string_view peer() const { return peer_; }  // "ip:port" of the caller
+  // The CN of the caller's verified TLS client certificate; "" without one (docs/tls.md).
+  std::string_view peer_identity() const { return peer_identity_; }
   // The value of a header (names compare case-insensitively); "" when absent.
   std::string_view Header(std::string_view name) const;
   // A named segment of the route's pattern: for `GET /{code}` and "/Ab3", Param("code") is
@@ -35,6 +37,7 @@ class HttpRequest {
   std::string_view query_;
   std::string_view body_;
   std::string_view peer_;
+  std::string_view peer_identity_;
   std::vector<std::pair<std::string_view, std::string_view>> headers_;
   std::vector<std::pair<std::string_view, std::string_view>> params_;
 };

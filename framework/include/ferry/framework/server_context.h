@@ -29,6 +29,9 @@ class ServerContext {
   bool deadline_passed() const { return has_deadline() && Clock::now() >= scope_.deadline; }
   // "ip:port" of the caller.
   const std::string& peer() const { return peer_; }
+  // Who the caller proved to be: the common name (CN) of the client certificate the server's
+  // TLS handshake verified (server.tls.ca_file, docs/tls.md); empty without one.
+  const std::string& peer_identity() const { return peer_identity_; }
   const std::string& trace_id() const { return scope_.trace_id; }
   // This call's span, and the caller's span it is a child of ("" for a root span).
   const std::string& span_id() const { return scope_.span_id; }
@@ -72,6 +75,7 @@ class ServerContext {
   CallScope scope_;
   std::string parent_span_id_;
   std::string peer_;
+  std::string peer_identity_;
   uint64_t request_id_ = 0;
   Attachments attachments_;
   std::string auth_token_;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ferry/framework/filter.h"
+#include "ferry/framework/tls_options.h"
 
 namespace ferry {
 
@@ -25,6 +26,9 @@ struct HttpOptions {
 struct ConnectionLimits {
   // frame_timeout_ms: a frame must arrive whole this long after its first byte; 0: no limit.
   std::chrono::milliseconds frame_timeout{30000};
+  // handshake_timeout_ms: with server.tls, a connection must finish its TLS handshake (first
+  // byte included) this long after it was accepted.
+  std::chrono::milliseconds handshake_timeout{10000};
   // outbound_high_water_bytes: a connection with more answers than this unwritten (its peer
   // reads slowly or not at all) is no longer read from until they drain to half of it.
   size_t outbound_high_water_bytes = 8u << 20;
@@ -58,6 +62,7 @@ struct ServerOptions {
   std::vector<FilterSpec> filters;                // filters: run around every call, in order
   HttpOptions http;                               // http
   ConnectionLimits limits;                        // limits
+  ServerTlsOptions tls;                           // tls: none unless tls.cert_file is set
   // slow_call_ms: calls that take longer are logged with their trace and kept for the status
   // page; 0: none is.
   std::chrono::milliseconds slow_call{1000};
