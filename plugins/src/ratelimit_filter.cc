@@ -79,11 +79,13 @@ class RateLimitFilter final : public ServerFilter {
     auto& method = *static_cast<MethodLimits*>(request.method_state);
     const RateClock::time_point now = RateClock::now();
     if (per_caller_) {
-      // Who a filter before this one verified (auth), never what the caller merely claims:
-      // one that could name itself could take another's bucket, or a fresh one per call.
-      const std::string& verified = request.context.verified_caller();
-      const std::string_view caller =
-          !verified.empty() ? std::string_view(verified) : HostOf(request.context.peer());
+      // Who a filter before this one verified (auth), else the client certificate's name
+      // (mTLS), never what the caller merely claims: one that could name itself could take
+      // another's bucket, or a fresh one per call.
+      const ServerContext& context = request.context;
+      const std::string_view caller = !context.verified_caller().empty() ? context.verified_caller()
+                                      : !context.peer_identity().empty() ? context.peer_identity()
+                                                                         : HostOf(context.peer());
       if (!callers_->TryTake(caller, *per_caller_, now)) {
         return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
       }

@@ -74,6 +74,25 @@ TEST_F(TlsFixture, MutualTlsShowsTheClientsCommonNameToHandlers) {
   EXPECT_EQ(reply->payload(), "ferry-test-client|x");
 }
 
+TEST_F(TlsFixture, PerCallerRateLimitsTellClientsApartByTheirVerifiedCertificate) {
+  ServerOptions options;
+  options.filters.push_back(
+      FilterSpec::FromYaml("ratelimit", "{name: ratelimit, per_caller: {rate: 0.001, burst: 1}}"));
+  StartServer({.ca_file = certs_.ca(), .client_cert = ServerTlsOptions::ClientCert::kOptional},
+              std::move(options));
+  auto known =
+      Proxy(ClientTls({.cert_file = certs_.client_cert(), .key_file = certs_.client_key()}));
+  ASSERT_TRUE(known.Echo(EchoOf("1")).ok());
+  const Result<demo::EchoResponse> again = known.Echo(EchoOf("2"));
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::RESOURCE_EXHAUSTED) << again.status();
+  EXPECT_NE(again.status().message().find("ferry-test-client"), std::string::npos)
+      << again.status();
+  // From the same address, but without a certificate: a bucket of its own, its address's.
+  const Result<demo::EchoResponse> anonymous = Proxy(ClientTls()).Echo(EchoOf("3"));
+  EXPECT_TRUE(anonymous.ok()) << anonymous.status();
+}
+
 TEST_F(TlsFixture, MutualTlsRefusesAClientWithoutACertificate) {
   StartServer(MutualTls());
   const double failures = TlsFailures("failed");
