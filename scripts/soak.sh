@@ -50,14 +50,18 @@ EVENTS="$RUN/events.log"
 FAILURES="$RUN/failures"  # one line per failed check, the first is the verdict's reason
 : >"$FAILURES"
 : >"$EVENTS"
+# On any exit: the load loops and their running round (its `timeout`, which passes the signal
+# on), then every server.
 cleanup() {
-  touch "$RUN/stop" 2>/dev/null || true
-  [ -n "${SAMPLER_PID:-}" ] && kill "$SAMPLER_PID" 2>/dev/null
-  for pid in "${LOAD_PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
+  set +e
+  touch "$RUN/stop"
+  for f in "$RUN"/*-loop.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
+  for pid in "${LOAD_PIDS[@]:-}" "${SAMPLER_PID:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
   ferry_stop_all
-  wait 2>/dev/null || true
+  wait 2>/dev/null
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 event() {
   printf '%s +%ss %s\n' "$(date '+%F %T.%3N')" "$((SECONDS - T0))" "$*" | tee -a "$EVENTS"
@@ -236,7 +240,11 @@ echo_loop() {
     # Half the calls are Delay(2 ms) on the business pool: that bounds the rate (closed loop,
     # 4 calls out) well below what would take a whole core from the rest.
     timeout -k 10 60 "$BIN/ferry-bench" echo --registry "$REGISTRY" --conns 2 --depth 2 \
-      --size 64 --duration 10 --slow-ratio 0.5 --slow-ms 2 --timeout-ms 2000 >"$RUN/echo-round-$round.out" 2>&1 || rc=$?
+      --size 64 --duration 10 --slow-ratio 0.5 --slow-ms 2 --timeout-ms 2000 \
+      >"$RUN/echo-round-$round.out" 2>&1 &
+    echo $! >"$RUN/echo-loop.pid"
+    wait $! || rc=$?
+    rm -f "$RUN/echo-loop.pid"
     echo "$round $rc" >>"$RUN/echo-rounds"
     [ $rc -eq 0 ] || sleep 1
   done
@@ -247,10 +255,16 @@ seckill_loop() {
     round=$((round + 1))
     local rc=0 began
     began=$(date +%s)
-    timeout -k 10 240 "$BIN/ferry-bench" seckill --registry "$REGISTRY" --conns 2 --depth 8 \
-      --stock 200 --buyers 1000 --dup-ratio 0.1 --duration-limit 30 --settle-timeout 90 \
+    echo "$round" >"$RUN/round.tmp" && mv "$RUN/round.tmp" "$RUN/round"
+    # Half the buyers get a unit, so that most purchases reach Redis and the consumer has
+    # thousands of orders to write: kills land in bursts and in the writing.
+    timeout -k 10 240 "$BIN/ferry-bench" seckill --registry "$REGISTRY" --conns 2 --depth 4 \
+      --stock 3000 --buyers 6000 --dup-ratio 0.1 --duration-limit 30 --settle-timeout 90 \
       --timeout-ms 3000 --accepted-out "$RUN/seckill-round-$round.accepted" \
-      >"$RUN/seckill-round-$round.out" 2>&1 || rc=$?
+      >"$RUN/seckill-round-$round.out" 2>&1 &
+    echo $! >"$RUN/seckill-loop.pid"
+    wait $! || rc=$?
+    rm -f "$RUN/seckill-loop.pid"
     echo "$round $rc" >>"$RUN/seckill-rounds"
     # One activity every 8 s at most: the order writer polls every open activity's queue.
     while [ $(($(date +%s) - began)) -lt 8 ] && [ ! -e "$RUN/stop" ]; do sleep 0.5; done
@@ -279,19 +293,34 @@ seckill_loop &
 LOAD_PIDS+=("$!")
 
 # --- chaos ---------------------------------------------------------------------------------
-# One target down at a time, for 1-4 s, every 3-8 s; the RNG is bash's, seeded with SEED, and
-# consulted a fixed number of times per event, so a seed replays the same events.
+# One target down at a time, for 1-4 s. An event waits for the next seckill round to start
+# (at most 12 s) and strikes 0-1.9 s into it, so that it lands in the burst, the order writing
+# or the check rather than between rounds; then a pause of 0-3 s. The RNG is bash's, seeded
+# with SEED, and consulted a fixed number of times per event, so a seed replays the same
+# events.
 RANDOM=$SEED
 KILLS=0
-sleep 5
+# Sleeps until the seckill round after the current one has started, or `timeout` seconds.
+await_next_round() {
+  local seen deadline=$((SECONDS + $1))
+  seen=$(cat "$RUN/round" 2>/dev/null || echo 0)
+  while [ "$(cat "$RUN/round" 2>/dev/null || echo 0)" = "$seen" ] && [ $SECONDS -lt $deadline ]; do
+    sleep 0.1
+  done
+}
 while [ "$(date +%s)" -lt "$END_AT" ]; do
   target="${CHAOS_TARGETS[$((RANDOM % ${#CHAOS_TARGETS[@]}))]}"
   signal=TERM
   [ $((RANDOM % 2)) -eq 1 ] || signal=KILL
   down_s=$((1 + RANDOM % 4))
-  pause_s=$((3 + RANDOM % 6))
+  pause_s=$((RANDOM % 4))
+  offset_ds=$((RANDOM % 20))
+  await_next_round 12
+  sleep "$((offset_ds / 10)).$((offset_ds % 10))"
+  [ "$(date +%s)" -lt "$END_AT" ] || break
   check_unexpected_exits
   if [ -n "${PID[$target]}" ]; then
+    event "$target: SIG$signal in seckill round $(cat "$RUN/round" 2>/dev/null || echo 0)"
     stop_process "$target" "$signal"
     KILLS=$((KILLS + 1))
     sleep "$down_s"
@@ -350,14 +379,19 @@ ORDERS=$(summary_value orders "$ORDERS_SUMMARY")
 OVERSELL=$(summary_value oversell "$ORDERS_SUMMARY")
 LOST=$(summary_value lost "$ORDERS_SUMMARY")
 
-# The load got through: some seckill round sold its stock, every echo round that ran answered
-# only correct payloads, and some echo round succeeded.
+# The load got through: some seckill round sold its stock, and every echo round that ran had
+# calls answered (echo-1 is always up) and no wrong payload.
 SOLD_OUT_ROUNDS=$( (grep -l "^check: PASS" "$RUN"/seckill-round-*.out 2>/dev/null || true) | wc -l)
 SECKILL_ROUNDS=$(wc -l <"$RUN/seckill-rounds" 2>/dev/null || echo 0)
 ECHO_OK_ROUNDS=$( (awk '$2 == 0' "$RUN/echo-rounds" 2>/dev/null || true) | wc -l)
 ECHO_ROUNDS=$(wc -l <"$RUN/echo-rounds" 2>/dev/null || echo 0)
 [ "$SOLD_OUT_ROUNDS" -gt 0 ] || fail "no seckill round passed its own check ($SECKILL_ROUNDS rounds)"
 [ "$ECHO_OK_ROUNDS" -gt 0 ] || fail "no echo round succeeded ($ECHO_ROUNDS rounds)"
+for f in "$RUN"/echo-round-*.out; do
+  if grep -q '^RESULT' "$f" && grep -q '^calls: 0 ok' "$f"; then
+    fail "echo round $(basename "$f" .out): no call answered"
+  fi
+done
 if grep -q "BAD_ECHO" "$RUN"/echo-round-*.out 2>/dev/null; then
   fail "echo answered a wrong payload (BAD_ECHO)"
 fi
@@ -365,7 +399,10 @@ if awk '$2 == 124 || $2 == 137 { found = 1 } END { exit !found }' "$RUN/echo-rou
   "$RUN/seckill-rounds" 2>/dev/null; then
   fail "a ferry-bench round hung past its timeout"
 fi
-event "load: $SECKILL_ROUNDS seckill rounds ($SOLD_OUT_ROUNDS passed ferry-bench's own check), $ECHO_ROUNDS echo rounds ($ECHO_OK_ROUNDS succeeded)"
+ECHO_CALLS=$( (cat "$RUN"/echo-round-*.out 2>/dev/null || true) |
+  sed -n 's/^calls: \([0-9]*\) ok, \([0-9]*\) errors.*/\1 \2/p' |
+  awk '{ ok += $1; errors += $2 } END { print ok + 0 " calls ok, " errors + 0 " failed" }')
+event "load: $SECKILL_ROUNDS seckill rounds ($SOLD_OUT_ROUNDS passed ferry-bench's own check), $ECHO_ROUNDS echo rounds ($ECHO_OK_ROUNDS ran: $ECHO_CALLS)"
 
 python3 "$CHECKS" rss "$RUN/rss.samples" "$RUN_START" "$RUN_END" >"$RUN/rss-check.txt" ||
   fail "memory: $(grep -m1 -E 'GREW|too few' "$RUN/rss-check.txt" || tail -n1 "$RUN/rss-check.txt")"
