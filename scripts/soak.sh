@@ -4,8 +4,8 @@
 # checks no oversell, no lost accepted order, no crash and flat memory, and prints a one-line
 # verdict last (exit 0 PASS, 1 FAIL). Everything on loopback, in a temporary directory.
 #   scripts/soak.sh [--duration SECONDS] [--seed N] [--keep]
-#     --duration  load and chaos time (default FERRY_SOAK_SECONDS, else 600); draining and the
-#                 checks add about a minute
+#     --duration  load and chaos time (default FERRY_SOAK_SECONDS, else 600); start-up,
+#                 draining and the checks add about 30 s to 60 s, 2 minutes to a 10-minute run
 #     --seed      the chaos RNG's seed (default: random, printed); the same seed replays the
 #                 same sequence of kills, signals and pauses
 #     --keep      keep the run directory (logs, events.log, samples) even on PASS; on FAIL it is
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --seed) SEED="${2:-}"; shift 2 || { echo "--seed: needs a value" >&2; exit 2; } ;;
     --seed=*) SEED="${1#--seed=}"; shift ;;
     --keep) KEEP=1; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "soak.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -346,17 +346,20 @@ RUN_END=$(date +%s)
 check_unexpected_exits
 
 # --- checks --------------------------------------------------------------------------------
-# Drain: every activity reconciled clean (nothing unwritten, nothing queued, cache = database),
-# or 120 s.
+# Drain: every activity reconciled clean (nothing unwritten, nothing queued, cache = database).
+# Each may take 120 s to get there (a Reconcile call takes a second or two under load, so the
+# bound is per activity); after one has not, the others get one look each.
 ACTIVITIES=$("${MARIADB[@]}" -e 'SELECT activity_id FROM seckill_activity ORDER BY activity_id')
 RECONCILE_URL="http://127.0.0.1:${PORT[seckill-1]}/ferry.seckill.SeckillService/Reconcile"
-drain_deadline=$((SECONDS + 120))
+drain_s=120
 for activity in $ACTIVITIES; do
+  deadline=$((SECONDS + drain_s))
   while true; do
     answer=$(curl -s --max-time 30 -XPOST "$RECONCILE_URL" -d "{\"activityId\":\"$activity\"}" || true)
     python3 "$CHECKS" reconcile "$activity" "$answer" >"$RUN/reconcile-$activity.txt" && break
-    if [ $SECONDS -ge $drain_deadline ]; then
-      fail "$(head -n1 "$RUN/reconcile-$activity.txt") (after draining 120 s)"
+    if [ $SECONDS -ge $deadline ]; then
+      fail "$(head -n1 "$RUN/reconcile-$activity.txt") (after draining ${drain_s} s)"
+      drain_s=0
       break
     fi
     sleep 1
@@ -416,7 +419,7 @@ done
 CRASH_LINES=$(grep -l -E "AddressSanitizer|ThreadSanitizer|runtime error:|terminate called|Aborted|Segmentation fault|core dumped|std::bad_alloc|Assertion .* failed" \
   "$RUN"/*.log 2>/dev/null || true)
 [ -z "$CRASH_LINES" ] || fail "crash reported in $(echo $CRASH_LINES)"
-CRASHES=$(grep -c -E "exited [0-9]+ on its own|after SIGTERM|still running" "$FAILURES" || true)
+CRASHES=$(grep -c -E "exited [0-9]+ on its own|after SIGTERM" "$FAILURES" || true)
 [ -z "$CRASH_LINES" ] || CRASHES=$((CRASHES + $(echo "$CRASH_LINES" | wc -l)))
 
 VERDICT_TAIL="duration=${DURATION}s seed=$SEED kills=$KILLS orders=${ORDERS:-?} oversell=${OVERSELL:-?} lost=${LOST:-?} crashes=$CRASHES rss_growth_max=${RSS_MAX:-?}"

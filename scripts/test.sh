@@ -21,8 +21,8 @@ ctest --test-dir build --output-on-failure -j "$FERRY_JOBS" --timeout 600
 # The install and an out-of-tree consumer of it, reusing build/ (about 10 s).
 log "out-of-tree example against an install (scripts/example.sh)"
 "$FERRY_ROOT/scripts/example.sh"
-# The short soak (about 3 minutes with its draining and checks); scripts/soak.sh alone runs
-# 10 minutes.
+# The short soak (about 1.5 minutes with its start-up, draining and checks); scripts/soak.sh
+# alone runs 10 minutes.
 if [ "${FERRY_SKIP_SOAK:-0}" = "1" ]; then
   log "skipping the soak: FERRY_SKIP_SOAK=1"
 else
