@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything into build/, runs the whole suite through ctest,
 # builds and runs the out-of-tree example against an install of build/ (scripts/example.sh),
-# then the concurrency and parsing tests again under ThreadSanitizer and ASan+UBSan, and
-# fuzzes the parsers for a bounded time (scripts/fuzz.sh, FERRY_FUZZ_SECONDS per target).
-# Exits non-zero on any failure. Safe to run twice.
+# runs a 60 s soak (scripts/soak.sh: seckill and echo under load while providers, ZooKeeper,
+# Redis and the order consumer are killed and restarted), then the concurrency and parsing
+# tests again under ThreadSanitizer and ASan+UBSan, and fuzzes the parsers for a bounded time
+# (scripts/fuzz.sh, FERRY_FUZZ_SECONDS per target). Exits non-zero on any failure. Safe to run
+# twice.
 #   FERRY_SKIP_SANITIZERS=1  skips the sanitizer passes and fuzzing (for quick local iteration).
 #   FERRY_SKIP_FUZZ=1        skips fuzzing alone.
+#   FERRY_SKIP_SOAK=1        skips the soak.
 source "$(dirname "$0")/lib/common.sh"
 cd "$FERRY_ROOT"
 
@@ -18,6 +21,14 @@ ctest --test-dir build --output-on-failure -j "$FERRY_JOBS" --timeout 600
 # The install and an out-of-tree consumer of it, reusing build/ (about 10 s).
 log "out-of-tree example against an install (scripts/example.sh)"
 "$FERRY_ROOT/scripts/example.sh"
+# The short soak (about 1.5 minutes with its start-up, draining and checks); scripts/soak.sh
+# alone runs 10 minutes.
+if [ "${FERRY_SKIP_SOAK:-0}" = "1" ]; then
+  log "skipping the soak: FERRY_SKIP_SOAK=1"
+else
+  log "60 s soak under chaos (scripts/soak.sh --duration 60)"
+  "$FERRY_ROOT/scripts/soak.sh" --duration 60
+fi
 
 # Sanitizer passes run "where time allows": each starts only while the whole script is within
 # FERRY_SANITIZER_BUDGET_S (default 40 min), so a slow machine cannot push CI past its limit.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -234,6 +235,9 @@ class Sale {
 
   Status Open();
   void Burst();
+  // Writes the ACCEPTED requests to --accepted-out; false (with the reason on `err`) when the
+  // file cannot be written.
+  bool WriteAccepted(const std::vector<std::pair<uint32_t, bool>>& accepted_requests);
   void Settle();
   bool Check(SeckillBenchOutcome* outcome);
 
@@ -473,6 +477,21 @@ void Sale::Settle() {
   }
 }
 
+bool Sale::WriteAccepted(const std::vector<std::pair<uint32_t, bool>>& accepted_requests) {
+  if (options_.accepted_out.empty()) return true;
+  std::ofstream file(options_.accepted_out, std::ios::trunc);
+  for (const auto& [buyer, second_request] : accepted_requests) {
+    file << activity_id_ << ' ' << RequestId(activity_id_, buyer, second_request) << ' '
+         << UserId(activity_id_, buyer) << '\n';
+  }
+  file.close();
+  if (!file) {
+    err_ << kProgram << ": cannot write --accepted-out " << options_.accepted_out << "\n";
+    return false;
+  }
+  return true;
+}
+
 // GetResult of every accepted request, `window` at a time.
 struct ResultCounts {
   std::atomic<uint64_t> created{0};
@@ -534,6 +553,8 @@ bool Sale::Check(SeckillBenchOutcome* o) {
     if (accepted[buyer] & 1) accepted_requests.emplace_back(buyer, false);
     if (accepted[buyer] & 2) accepted_requests.emplace_back(buyer, true);
   }
+
+  const bool accepted_written = WriteAccepted(accepted_requests);
 
   // Reconcile: the database's own count.
   seckill::ActivityRef ref;
@@ -650,6 +671,7 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   }
   if (reconcile_ok && !o->invariants_hold) failures.push_back("Reconcile: invariants broken");
   if (!reconcile_ok) failures.push_back("Reconcile failed");
+  if (!accepted_written) failures.push_back("--accepted-out not written");
   o->passed = failures.empty();
   out_ << "check: " << (o->passed ? "PASS" : "FAIL");
   for (const std::string& failure : failures) out_ << "; " << failure;
@@ -691,6 +713,8 @@ int RunSeckill(int argc, const char* const* argv) {
                              "the activity's pay timeout (default 86400)");
   flags.AddInteger<int64_t>("--sku", "ID", &options.sku_id, 1, std::numeric_limits<int64_t>::max(),
                             "the activity's sku id (default 1)");
+  flags.AddString("--accepted-out", "FILE", &options.accepted_out,
+                  "write every ACCEPTED request as an 'activity_id request_id user_id' line");
   flags.AddCheck([&options](std::string* error) {
     const LoadOptions& l = options.load;
     if (options.stock == 0 || options.buyers == 0) {
@@ -731,6 +755,10 @@ int RunSeckillBench(const SeckillBenchOptions& options, std::ostream& out, std::
       << " buyers=" << options.buyers << " dup-ratio=" << options.dup_ratio
       << " duration-limit=" << options.duration_limit_s << "s "
       << DescribeChannels(options.channel, kSeckillService) << std::endl;
+  if (!options.accepted_out.empty() && !std::ofstream(options.accepted_out, std::ios::trunc)) {
+    err << kProgram << ": --accepted-out: cannot open " << options.accepted_out << " for writing\n";
+    return 1;
+  }
   Sale sale(options, std::move(channels), out, err);
   if (Status opened = sale.Open(); !opened.ok()) {
     err << kProgram << ": cannot set up the sale: " << opened << "\n";

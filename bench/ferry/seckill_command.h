@@ -28,6 +28,9 @@ struct SeckillBenchOptions {
   double settle_timeout_s = 60;    // --settle-timeout: how long orders may take to settle
   uint32_t pay_timeout_s = 86400;  // --pay-timeout-s: long enough that no order closes meanwhile
   int64_t sku_id = 1;              // --sku
+  // --accepted-out: where to write every ACCEPTED request as "activity_id request_id user_id"
+  // lines (empty: nowhere), so that an outside check can look for each one in the database.
+  std::string accepted_out;
 };
 
 // What one run found; the RESULT line carries the first figures.

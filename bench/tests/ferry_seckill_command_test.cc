@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -105,6 +107,57 @@ TEST(SeckillCommandTest, EmbeddedSaleSellsTheStockOnceAndPassesEveryCheck) {
               HasSubstr(" orders=5 stock=5 oversold=0 duplicate_orders=0 lost=0"));
 }
 
+// --accepted-out lists each accepted request once, and each is an order of its buyer in the
+// provider's database.
+TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("ferry-seckill-accepted-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  seckill::SeckillConfig config;
+  config.backend = "embedded";
+  config.sqlite_path = (dir / "seckill.db").string();
+  config.worker_id = 1;
+  config.reconcile_interval_ms = 0;
+  std::unique_ptr<seckill::SeckillApp> app;
+  const Status created = seckill::SeckillApp::Create(config, "", &app);
+  ASSERT_TRUE(created.ok()) << created;
+  SeckillBenchOptions options;
+  std::ostringstream out;
+  std::ostringstream err;
+  SeckillBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(app->services());
+    options = SmallSale(provider.target());
+    options.accepted_out = (dir / "accepted.txt").string();
+    exit_code = RunSeckillBench(options, out, err, &outcome);
+  }
+  ASSERT_EQ(exit_code, 0) << out.str() << err.str();
+
+  std::ifstream file(options.accepted_out);
+  std::set<std::string> requests;
+  std::set<std::string> users;
+  int64_t activity = 0;
+  std::string request;
+  std::string user;
+  while (file >> activity >> request >> user) {
+    EXPECT_EQ(activity, outcome.activity_id);
+    EXPECT_TRUE(requests.insert(request).second) << request << " listed twice";
+    users.insert(user);
+    seckill::RequestRecord record;
+    ASSERT_TRUE(app->core().deps.store->GetRequest(request, &record).ok()) << request;
+    ASSERT_TRUE(record.created) << request << ": " << record.reason;
+    seckill::OrderRecord order;
+    ASSERT_TRUE(app->core().deps.store->GetOrder(record.order_no, &order).ok()) << request;
+    EXPECT_EQ(order.user_id, user);
+  }
+  EXPECT_EQ(requests.size(), 5u);  // one per unit: nobody got two
+  EXPECT_EQ(users.size(), 5u);
+  app->Stop();
+  app.reset();
+  std::filesystem::remove_all(dir);
+}
+
 // A provider that accepts every purchase: the checks must catch the oversell.
 class OversellingSeckill final : public seckill::SeckillServiceBase {
  public:
@@ -172,6 +225,20 @@ TEST(SeckillCommandTest, OversellingProviderFailsTheCheck) {
   EXPECT_EQ(outcome.oversold, 45);
   EXPECT_THAT(out.str(), HasSubstr("check: FAIL"));
   EXPECT_THAT(LastLine(out.str()), HasSubstr(" orders=50 stock=5 oversold=45 "));
+}
+
+TEST(SeckillCommandTest, AnUnwritableAcceptedOutIsRefusedBeforeTheSale) {
+  OversellingSeckill service;
+  Service* services[] = {&service};
+  Provider provider(services);
+  SeckillBenchOptions options = SmallSale(provider.target());
+  options.accepted_out = "/nonexistent-dir/accepted.txt";
+  std::ostringstream out;
+  std::ostringstream err;
+
+  EXPECT_EQ(RunSeckillBench(options, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("--accepted-out: cannot open /nonexistent-dir/accepted.txt"));
+  EXPECT_THAT(out.str(), ::testing::Not(HasSubstr("created and preheated")));
 }
 
 TEST(SeckillCommandTest, FlagsNameWhatIsMissing) {

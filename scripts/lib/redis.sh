@@ -1,13 +1,15 @@
 # A Redis server from Debian's `redis-server` package, on loopback, with a temporary data
-# directory and nothing persisted; its PID joins FERRY_PIDS so ferry_stop_all stops it.
-# Source after common.sh.
+# directory and nothing persisted unless the extra options say so; its PID joins FERRY_PIDS so
+# ferry_stop_all stops it. Source after common.sh.
 
-# ferry_start_redis <port> <dir>
+# ferry_start_redis <port> <dir> [redis-server options, e.g. --appendonly yes]
+# Started again on the same directory, it loads what it persisted there.
 ferry_start_redis() {
   local port="$1" dir="$2"
+  shift 2
   mkdir -p "$dir/data"
   redis-server --port "$port" --bind 127.0.0.1 --daemonize no --dir "$dir/data" \
-    --save "" --appendonly no --logfile "$dir/redis.log" >"$dir/redis.out" 2>&1 &
+    --save "" --appendonly no --logfile "$dir/redis.log" "$@" >>"$dir/redis.out" 2>&1 &
   FERRY_PIDS+=("$!")
   local pid=$! deadline=$((SECONDS + 30)) answer=""
   until [ "$answer" = "+PONG" ]; do

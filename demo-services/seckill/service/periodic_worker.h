@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 
@@ -13,8 +14,10 @@ namespace ferry::seckill {
 // more to do), until Stop(). Stop() waits for the running step to finish.
 class PeriodicWorker {
  public:
-  // Returns true when there is more work right away.
-  using Step = std::function<bool()>;
+  // Returns true when there is more work right away. `stop` is requested when Stop() is called:
+  // a step that goes through many items (every open activity) checks it between them, so that
+  // stopping a provider does not wait for a whole pass.
+  using Step = std::function<bool(const std::stop_token& stop)>;
 
   PeriodicWorker(std::chrono::milliseconds interval, Step step)
       : interval_(interval), step_(std::move(step)) {}
@@ -28,6 +31,7 @@ class PeriodicWorker {
       std::lock_guard lock(mutex_);
       stopping_ = true;
     }
+    stop_.request_stop();
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
@@ -37,7 +41,7 @@ class PeriodicWorker {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
       lock.unlock();
-      const bool more = step_();
+      const bool more = step_(stop_.get_token());
       lock.lock();
       if (!more) wake_.wait_for(lock, interval_, [this] { return stopping_; });
     }
@@ -48,6 +52,7 @@ class PeriodicWorker {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  std::stop_source stop_;
   std::thread thread_;
 };
 

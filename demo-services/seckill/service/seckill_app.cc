@@ -101,20 +101,24 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
       options.batch = static_cast<int>(config.writer_batch);
       options.claim_idle_ms = config.writer_claim_idle_ms;
       writers_.push_back(std::make_unique<OrderWriter>(core, options));
-      jobs_.push_back(
-          std::make_unique<PeriodicWorker>(milliseconds(config.writer_interval_ms),
-                                           [w = writers_.back().get()] { return w->Step(); }));
+      jobs_.push_back(std::make_unique<PeriodicWorker>(
+          milliseconds(config.writer_interval_ms),
+          [w = writers_.back().get()](const std::stop_token&) { return w->Step(); }));
     }
   }
-  jobs_.push_back(std::make_unique<PeriodicWorker>(milliseconds(config.closer_interval_ms),
-                                                   [core] { return CloseExpiredOrders(*core); }));
+  jobs_.push_back(std::make_unique<PeriodicWorker>(
+      milliseconds(config.closer_interval_ms),
+      [core](const std::stop_token&) { return CloseExpiredOrders(*core); }));
   if (config.reconcile_interval_ms > 0) {
-    jobs_.push_back(
-        std::make_unique<PeriodicWorker>(milliseconds(config.reconcile_interval_ms), [core] {
+    jobs_.push_back(std::make_unique<PeriodicWorker>(
+        milliseconds(config.reconcile_interval_ms), [core](const std::stop_token& stop) {
           std::vector<ActivityRecord> open;
           if (!core->deps.store->ListOpenActivities(core->deps.now_ms(), &open).ok()) return false;
           int64_t backlog = 0;
           for (const ActivityRecord& activity : open) {
+            // A pass takes a while with many open activities; a stopping provider leaves it
+            // unfinished (and the backlog gauge as it was).
+            if (stop.stop_requested()) return false;
             ReconcileResponse report;
             Status s = ReconcileActivity(*core, activity.activity_id, &report);
             if (!s.ok()) {

@@ -35,7 +35,7 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   idgen.RejectUnknownKeys();
 
   config::ConfigReader writer = service.Section("order_writer");
-  writer.Integer("threads", 1, 64, &c.writer_threads);
+  writer.Integer("threads", 0, 64, &c.writer_threads);
   writer.Integer("batch", 1, 10000, &c.writer_batch);
   writer.Integer("interval_ms", 1, 60000, &c.writer_interval_ms);
   writer.Integer("claim_idle_ms", 1, 3600000, &c.writer_claim_idle_ms);

@@ -28,7 +28,9 @@ struct SeckillConfig {
   // idgen.worker_id; -1: leased from ZooKeeper when registry.url is zookeeper://, else 0.
   int64_t worker_id = -1;
 
-  uint32_t writer_threads = 4;             // order_writer.threads
+  // order_writer.threads; 0: this provider only reserves, and another seckill-server on the
+  // same Redis and MariaDB writes the orders.
+  uint32_t writer_threads = 4;
   uint32_t writer_batch = 128;             // order_writer.batch
   int64_t writer_interval_ms = 5;          // order_writer.interval_ms (when idle)
   int64_t writer_claim_idle_ms = 5000;     // order_writer.claim_idle_ms

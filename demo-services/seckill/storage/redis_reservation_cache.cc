@@ -124,25 +124,55 @@ Status CheckEventArgs(const std::string& consumer, int max_count) {
   return Status::Ok();
 }
 
-// The order writers' group's `lag` in an XINFO GROUPS reply (Redis 7): entries not yet delivered
-// to any of them. 0 without a stream or a group, and when Redis cannot tell (nil lag).
-int64_t UndeliveredOf(const redisReply* groups) {
-  if (groups->type != REDIS_REPLY_ARRAY) return 0;  // no stream yet: an error in the transaction
+// A stream entry id "<ms>-<seq>" as a comparable pair; {0, 0} when it does not parse.
+std::pair<uint64_t, uint64_t> StreamIdOf(std::string_view id) {
+  const size_t dash = id.find('-');
+  int64_t ms = 0;
+  int64_t seq = 0;
+  if (dash == std::string_view::npos || !ParseInt64(id.substr(0, dash), &ms) ||
+      !ParseInt64(id.substr(dash + 1), &seq) || ms < 0 || seq < 0) {
+    return {0, 0};
+  }
+  return {static_cast<uint64_t>(ms), static_cast<uint64_t>(seq)};
+}
+
+// Where the order writers' group stands, from XINFO GROUPS and the stream's last entry
+// (XREVRANGE + - COUNT 1).
+struct GroupPosition {
+  bool behind = false;         // entries after the group's last delivered one exist
+  std::string last_delivered;  // its id
+  int64_t lag = -1;            // Redis's count of them; -1 when it cannot tell (nil)
+};
+
+GroupPosition PositionOf(const redisReply* groups, const redisReply* last_entry) {
+  GroupPosition position;
+  // No stream yet (an error in the transaction), or an empty one: nothing to deliver.
+  if (groups->type != REDIS_REPLY_ARRAY || last_entry->type != REDIS_REPLY_ARRAY ||
+      last_entry->elements == 0 || last_entry->element[0]->type != REDIS_REPLY_ARRAY ||
+      last_entry->element[0]->elements == 0 || !IsTextReply(last_entry->element[0]->element[0])) {
+    return position;
+  }
+  const std::string_view last_id = ReplyText(last_entry->element[0]->element[0]);
   for (size_t g = 0; g < groups->elements; ++g) {
     const redisReply* group = groups->element[g];
     if (group->type != REDIS_REPLY_ARRAY) continue;
     bool ours = false;
-    int64_t lag = 0;
     for (size_t i = 0; i + 1 < group->elements; i += 2) {
       const std::string_view field = ReplyText(group->element[i]);
       const redisReply* value = group->element[i + 1];
       if (field == "name") ours = ReplyText(value) == kOrderWritersGroup;
-      if (field == "lag" && value->type == REDIS_REPLY_INTEGER) lag = value->integer;
+      if (field == "last-delivered-id") position.last_delivered = std::string(ReplyText(value));
+      if (field == "lag" && value->type == REDIS_REPLY_INTEGER) position.lag = value->integer;
     }
-    if (ours) return lag;
+    if (!ours) continue;
+    position.behind = StreamIdOf(position.last_delivered) < StreamIdOf(last_id);
+    return position;
   }
-  return 0;
+  return GroupPosition{};  // no group yet: created, at the start, by the first read
 }
+
+// How many entries to count one by one when Redis cannot tell the lag.
+constexpr int kMaxCountedUndelivered = 1000;
 
 }  // namespace
 
@@ -247,6 +277,7 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
                                          {"GET", keys.accepted},
                                          {"XPENDING", keys.orders, kOrderWritersGroup},
                                          {"XINFO", "GROUPS", keys.orders},
+                                         {"XREVRANGE", keys.orders, "+", "-", "COUNT", "1"},
                                          {"EXEC"}},
                                         &replies);
       !status.ok()) {
@@ -257,7 +288,7 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
   }
   const redisReply* exec = replies.back().get();
   if (exec->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", exec);
-  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 5) return MalformedReply("EXEC");
+  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 6) return MalformedReply("EXEC");
   const redisReply* loaded = exec->element[0];
   const redisReply* stock = exec->element[1];
   const redisReply* accepted = exec->element[2];
@@ -283,7 +314,25 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
     if (pending->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XPENDING", pending);
     return MalformedReply("XPENDING");
   }
-  snapshot.queue_undelivered = UndeliveredOf(exec->element[4]);
+  // Redis 7.0's lag is a heuristic that an append-only file replayed after a restart can leave
+  // stale (a count from the last rewrite: entries shown undelivered that were delivered long
+  // ago; redis/redis#10569) or unknown (nil). Whether anything is undelivered at all is exact:
+  // the group's last delivered id against the stream's last id; only the count is Redis's
+  // estimate, or counted here (up to kMaxCountedUndelivered) when it has none.
+  const GroupPosition position = PositionOf(exec->element[4], exec->element[5]);
+  if (position.behind && position.lag > 0) {
+    snapshot.queue_undelivered = position.lag;
+  } else if (position.behind) {
+    RedisReplyPtr after;
+    if (Status status = Command({"XRANGE", keys.orders, "(" + position.last_delivered, "+", "COUNT",
+                                 std::to_string(kMaxCountedUndelivered)},
+                                &after);
+        !status.ok()) {
+      return status;
+    }
+    if (after->type != REDIS_REPLY_ARRAY) return MalformedReply("XRANGE");
+    snapshot.queue_undelivered = std::max<int64_t>(1, static_cast<int64_t>(after->elements));
+  }
   *out = snapshot;
   return Status::Ok();
 }

@@ -44,9 +44,12 @@ struct ReservationEvent {
 struct CacheSnapshot {
   bool present = false;  // false: the activity's keys are gone (never preheated or data lost)
   int64_t stock = 0;
-  int64_t reservations = 0;       // accepted reservations recorded
-  int64_t queue_pending = 0;      // delivered to a consumer, not acknowledged yet
-  int64_t queue_undelivered = 0;  // queued and not yet delivered to any consumer
+  int64_t reservations = 0;   // accepted reservations recorded
+  int64_t queue_pending = 0;  // delivered to a consumer, not acknowledged yet
+  // Queued and not yet delivered to any consumer: exactly 0 when the consumers have read
+  // everything; otherwise Redis's count (which can be high after Redis replayed its
+  // append-only file), or at most 1000 counted when Redis cannot tell.
+  int64_t queue_undelivered = 0;
 };
 
 // The fast path in front of the database: atomically checks participation, takes a unit and

@@ -513,7 +513,7 @@ class SeckillServerProcess {
   uint16_t port_ = 0;
 };
 
-std::string ServerYaml(const SeckillConfig& c, int worker_id) {
+std::string ServerYaml(const SeckillConfig& c, int worker_id, int writer_threads = 4) {
   std::ostringstream y;
   y << "log:\n  level: warn\n"
     << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
@@ -525,7 +525,8 @@ std::string ServerYaml(const SeckillConfig& c, int worker_id) {
     << "\n    user: " << c.mariadb.user << "\n    database: " << c.mariadb.database
     << "\n    timeout_ms: 20000\n"
     << "  idgen:\n    worker_id: " << worker_id << "\n"
-    << "  order_writer:\n    batch: 16\n    claim_idle_ms: 500\n"
+    << "  order_writer:\n    threads: " << writer_threads
+    << "\n    batch: 16\n    claim_idle_ms: 500\n"
     << "  reconciler:\n    interval_ms: 0\n    redrive_after_ms: 3000\n";
   return y.str();
 }
@@ -650,6 +651,63 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
       10s))
       << "still pending: " << snapshot.queue_pending;
   second.Kill();
+}
+
+// order_writer.threads: 0 makes a provider that only reserves; the orders are written by
+// another seckill-server (the order consumer), which can then be stopped and started alone.
+TEST_F(SeckillFailureTest, AProviderWithoutOrderWritersLeavesTheOrdersToTheConsumer) {
+  constexpr int64_t kStock = 20;
+  constexpr int kBuyers = 12;
+  TempDir dir;
+  SeckillServerProcess provider;
+  ASSERT_NO_FATAL_FAILURE(provider.Start(dir.path(), "reserving-only", ServerYaml(config_, 21, 0)));
+  auto proxy = NewProxy(provider.port());
+  ASSERT_NE(proxy, nullptr);
+  const int64_t id = CreateActivity(*proxy, {.sku_id = kSku, .stock = kStock});
+  ASSERT_GT(id, 0);
+  std::vector<std::string> accepted;
+  for (int i = 0; i < kBuyers; ++i) {
+    const std::string user = "c-" + std::to_string(i);
+    auto r = proxy->Purchase(Purchase(id, kSku, user, user + "-r"));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->answer(), ACCEPTED);
+    accepted.push_back(user + "-r");
+  }
+
+  // Nobody reads the queue: every event stays undelivered (a writer would take them within
+  // milliseconds).
+  storage::RedisOptions redis;
+  redis.host = config_.redis_host;
+  redis.port = config_.redis_port;
+  std::unique_ptr<ReservationCache> cache;
+  ASSERT_TRUE(ConnectRedisReservationCache(redis, &cache).ok());
+  CacheSnapshot snapshot;
+  EXPECT_FALSE(Eventually(
+      [&] {
+        return !cache->Snapshot(id, kSku, &snapshot).ok() || snapshot.queue_pending > 0 ||
+               snapshot.queue_undelivered < kBuyers;
+      },
+      1500ms))
+      << "pending " << snapshot.queue_pending << ", undelivered " << snapshot.queue_undelivered;
+  GetResultRequest pending;
+  pending.set_request_id(accepted.front());
+  pending.set_activity_id(id);
+  pending.set_sku_id(kSku);
+  auto state = proxy->GetResult(pending);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->state(), PENDING);
+
+  SeckillServerProcess consumer;
+  ASSERT_NO_FATAL_FAILURE(consumer.Start(dir.path(), "consumer", ServerYaml(config_, 22, 1)));
+  const ReconcileResponse report = Settle(
+      *proxy, id, [&](const ReconcileResponse& r) { return r.orders_unpaid() >= kBuyers; }, 20s);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(report.orders_unpaid(), kBuyers);
+  EXPECT_EQ(report.database_stock(), kStock - kBuyers);
+  for (const std::string& request : accepted)
+    EXPECT_GT(WaitCreated(*proxy, id, kSku, request, 5s), 0);
+  consumer.Kill();
+  provider.Kill();
 }
 
 }  // namespace
