@@ -7,23 +7,12 @@
 #include <optional>
 #include <string>
 
+#include "command_output.h"
 #include "ferry/framework/server.h"
 #include "service/echo_service.h"
 
 namespace ferry::http_test {
 namespace {
-
-// Runs `command` and returns what it wrote to stdout and stderr.
-std::string RunCommand(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen((command + " 2>&1").c_str(), "r"), ::pclose);
-  EXPECT_NE(pipe, nullptr) << command;
-  std::string output;
-  std::array<char, 4096> chunk;
-  while (pipe != nullptr && std::fgets(chunk.data(), chunk.size(), pipe.get()) != nullptr) {
-    output += chunk.data();
-  }
-  return output;
-}
 
 class CurlTest : public ::testing::Test {
  protected:
@@ -37,8 +26,9 @@ class CurlTest : public ::testing::Test {
                                         [](const HttpRequest& request, HttpReply reply) {
                                           HttpResponse response;
                                           response.status = 302;
-                                          response.Set("Location", "https://example.com/" +
-                                                                       std::string(request.Param("code")));
+                                          response.Set("Location",
+                                                       "https://example.com/" +
+                                                           std::string(request.Param("code")));
                                           reply(std::move(response));
                                         }})
                     .ok());
@@ -52,37 +42,39 @@ class CurlTest : public ::testing::Test {
 };
 
 TEST_F(CurlTest, CallsAMethodThroughTheGateway) {
-  const std::string out = RunCommand(CURL_BINARY " -s -i -X POST " + base_ +
-                              "/ferry.demo.EchoService/Echo -H 'Content-Type: application/json' "
-                              "-d '{\"payload\":\"aGVsbG8=\"}'");
+  const std::string out =
+      testsupport::CommandOutput(CURL_BINARY " -s -i -X POST " + base_ +
+                                 "/ferry.demo.EchoService/Echo -H 'Content-Type: application/json' "
+                                 "-d '{\"payload\":\"aGVsbG8=\"}'");
   EXPECT_NE(out.find("HTTP/1.1 200 OK"), std::string::npos) << out;
   EXPECT_NE(out.find("{\"payload\":\"aGVsbG8=\"}"), std::string::npos) << out;
 }
 
 TEST_F(CurlTest, ReusesOneConnectionForSeveralRequests) {
-  const std::string out = RunCommand(CURL_BINARY " -s -v -X POST -d '{}' " + base_ +
-                              "/ferry.demo.EchoService/Echo " + base_ +
-                              "/ferry.demo.EchoService/Echo");
+  const std::string out = testsupport::CommandOutput(CURL_BINARY " -s -v -X POST -d '{}' " + base_ +
+                                                     "/ferry.demo.EchoService/Echo " + base_ +
+                                                     "/ferry.demo.EchoService/Echo");
   EXPECT_NE(out.find("Re-using existing connection"), std::string::npos) << out;
   EXPECT_EQ(out.find("Connection: close"), std::string::npos) << out;
 }
 
 TEST_F(CurlTest, FollowsNoRedirectButSeesTheLocation) {
-  const std::string out = RunCommand(CURL_BINARY " -s -i " + base_ + "/r/Ab3");
+  const std::string out = testsupport::CommandOutput(CURL_BINARY " -s -i " + base_ + "/r/Ab3");
   EXPECT_NE(out.find("HTTP/1.1 302 Found"), std::string::npos) << out;
   EXPECT_NE(out.find("Location: https://example.com/Ab3"), std::string::npos) << out;
 }
 
 TEST_F(CurlTest, AMalformedRequestIsAnswered400AndTheConnectionClosed) {
   // A method with a space in it breaks the request line.
-  const std::string out = RunCommand(CURL_BINARY " -s -i -X 'GE T' " + base_ + "/r/x");
+  const std::string out =
+      testsupport::CommandOutput(CURL_BINARY " -s -i -X 'GE T' " + base_ + "/r/x");
   EXPECT_NE(out.find("HTTP/1.1 400 Bad Request"), std::string::npos) << out;
   EXPECT_NE(out.find("Connection: close"), std::string::npos) << out;
 }
 
 TEST_F(CurlTest, AnUnknownMethodIsA404NamingIt) {
-  const std::string out = RunCommand(CURL_BINARY " -s -i -X POST -d '{}' " + base_ +
-                              "/ferry.demo.EchoService/Shout");
+  const std::string out = testsupport::CommandOutput(CURL_BINARY " -s -i -X POST -d '{}' " + base_ +
+                                                     "/ferry.demo.EchoService/Shout");
   EXPECT_NE(out.find("HTTP/1.1 404 Not Found"), std::string::npos) << out;
   EXPECT_NE(out.find("unknown method 'Shout'"), std::string::npos) << out;
 }

@@ -87,17 +87,6 @@ demo::EchoRequest EchoOf(std::string payload) {
   return request;
 }
 
-std::string RunCommand(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen((command + " 2>&1").c_str(), "r"), ::pclose);
-  EXPECT_NE(pipe, nullptr) << command;
-  std::string output;
-  std::array<char, 4096> chunk;
-  while (pipe != nullptr && std::fgets(chunk.data(), chunk.size(), pipe.get()) != nullptr) {
-    output += chunk.data();
-  }
-  return output;
-}
-
 double TlsFailures(const std::string& reason) {
   const std::string text = metrics::RenderText(metrics::Metrics());
   const std::string sample =

@@ -52,8 +52,6 @@ class TlsFixture : public ::testing::Test {
 };
 
 demo::EchoRequest EchoOf(std::string payload);
-// What `command` wrote to stdout and stderr.
-std::string RunCommand(const std::string& command);
 // ferry_server_tls_handshake_failures_total{reason="<reason>"}, in this process.
 double TlsFailures(const std::string& reason);
 

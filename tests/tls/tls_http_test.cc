@@ -1,4 +1,5 @@
 // HTTP over TLS on the port the binary protocol uses, as curl (Debian's) sees it.
+#include "command_output.h"
 #include "tls_fixture.h"
 
 namespace ferry::tls_test {
@@ -7,7 +8,7 @@ namespace {
 class TlsHttpTest : public TlsFixture {
  protected:
   std::string Curl(const std::string& args) {
-    return RunCommand(CURL_BINARY " -s -S -i --max-time 10 " + args);
+    return testsupport::CommandOutput(CURL_BINARY " -s -S -i --max-time 10 " + args);
   }
   std::string Url(const std::string& path, const std::string& host = "127.0.0.1") {
     return "https://" + host + ":" + std::to_string(server_->port()) + path;
