@@ -287,7 +287,7 @@ TEST_F(RedisReservationCacheTest, SameUserWithANewRequestHasAlreadyJoined) {
   EXPECT_EQ(joined_again.answer, ReserveAnswer::kAlreadyJoined);
   EXPECT_TRUE(joined_again.replayed);
   EXPECT_EQ(Reserve(Request("carol", "c1", 4)).answer, ReserveAnswer::kAlreadyJoined);
-  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "d2"}), "J");
+  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "4:dave:d2"}), "J");
   CacheSnapshot snapshot = Snap();
   EXPECT_EQ(snapshot.stock, 4);
   EXPECT_EQ(snapshot.reservations, 1);
@@ -297,10 +297,10 @@ TEST_F(RedisReservationCacheTest, SameUserWithANewRequestHasAlreadyJoined) {
 TEST_F(RedisReservationCacheTest, FindRequestTellsTheRecordedAnswer) {
   bool found = true;
   ReserveResult result;
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a1"}, &found, &result).ok());
   EXPECT_FALSE(found);
   ASSERT_EQ(Reserve(Request("ann", "a1", 1)).answer, ReserveAnswer::kCacheMissing);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a1"}, &found, &result).ok());
   EXPECT_FALSE(found);  // a cache miss is not recorded
 
   Preheat(1);
@@ -309,19 +309,19 @@ TEST_F(RedisReservationCacheTest, FindRequestTellsTheRecordedAnswer) {
   ASSERT_EQ(Reserve(Request("ben", "b1", 93)).answer, ReserveAnswer::kSoldOut);
   const std::string before = raw_->Run({"HGETALL", kPrefix + "requests"});
 
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a1"}, &found, &result).ok());
   EXPECT_TRUE(found);
   EXPECT_EQ(result.answer, ReserveAnswer::kAccepted);
   EXPECT_TRUE(result.replayed);
   EXPECT_EQ(result.order_no, 91);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a2", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a2"}, &found, &result).ok());
   EXPECT_TRUE(found);
   EXPECT_EQ(result.answer, ReserveAnswer::kAlreadyJoined);
   EXPECT_TRUE(result.replayed);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "b1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ben", "b1"}, &found, &result).ok());
   EXPECT_TRUE(found);
   EXPECT_EQ(result.answer, ReserveAnswer::kSoldOut);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku + 1, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku + 1, "ann", "a1"}, &found, &result).ok());
   EXPECT_FALSE(found);  // another activity's request ids are apart
   EXPECT_EQ(raw_->Run({"HGETALL", kPrefix + "requests"}), before);
 }
