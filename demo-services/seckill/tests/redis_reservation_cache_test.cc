@@ -276,6 +276,30 @@ TEST_F(RedisReservationCacheTest, ReplayReturnsTheRecordedAnswerAndWritesNothing
   EXPECT_EQ(Snap().stock, 0);
 }
 
+// The requests hash is keyed by (user, request id): another buyer reusing an id gets a decision
+// of their own, "Bob" and "bob" are two buyers, and the reconciler reads both back.
+TEST_F(RedisReservationCacheTest, ARequestIdIsScopedByItsUser) {
+  Preheat(2);
+  ASSERT_EQ(Reserve(Request("Bob", "r-1", 1)).answer, ReserveAnswer::kAccepted);
+  const ReserveResult bob = Reserve(Request("bob", "r-1", 2));
+  EXPECT_EQ(bob.answer, ReserveAnswer::kAccepted);
+  EXPECT_FALSE(bob.replayed);
+  EXPECT_EQ(bob.order_no, 2);
+  const ReserveResult late = Reserve(Request("bob ", "r-1", 3));
+  EXPECT_EQ(late.answer, ReserveAnswer::kSoldOut);
+  EXPECT_FALSE(late.replayed);
+  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "3:Bob:r-1"}).substr(0, 4), "A:1:");
+  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "4:bob :r-1"}), "S");
+
+  std::vector<ReservationEvent> reservations;
+  ASSERT_TRUE(cache_->ListReservations(kActivity, kSku, &reservations).ok());
+  ASSERT_EQ(reservations.size(), 2u);
+  EXPECT_EQ(reservations[0].user_id, "Bob");
+  EXPECT_EQ(reservations[0].request_id, "r-1");
+  EXPECT_EQ(reservations[1].user_id, "bob");
+  EXPECT_EQ(reservations[1].request_id, "r-1");
+}
+
 TEST_F(RedisReservationCacheTest, SameUserWithANewRequestHasAlreadyJoined) {
   Preheat(5, {"carol"});  // carol bought before the cache was loaded
   ReserveResult result = Reserve(Request("dave", "d1", 1));
