@@ -188,9 +188,9 @@ Status SeckillServiceImpl::RecordedAnswer(const RequestScope& scope, PurchaseAns
   Status s = core_->deps.store->GetRequest(scope, &decided);
   if (s.code() == StatusCode::NOT_FOUND) return Status::Ok();
   if (!s.ok()) return s;
-  *answer = decided.created                       ? ACCEPTED
+  *answer = decided.created                    ? ACCEPTED
             : decided.reason == kReasonSoldOut ? SOLD_OUT
-                                                  : ALREADY_JOINED;
+                                               : ALREADY_JOINED;
   return Status::Ok();
 }
 

@@ -52,8 +52,8 @@ std::string OrderSchemaSql(storage::SqlDialect dialect) {
          " cache_released INT NOT NULL DEFAULT 0)" +
          engine +
          ";"
-         "CREATE TABLE IF NOT EXISTS seckill_schema (version INT NOT NULL PRIMARY KEY)" + engine +
-         ";" + (maria ? "INSERT IGNORE" : "INSERT OR IGNORE") +
+         "CREATE TABLE IF NOT EXISTS seckill_schema (version INT NOT NULL PRIMARY KEY)" +
+         engine + ";" + (maria ? "INSERT IGNORE" : "INSERT OR IGNORE") +
          " INTO seckill_schema (version) VALUES (" + std::to_string(kOrderSchemaVersion) + ");";
 }
 

@@ -13,7 +13,8 @@ inline constexpr int kOrderSchemaVersion = 2;
 
 // The order store's tables, as one script for the dialect. Idempotent (IF NOT EXISTS).
 // Constraints carry the invariants: one order per (user, activity, sku), one decision per
-// (user, activity, sku, request id), one payment record per (channel, transaction), one stock release per order.
+// (user, activity, sku, request id), one payment record per (channel, transaction), one stock
+// release per order.
 std::string OrderSchemaSql(storage::SqlDialect dialect);
 
 }  // namespace ferry::seckill

@@ -341,7 +341,8 @@ Status RedisReservationCache::FindRequest(const RequestScope& scope, bool* found
                                           ReserveResult* result) {
   const std::string& request_id = scope.request_id;
   if (request_id.empty() || scope.user_id.empty()) {
-    return Status(StatusCode::INVALID_ARGUMENT, "a request lookup needs a user id and a request id");
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "a request lookup needs a user id and a request id");
   }
   const RedisActivityKeys keys = RedisActivityKeys::For(scope.activity_id, scope.sku_id);
   RedisReplyPtr reply;

@@ -339,7 +339,8 @@ TEST_P(SeckillServiceTest, ARequestIdBelongsToItsBuyerAndItsActivity) {
       auto r = result_of(activity, user);
       order_no = r.ok() && r->state() == CREATED ? r->order_no() : 0;
       return order_no > 0;
-    })) << activity << " " << user;
+    })) << activity
+        << " " << user;
     return order_no;
   };
   const int64_t in_a = wait_created(a, "Bob");

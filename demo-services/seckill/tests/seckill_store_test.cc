@@ -227,7 +227,8 @@ TEST_P(OrderStoreTest, PlaceOrderCreatesAndReplaysByRequestId) {
   ASSERT_TRUE(store_->GetRequest({.request_id = "r-1"}, &request).ok());
   EXPECT_TRUE(request.created);
   EXPECT_EQ(request.order_no, first.order_no);
-  EXPECT_EQ(store_->GetRequest({.request_id = "r-unknown"}, &request).code(), StatusCode::NOT_FOUND);
+  EXPECT_EQ(store_->GetRequest({.request_id = "r-unknown"}, &request).code(),
+            StatusCode::NOT_FOUND);
 
   const StoreCounts counts = Counts(a);
   EXPECT_EQ(counts.orders_unpaid, 1);
