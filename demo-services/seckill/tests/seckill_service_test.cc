@@ -386,10 +386,12 @@ TEST_P(SeckillServiceTest, ARetryOfAnAttemptThatTookTheLastUnitIsAcceptedByAnoth
   auto impatient = NewProxy(provider_.port(), 300ms);
   ASSERT_NE(impatient, nullptr);
   const pid_t redis = cached() ? SharedServers::redis().pid() : -1;
-  if (cached()) ASSERT_EQ(::kill(redis, SIGSTOP), 0);
-  auto first = impatient->Purchase(Purchase(id, 77, "slow", "slow-1"));
-  if (cached()) ASSERT_EQ(::kill(redis, SIGCONT), 0);
   if (cached()) {
+    ASSERT_EQ(::kill(redis, SIGSTOP), 0);
+  }
+  auto first = impatient->Purchase(Purchase(id, 77, "slow", "slow-1"));
+  if (cached()) {
+    ASSERT_EQ(::kill(redis, SIGCONT), 0);
     EXPECT_EQ(first.status().code(), StatusCode::DEADLINE_EXCEEDED) << first.status();
   } else {
     ASSERT_TRUE(first.ok()) << first.status();
