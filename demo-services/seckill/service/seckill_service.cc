@@ -144,7 +144,7 @@ Status SeckillServiceImpl::Purchase(ServerContext&, const PurchaseRequest& reque
   // decided before the sale ended keeps that decision.
   if (auto gate = GateFor(activity, request.sku_id(), now)) {
     if (*gate == ENDED) {
-      if (Status s = RecordedAnswer(scope, gate.operator->()); !s.ok()) return s;
+      if (Status s = RecordedAnswer(scope, &*gate); !s.ok()) return s;
     }
     response->set_answer(*gate);
     return Status::Ok();
