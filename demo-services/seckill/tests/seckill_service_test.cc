@@ -422,6 +422,31 @@ TEST_P(SeckillServiceTest, ARetryOfAnAttemptThatTookTheLastUnitIsAcceptedByAnoth
   other.Stop();
 }
 
+// The end of the sale is a shortcut too: a request decided during the sale keeps its decision
+// when its retry reaches a provider after the end.
+TEST_P(SeckillServiceTest, ARetryAfterTheEndKeepsTheDecisionMadeDuringTheSale) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  InProcessProvider other;
+  ASSERT_NO_FATAL_FAILURE(other.Start(config_));
+  const int64_t id = CreateActivity(proxy(), {.stock = 1, .end_offset_ms = 1'500});
+  ASSERT_GT(id, 0);
+  ASSERT_EQ(Buy(id, "amy", "amy-1"), ACCEPTED);
+  ASSERT_EQ(Buy(id, "ben", "ben-1"), SOLD_OUT);
+  EXPECT_GT(WaitCreated(proxy(), id, 77, "amy-1"), 0);
+  auto answer_there = [&](const std::string& user, const std::string& request) {
+    auto r = other.proxy().Purchase(Purchase(id, 77, user, request));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->answer() : PURCHASE_ANSWER_UNSPECIFIED;
+  };
+  int probe = 0;  // a new request each time: an answer, once given, is kept for its request
+  ASSERT_TRUE(Eventually(
+      [&] { return answer_there("cat", "cat-" + std::to_string(++probe)) == ENDED; }, 10s));
+  EXPECT_EQ(answer_there("amy", "amy-1"), ACCEPTED);
+  EXPECT_EQ(answer_there("ben", "ben-1"), SOLD_OUT);
+  EXPECT_EQ(answer_there("amy", "amy-2"), ENDED);
+  other.Stop();
+}
+
 // --- the crowd -----------------------------------------------------------------------------
 
 TEST_P(SeckillServiceTest, TenUnitsAmongFiveThousandConcurrentBuyersWithDuplicates) {
