@@ -369,7 +369,7 @@ Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_
                                                std::vector<ReservationEvent>* out) {
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
   std::vector<ReservationEvent> events;
-  std::unordered_set<std::string> seen;  // HSCAN may return a field twice
+  std::unordered_set<std::string> seen;  // fields: HSCAN may return one twice
   std::string cursor = "0";
   do {
     RedisReplyPtr reply;
@@ -400,7 +400,7 @@ Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_
         return Status(StatusCode::INTERNAL, "request " + event.request_id + " in " + keys.requests +
                                                 " has an unreadable answer");
       }
-      if (seen.insert(event.request_id).second) events.push_back(std::move(event));
+      if (seen.emplace(ReplyText(field)).second) events.push_back(std::move(event));
     }
   } while (cursor != "0");
   std::sort(events.begin(), events.end(), [](const ReservationEvent& a, const ReservationEvent& b) {
