@@ -584,6 +584,7 @@ bool Sale::Check(SeckillBenchOutcome* o) {
                                          accepted_requests[index].second));
         request.set_activity_id(activity_id_);
         request.set_sku_id(options_.sku_id);
+        request.set_user_id(UserId(activity_id_, accepted_requests[index].first));
         ProxyOf(slot).GetResultWithCallback(
             request,
             [&counts, &checker, slot](Result<seckill::GetResultResponse> result) {

@@ -145,7 +145,9 @@ TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
     EXPECT_TRUE(requests.insert(request).second) << request << " listed twice";
     users.insert(user);
     seckill::RequestRecord record;
-    ASSERT_TRUE(app->core().deps.store->GetRequest(request, &record).ok()) << request;
+    ASSERT_TRUE(
+        app->core().deps.store->GetRequest({.user_id = user, .request_id = request}, &record).ok())
+        << request;
     ASSERT_TRUE(record.created) << request << ": " << record.reason;
     seckill::OrderRecord order;
     ASSERT_TRUE(app->core().deps.store->GetOrder(record.order_no, &order).ok()) << request;

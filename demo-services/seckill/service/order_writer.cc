@@ -68,8 +68,9 @@ bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& 
   Metrics().OrdersWith(placed.outcome)->Increment();
   if (placed.outcome == PlaceOutcome::kAlreadyJoined) {
     bool released = false;
-    Status s = core_->deps.cache->Release(event.activity_id, event.sku_id, "r:" + event.request_id,
-                                          &released);
+    Status s =
+        core_->deps.cache->Release(event.activity_id, event.sku_id,
+                                   "r:" + RequestField(event.user_id, event.request_id), &released);
     if (!s.ok()) {
       Logger().warn("order writer: release for request {}: {}", event.request_id, s.ToString());
       return false;  // redelivered later; the decision replays and the release is retried

@@ -21,7 +21,9 @@ Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, Reconcile
   int64_t undecided = 0;
   for (const ReservationEvent& reservation : reservations) {
     RequestRecord decided;
-    Status s = core.deps.store->GetRequest(reservation.request_id, &decided);
+    Status s = core.deps.store->GetRequest(
+        {reservation.activity_id, reservation.sku_id, reservation.user_id, reservation.request_id},
+        &decided);
     if (s.ok()) continue;
     if (s.code() != StatusCode::NOT_FOUND) return s;
     ++undecided;

@@ -9,6 +9,18 @@ namespace {
 
 Status Invalid(const std::string& message) { return Status(StatusCode::INVALID_ARGUMENT, message); }
 
+// For the answers a request can have recorded (not kCacheMissing).
+PurchaseAnswer ToAnswer(ReserveAnswer answer) {
+  switch (answer) {
+    case ReserveAnswer::kAccepted:
+      return ACCEPTED;
+    case ReserveAnswer::kAlreadyJoined:
+      return ALREADY_JOINED;
+    default:
+      return SOLD_OUT;
+  }
+}
+
 const char* FailureReason(PurchaseAnswer answer) {
   return answer == ALREADY_JOINED ? kReasonAlreadyJoined : kReasonSoldOut;
 }
@@ -111,7 +123,10 @@ Status SeckillServiceImpl::GetActivity(ServerContext&, const ActivityRef& reques
 Status SeckillServiceImpl::Purchase(ServerContext&, const PurchaseRequest& request,
                                     PurchaseResponse* response) {
   if (Status s = ValidatePurchase(request); !s.ok()) return s;
-  if (auto earlier = core_->answers.Find(request.request_id())) {
+  const RequestScope scope{request.activity_id(), request.sku_id(), request.user_id(),
+                           request.request_id()};
+  const std::string key = RequestKeyText(scope);
+  if (auto earlier = core_->answers.Find(key)) {
     response->set_answer(earlier->answer);
     response->set_message("replayed");
     return Status::Ok();
@@ -125,28 +140,57 @@ Status SeckillServiceImpl::Purchase(ServerContext&, const PurchaseRequest& reque
   }
   if (!s.ok()) return s;
   const int64_t now = core_->deps.now_ms();
-  // Window answers are not remembered: they say nothing about stock or the user.
+  // Window answers are not remembered: they say nothing about stock or the user. A request
+  // decided before the sale ended keeps that decision.
   if (auto gate = GateFor(activity, request.sku_id(), now)) {
+    if (*gate == ENDED) {
+      if (Status s = RecordedAnswer(scope, &*gate); !s.ok()) return s;
+    }
     response->set_answer(*gate);
     return Status::Ok();
   }
   // One decision per request id in this provider: a retry arriving while the first attempt is
   // still being decided waits for its answer instead of taking one from the sold-out flag.
-  if (auto earlier = core_->answers.BeginDecision(request.request_id())) {
+  if (auto earlier = core_->answers.BeginDecision(key)) {
     response->set_answer(earlier->answer);
     response->set_message("replayed");
     return Status::Ok();
   }
   PurchaseAnswer answer = SOLD_OUT;
-  if (!core_->sold_out.IsSoldOut(activity.activity_id, activity.sku_id, now)) {
-    if (s = Decide(activity, request, &answer); !s.ok()) {
-      core_->answers.Abandon(request.request_id());
-      return s;
+  if (core_->sold_out.IsSoldOut(activity.activity_id, activity.sku_id, now)) {
+    // The flag is a shortcut for new requests only: one decided elsewhere (a retry of an
+    // attempt that got the last unit after its client gave up) keeps that decision.
+    s = RecordedAnswer(scope, &answer);
+  } else {
+    s = Decide(activity, request, &answer);
+    if (s.ok() && answer == SOLD_OUT) {
+      core_->sold_out.Set(activity.activity_id, activity.sku_id, now);
     }
-    if (answer == SOLD_OUT) core_->sold_out.Set(activity.activity_id, activity.sku_id, now);
   }
-  core_->answers.Remember(request.request_id(), {answer, activity.activity_id, activity.sku_id});
+  if (!s.ok()) {
+    core_->answers.Abandon(key);
+    return s;
+  }
+  core_->answers.Remember(key, {answer, activity.activity_id, activity.sku_id});
   response->set_answer(answer);
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::RecordedAnswer(const RequestScope& scope, PurchaseAnswer* answer) {
+  if (ReservationCache* cache = core_->deps.cache) {
+    bool found = false;
+    ReserveResult recorded;
+    if (Status s = cache->FindRequest(scope, &found, &recorded); !s.ok()) return s;
+    if (found) *answer = ToAnswer(recorded.answer);
+    return Status::Ok();
+  }
+  RequestRecord decided;
+  Status s = core_->deps.store->GetRequest(scope, &decided);
+  if (s.code() == StatusCode::NOT_FOUND) return Status::Ok();
+  if (!s.ok()) return s;
+  *answer = decided.created                    ? ACCEPTED
+            : decided.reason == kReasonSoldOut ? SOLD_OUT
+                                               : ALREADY_JOINED;
   return Status::Ok();
 }
 
@@ -161,23 +205,14 @@ Status SeckillServiceImpl::Decide(const ActivityRecord& activity, const Purchase
                                request.request_id(), order_no, now},
                               &result);
     if (!s.ok()) return s;
-    switch (result.answer) {
-      case ReserveAnswer::kAccepted:
-        *answer = ACCEPTED;
-        break;
-      case ReserveAnswer::kSoldOut:
-        *answer = SOLD_OUT;
-        break;
-      case ReserveAnswer::kAlreadyJoined:
-        *answer = ALREADY_JOINED;
-        break;
-      case ReserveAnswer::kCacheMissing:
-        // The activity is open, so the cache had it: its data is gone. Taking stock from the
-        // database here could oversell against reservations still queued; an operator preheats.
-        return Status(StatusCode::UNAVAILABLE,
-                      "activity " + std::to_string(activity.activity_id) +
-                          ": the reservation cache lost its data; preheat it again");
+    if (result.answer == ReserveAnswer::kCacheMissing) {
+      // The activity is open, so the cache had it: its data is gone. Taking stock from the
+      // database here could oversell against reservations still queued; an operator preheats.
+      return Status(StatusCode::UNAVAILABLE,
+                    "activity " + std::to_string(activity.activity_id) +
+                        ": the reservation cache lost its data; preheat it again");
     }
+    *answer = ToAnswer(result.answer);
     return Status::Ok();
   }
   OrderDraft draft{activity.activity_id,
@@ -206,8 +241,10 @@ Status SeckillServiceImpl::Decide(const ActivityRecord& activity, const Purchase
 Status SeckillServiceImpl::GetResult(ServerContext&, const GetResultRequest& request,
                                      GetResultResponse* response) {
   if (request.request_id().empty()) return Invalid("request_id: must not be empty");
+  const RequestScope scope{request.activity_id(), request.sku_id(), request.user_id(),
+                           request.request_id()};
   RequestRecord decided;
-  Status s = core_->deps.store->GetRequest(request.request_id(), &decided);
+  Status s = core_->deps.store->GetRequest(scope, &decided);
   if (s.ok()) {
     response->set_state(decided.created ? CREATED : FAILED);
     if (decided.created) {
@@ -219,25 +256,25 @@ Status SeckillServiceImpl::GetResult(ServerContext&, const GetResultRequest& req
   }
   if (s.code() != StatusCode::NOT_FOUND) return s;
 
-  int64_t activity_id = request.activity_id();
-  int64_t sku_id = request.sku_id();
-  if (auto earlier = core_->answers.Find(request.request_id())) {
+  // Not in the database yet: only a fully scoped request can be looked up further, since the
+  // provider's answers and the cache's records are kept per (user, activity, sku, request id).
+  if (scope.user_id.empty() || scope.activity_id <= 0) {
+    return Status(StatusCode::NOT_FOUND,
+                  "request " + request.request_id() +
+                      " has no order or decision in the database (give user_id, activity_id and "
+                      "sku_id to see a pending one)");
+  }
+  if (auto earlier = core_->answers.Find(RequestKeyText(scope))) {
     if (earlier->answer != ACCEPTED) {
       response->set_state(FAILED);
       response->set_reason(FailureReason(earlier->answer));
       return Status::Ok();
     }
-    activity_id = earlier->activity_id;
-    sku_id = earlier->sku_id;
   }
-  if (core_->deps.cache && activity_id > 0) {
+  if (core_->deps.cache) {
     bool found = false;
     ReserveResult answered;
-    if (s = core_->deps.cache->FindRequest(activity_id, sku_id, request.request_id(), &found,
-                                           &answered);
-        !s.ok()) {
-      return s;
-    }
+    if (s = core_->deps.cache->FindRequest(scope, &found, &answered); !s.ok()) return s;
     if (found) {
       response->set_state(answered.answer == ReserveAnswer::kAccepted ? PENDING : FAILED);
       if (answered.answer == ReserveAnswer::kSoldOut) response->set_reason(kReasonSoldOut);

@@ -32,6 +32,9 @@ class SeckillServiceImpl final : public SeckillServiceBase {
   // The reservation (cache backend) or the order itself (embedded) for a running sale.
   Status Decide(const ActivityRecord& activity, const PurchaseRequest& request,
                 PurchaseAnswer* answer);
+  // Replaces *answer with the decision recorded for `scope` (in the cache, else the database),
+  // if there is one.
+  Status RecordedAnswer(const RequestScope& scope, PurchaseAnswer* answer);
 
   SeckillCore* core_;
 };

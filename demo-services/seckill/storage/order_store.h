@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ferry/codec/status.h"
+#include "storage/request_scope.h"
 
 namespace ferry::seckill {
 
@@ -115,13 +116,16 @@ class OrderStore {
   // participation set.
   virtual Status ListBuyers(int64_t activity_id, int64_t sku_id, std::vector<std::string>* out) = 0;
 
+  // Idempotent by the draft's RequestScope (user, activity, sku, request id).
   // In one transaction: a request decided before gets its decision back; a user with an order
   // gets kAlreadyJoined; otherwise one unit is taken by a conditional decrement (none left:
   // kSoldOut) and the order inserted UNPAID. Failed decisions are recorded under the request id
   // too, so the same request always gets the same answer.
   virtual Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) = 0;
-  // NOT_FOUND when the request id was never decided.
-  virtual Status GetRequest(const std::string& request_id, RequestRecord* out) = 0;
+  // The decision recorded under `scope`. A zero activity_id (and sku_id) or an empty user_id
+  // leaves that part open: answered when exactly one decision matches, INVALID_ARGUMENT naming
+  // the missing fields when several do. NOT_FOUND when none was decided.
+  virtual Status GetRequest(const RequestScope& scope, RequestRecord* out) = 0;
   virtual Status GetOrder(int64_t order_no, OrderRecord* out) = 0;
 
   // Idempotent by (channel, channel_txn_id). UNPAID -> PAID when the order is open; a payment

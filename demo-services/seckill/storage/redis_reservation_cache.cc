@@ -337,13 +337,18 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
   return Status::Ok();
 }
 
-Status RedisReservationCache::FindRequest(int64_t activity_id, int64_t sku_id,
-                                          const std::string& request_id, bool* found,
+Status RedisReservationCache::FindRequest(const RequestScope& scope, bool* found,
                                           ReserveResult* result) {
-  if (request_id.empty()) return Status(StatusCode::INVALID_ARGUMENT, "empty request id");
-  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  const std::string& request_id = scope.request_id;
+  if (request_id.empty() || scope.user_id.empty()) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "a request lookup needs a user id and a request id");
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(scope.activity_id, scope.sku_id);
   RedisReplyPtr reply;
-  if (Status status = Command({"HGET", keys.requests, request_id}, &reply); !status.ok()) {
+  if (Status status =
+          Command({"HGET", keys.requests, RequestField(scope.user_id, request_id)}, &reply);
+      !status.ok()) {
     return status;
   }
   if (reply->type == REDIS_REPLY_NIL) {
@@ -364,7 +369,7 @@ Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_
                                                std::vector<ReservationEvent>* out) {
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
   std::vector<ReservationEvent> events;
-  std::unordered_set<std::string> seen;  // HSCAN may return a field twice
+  std::unordered_set<std::string> seen;  // fields: HSCAN may return one twice
   std::string cursor = "0";
   do {
     RedisReplyPtr reply;
@@ -388,12 +393,14 @@ Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_
       ReservationEvent event;
       event.activity_id = activity_id;
       event.sku_id = sku_id;
-      event.request_id = std::string(ReplyText(field));
-      if (!ParseAcceptedAnswer(ReplyText(value), &event)) {
+      std::string field_user;
+      if (!ParseRequestField(ReplyText(field), &field_user, &event.request_id) ||
+          !ParseAcceptedAnswer(ReplyText(value), &event) || event.user_id != field_user) {
+        event.request_id = std::string(ReplyText(field));
         return Status(StatusCode::INTERNAL, "request " + event.request_id + " in " + keys.requests +
                                                 " has an unreadable answer");
       }
-      if (seen.insert(event.request_id).second) events.push_back(std::move(event));
+      if (seen.emplace(ReplyText(field)).second) events.push_back(std::move(event));
     }
   } while (cursor != "0");
   std::sort(events.begin(), events.end(), [](const ReservationEvent& a, const ReservationEvent& b) {

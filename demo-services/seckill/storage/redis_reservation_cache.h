@@ -49,8 +49,7 @@ class RedisReservationCache : public ReservationCache {
   Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) override;
   // HGET of the requests hash; writes nothing. A kCacheMissing answer is never recorded, so
   // such a request is not found.
-  Status FindRequest(int64_t activity_id, int64_t sku_id, const std::string& request_id,
-                     bool* found, ReserveResult* result) override;
+  Status FindRequest(const RequestScope& scope, bool* found, ReserveResult* result) override;
   // Replaces *out with every "A:" answer of the requests hash (paged with HSCAN), ordered by
   // order_no; event_id is empty (these are not queue entries).
   Status ListReservations(int64_t activity_id, int64_t sku_id,

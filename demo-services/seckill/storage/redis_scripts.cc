@@ -39,7 +39,9 @@ for i = 1, 6 do
   if err then return err end
 end
 
-local previous = redis.call('HGET', KEYS[4], request)
+-- A request id is scoped by its user (the hash is the activity's): see RequestField.
+local field = #user .. ':' .. user .. ':' .. request
+local previous = redis.call('HGET', KEYS[4], field)
 if previous then
   if previous == 'S' or previous == 'J' then
     return {previous, 1, ''}
@@ -65,16 +67,16 @@ if accepted and not is_int(accepted) then
 end
 
 if redis.call('SISMEMBER', KEYS[3], user) == 1 then
-  redis.call('HSET', KEYS[4], request, 'J')
+  redis.call('HSET', KEYS[4], field, 'J')
   return {'J', 0, ''}
 end
 if tonumber(stock) <= 0 then
-  redis.call('HSET', KEYS[4], request, 'S')
+  redis.call('HSET', KEYS[4], field, 'S')
   return {'S', 0, ''}
 end
 redis.call('DECR', KEYS[1])
 redis.call('SADD', KEYS[3], user)
-redis.call('HSET', KEYS[4], request, 'A:' .. order_no .. ':' .. now_ms .. ':' .. user)
+redis.call('HSET', KEYS[4], field, 'A:' .. order_no .. ':' .. now_ms .. ':' .. user)
 redis.call('INCR', KEYS[5])
 redis.call('XADD', KEYS[6], '*', 'activity', activity, 'sku', sku, 'user', user,
            'request', request, 'order_no', order_no, 'reserved_ms', now_ms)

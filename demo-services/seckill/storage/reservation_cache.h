@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ferry/codec/status.h"
+#include "storage/request_scope.h"
 
 namespace ferry::seckill {
 
@@ -64,16 +65,15 @@ class ReservationCache {
   virtual Status Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
                          const std::vector<std::string>& buyers, bool* already_loaded) = 0;
   virtual Status Reserve(const ReserveRequest& request, ReserveResult* result) = 0;
-  // Gives one unit back, once per `release_key` (an order number or "r:<request id>"); false
+  // Gives one unit back, once per `release_key` (an order number or "r:" + RequestField); false
   // when that key was released before or the activity is not loaded (the next preheat counts
   // it from the database).
   virtual Status Release(int64_t activity_id, int64_t sku_id, const std::string& release_key,
                          bool* released) = 0;
   virtual Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) = 0;
-  // What the cache answered `request_id` (replayed=true in *result), or *found=false when it
+  // What the cache answered the request (replayed=true in *result), or *found=false when it
   // never saw it. Writes nothing.
-  virtual Status FindRequest(int64_t activity_id, int64_t sku_id, const std::string& request_id,
-                             bool* found, ReserveResult* result) = 0;
+  virtual Status FindRequest(const RequestScope& scope, bool* found, ReserveResult* result) = 0;
   // Every accepted reservation of the activity, for the reconciler.
   virtual Status ListReservations(int64_t activity_id, int64_t sku_id,
                                   std::vector<ReservationEvent>* out) = 0;

@@ -103,8 +103,26 @@ Status SqlOrderStore::InSnapshot(const Body& body) {
 }
 
 Status SqlOrderStore::Initialize() {
-  return WithConnection(
-      [](SqlConnection& db) { return db.ExecuteScript(OrderSchemaSql(db.dialect())); });
+  return WithConnection([](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    if (db.Query("SELECT MAX(version) FROM seckill_schema", {}, &rows).ok()) {
+      const int64_t version = rows.empty() ? 0 : AsInt(rows[0][0]);
+      if (version != 0 && version != kOrderSchemaVersion) {
+        return Status(StatusCode::FAILED_PRECONDITION,
+                      "seckill database: schema version " + std::to_string(version) +
+                          ", this server knows " + std::to_string(kOrderSchemaVersion));
+      }
+    } else if (db.Query("SELECT COUNT(*) FROM seckill_request", {}, &rows).ok()) {
+      // Its decisions are keyed by request id alone: rekeying them would have to guess the
+      // scope of ids that several buyers shared.
+      return Status(StatusCode::FAILED_PRECONDITION,
+                    "seckill database: seckill_request is keyed by request id alone (a database "
+                    "from before schema version 2); drop the seckill_* tables once its sales are "
+                    "settled, or configure a new database (service.embedded.path, "
+                    "service.mariadb.database)");
+    }
+    return db.ExecuteScript(OrderSchemaSql(db.dialect()));
+  });
 }
 
 Status SqlOrderStore::CreateActivity(ActivityRecord* a) {
@@ -180,9 +198,10 @@ Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
   return InTransaction([&](SqlConnection& db) {
     *result = PlaceResult{};
     std::vector<SqlRow> rows;
-    Status s =
-        db.Query("SELECT created, order_no, reason FROM seckill_request WHERE request_id = ?",
-                 {d.request_id}, &rows);
+    Status s = db.Query(
+        "SELECT created, order_no, reason FROM seckill_request"
+        " WHERE user_id = ? AND activity_id = ? AND sku_id = ? AND request_id = ?",
+        {d.user_id, d.activity_id, d.sku_id, d.request_id}, &rows);
     if (!s.ok()) return s;
     if (!rows.empty()) {
       result->replayed = true;
@@ -230,14 +249,31 @@ Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
   });
 }
 
-Status SqlOrderStore::GetRequest(const std::string& request_id, RequestRecord* out) {
+Status SqlOrderStore::GetRequest(const RequestScope& scope, RequestRecord* out) {
   return WithConnection([&](SqlConnection& db) {
+    std::string sql = "SELECT created, order_no, reason FROM seckill_request WHERE request_id = ?";
+    std::vector<storage::SqlValue> params{scope.request_id};
+    if (!scope.user_id.empty()) {
+      sql += " AND user_id = ?";
+      params.emplace_back(scope.user_id);
+    }
+    if (scope.activity_id != 0) {
+      sql += " AND activity_id = ? AND sku_id = ?";
+      params.emplace_back(scope.activity_id);
+      params.emplace_back(scope.sku_id);
+    }
+    sql += " LIMIT 2";
     std::vector<SqlRow> rows;
-    Status s =
-        db.Query("SELECT created, order_no, reason FROM seckill_request WHERE request_id = ?",
-                 {request_id}, &rows);
-    if (!s.ok()) return s;
-    if (rows.empty()) return Status(StatusCode::NOT_FOUND, "request " + request_id + " unknown");
+    if (Status s = db.Query(sql, params, &rows); !s.ok()) return s;
+    if (rows.empty()) {
+      return Status(StatusCode::NOT_FOUND, "request " + scope.request_id + " unknown");
+    }
+    if (rows.size() > 1) {
+      return Status(StatusCode::INVALID_ARGUMENT,
+                    "request " + scope.request_id +
+                        " was sent by more than one buyer or in more than one activity; give "
+                        "user_id, activity_id and sku_id");
+    }
     out->created = AsInt(rows[0][0]) != 0;
     out->order_no = AsInt(rows[0][1]);
     out->reason = AsText(rows[0][2]);

@@ -276,6 +276,30 @@ TEST_F(RedisReservationCacheTest, ReplayReturnsTheRecordedAnswerAndWritesNothing
   EXPECT_EQ(Snap().stock, 0);
 }
 
+// The requests hash is keyed by (user, request id): another buyer reusing an id gets a decision
+// of their own, "Bob" and "bob" are two buyers, and the reconciler reads both back.
+TEST_F(RedisReservationCacheTest, ARequestIdIsScopedByItsUser) {
+  Preheat(2);
+  ASSERT_EQ(Reserve(Request("Bob", "r-1", 1)).answer, ReserveAnswer::kAccepted);
+  const ReserveResult bob = Reserve(Request("bob", "r-1", 2));
+  EXPECT_EQ(bob.answer, ReserveAnswer::kAccepted);
+  EXPECT_FALSE(bob.replayed);
+  EXPECT_EQ(bob.order_no, 2);
+  const ReserveResult late = Reserve(Request("bob ", "r-1", 3));
+  EXPECT_EQ(late.answer, ReserveAnswer::kSoldOut);
+  EXPECT_FALSE(late.replayed);
+  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "3:Bob:r-1"}).substr(0, 4), "A:1:");
+  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "4:bob :r-1"}), "S");
+
+  std::vector<ReservationEvent> reservations;
+  ASSERT_TRUE(cache_->ListReservations(kActivity, kSku, &reservations).ok());
+  ASSERT_EQ(reservations.size(), 2u);
+  EXPECT_EQ(reservations[0].user_id, "Bob");
+  EXPECT_EQ(reservations[0].request_id, "r-1");
+  EXPECT_EQ(reservations[1].user_id, "bob");
+  EXPECT_EQ(reservations[1].request_id, "r-1");
+}
+
 TEST_F(RedisReservationCacheTest, SameUserWithANewRequestHasAlreadyJoined) {
   Preheat(5, {"carol"});  // carol bought before the cache was loaded
   ReserveResult result = Reserve(Request("dave", "d1", 1));
@@ -287,7 +311,7 @@ TEST_F(RedisReservationCacheTest, SameUserWithANewRequestHasAlreadyJoined) {
   EXPECT_EQ(joined_again.answer, ReserveAnswer::kAlreadyJoined);
   EXPECT_TRUE(joined_again.replayed);
   EXPECT_EQ(Reserve(Request("carol", "c1", 4)).answer, ReserveAnswer::kAlreadyJoined);
-  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "d2"}), "J");
+  EXPECT_EQ(raw_->Run({"HGET", kPrefix + "requests", "4:dave:d2"}), "J");
   CacheSnapshot snapshot = Snap();
   EXPECT_EQ(snapshot.stock, 4);
   EXPECT_EQ(snapshot.reservations, 1);
@@ -297,10 +321,10 @@ TEST_F(RedisReservationCacheTest, SameUserWithANewRequestHasAlreadyJoined) {
 TEST_F(RedisReservationCacheTest, FindRequestTellsTheRecordedAnswer) {
   bool found = true;
   ReserveResult result;
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a1"}, &found, &result).ok());
   EXPECT_FALSE(found);
   ASSERT_EQ(Reserve(Request("ann", "a1", 1)).answer, ReserveAnswer::kCacheMissing);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a1"}, &found, &result).ok());
   EXPECT_FALSE(found);  // a cache miss is not recorded
 
   Preheat(1);
@@ -309,19 +333,19 @@ TEST_F(RedisReservationCacheTest, FindRequestTellsTheRecordedAnswer) {
   ASSERT_EQ(Reserve(Request("ben", "b1", 93)).answer, ReserveAnswer::kSoldOut);
   const std::string before = raw_->Run({"HGETALL", kPrefix + "requests"});
 
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a1"}, &found, &result).ok());
   EXPECT_TRUE(found);
   EXPECT_EQ(result.answer, ReserveAnswer::kAccepted);
   EXPECT_TRUE(result.replayed);
   EXPECT_EQ(result.order_no, 91);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "a2", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ann", "a2"}, &found, &result).ok());
   EXPECT_TRUE(found);
   EXPECT_EQ(result.answer, ReserveAnswer::kAlreadyJoined);
   EXPECT_TRUE(result.replayed);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku, "b1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku, "ben", "b1"}, &found, &result).ok());
   EXPECT_TRUE(found);
   EXPECT_EQ(result.answer, ReserveAnswer::kSoldOut);
-  ASSERT_TRUE(cache_->FindRequest(kActivity, kSku + 1, "a1", &found, &result).ok());
+  ASSERT_TRUE(cache_->FindRequest({kActivity, kSku + 1, "ann", "a1"}, &found, &result).ok());
   EXPECT_FALSE(found);  // another activity's request ids are apart
   EXPECT_EQ(raw_->Run({"HGETALL", kPrefix + "requests"}), before);
 }

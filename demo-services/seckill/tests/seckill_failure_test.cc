@@ -222,7 +222,7 @@ TEST_F(SeckillFailureTest, AMessageDeliveredTwiceMakesOneOrder) {
   EXPECT_EQ(counts.requests_created, kBuyers);
   for (const ReservationEvent& r : reservations) {
     RequestRecord decided;
-    ASSERT_TRUE(provider.store().GetRequest(r.request_id, &decided).ok());
+    ASSERT_TRUE(provider.store().GetRequest({.request_id = r.request_id}, &decided).ok());
     EXPECT_TRUE(decided.created);
     EXPECT_EQ(decided.order_no, r.order_no);
   }
@@ -310,7 +310,7 @@ TEST_F(SeckillFailureTest, AReleasePendingAcrossARedisLossIsNotCountedTwice) {
     return provider.Reconcile(id).orders_unpaid() == 1;
   }));
   RequestRecord decided;
-  ASSERT_TRUE(provider.store().GetRequest("p0-r", &decided).ok());
+  ASSERT_TRUE(provider.store().GetRequest({.request_id = "p0-r"}, &decided).ok());
 
   // Redis is down when the order is cancelled: the database takes the unit back, the cache's
   // share stays queued.
@@ -600,17 +600,19 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
 
   // Accepted but not written yet.
   GetResultRequest pending;
-  pending.set_request_id(*accepted.begin());
+  const std::string& request_id = *accepted.begin();
+  pending.set_request_id(request_id);
   pending.set_activity_id(id);
   pending.set_sku_id(kSku);
+  pending.set_user_id(request_id.substr(0, request_id.size() - 2));  // "<user>-r"
   auto state = proxy->GetResult(pending);
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_EQ(state->state(), PENDING);
-  pending.clear_activity_id();  // this provider answered it, so it knows the activity itself
-  pending.clear_sku_id();
+  // The cache keeps pending requests per buyer: without the user there is nothing to look up.
+  pending.clear_user_id();
   state = proxy->GetResult(pending);
-  ASSERT_TRUE(state.ok()) << state.status();
-  EXPECT_EQ(state->state(), PENDING);
+  EXPECT_EQ(state.status().code(), StatusCode::NOT_FOUND) << state.status();
+  EXPECT_NE(state.status().message().find("user_id"), std::string::npos) << state.status();
 
   first.Kill();
   lock->Rollback();
@@ -693,6 +695,7 @@ TEST_F(SeckillFailureTest, AProviderWithoutOrderWritersLeavesTheOrdersToTheConsu
   pending.set_request_id(accepted.front());
   pending.set_activity_id(id);
   pending.set_sku_id(kSku);
+  pending.set_user_id("c-0");
   auto state = proxy->GetResult(pending);
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_EQ(state->state(), PENDING);

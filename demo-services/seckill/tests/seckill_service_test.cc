@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -295,6 +297,7 @@ TEST_P(SeckillServiceTest, TheSameRequestIdAlwaysGetsTheSameAnswer) {
   sold_out.set_request_id("cat-1");
   sold_out.set_activity_id(id);
   sold_out.set_sku_id(77);
+  sold_out.set_user_id("cat");  // with the cache, a sold-out answer is recorded there, per user
   auto result = proxy().GetResult(sold_out);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), FAILED);
@@ -304,6 +307,144 @@ TEST_P(SeckillServiceTest, TheSameRequestIdAlwaysGetsTheSameAnswer) {
   EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
   EXPECT_EQ(report.orders_unpaid(), 2);
   EXPECT_EQ(report.database_stock(), 0);
+}
+
+// --- request ids are scoped ----------------------------------------------------------------
+
+// The idempotency key is (user, activity, sku, request id): the same id from another buyer, or
+// in another activity, is a purchase of its own, never a replay of someone else's order.
+// "Bob" and "bob" are two users on both backends.
+TEST_P(SeckillServiceTest, ARequestIdBelongsToItsBuyerAndItsActivity) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  const int64_t a = CreateActivity(proxy(), {.stock = 1});
+  const int64_t b = CreateActivity(proxy(), {.stock = 1});
+  ASSERT_GT(a, 0);
+  ASSERT_GT(b, 0);
+  ASSERT_EQ(Buy(a, "Bob", "r-1"), ACCEPTED);
+  EXPECT_EQ(Buy(a, "bob", "r-1"), SOLD_OUT);  // a's only unit is Bob's
+  EXPECT_EQ(Buy(b, "Bob", "r-1"), ACCEPTED);  // b's unit, taken by this purchase
+  EXPECT_EQ(Buy(a, "bob", "r-1"), SOLD_OUT);
+
+  auto result_of = [&](int64_t activity, const std::string& user) {
+    GetResultRequest request;
+    request.set_request_id("r-1");
+    request.set_activity_id(activity);
+    request.set_sku_id(77);
+    request.set_user_id(user);
+    return proxy().GetResult(request);
+  };
+  auto wait_created = [&](int64_t activity, const std::string& user) {
+    int64_t order_no = 0;
+    EXPECT_TRUE(Eventually([&] {
+      auto r = result_of(activity, user);
+      order_no = r.ok() && r->state() == CREATED ? r->order_no() : 0;
+      return order_no > 0;
+    })) << activity
+        << " " << user;
+    return order_no;
+  };
+  const int64_t in_a = wait_created(a, "Bob");
+  const int64_t in_b = wait_created(b, "Bob");
+  EXPECT_NE(in_a, in_b);
+  for (const auto& [activity, order_no] : {std::pair{a, in_a}, std::pair{b, in_b}}) {
+    OrderRecord order;
+    ASSERT_TRUE(store().GetOrder(order_no, &order).ok());
+    EXPECT_EQ(order.user_id, "Bob");
+    EXPECT_EQ(order.activity_id, activity);
+  }
+  auto bob = result_of(a, "bob");
+  ASSERT_TRUE(bob.ok()) << bob.status();
+  EXPECT_EQ(bob->state(), FAILED);
+  EXPECT_EQ(bob->reason(), "sold_out");
+  // Without the scope the id names two purchases: refused rather than answered with one.
+  GetResultRequest unscoped;
+  unscoped.set_request_id("r-1");
+  auto ambiguous = proxy().GetResult(unscoped);
+  EXPECT_EQ(ambiguous.status().code(), StatusCode::INVALID_ARGUMENT) << ambiguous.status();
+
+  for (const int64_t activity : {a, b}) {
+    const ReconcileResponse report = Settle(proxy(), activity);
+    EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+    EXPECT_EQ(report.database_stock(), 0);
+    EXPECT_EQ(report.orders_unpaid(), 1);
+  }
+}
+
+// --- a recorded decision wins over the sold-out flag ----------------------------------------
+
+// A client's first attempt times out (Redis stalled) but does take the last unit; its retry
+// goes to another provider whose sold-out flag is up. The retry hears ACCEPTED, as the first
+// attempt was decided, not the flag's SOLD_OUT.
+TEST_P(SeckillServiceTest, ARetryOfAnAttemptThatTookTheLastUnitIsAcceptedByAnotherProvider) {
+  config_.sold_out_ttl_ms = 600'000;  // the flag stays up for the whole test
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  InProcessProvider other;
+  ASSERT_NO_FATAL_FAILURE(other.Start(config_));
+  const int64_t id = CreateActivity(proxy(), {.stock = 1});
+  ASSERT_GT(id, 0);
+
+  auto impatient = NewProxy(provider_.port(), 300ms);
+  ASSERT_NE(impatient, nullptr);
+  const pid_t redis = cached() ? SharedServers::redis().pid() : -1;
+  if (cached()) {
+    ASSERT_EQ(::kill(redis, SIGSTOP), 0);
+  }
+  auto first = impatient->Purchase(Purchase(id, 77, "slow", "slow-1"));
+  if (cached()) {
+    ASSERT_EQ(::kill(redis, SIGCONT), 0);
+    EXPECT_EQ(first.status().code(), StatusCode::DEADLINE_EXCEEDED) << first.status();
+  } else {
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_EQ(first->answer(), ACCEPTED);
+  }
+  // The first attempt took the unit after its client had given up.
+  GetResultRequest lookup;
+  lookup.set_request_id("slow-1");
+  lookup.set_activity_id(id);
+  lookup.set_sku_id(77);
+  lookup.set_user_id("slow");
+  ASSERT_TRUE(Eventually([&] {
+    auto r = other.proxy().GetResult(lookup);
+    return r.ok() && (r->state() == PENDING || r->state() == CREATED);
+  }));
+
+  auto sold_out = other.proxy().Purchase(Purchase(id, 77, "late", "late-1"));
+  ASSERT_TRUE(sold_out.ok()) << sold_out.status();
+  ASSERT_EQ(sold_out->answer(), SOLD_OUT);  // raises the other provider's flag
+  auto retry = other.proxy().Purchase(Purchase(id, 77, "slow", "slow-1"));
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_EQ(retry->answer(), ACCEPTED) << PurchaseAnswer_Name(retry->answer());
+  EXPECT_GT(WaitCreated(other.proxy(), id, 77, "slow-1"), 0);
+  // A new request of the same buyer still meets the flag.
+  auto again = other.proxy().Purchase(Purchase(id, 77, "slow", "slow-2"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->answer(), SOLD_OUT);
+  other.Stop();
+}
+
+// The end of the sale is a shortcut too: a request decided during the sale keeps its decision
+// when its retry reaches a provider after the end.
+TEST_P(SeckillServiceTest, ARetryAfterTheEndKeepsTheDecisionMadeDuringTheSale) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  InProcessProvider other;
+  ASSERT_NO_FATAL_FAILURE(other.Start(config_));
+  const int64_t id = CreateActivity(proxy(), {.stock = 1, .end_offset_ms = 1'500});
+  ASSERT_GT(id, 0);
+  ASSERT_EQ(Buy(id, "amy", "amy-1"), ACCEPTED);
+  ASSERT_EQ(Buy(id, "ben", "ben-1"), SOLD_OUT);
+  EXPECT_GT(WaitCreated(proxy(), id, 77, "amy-1"), 0);
+  auto answer_there = [&](const std::string& user, const std::string& request) {
+    auto r = other.proxy().Purchase(Purchase(id, 77, user, request));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->answer() : PURCHASE_ANSWER_UNSPECIFIED;
+  };
+  int probe = 0;  // a new request each time: an answer, once given, is kept for its request
+  ASSERT_TRUE(Eventually(
+      [&] { return answer_there("cat", "cat-" + std::to_string(++probe)) == ENDED; }, 10s));
+  EXPECT_EQ(answer_there("amy", "amy-1"), ACCEPTED);
+  EXPECT_EQ(answer_there("ben", "ben-1"), SOLD_OUT);
+  EXPECT_EQ(answer_there("amy", "amy-2"), ENDED);
+  other.Stop();
 }
 
 // --- the crowd -----------------------------------------------------------------------------
@@ -688,7 +829,7 @@ class HoldingStore final : public OrderStore {
     }
     return s;
   }
-  Status GetRequest(const std::string& id, RequestRecord* out) override {
+  Status GetRequest(const RequestScope& id, RequestRecord* out) override {
     return real_->GetRequest(id, out);
   }
   Status GetOrder(int64_t order_no, OrderRecord* out) override {
@@ -776,7 +917,7 @@ TEST(SeckillServiceRetryTest, ARetryDuringTheFirstAttemptGetsTheSameAnswer) {
   EXPECT_EQ(retry, ACCEPTED) << "the retry got " << PurchaseAnswer_Name(retry);
   EXPECT_EQ(buy("slow", "slow-1"), ACCEPTED);
   RequestRecord decided;
-  ASSERT_TRUE(store.GetRequest("slow-1", &decided).ok());
+  ASSERT_TRUE(store.GetRequest({.request_id = "slow-1"}, &decided).ok());
   EXPECT_TRUE(decided.created);
 }
 

@@ -224,15 +224,60 @@ TEST_P(OrderStoreTest, PlaceOrderCreatesAndReplaysByRequestId) {
   EXPECT_EQ(store_->GetOrder(again.order_no, &order).code(), StatusCode::NOT_FOUND);
 
   RequestRecord request;
-  ASSERT_TRUE(store_->GetRequest("r-1", &request).ok());
+  ASSERT_TRUE(store_->GetRequest({.request_id = "r-1"}, &request).ok());
   EXPECT_TRUE(request.created);
   EXPECT_EQ(request.order_no, first.order_no);
-  EXPECT_EQ(store_->GetRequest("r-unknown", &request).code(), StatusCode::NOT_FOUND);
+  EXPECT_EQ(store_->GetRequest({.request_id = "r-unknown"}, &request).code(),
+            StatusCode::NOT_FOUND);
 
   const StoreCounts counts = Counts(a);
   EXPECT_EQ(counts.orders_unpaid, 1);
   EXPECT_EQ(counts.requests_created, 1);
   EXPECT_EQ(counts.requests_failed, 0);
+}
+
+// The idempotency key is (user, activity, sku, request id), compared byte for byte on both
+// databases: another buyer's id, or one's own id in another activity, is a purchase of its own.
+TEST_P(OrderStoreTest, ARequestIdIsScopedByUserAndActivityAndComparedExactly) {
+  const ActivityRecord a = NewActivity(3);
+  const ActivityRecord b = NewActivity(1);
+  const PlaceResult bob_upper = Place(Draft(a, "Bob", "r-1"));
+  ASSERT_EQ(bob_upper.outcome, PlaceOutcome::kCreated);
+  for (const std::string user : {"bob", "Bob "}) {
+    const PlaceResult other = Place(Draft(a, user, "r-1"));
+    EXPECT_EQ(other.outcome, PlaceOutcome::kCreated) << "'" << user << "'";
+    EXPECT_FALSE(other.replayed) << "'" << user << "'";
+    EXPECT_NE(other.order_no, bob_upper.order_no) << "'" << user << "'";
+  }
+  EXPECT_EQ(Remaining(a), 0);
+  const PlaceResult in_b = Place(Draft(b, "Bob", "r-1"));
+  EXPECT_EQ(in_b.outcome, PlaceOutcome::kCreated);
+  EXPECT_FALSE(in_b.replayed);
+  EXPECT_EQ(Remaining(b), 0);
+  // Sold out now: the same id from yet another buyer is refused, not replayed as accepted.
+  const PlaceResult late = Place(Draft(a, "BOB", "r-1"));
+  EXPECT_EQ(late.outcome, PlaceOutcome::kSoldOut);
+  EXPECT_FALSE(late.replayed);
+
+  RequestRecord request;
+  ASSERT_TRUE(store_->GetRequest({a.activity_id, kSku, "Bob", "r-1"}, &request).ok());
+  EXPECT_EQ(request.order_no, bob_upper.order_no);
+  ASSERT_TRUE(store_->GetRequest({a.activity_id, kSku, "bob", "r-1"}, &request).ok());
+  OrderRecord order;
+  ASSERT_TRUE(store_->GetOrder(request.order_no, &order).ok());
+  EXPECT_EQ(order.user_id, "bob");
+  ASSERT_TRUE(store_->GetRequest({b.activity_id, kSku, "Bob", "r-1"}, &request).ok());
+  EXPECT_EQ(request.order_no, in_b.order_no);
+  ASSERT_TRUE(store_->GetRequest({.user_id = "BOB", .request_id = "r-1"}, &request).ok());
+  EXPECT_EQ(request.reason, kReasonSoldOut);
+  // Several purchases share the id: an unscoped lookup must not pick one of them.
+  EXPECT_EQ(store_->GetRequest({.request_id = "r-1"}, &request).code(),
+            StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(store_->GetRequest({.user_id = "Bob", .request_id = "r-1"}, &request).code(),
+            StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(store_->GetRequest({a.activity_id, kSku, "bob ", "r-1"}, &request).code(),
+            StatusCode::NOT_FOUND);
+  EXPECT_EQ(Counts(a).users_with_two_orders, 0);
 }
 
 TEST_P(OrderStoreTest, SameUserWithANewRequestIsAlreadyJoined) {
@@ -249,11 +294,11 @@ TEST_P(OrderStoreTest, SameUserWithANewRequestIsAlreadyJoined) {
   EXPECT_EQ(Remaining(a), 2);
 
   RequestRecord request;
-  ASSERT_TRUE(store_->GetRequest("bob-2", &request).ok());
+  ASSERT_TRUE(store_->GetRequest({.request_id = "bob-2"}, &request).ok());
   EXPECT_FALSE(request.created);
   EXPECT_EQ(request.reason, "already_joined");
   // The first request still names the order.
-  ASSERT_TRUE(store_->GetRequest(RequestOf(a, "bob"), &request).ok());
+  ASSERT_TRUE(store_->GetRequest({.request_id = RequestOf(a, "bob")}, &request).ok());
   EXPECT_TRUE(request.created);
   EXPECT_EQ(request.order_no, order_no);
 
@@ -280,7 +325,7 @@ TEST_P(OrderStoreTest, SoldOutAtZeroWithExactStock) {
   EXPECT_EQ(Remaining(a), 0);
 
   RequestRecord request;
-  ASSERT_TRUE(store_->GetRequest("u4-1", &request).ok());
+  ASSERT_TRUE(store_->GetRequest({.request_id = "u4-1"}, &request).ok());
   EXPECT_FALSE(request.created);
   EXPECT_EQ(request.reason, "sold_out");
 
@@ -298,7 +343,7 @@ TEST_P(OrderStoreTest, SoldOutAtZeroWithExactStock) {
   EXPECT_EQ(buyers, (std::vector<std::string>{"u1", "u2", "u3"}));
   CancelResult cancelled;
   RequestRecord u1;
-  ASSERT_TRUE(store_->GetRequest(RequestOf(a, "u1"), &u1).ok());
+  ASSERT_TRUE(store_->GetRequest({.request_id = RequestOf(a, "u1")}, &u1).ok());
   ASSERT_TRUE(store_->CancelUnpaid(u1.order_no, &cancelled).ok());
   ASSERT_TRUE(cancelled.cancelled);
   EXPECT_EQ(Remaining(a), 1);
@@ -654,6 +699,33 @@ TEST_P(OrderStoreTest, CountsPerActivity) {
 
   StoreCounts missing;
   EXPECT_EQ(store_->Count(a.activity_id + 1000, kSku, &missing).code(), StatusCode::NOT_FOUND);
+}
+
+// A database from before scoped request ids (seckill_request keyed by request_id alone) is
+// refused with what to do, not silently kept with the old key.
+TEST(OrderStoreSchemaTest, ADatabaseKeyedByRequestIdAloneIsRefused) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("seckill-schema-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "old.db").string();
+  {
+    auto pool = SqliteOrderDatabase(path, 1);
+    std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+    ASSERT_TRUE(pool->Acquire(&lease).ok());
+    ASSERT_TRUE((**lease)
+                    .ExecuteScript("CREATE TABLE seckill_request (request_id VARCHAR(128) NOT NULL"
+                                   " PRIMARY KEY, activity_id BIGINT NOT NULL, sku_id BIGINT NOT"
+                                   " NULL, user_id VARCHAR(128) NOT NULL, created INT NOT NULL,"
+                                   " order_no BIGINT NOT NULL, reason VARCHAR(32) NOT NULL);")
+                    .ok());
+  }
+  SqlOrderStore store(SqliteOrderDatabase(path, 1));
+  const Status s = store.Initialize();
+  EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
+  EXPECT_NE(s.message().find("seckill_request is keyed by request id alone"), std::string::npos)
+      << s;
+  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, OrderStoreTest,

@@ -133,10 +133,10 @@ void InProcessProvider::Stop() {
   app_.reset();
 }
 
-std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port) {
+std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port, std::chrono::milliseconds timeout) {
   ClientOptions options;
   options.target = "127.0.0.1:" + std::to_string(port);
-  options.default_timeout = 15s;
+  options.default_timeout = timeout;
   options.connect_timeout = 5s;
   options.reconnect_initial = 10ms;
   options.reconnect_max = 200ms;

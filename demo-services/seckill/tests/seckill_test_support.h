@@ -63,8 +63,9 @@ class InProcessProvider {
   std::unique_ptr<SeckillServiceProxy> proxy_;
 };
 
-// A proxy to 127.0.0.1:port with a generous timeout.
-std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port);
+// A proxy to 127.0.0.1:port whose calls give up after `timeout`.
+std::unique_ptr<SeckillServiceProxy> NewProxy(
+    uint16_t port, std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
 struct ActivitySpec {
   int64_t sku_id = 77;
