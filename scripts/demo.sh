@@ -79,7 +79,7 @@ SECKILL_DIR="$RUN_DIR/seckill"
 mkdir -p "$SECKILL_DIR"
 if [ "$BACKEND" = "redis+mariadb" ]; then
   REDIS_PORT="$(ferry_free_port)"
-  ferry_start_redis "$REDIS_PORT" "$SECKILL_DIR/redis"
+  ferry_start_redis "$REDIS_PORT" "$SECKILL_DIR/redis" --appendonly yes --appendfsync everysec
   MARIADB_PORT="$(ferry_free_port)"
   ferry_start_mariadb "$MARIADB_PORT" "$SECKILL_DIR/mariadb" seckill
   BACKEND_YAML="  backend: redis+mariadb
