@@ -11,10 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "ferry/framework/config.h"
 #include "log_capture.h"
 #include "redis_server.h"
 #include "seckill_test_support.h"
 #include "service/seckill_app.h"
+#include "service/seckill_config.h"
 #include "storage/redis_persistence.h"
 
 namespace ferry::seckill {
@@ -54,6 +56,26 @@ TEST(RedisPersistenceTest, AnUnsyncedAppendOnlyFileAndAllKeysEvictionAreRisks) {
                        .extra_args = {"--appendfsync", "no", "--maxmemory-policy", "allkeys-lru"}}),
               ElementsAre(HasSubstr("appendfsync is 'no'"),
                           HasSubstr("maxmemory-policy is 'allkeys-lru'")));
+}
+
+TEST(RedisPersistenceTest, TheCheckIsWarnByDefaultAndRefuseOrWarnOnly) {
+  const auto read = [](const std::string& yaml, SeckillConfig* out) {
+    Config c;
+    const Status parsed = ParseConfig(yaml, "seckill.yaml", &c);
+    EXPECT_TRUE(parsed.ok()) << parsed;
+    return ReadServiceSection(
+        c, [&](config::ConfigReader& service) { ReadSeckillConfig(service, out); });
+  };
+  SeckillConfig defaults;
+  ASSERT_TRUE(read("service:\n  backend: redis+mariadb\n", &defaults).ok());
+  EXPECT_EQ(defaults.redis_persistence_check, "warn");
+  SeckillConfig refuse;
+  ASSERT_TRUE(read("service:\n  redis: {persistence_check: refuse}\n", &refuse).ok());
+  EXPECT_EQ(refuse.redis_persistence_check, "refuse");
+  SeckillConfig bad;
+  EXPECT_EQ(read("service:\n  redis:\n    persistence_check: sometimes\n", &bad).message(),
+            "seckill.yaml:3: service.redis.persistence_check: expected warn or refuse, got "
+            "'sometimes'");
 }
 
 class SeckillAppRedisPersistenceTest : public ::testing::Test {
