@@ -16,7 +16,9 @@ namespace ferry::bench {
 // `ferry-bench seckill`: one flash sale end to end on ferry.seckill.SeckillService
 // (build/bin/seckill-server). Creates and preheats a fresh activity, fires --buyers purchases
 // (each buyer a distinct user; --dup-ratio of them also retry the same request id or buy again
-// with a new one), waits for the orders to settle and checks them with Reconcile and GetResult.
+// with a new one), waits for the orders to settle and checks them with Reconcile, GetResult and,
+// with --verify-db, the database itself. The command line's defaults (4 x 32 outstanding,
+// --dup-ratio 0.1) make a contended sale with retries in flight; these fields' defaults do not.
 extern const Command kSeckillCommand;
 
 struct SeckillBenchOptions {
