@@ -36,7 +36,7 @@ RUN_DIR="$(mktemp -d /tmp/ferry-bench-seckill.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
 
 REDIS_PORT="$(ferry_free_port)"
-ferry_start_redis "$REDIS_PORT" "$RUN_DIR/redis"
+ferry_start_redis "$REDIS_PORT" "$RUN_DIR/redis" --appendonly yes --appendfsync everysec
 MARIADB_PORT="$(ferry_free_port)"
 ferry_start_mariadb "$MARIADB_PORT" "$RUN_DIR/mariadb" seckill
 redis() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }

@@ -79,17 +79,19 @@ SECKILL_DIR="$RUN_DIR/seckill"
 mkdir -p "$SECKILL_DIR"
 if [ "$BACKEND" = "redis+mariadb" ]; then
   REDIS_PORT="$(ferry_free_port)"
-  ferry_start_redis "$REDIS_PORT" "$SECKILL_DIR/redis"
+  ferry_start_redis "$REDIS_PORT" "$SECKILL_DIR/redis" --appendonly yes --appendfsync everysec
   MARIADB_PORT="$(ferry_free_port)"
   ferry_start_mariadb "$MARIADB_PORT" "$SECKILL_DIR/mariadb" seckill
   BACKEND_YAML="  backend: redis+mariadb
   redis: {host: 127.0.0.1, port: $REDIS_PORT, connections: 8}
   mariadb: {host: 127.0.0.1, port: $MARIADB_PORT, user: root, password: '', database: seckill, connections: 8}"
   BACKEND_TEXT="Redis on 127.0.0.1:$REDIS_PORT (reservations, order stream) and MariaDB on 127.0.0.1:$MARIADB_PORT (orders)"
+  VERIFY_DB=(--verify-db mariadb --db-host 127.0.0.1 --db-port "$MARIADB_PORT" --db-user root --db-name seckill)
 else
   BACKEND_YAML="  backend: embedded
   embedded: {path: $SECKILL_DIR/seckill.db, connections: 4}"
   BACKEND_TEXT="SQLite at $SECKILL_DIR/seckill.db"
+  VERIFY_DB=(--verify-db sqlite --db-path "$SECKILL_DIR/seckill.db")
 fi
 cat >"$SECKILL_DIR/seckill-server.yaml" <<YAML
 log: {level: warn}
@@ -108,7 +110,7 @@ ferry_start "seckill-server ($BACKEND)" "seckill-server listening on" 60 \
 
 log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): 100 units, 5000 buyers, 10% try twice"
 "$BUILD_DIR"/bin/ferry-bench seckill --target "127.0.0.1:$SECKILL_PORT" --stock 100 --buyers 5000 \
-  --dup-ratio 0.1 --conns 4 --depth 32 --duration-limit 60 --settle-timeout 60 |
+  --dup-ratio 0.1 --conns 4 --depth 32 --duration-limit 60 --settle-timeout 60 "${VERIFY_DB[@]}" |
   tee "$RUN_DIR/seckill.out"
 
 log "stopping seckill-server${REDIS_PORT:+, Redis and MariaDB}"
@@ -126,5 +128,6 @@ log "What it did: created an activity (100 units, open from a second ago for 10 
     same request id, 250 bought again with a new one), waited for the orders to settle (at
     once on embedded, which writes them inside the purchase; on redis+mariadb once the order
     writer has moved every reservation from the Redis stream into MariaDB), and checked with
-    Reconcile and GetResult: exactly 100 orders, nobody with two, every ACCEPTED purchase an
-    order."
+    Reconcile, GetResult and the database itself (--verify-db): exactly 100 orders, nobody with
+    two, every retry answered as its first purchase, every ACCEPTED purchase an order of its
+    buyer."

@@ -16,6 +16,8 @@
 #include <random>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "ferry/bench/flag_parser.h"
@@ -33,6 +35,9 @@ using seckill::SeckillServiceProxy;
 
 constexpr std::string_view kProgram = "ferry-bench seckill";
 constexpr std::string_view kSeckillService = "ferry.seckill.SeckillService";
+constexpr uint32_t kDefaultConns = 4;
+constexpr uint32_t kDefaultDepth = 32;
+constexpr double kDefaultDupRatio = 0.1;
 
 // The answers a purchase is tallied under, indexed by PurchaseAnswer - 1 (ACCEPTED = 1 ...
 // RATE_LIMITED = 7). RATE_LIMITED never comes in a response: the ratelimit filter answers with
@@ -500,6 +505,42 @@ struct ResultCounts {
   std::atomic<uint64_t> errors{0};
 };
 
+// What the order numbers GetResult gave the accepted requests show, independently of the
+// provider's own counts.
+struct OrderEvidence {
+  int64_t orders = 0;                 // distinct order numbers
+  int64_t users_with_two_orders = 0;  // buyers whose two request ids got two order numbers
+  int64_t shared = 0;                 // order numbers given to two buyers
+  int64_t unnumbered = 0;             // CREATED with order number 0
+};
+
+OrderEvidence CheckOrderNumbers(const std::vector<std::pair<uint32_t, bool>>& accepted_requests,
+                                const std::vector<int64_t>& order_numbers) {
+  OrderEvidence evidence;
+  std::unordered_map<int64_t, uint32_t> owner;        // order number -> buyer
+  std::unordered_map<uint32_t, int64_t> first_order;  // buyer -> an order number
+  std::unordered_set<uint32_t> doubled;
+  for (size_t i = 0; i < accepted_requests.size(); ++i) {
+    const int64_t order_no = order_numbers[i];
+    const uint32_t buyer = accepted_requests[i].first;
+    if (order_no < 0) continue;  // not CREATED: counted as lost
+    if (order_no == 0) {
+      ++evidence.unnumbered;
+      continue;
+    }
+    const auto [it, inserted] = owner.emplace(order_no, buyer);
+    if (!inserted) {
+      if (it->second != buyer) ++evidence.shared;
+      continue;
+    }
+    const auto [mine, first] = first_order.emplace(buyer, order_no);
+    if (!first && mine->second != order_no) doubled.insert(buyer);
+  }
+  evidence.orders = static_cast<int64_t>(owner.size());
+  evidence.users_with_two_orders = static_cast<int64_t>(doubled.size());
+  return evidence;
+}
+
 bool Sale::Check(SeckillBenchOutcome* o) {
   // The purchases' tallies.
   LatencyHistogram latency;
@@ -536,13 +577,34 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   o->settle_ms = settle_ms_;
 
   // Who bought, and which request ids were accepted (bit 0: the first id, bit 1: the new one).
+  // A retry of the first id must get the first purchase's answer: compared, never merged.
   std::vector<uint8_t> accepted(options_.buyers, 0);
   std::vector<bool> attempted(options_.buyers, false);
+  std::vector<uint8_t> first_answer(options_.buyers, kOutcomeNone);
+  std::vector<uint8_t> retry_answer(options_.buyers, kOutcomeNone);
   for (uint64_t i = 0; i < o->purchases; ++i) {
     const Attempt attempt = plan_[i];
     attempted[attempt.buyer] = true;
-    if (outcomes_[i].load(std::memory_order_relaxed) == kAccepted + 1) {
+    const uint8_t outcome = outcomes_[i].load(std::memory_order_relaxed);
+    if (outcome == kAccepted + 1) {
       accepted[attempt.buyer] |= attempt.kind == AttemptKind::kNewRequest ? 2 : 1;
+    }
+    if (attempt.kind == AttemptKind::kFirst) first_answer[attempt.buyer] = outcome;
+    if (attempt.kind == AttemptKind::kSameRequest) retry_answer[attempt.buyer] = outcome;
+  }
+  // Errors, calls never answered and the filter's RATE_LIMITED say nothing about the sale.
+  const auto is_answer = [](uint8_t outcome) {
+    return outcome != kOutcomeNone && outcome != kOutcomeError && outcome != kRateLimited + 1;
+  };
+  o->answer_mismatches = 0;
+  for (uint32_t buyer = 0; buyer < options_.buyers; ++buyer) {
+    if (is_answer(first_answer[buyer]) && is_answer(retry_answer[buyer]) &&
+        first_answer[buyer] != retry_answer[buyer]) {
+      if (o->answer_mismatches++ < 3) {
+        out_ << "mismatch: request " << RequestId(activity_id_, buyer, false) << " answered "
+             << kAnswerNames[first_answer[buyer] - 1U] << ", its retry "
+             << kAnswerNames[retry_answer[buyer] - 1U] << "\n";
+      }
     }
   }
   const auto buyers_attempted =
@@ -561,9 +623,12 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   ref.set_activity_id(activity_id_);
   Result<seckill::ReconcileResponse> reconciled = proxies_[0].Reconcile(ref, admin_options_);
   bool reconcile_ok = reconciled.ok();
+  int64_t reconciled_orders = -1;  // unpaid + paid + cancelled
   if (reconcile_ok) {
     const seckill::ReconcileResponse& rec = *reconciled;
-    o->orders = rec.orders_unpaid() + rec.orders_paid() + rec.orders_cancelled();
+    o->orders = rec.orders_unpaid() + rec.orders_paid();
+    o->cancelled_orders = rec.orders_cancelled();
+    reconciled_orders = o->orders + o->cancelled_orders;
     o->duplicate_orders = rec.users_with_two_orders();
     o->invariants_hold = rec.invariants_hold();
   } else {
@@ -571,10 +636,11 @@ bool Sale::Check(SeckillBenchOutcome* o) {
     o->orders = -1;
     o->invariants_hold = false;
   }
-  o->oversold = std::max<int64_t>(0, o->orders - options_.stock);
 
-  // GetResult: every accepted request must have become an order.
+  // GetResult: every accepted request must have become an order; the order numbers it gives are
+  // this run's own evidence of how many orders there are and whose.
   ResultCounts counts;
+  std::vector<int64_t> order_numbers(accepted_requests.size(), -1);  // -1: not CREATED
   auto requests = std::make_unique<seckill::GetResultRequest[]>(window_);
   std::unique_ptr<BoundedLoop> checker;
   checker = std::make_unique<BoundedLoop>(
@@ -587,11 +653,13 @@ bool Sale::Check(SeckillBenchOutcome* o) {
         request.set_user_id(UserId(activity_id_, accepted_requests[index].first));
         ProxyOf(slot).GetResultWithCallback(
             request,
-            [&counts, &checker, slot](Result<seckill::GetResultResponse> result) {
+            [&counts, &checker, &order_numbers, index,
+             slot](Result<seckill::GetResultResponse> result) {
               if (!result.ok()) {
                 counts.errors.fetch_add(1, std::memory_order_relaxed);
               } else if (result->state() == seckill::CREATED) {
                 counts.created.fetch_add(1, std::memory_order_relaxed);
+                order_numbers[index] = result->order_no();
               } else if (result->state() == seckill::PENDING) {
                 counts.pending.fetch_add(1, std::memory_order_relaxed);
               } else {
@@ -614,6 +682,31 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   }
   const int64_t created = static_cast<int64_t>(counts.created.load());
   o->lost = static_cast<int64_t>(accepted_requests.size()) - created;
+  const OrderEvidence evidence = CheckOrderNumbers(accepted_requests, order_numbers);
+  o->created_orders = evidence.orders;
+  o->duplicate_orders = std::max(o->duplicate_orders, evidence.users_with_two_orders);
+  // Units of cancelled orders are sold again, so only orders still live count against stock.
+  const int64_t live_by_get_result = evidence.orders - std::max<int64_t>(0, o->cancelled_orders);
+  o->oversold = std::max<int64_t>(0, std::max(o->orders, live_by_get_result) - options_.stock);
+
+  // --verify-db: the database of record read directly, not through the provider.
+  Status database_status;
+  if (!options_.database.kind.empty()) {
+    std::vector<std::pair<std::string, std::string>> accepted_ids;  // request id, user id
+    accepted_ids.reserve(accepted_requests.size());
+    for (const auto& [buyer, second_request] : accepted_requests) {
+      accepted_ids.emplace_back(RequestId(activity_id_, buyer, second_request),
+                                UserId(activity_id_, buyer));
+    }
+    database_status =
+        ReadSeckillDatabase(options_.database, activity_id_, accepted_ids, &o->database);
+    o->database_read = database_status.ok();
+    if (o->database_read) {
+      const SeckillDatabaseFindings& d = o->database;
+      o->oversold = std::max(o->oversold, std::max<int64_t>(0, d.unpaid + d.paid - options_.stock));
+      o->duplicate_orders = std::max(o->duplicate_orders, d.users_with_two_orders);
+    }
+  }
 
   // The summary.
   const auto us = [](std::chrono::nanoseconds v) { return ToMicros(v); };
@@ -654,10 +747,32 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   }
   out_ << "get-result: " << accepted_requests.size() << " accepted requests: " << created
        << " CREATED, " << counts.pending.load() << " PENDING, " << counts.failed.load()
-       << " FAILED or unknown, " << counts.errors.load() << " errors\n";
+       << " FAILED or unknown, " << counts.errors.load() << " errors; " << evidence.orders
+       << " distinct orders, " << evidence.users_with_two_orders << " users with two, "
+       << evidence.shared << " shared by two users, " << evidence.unnumbered
+       << " without an order number\n";
+  if (!options_.database.kind.empty()) {
+    const SeckillDatabaseFindings& d = o->database;
+    if (o->database_read) {
+      out_ << "database (" << options_.database.kind << "): orders=" << d.unpaid + d.paid
+           << " (unpaid " << d.unpaid << ", paid " << d.paid << ", cancelled " << d.cancelled
+           << ") remaining=" << d.remaining << " of " << d.initial_stock
+           << " users_with_two_orders=" << d.users_with_two_orders
+           << " accepted_without_order=" << d.accepted_without_order
+           << " accepted_order_of_another_user=" << d.accepted_order_of_another_user << "\n";
+    } else {
+      out_ << "database (" << options_.database.kind << "): " << database_status << "\n";
+    }
+  }
+  if (same_request_ > 0) {
+    out_ << "retries: " << o->answer_mismatches
+         << " answered differently from the first purchase under their request id\n";
+  }
 
   std::vector<std::string> failures;
-  if (o->orders != o->expected_orders) {
+  // With no order cancelled every unit is sold once: exactly min(stock, buyers) live orders.
+  // Cancelled units may be sold again or not (the sale can run out of buyers first).
+  if (o->cancelled_orders == 0 && o->orders != o->expected_orders) {
     failures.push_back("orders " + std::to_string(o->orders) + " != min(stock " +
                        std::to_string(options_.stock) + ", buyers " +
                        std::to_string(buyers_attempted) +
@@ -669,6 +784,45 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   }
   if (o->lost > 0) {
     failures.push_back(std::to_string(o->lost) + " accepted requests did not become orders");
+  }
+  if (o->answer_mismatches > 0) {
+    failures.push_back(std::to_string(o->answer_mismatches) +
+                       " retries got another answer than the first purchase");
+  }
+  if (evidence.shared > 0) {
+    failures.push_back(std::to_string(evidence.shared) + " orders given to two users");
+  }
+  if (evidence.unnumbered > 0) {
+    failures.push_back(std::to_string(evidence.unnumbered) + " CREATED without an order number");
+  }
+  // Every order of this fresh activity comes from a request this run sent and looked up.
+  if (reconcile_ok && o->lost == 0 && reconciled_orders != evidence.orders) {
+    failures.push_back("Reconcile counts " + std::to_string(reconciled_orders) +
+                       " orders, GetResult gave " + std::to_string(evidence.orders));
+  }
+  if (!options_.database.kind.empty()) {
+    const SeckillDatabaseFindings& d = o->database;
+    if (!o->database_read) {
+      failures.push_back("--verify-db: " + database_status.ToString());
+    } else {
+      if (d.unpaid + d.paid + d.remaining != d.initial_stock) {
+        failures.push_back("database: live orders " + std::to_string(d.unpaid + d.paid) +
+                           " + remaining " + std::to_string(d.remaining) + " != stock " +
+                           std::to_string(d.initial_stock));
+      }
+      if (d.accepted_without_order > 0) {
+        failures.push_back("database: " + std::to_string(d.accepted_without_order) +
+                           " accepted requests have no order");
+      }
+      if (d.accepted_order_of_another_user > 0) {
+        failures.push_back("database: " + std::to_string(d.accepted_order_of_another_user) +
+                           " accepted requests' orders belong to another user");
+      }
+      if (o->lost == 0 && d.unpaid + d.paid + d.cancelled != evidence.orders) {
+        failures.push_back("database holds " + std::to_string(d.unpaid + d.paid + d.cancelled) +
+                           " orders, GetResult gave " + std::to_string(evidence.orders));
+      }
+    }
   }
   if (reconcile_ok && !o->invariants_hold) failures.push_back("Reconcile: invariants broken");
   if (!reconcile_ok) failures.push_back("Reconcile failed");
@@ -691,11 +845,15 @@ bool Sale::Check(SeckillBenchOutcome* o) {
 int RunSeckill(int argc, const char* const* argv) {
   SeckillBenchOptions options;
   LoadOptions& load = options.load;
+  // By default the sale is contended and has retries in flight, the case the checks are for.
+  load.conns = kDefaultConns;
+  load.depth = kDefaultDepth;
+  options.dup_ratio = kDefaultDupRatio;
   FlagParser flags(std::string{kProgram});
   flags.AddString("--target", "HOST:PORT", &load.target, "the seckill-server to load");
-  flags.AddInteger<uint32_t>("--conns", "C", &load.conns, 1, 100'000, "connections (default 1)");
+  flags.AddInteger<uint32_t>("--conns", "C", &load.conns, 1, 100'000, "connections (default 4)");
   flags.AddInteger<uint32_t>("--depth", "D", &load.depth, 1, 100'000,
-                             "purchases outstanding per connection (default 1)");
+                             "purchases outstanding per connection (default 32)");
   flags.AddInteger<uint32_t>("--threads", "T", &load.threads, 1, 1'024,
                              "client IO threads per connection (default 1)");
   AddChannelFlags(flags, &options.channel, &load);
@@ -705,7 +863,7 @@ int RunSeckill(int argc, const char* const* argv) {
                              "distinct buyers, one purchase each (required)");
   flags.AddDouble("--dup-ratio", "R", &options.dup_ratio, 0, 1,
                   "fraction of buyers sending a second purchase: alternately the same request "
-                  "id again and a new one (default 0)");
+                  "id again and a new one (default 0.1)");
   flags.AddDouble("--duration-limit", "SECONDS", &options.duration_limit_s, 0.001, 86'400,
                   "no purchase starts after this (default 60)");
   flags.AddDouble("--settle-timeout", "SECONDS", &options.settle_timeout_s, 0, 86'400,
@@ -716,6 +874,29 @@ int RunSeckill(int argc, const char* const* argv) {
                             "the activity's sku id (default 1)");
   flags.AddString("--accepted-out", "FILE", &options.accepted_out,
                   "write every ACCEPTED request as an 'activity_id request_id user_id' line");
+  SeckillDatabaseOptions& db = options.database;
+  flags.AddString("--verify-db", "sqlite|mariadb", &db.kind,
+                  "after the checks through the provider, read its database directly (with "
+                  "--db-path, or --db-host/--db-port/--db-user/--db-password/--db-name)");
+  flags.AddString("--db-path", "FILE", &db.sqlite_path, "the embedded backend's SQLite file");
+  flags.AddString("--db-host", "HOST", &db.host, "MariaDB host (default 127.0.0.1)");
+  flags.AddInteger<uint16_t>("--db-port", "PORT", &db.port, 1, 65535,
+                             "MariaDB port (default 3306)");
+  flags.AddString("--db-user", "USER", &db.user, "MariaDB user (default root)");
+  flags.AddString("--db-password", "PASSWORD", &db.password, "MariaDB password (default empty)");
+  flags.AddString("--db-name", "NAME", &db.database, "MariaDB database (default ferry_seckill)");
+  flags.AddCheck([&options](std::string* error) {
+    const SeckillDatabaseOptions& d = options.database;
+    if (!d.kind.empty() && d.kind != "sqlite" && d.kind != "mariadb") {
+      *error = "--verify-db: expected sqlite or mariadb, got '" + d.kind + "'";
+      return false;
+    }
+    if (d.kind == "sqlite" && d.sqlite_path.empty()) {
+      *error = "--verify-db sqlite: --db-path is required";
+      return false;
+    }
+    return true;
+  });
   flags.AddCheck([&options](std::string* error) {
     const LoadOptions& l = options.load;
     if (options.stock == 0 || options.buyers == 0) {

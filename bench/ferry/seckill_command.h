@@ -9,13 +9,16 @@
 #include "channel_flags.h"
 #include "command.h"
 #include "ferry/bench/load_options.h"
+#include "seckill_database_check.h"
 
 namespace ferry::bench {
 
 // `ferry-bench seckill`: one flash sale end to end on ferry.seckill.SeckillService
 // (build/bin/seckill-server). Creates and preheats a fresh activity, fires --buyers purchases
 // (each buyer a distinct user; --dup-ratio of them also retry the same request id or buy again
-// with a new one), waits for the orders to settle and checks them with Reconcile and GetResult.
+// with a new one), waits for the orders to settle and checks them with Reconcile, GetResult and,
+// with --verify-db, the database itself. The command line's defaults (4 x 32 outstanding,
+// --dup-ratio 0.1) make a contended sale with retries in flight; these fields' defaults do not.
 extern const Command kSeckillCommand;
 
 struct SeckillBenchOptions {
@@ -31,6 +34,8 @@ struct SeckillBenchOptions {
   // --accepted-out: where to write every ACCEPTED request as "activity_id request_id user_id"
   // lines (empty: nowhere), so that an outside check can look for each one in the database.
   std::string accepted_out;
+  // --verify-db and the --db-* flags: also read the provider's database directly.
+  SeckillDatabaseOptions database;
 };
 
 // What one run found; the RESULT line carries the first figures.
@@ -38,13 +43,20 @@ struct SeckillBenchOutcome {
   uint64_t qps = 0;  // answered purchases (status OK) per second of the burst
   uint64_t p50_us = 0;
   uint64_t p99_us = 0;
-  int64_t orders = 0;  // every order of the activity (unpaid + paid + cancelled)
+  int64_t orders = 0;  // live orders of the activity (unpaid + paid), as Reconcile counts them
+  int64_t cancelled_orders = 0;  // closed by the pay timeout or CancelOrder: their units came back
   int64_t stock = 0;
-  int64_t oversold = 0;          // max(0, orders - stock)
-  int64_t duplicate_orders = 0;  // users holding two orders
+  // max(0, live orders - stock), the live orders being the larger of Reconcile's count and the
+  // distinct order numbers GetResult gave less the cancelled ones.
+  int64_t oversold = 0;
+  int64_t duplicate_orders = 0;  // users holding two orders (Reconcile's or GetResult's count)
   int64_t lost = 0;              // ACCEPTED requests not CREATED after settling
-  int64_t expected_orders = 0;   // min(stock, distinct buyers who sent a purchase)
-  int64_t settle_ms = -1;        // burst end to orders settled; -1: never within the timeout
+  int64_t created_orders = 0;    // distinct order numbers GetResult gave the ACCEPTED requests
+  // Retries of a buyer's request id answered differently from the first purchase under it (both
+  // answered by the service: errors and RATE_LIMITED are not answers of the sale).
+  int64_t answer_mismatches = 0;
+  int64_t expected_orders = 0;  // min(stock, distinct buyers who sent a purchase)
+  int64_t settle_ms = -1;       // burst end to orders settled; -1: never within the timeout
   int64_t activity_id = 0;
   uint64_t purchases = 0;  // purchase calls issued
   uint64_t answered = 0;   // ... answered with status OK
@@ -53,7 +65,11 @@ struct SeckillBenchOutcome {
   // "RATE_LIMITED" (status RESOURCE_EXHAUSTED), in that order.
   std::vector<std::pair<std::string, uint64_t>> answers;
   std::vector<std::pair<std::string, uint64_t>> errors_by_status;  // most frequent first
-  bool invariants_hold = false;                                    // Reconcile's verdict
+  // Reconcile's own verdict, reported and required, but never the only evidence: the checks
+  // above are computed from the answers this run collected.
+  bool invariants_hold = false;
+  bool database_read = false;  // --verify-db read the database; `database` holds what it found
+  SeckillDatabaseFindings database;
   bool passed = false;
 };
 

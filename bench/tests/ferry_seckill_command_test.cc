@@ -7,7 +7,9 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -227,6 +229,248 @@ TEST(SeckillCommandTest, OversellingProviderFailsTheCheck) {
   EXPECT_EQ(outcome.oversold, 45);
   EXPECT_THAT(out.str(), HasSubstr("check: FAIL"));
   EXPECT_THAT(LastLine(out.str()), HasSubstr(" orders=50 stock=5 oversold=45 "));
+}
+
+// A provider consistent in everything but what a test makes it get wrong: it accepts the first
+// `units` buyers (remembering each request id's answer, refusing a buyer's second request id),
+// GetResult gives every accepted request an order number of its own, and Reconcile reports
+// `live` unpaid and `cancelled` cancelled orders with its invariants holding.
+struct ScriptedSale {
+  int64_t units = 5;
+  int64_t live = 5;
+  int64_t cancelled = 0;
+  bool retry_gets_another_answer = false;  // a request id seen again answers ENDED
+  int64_t activity_id = 8;                 // what CreateActivity answers
+};
+
+class ScriptedSeckill final : public seckill::SeckillServiceBase {
+ public:
+  explicit ScriptedSeckill(ScriptedSale sale) : sale_(sale) {}
+
+  Status CreateActivity(ServerContext&, const seckill::CreateActivityRequest& request,
+                        seckill::CreateActivityResponse* response) override {
+    stock_ = request.activity().stock();
+    response->set_activity_id(sale_.activity_id);
+    return Status::Ok();
+  }
+  Status Preheat(ServerContext&, const seckill::ActivityRef&,
+                 seckill::PreheatResponse* response) override {
+    response->set_cached_stock(stock_);
+    return Status::Ok();
+  }
+  Status GetActivity(ServerContext&, const seckill::ActivityRef&,
+                     seckill::GetActivityResponse* response) override {
+    response->set_cache_stock(-1);
+    return Status::Ok();
+  }
+  Status Purchase(ServerContext&, const seckill::PurchaseRequest& request,
+                  seckill::PurchaseResponse* response) override {
+    std::lock_guard lock(mu_);
+    const auto known = answers_.find(request.request_id());
+    if (known != answers_.end()) {
+      response->set_answer(sale_.retry_gets_another_answer ? seckill::ENDED : known->second);
+      return Status::Ok();
+    }
+    seckill::PurchaseAnswer answer = seckill::SOLD_OUT;
+    if (buyers_.contains(request.user_id())) {
+      answer = seckill::ALREADY_JOINED;
+    } else if (static_cast<int64_t>(orders_.size()) < sale_.units) {
+      answer = seckill::ACCEPTED;
+      buyers_.insert(request.user_id());
+      orders_.emplace(request.request_id(), 1000 + static_cast<int64_t>(orders_.size()));
+    }
+    answers_.emplace(request.request_id(), answer);
+    response->set_answer(answer);
+    return Status::Ok();
+  }
+  Status GetResult(ServerContext&, const seckill::GetResultRequest& request,
+                   seckill::GetResultResponse* response) override {
+    std::lock_guard lock(mu_);
+    const auto order = orders_.find(request.request_id());
+    if (order == orders_.end()) {
+      response->set_state(seckill::FAILED);
+    } else {
+      response->set_state(seckill::CREATED);
+      response->set_order_no(order->second);
+    }
+    return Status::Ok();
+  }
+  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
+                     seckill::CancelOrderResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+  Status Reconcile(ServerContext&, const seckill::ActivityRef&,
+                   seckill::ReconcileResponse* response) override {
+    response->set_orders_unpaid(sale_.live);
+    response->set_orders_cancelled(sale_.cancelled);
+    response->set_invariants_hold(true);
+    return Status::Ok();
+  }
+
+ private:
+  const ScriptedSale sale_;
+  std::atomic<int64_t> stock_{0};
+  std::mutex mu_;
+  std::map<std::string, seckill::PurchaseAnswer> answers_;  // by request id
+  std::set<std::string> buyers_;                            // users holding an order
+  std::map<std::string, int64_t> orders_;                   // request id -> order number
+};
+
+SeckillBenchOutcome RunScripted(ScriptedSale sale, double dup_ratio, int* exit_code,
+                                std::string* output) {
+  ScriptedSeckill service(sale);
+  Service* services[] = {&service};
+  Provider provider(services);
+  SeckillBenchOptions options = SmallSale(provider.target());
+  options.dup_ratio = dup_ratio;
+  std::ostringstream out;
+  std::ostringstream err;
+  SeckillBenchOutcome outcome;
+  *exit_code = RunSeckillBench(options, out, err, &outcome);
+  *output = out.str() + err.str();
+  return outcome;
+}
+
+// Reconcile claiming stock-many orders and its invariants holding does not hide the 50 orders
+// GetResult gave out.
+TEST(SeckillCommandTest, OrdersGetResultGaveBeyondWhatReconcileClaimsFailTheCheck) {
+  int exit_code = 0;
+  std::string output;
+  const SeckillBenchOutcome outcome =
+      RunScripted({.units = 50, .live = 5, .cancelled = 0}, 0, &exit_code, &output);
+
+  EXPECT_EQ(exit_code, 1) << output;
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.created_orders, 50);
+  EXPECT_EQ(outcome.oversold, 45);
+  EXPECT_THAT(output, HasSubstr("Reconcile counts 5 orders, GetResult gave 50"));
+}
+
+// Each of the 5 same-request retries (50 buyers, dup-ratio 0.2: 5 retries, 5 new request ids)
+// gets ENDED while the first purchase under its id got another answer.
+TEST(SeckillCommandTest, ARetryAnsweredDifferentlyFromTheFirstPurchaseFailsTheCheck) {
+  int exit_code = 0;
+  std::string output;
+  const SeckillBenchOutcome outcome = RunScripted(
+      {.units = 5, .live = 5, .retry_gets_another_answer = true}, 0.2, &exit_code, &output);
+
+  EXPECT_EQ(exit_code, 1) << output;
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.answer_mismatches, 5);
+  EXPECT_EQ(outcome.oversold, 0);
+  EXPECT_EQ(outcome.lost, 0);
+  EXPECT_THAT(output, HasSubstr("5 retries got another answer than the first purchase"));
+}
+
+// Two orders closed by the pay timeout gave their units to two more buyers: 7 orders, 5 live,
+// no oversell.
+TEST(SeckillCommandTest, CancelledOrdersWhoseUnitsWereSoldAgainAreNoOversell) {
+  int exit_code = 0;
+  std::string output;
+  const SeckillBenchOutcome outcome =
+      RunScripted({.units = 7, .live = 5, .cancelled = 2}, 0.2, &exit_code, &output);
+
+  EXPECT_EQ(exit_code, 0) << output;
+  EXPECT_TRUE(outcome.passed);
+  EXPECT_EQ(outcome.orders, 5);
+  EXPECT_EQ(outcome.cancelled_orders, 2);
+  EXPECT_EQ(outcome.created_orders, 7);
+  EXPECT_EQ(outcome.oversold, 0);
+  EXPECT_EQ(outcome.answer_mismatches, 0);
+}
+
+// --verify-db reads the embedded backend's SQLite file itself: 5 live orders, none left.
+TEST(SeckillCommandTest, VerifyDbReadsTheEmbeddedDatabaseDirectly) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("ferry-seckill-verify-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  seckill::SeckillConfig config;
+  config.backend = "embedded";
+  config.sqlite_path = (dir / "seckill.db").string();
+  config.worker_id = 1;
+  config.reconcile_interval_ms = 0;
+  std::unique_ptr<seckill::SeckillApp> app;
+  const Status created = seckill::SeckillApp::Create(config, "", &app);
+  ASSERT_TRUE(created.ok()) << created;
+  std::ostringstream out;
+  std::ostringstream err;
+  SeckillBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(app->services());
+    SeckillBenchOptions options = SmallSale(provider.target());
+    options.database.kind = "sqlite";
+    options.database.sqlite_path = config.sqlite_path;
+    exit_code = RunSeckillBench(options, out, err, &outcome);
+  }
+  app->Stop();
+  app.reset();
+  std::filesystem::remove_all(dir);
+
+  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  ASSERT_TRUE(outcome.database_read) << out.str();
+  EXPECT_EQ(outcome.database.initial_stock, 5);
+  EXPECT_EQ(outcome.database.remaining, 0);
+  EXPECT_EQ(outcome.database.unpaid, 5);
+  EXPECT_EQ(outcome.database.users_with_two_orders, 0);
+  EXPECT_EQ(outcome.database.accepted_without_order, 0);
+  EXPECT_THAT(out.str(), HasSubstr("database (sqlite): orders=5 "));
+}
+
+// A provider whose every answer agrees with itself, over a database (a real SQLite order store)
+// that holds its activity but none of the orders it claims: only reading the database shows it.
+TEST(SeckillCommandTest, VerifyDbFindsAcceptedRequestsWithoutAnOrderInTheDatabase) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("ferry-seckill-verify-lie-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  seckill::SeckillConfig config;
+  config.backend = "embedded";
+  config.sqlite_path = (dir / "seckill.db").string();
+  config.worker_id = 1;
+  config.reconcile_interval_ms = 0;
+  std::unique_ptr<seckill::SeckillApp> app;
+  ASSERT_TRUE(seckill::SeckillApp::Create(config, "", &app).ok());
+  seckill::ActivityRecord activity;
+  activity.sku_id = 1;
+  activity.name = "claimed";
+  activity.initial_stock = 5;
+  activity.start_time_ms = 0;
+  activity.end_time_ms = 1;
+  activity.price_cents = 100;
+  activity.pay_timeout_s = 60;
+  ASSERT_TRUE(app->core().deps.store->CreateActivity(&activity).ok());
+  app->Stop();
+  app.reset();
+
+  ScriptedSeckill service({.units = 5, .live = 5, .activity_id = activity.activity_id});
+  Service* services[] = {&service};
+  Provider provider(services);
+  SeckillBenchOptions options = SmallSale(provider.target());
+  options.database.kind = "sqlite";
+  options.database.sqlite_path = config.sqlite_path;
+  std::ostringstream out;
+  std::ostringstream err;
+  SeckillBenchOutcome outcome;
+  const int exit_code = RunSeckillBench(options, out, err, &outcome);
+  std::filesystem::remove_all(dir);
+
+  EXPECT_EQ(exit_code, 1) << out.str() << err.str();
+  ASSERT_TRUE(outcome.database_read) << out.str();
+  EXPECT_EQ(outcome.database.accepted_without_order, 5);
+  EXPECT_THAT(out.str(), HasSubstr("database: 5 accepted requests have no order"));
+  EXPECT_THAT(out.str(), HasSubstr("database holds 0 orders, GetResult gave 5"));
+}
+
+TEST(SeckillCommandTest, VerifyDbFlagsAreChecked) {
+  const char* bad_kind[] = {"seckill",  "--target", "127.0.0.1:1", "--stock", "1",
+                            "--buyers", "1",        "--verify-db", "postgres"};
+  EXPECT_EQ(kSeckillCommand.run(9, bad_kind), 2);
+  const char* no_path[] = {"seckill",  "--target", "127.0.0.1:1", "--stock", "1",
+                           "--buyers", "1",        "--verify-db", "sqlite"};
+  EXPECT_EQ(kSeckillCommand.run(9, no_path), 2);
 }
 
 TEST(SeckillCommandTest, AnUnwritableAcceptedOutIsRefusedBeforeTheSale) {

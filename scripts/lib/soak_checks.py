@@ -72,14 +72,15 @@ def orders(activities_path, orders_path, accepted_paths):
             remaining[activity] = int(left)
     live = defaultdict(int)
     total = defaultdict(int)
-    by_request = defaultdict(list)  # request_id -> [(activity, user)]
+    # The idempotency key is (user, activity, sku, request id): buyers may share an id.
+    orders_of = defaultdict(int)  # (activity, request_id, user) -> orders
     with open(orders_path) as f:
         for line in f:
             activity, request, user, state = line.split()
             total[activity] += 1
             if state in ("UNPAID", "PAID"):
                 live[activity] += 1
-            by_request[request].append((activity, user))
+            orders_of[(activity, request, user)] += 1
     oversell = 0
     for activity, initial in sorted(stock.items(), key=lambda kv: int(kv[0])):
         if total[activity] > initial:
@@ -96,8 +97,8 @@ def orders(activities_path, orders_path, accepted_paths):
             for line in f:
                 activity, request, user = line.split()
                 accepted += 1
-                found = by_request.get(request, [])
-                if found != [(activity, user)]:
+                found = orders_of.get((activity, request, user), 0)
+                if found != 1:
                     lost += 1
                     if lost <= 20:
                         print(f"lost: accepted request {request} of {user} in activity "

@@ -18,6 +18,11 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   redis.Integer("port", 1, 65535, &c.redis_port);
   redis.Integer("connections", 1, 256, &c.redis_connections);
   redis.Integer("timeout_ms", 1, 60000, &c.redis_timeout_ms);
+  redis.String("persistence_check", &c.redis_persistence_check);
+  if (c.redis_persistence_check != "warn" && c.redis_persistence_check != "refuse") {
+    redis.Invalid("persistence_check",
+                  "expected warn or refuse, got '" + c.redis_persistence_check + "'");
+  }
   redis.RejectUnknownKeys();
 
   config::ConfigReader maria = service.Section("mariadb");

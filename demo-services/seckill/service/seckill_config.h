@@ -20,6 +20,10 @@ struct SeckillConfig {
   uint16_t redis_port = 6379;            // redis.port
   uint32_t redis_connections = 8;        // redis.connections
   uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
+  // redis.persistence_check: at start-up, Redis settings that can lose accepted reservations
+  // (no AOF, appendfsync no, an allkeys-* eviction policy) are logged (warn) or stop the
+  // provider (refuse).
+  std::string redis_persistence_check = "warn";
 
   storage::MariaDbOptions mariadb{
       .database = "ferry_seckill"};  // mariadb.{host,port,user,password,database,timeout_ms}

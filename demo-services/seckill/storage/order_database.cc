@@ -10,7 +10,7 @@ std::unique_ptr<storage::SqlConnectionPool> SqliteOrderDatabase(const std::strin
                                                                 size_t connections) {
   const storage::SqliteOptions options{.path = path,
                                        .journal_mode = storage::SqliteJournalMode::kWal,
-                                       .synchronous = storage::SqliteSynchronous::kNormal};
+                                       .synchronous = storage::SqliteSynchronous::kFull};
   return std::make_unique<storage::SqlConnectionPool>(
       [options](std::unique_ptr<storage::SqlConnection>* c) {
         return storage::SqliteConnection::Open(options, c);

@@ -13,8 +13,8 @@ namespace ferry::seckill {
 // rely on. Every SqlOrderStore gets its pool from one of these.
 
 // SQLite, the embedded backend: WAL, so purchases read while one writes, with
-// synchronous=NORMAL: a committed order survives the provider being killed (it is in the WAL);
-// only an operating-system crash could lose the last commits.
+// synchronous=FULL: ACCEPTED means the order exists, so each commit waits for the disk and the
+// order survives an operating-system crash too, not only the provider being killed.
 std::unique_ptr<storage::SqlConnectionPool> SqliteOrderDatabase(const std::string& path,
                                                                 size_t connections);
 

@@ -102,7 +102,7 @@ ReserveRequest Request(const std::string& user, const std::string& request_id, i
 class RedisReservationCacheTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    server_ = new RedisServer();
+    server_ = new RedisServer({.appendonly = true, .extra_args = {"--appendfsync", "everysec"}});
     ASSERT_TRUE(server_->Start());
   }
   static void TearDownTestSuite() {

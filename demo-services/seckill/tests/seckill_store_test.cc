@@ -731,5 +731,31 @@ TEST(OrderStoreSchemaTest, ADatabaseKeyedByRequestIdAloneIsRefused) {
 INSTANTIATE_TEST_SUITE_P(Adapters, OrderStoreTest,
                          ::testing::Values(Backend::kSqlite, Backend::kMariaDb), BackendName);
 
+// ACCEPTED on the embedded backend means the order is committed, so every connection of the
+// order database waits for the disk on each commit (FULL), not only for the WAL write (NORMAL,
+// which an operating-system crash can undo).
+TEST(SqliteOrderDatabaseTest, EveryConnectionCommitsWithSynchronousFull) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("seckill-sync-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::unique_ptr<storage::SqlConnectionPool> pool =
+        SqliteOrderDatabase((dir / "orders.db").string(), 2);
+    std::unique_ptr<storage::SqlConnectionPool::Lease> first;
+    std::unique_ptr<storage::SqlConnectionPool::Lease> second;
+    ASSERT_TRUE(pool->Acquire(&first).ok());
+    ASSERT_TRUE(pool->Acquire(&second).ok());
+    for (storage::SqlConnectionPool::Lease* lease : {first.get(), second.get()}) {
+      std::vector<storage::SqlRow> rows;
+      const Status s = (*lease)->Query("PRAGMA synchronous", {}, &rows);
+      ASSERT_TRUE(s.ok()) << s;
+      ASSERT_EQ(rows.size(), 1u);
+      EXPECT_EQ(storage::AsInt(rows[0][0]), 2);  // FULL
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ferry::seckill

@@ -35,7 +35,9 @@ int64_t WallMs() {
 
 void SharedServers::Start() {
   if (g_redis == nullptr) {
-    g_redis = new testsupport::RedisServer();
+    // As the redis+mariadb backend is meant to run (and as the provider checks at start-up).
+    g_redis = new testsupport::RedisServer(
+        {.appendonly = true, .extra_args = {"--appendfsync", "everysec"}});
     g_mariadb = new testsupport::MariaDbServer();
     std::atexit(StopSharedServers);
   }
