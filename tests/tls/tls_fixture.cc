@@ -95,4 +95,14 @@ double TlsFailures(const std::string& reason) {
   return at == std::string::npos ? 0 : std::stod(text.substr(at + sample.size()));
 }
 
+double TlsFailuresOnceAtLeast(const std::string& reason, double count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  double seen = TlsFailures(reason);
+  while (seen < count && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    seen = TlsFailures(reason);
+  }
+  return seen;
+}
+
 }  // namespace ferry::tls_test

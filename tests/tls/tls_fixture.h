@@ -54,5 +54,8 @@ class TlsFixture : public ::testing::Test {
 demo::EchoRequest EchoOf(std::string payload);
 // ferry_server_tls_handshake_failures_total{reason="<reason>"}, in this process.
 double TlsFailures(const std::string& reason);
+// TlsFailures(reason) once it reached `count`, or after 5 s: a client may see its handshake
+// fail before the server has counted it (TLS 1.3 clients finish first, then hear the alert).
+double TlsFailuresOnceAtLeast(const std::string& reason, double count);
 
 }  // namespace ferry::tls_test

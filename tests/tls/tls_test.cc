@@ -101,7 +101,7 @@ TEST_F(TlsFixture, MutualTlsRefusesAClientWithoutACertificate) {
   EXPECT_EQ(reply.status().code(), StatusCode::UNAVAILABLE) << reply.status();
   EXPECT_NE(reply.status().message().find("certificate"), std::string::npos) << reply.status();
   EXPECT_LT(Clock::now() - start, 5s) << "it waited for a timeout";
-  EXPECT_EQ(TlsFailures("failed"), failures + 1);
+  EXPECT_EQ(TlsFailuresOnceAtLeast("failed", failures + 1), failures + 1);
 }
 
 TEST_F(TlsFixture, MutualTlsRefusesAClientCertificateFromAnotherCa) {
@@ -132,7 +132,7 @@ TEST_F(TlsFixture, PlaintextIsRefusedWhenTlsIsOn) {
   const double refused = TlsFailures("plaintext");
   const Result<demo::EchoResponse> reply = PlaintextProxy().Echo(EchoOf("x"));
   EXPECT_EQ(reply.status().code(), StatusCode::UNAVAILABLE) << reply.status();
-  EXPECT_EQ(TlsFailures("plaintext"), refused + 1);
+  EXPECT_EQ(TlsFailuresOnceAtLeast("plaintext", refused + 1), refused + 1);
 }
 
 TEST_F(TlsFixture, AcceptPlaintextServesBothOnOnePort) {
@@ -159,7 +159,7 @@ TEST_F(TlsFixture, AStalledHandshakeIsClosedAfterTheHandshakeTimeout) {
   ::close(fd);
   EXPECT_GE(waited, 150ms);
   EXPECT_LT(waited, 5s);
-  EXPECT_EQ(TlsFailures("timeout"), timeouts + 1);
+  EXPECT_EQ(TlsFailuresOnceAtLeast("timeout", timeouts + 1), timeouts + 1);
 }
 
 TEST_F(TlsFixture, AGracefulStopLetsATlsCallInFlightFinish) {
