@@ -44,6 +44,31 @@ class Provider {
   Server server_;
 };
 
+// A seckill app on the embedded backend, its SQLite file in a directory of its own that goes
+// with it.
+struct EmbeddedSeckill {
+  explicit EmbeddedSeckill(const std::string& name)
+      : dir(std::filesystem::path(::testing::TempDir()) /
+            ("ferry-seckill-" + name + "-" + std::to_string(getpid()))) {
+    std::filesystem::create_directories(dir);
+    config.backend = "embedded";
+    config.sqlite_path = (dir / "seckill.db").string();
+    config.worker_id = 1;
+    config.reconcile_interval_ms = 0;
+    const Status created = seckill::SeckillApp::Create(config, "", &app);
+    EXPECT_TRUE(created.ok()) << created;
+  }
+  ~EmbeddedSeckill() {
+    if (app != nullptr) app->Stop();
+    app.reset();
+    std::filesystem::remove_all(dir);
+  }
+
+  const std::filesystem::path dir;
+  seckill::SeckillConfig config;
+  std::unique_ptr<seckill::SeckillApp> app;
+};
+
 SeckillBenchOptions SmallSale(const std::string& target) {
   SeckillBenchOptions options;
   options.load.target = target;
@@ -59,28 +84,16 @@ SeckillBenchOptions SmallSale(const std::string& target) {
 
 // The embedded backend (SQLite in a temporary file) behind a real seckill provider.
 TEST(SeckillCommandTest, EmbeddedSaleSellsTheStockOnceAndPassesEveryCheck) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("ferry-seckill-bench-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  seckill::SeckillConfig config;
-  config.backend = "embedded";
-  config.sqlite_path = (dir / "seckill.db").string();
-  config.worker_id = 1;
-  config.reconcile_interval_ms = 0;
-  std::unique_ptr<seckill::SeckillApp> app;
-  const Status created = seckill::SeckillApp::Create(config, "", &app);
-  ASSERT_TRUE(created.ok()) << created;
+  EmbeddedSeckill embedded("bench");
+  ASSERT_NE(embedded.app, nullptr);
   std::ostringstream out;
   std::ostringstream err;
   SeckillBenchOutcome outcome;
   int exit_code = 0;
   {
-    Provider provider(app->services());
+    Provider provider(embedded.app->services());
     exit_code = RunSeckillBench(SmallSale(provider.target()), out, err, &outcome);
   }
-  app->Stop();
-  app.reset();
-  std::filesystem::remove_all(dir);
 
   EXPECT_EQ(exit_code, 0) << out.str() << err.str();
   EXPECT_TRUE(outcome.passed);
@@ -112,26 +125,17 @@ TEST(SeckillCommandTest, EmbeddedSaleSellsTheStockOnceAndPassesEveryCheck) {
 // --accepted-out lists each accepted request once, and each is an order of its buyer in the
 // provider's database.
 TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("ferry-seckill-accepted-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  seckill::SeckillConfig config;
-  config.backend = "embedded";
-  config.sqlite_path = (dir / "seckill.db").string();
-  config.worker_id = 1;
-  config.reconcile_interval_ms = 0;
-  std::unique_ptr<seckill::SeckillApp> app;
-  const Status created = seckill::SeckillApp::Create(config, "", &app);
-  ASSERT_TRUE(created.ok()) << created;
+  EmbeddedSeckill embedded("accepted");
+  ASSERT_NE(embedded.app, nullptr);
   SeckillBenchOptions options;
   std::ostringstream out;
   std::ostringstream err;
   SeckillBenchOutcome outcome;
   int exit_code = 0;
   {
-    Provider provider(app->services());
+    Provider provider(embedded.app->services());
     options = SmallSale(provider.target());
-    options.accepted_out = (dir / "accepted.txt").string();
+    options.accepted_out = (embedded.dir / "accepted.txt").string();
     exit_code = RunSeckillBench(options, out, err, &outcome);
   }
   ASSERT_EQ(exit_code, 0) << out.str() << err.str();
@@ -147,19 +151,17 @@ TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
     EXPECT_TRUE(requests.insert(request).second) << request << " listed twice";
     users.insert(user);
     seckill::RequestRecord record;
-    ASSERT_TRUE(
-        app->core().deps.store->GetRequest({.user_id = user, .request_id = request}, &record).ok())
+    ASSERT_TRUE(embedded.app->core()
+                    .deps.store->GetRequest({.user_id = user, .request_id = request}, &record)
+                    .ok())
         << request;
     ASSERT_TRUE(record.created) << request << ": " << record.reason;
     seckill::OrderRecord order;
-    ASSERT_TRUE(app->core().deps.store->GetOrder(record.order_no, &order).ok()) << request;
+    ASSERT_TRUE(embedded.app->core().deps.store->GetOrder(record.order_no, &order).ok()) << request;
     EXPECT_EQ(order.user_id, user);
   }
   EXPECT_EQ(requests.size(), 5u);  // one per unit: nobody got two
   EXPECT_EQ(users.size(), 5u);
-  app->Stop();
-  app.reset();
-  std::filesystem::remove_all(dir);
 }
 
 // A provider that accepts every purchase: the checks must catch the oversell.
@@ -384,31 +386,19 @@ TEST(SeckillCommandTest, CancelledOrdersWhoseUnitsWereSoldAgainAreNoOversell) {
 
 // --verify-db reads the embedded backend's SQLite file itself: 5 live orders, none left.
 TEST(SeckillCommandTest, VerifyDbReadsTheEmbeddedDatabaseDirectly) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("ferry-seckill-verify-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  seckill::SeckillConfig config;
-  config.backend = "embedded";
-  config.sqlite_path = (dir / "seckill.db").string();
-  config.worker_id = 1;
-  config.reconcile_interval_ms = 0;
-  std::unique_ptr<seckill::SeckillApp> app;
-  const Status created = seckill::SeckillApp::Create(config, "", &app);
-  ASSERT_TRUE(created.ok()) << created;
+  EmbeddedSeckill embedded("verify");
+  ASSERT_NE(embedded.app, nullptr);
   std::ostringstream out;
   std::ostringstream err;
   SeckillBenchOutcome outcome;
   int exit_code = 0;
   {
-    Provider provider(app->services());
+    Provider provider(embedded.app->services());
     SeckillBenchOptions options = SmallSale(provider.target());
     options.database.kind = "sqlite";
-    options.database.sqlite_path = config.sqlite_path;
+    options.database.sqlite_path = embedded.config.sqlite_path;
     exit_code = RunSeckillBench(options, out, err, &outcome);
   }
-  app->Stop();
-  app.reset();
-  std::filesystem::remove_all(dir);
 
   EXPECT_EQ(exit_code, 0) << out.str() << err.str();
   ASSERT_TRUE(outcome.database_read) << out.str();
@@ -423,16 +413,8 @@ TEST(SeckillCommandTest, VerifyDbReadsTheEmbeddedDatabaseDirectly) {
 // A provider whose every answer agrees with itself, over a database (a real SQLite order store)
 // that holds its activity but none of the orders it claims: only reading the database shows it.
 TEST(SeckillCommandTest, VerifyDbFindsAcceptedRequestsWithoutAnOrderInTheDatabase) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("ferry-seckill-verify-lie-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  seckill::SeckillConfig config;
-  config.backend = "embedded";
-  config.sqlite_path = (dir / "seckill.db").string();
-  config.worker_id = 1;
-  config.reconcile_interval_ms = 0;
-  std::unique_ptr<seckill::SeckillApp> app;
-  ASSERT_TRUE(seckill::SeckillApp::Create(config, "", &app).ok());
+  EmbeddedSeckill embedded("verify-lie");
+  ASSERT_NE(embedded.app, nullptr);
   seckill::ActivityRecord activity;
   activity.sku_id = 1;
   activity.name = "claimed";
@@ -441,21 +423,20 @@ TEST(SeckillCommandTest, VerifyDbFindsAcceptedRequestsWithoutAnOrderInTheDatabas
   activity.end_time_ms = 1;
   activity.price_cents = 100;
   activity.pay_timeout_s = 60;
-  ASSERT_TRUE(app->core().deps.store->CreateActivity(&activity).ok());
-  app->Stop();
-  app.reset();
+  ASSERT_TRUE(embedded.app->core().deps.store->CreateActivity(&activity).ok());
+  embedded.app->Stop();
+  embedded.app.reset();
 
   ScriptedSeckill service({.units = 5, .live = 5, .activity_id = activity.activity_id});
   Service* services[] = {&service};
   Provider provider(services);
   SeckillBenchOptions options = SmallSale(provider.target());
   options.database.kind = "sqlite";
-  options.database.sqlite_path = config.sqlite_path;
+  options.database.sqlite_path = embedded.config.sqlite_path;
   std::ostringstream out;
   std::ostringstream err;
   SeckillBenchOutcome outcome;
   const int exit_code = RunSeckillBench(options, out, err, &outcome);
-  std::filesystem::remove_all(dir);
 
   EXPECT_EQ(exit_code, 1) << out.str() << err.str();
   ASSERT_TRUE(outcome.database_read) << out.str();

@@ -48,17 +48,31 @@ Status AppendBody(const google::protobuf::Message& body, const BodyOptions& opti
   return Status::Ok();
 }
 
-}  // namespace
-
-Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
-                   const google::protobuf::Message* body, const BodyOptions& options,
-                   std::string* out) {
+// Room for the header, then the meta; `out` is as it was when the meta cannot be serialized.
+Status AppendHeaderRoomAndMeta(const wire::RpcMeta* meta, std::string* out) {
   const size_t start = out->size();
   out->resize(start + kHeaderSize);
   if (meta != nullptr && !meta->AppendToString(out)) {
     out->resize(start);
     return Status(StatusCode::INTERNAL, "cannot serialize frame meta");
   }
+  return Status::Ok();
+}
+
+// Fills in the header of the frame at `start` whose meta ends at `meta_end` and body at the end.
+void WriteFrameHeader(FrameHeader header, size_t start, size_t meta_end, std::string* out) {
+  header.meta_length = static_cast<uint32_t>(meta_end - start - kHeaderSize);
+  header.body_length = static_cast<uint32_t>(out->size() - meta_end);
+  WriteHeader(header, reinterpret_cast<uint8_t*>(out->data() + start));
+}
+
+}  // namespace
+
+Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
+                   const google::protobuf::Message* body, const BodyOptions& options,
+                   std::string* out) {
+  const size_t start = out->size();
+  if (Status status = AppendHeaderRoomAndMeta(meta, out); !status.ok()) return status;
   const size_t meta_end = out->size();
   header.serializer = options.serializer;
   header.compression = compression_id::kNone;
@@ -69,9 +83,7 @@ Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta,
       return status;
     }
   }
-  header.meta_length = static_cast<uint32_t>(meta_end - start - kHeaderSize);
-  header.body_length = static_cast<uint32_t>(out->size() - meta_end);
-  WriteHeader(header, reinterpret_cast<uint8_t*>(out->data() + start));
+  WriteFrameHeader(header, start, meta_end, out);
   return Status::Ok();
 }
 
@@ -84,17 +96,12 @@ Status EncodeBody(const google::protobuf::Message& body, const BodyOptions& opti
 Status AppendFrame(FrameHeader header, const wire::RpcMeta* meta, const EncodedBody& body,
                    std::string* out) {
   const size_t start = out->size();
-  out->resize(start + kHeaderSize);
-  if (meta != nullptr && !meta->AppendToString(out)) {
-    out->resize(start);
-    return Status(StatusCode::INTERNAL, "cannot serialize frame meta");
-  }
+  if (Status status = AppendHeaderRoomAndMeta(meta, out); !status.ok()) return status;
+  const size_t meta_end = out->size();
   header.serializer = body.serializer;
   header.compression = body.compression;
-  header.meta_length = static_cast<uint32_t>(out->size() - start - kHeaderSize);
-  header.body_length = static_cast<uint32_t>(body.bytes.size());
   out->append(body.bytes);
-  WriteHeader(header, reinterpret_cast<uint8_t*>(out->data() + start));
+  WriteFrameHeader(header, start, meta_end, out);
   return Status::Ok();
 }
 
