@@ -45,6 +45,8 @@ constexpr double kDefaultDupRatio = 0.1;
 constexpr std::array<std::string_view, 7> kAnswerNames = {
     "ACCEPTED", "SOLD_OUT", "ALREADY_JOINED", "NOT_STARTED", "ENDED", "NOT_FOUND", "RATE_LIMITED"};
 constexpr size_t kAccepted = 0;
+constexpr size_t kNotStarted = 3;
+constexpr size_t kNotFound = 5;
 constexpr size_t kRateLimited = 6;
 
 // Errors by StatusCode (OK unused); codes beyond OVERLOADED count as UNKNOWN. BAD_ANSWER: an OK
@@ -596,9 +598,15 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   const auto is_answer = [](uint8_t outcome) {
     return outcome != kOutcomeNone && outcome != kOutcomeError && outcome != kRateLimited + 1;
   };
+  // NOT_STARTED and NOT_FOUND decide nothing either (the provider records neither), and the
+  // two attempts may be out at once and arrive in either order: the one answered so may have
+  // come first, and the other found the sale open. Two decisions must be the same.
+  const auto is_decision = [&](uint8_t outcome) {
+    return is_answer(outcome) && outcome != kNotStarted + 1 && outcome != kNotFound + 1;
+  };
   o->answer_mismatches = 0;
   for (uint32_t buyer = 0; buyer < options_.buyers; ++buyer) {
-    if (is_answer(first_answer[buyer]) && is_answer(retry_answer[buyer]) &&
+    if (is_decision(first_answer[buyer]) && is_decision(retry_answer[buyer]) &&
         first_answer[buyer] != retry_answer[buyer]) {
       if (o->answer_mismatches++ < 3) {
         out_ << "mismatch: request " << RequestId(activity_id_, buyer, false) << " answered "

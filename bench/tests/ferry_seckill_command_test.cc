@@ -242,6 +242,7 @@ struct ScriptedSale {
   int64_t live = 5;
   int64_t cancelled = 0;
   bool retry_gets_another_answer = false;  // a request id seen again answers ENDED
+  bool first_sight_not_started = false;    // a request id's first purchase: NOT_STARTED, unrecorded
   int64_t activity_id = 8;                 // what CreateActivity answers
 };
 
@@ -271,6 +272,10 @@ class ScriptedSeckill final : public seckill::SeckillServiceBase {
     const auto known = answers_.find(request.request_id());
     if (known != answers_.end()) {
       response->set_answer(sale_.retry_gets_another_answer ? seckill::ENDED : known->second);
+      return Status::Ok();
+    }
+    if (sale_.first_sight_not_started && seen_.insert(request.request_id()).second) {
+      response->set_answer(seckill::NOT_STARTED);
       return Status::Ok();
     }
     seckill::PurchaseAnswer answer = seckill::SOLD_OUT;
@@ -319,6 +324,7 @@ class ScriptedSeckill final : public seckill::SeckillServiceBase {
   std::map<std::string, seckill::PurchaseAnswer> answers_;  // by request id
   std::set<std::string> buyers_;                            // users holding an order
   std::map<std::string, int64_t> orders_;                   // request id -> order number
+  std::set<std::string> seen_;                              // request ids purchased before
 };
 
 SeckillBenchOutcome RunScripted(ScriptedSale sale, double dup_ratio, int* exit_code,
@@ -365,6 +371,18 @@ TEST(SeckillCommandTest, ARetryAnsweredDifferentlyFromTheFirstPurchaseFailsTheCh
   EXPECT_EQ(outcome.oversold, 0);
   EXPECT_EQ(outcome.lost, 0);
   EXPECT_THAT(output, HasSubstr("5 retries got another answer than the first purchase"));
+}
+
+// NOT_STARTED records nothing: the retry of a request first answered so may decide it.
+TEST(SeckillCommandTest, ARetryOfARequestAnsweredNotStartedMayBeDecided) {
+  int exit_code = 0;
+  std::string output;
+  const SeckillBenchOutcome outcome = RunScripted(
+      {.units = 5, .live = 5, .first_sight_not_started = true}, 0.2, &exit_code, &output);
+
+  EXPECT_EQ(exit_code, 0) << output;
+  EXPECT_EQ(outcome.answer_mismatches, 0);
+  EXPECT_EQ(outcome.created_orders, 5);
 }
 
 // Two orders closed by the pay timeout gave their units to two more buyers: 7 orders, 5 live,

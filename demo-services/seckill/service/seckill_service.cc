@@ -143,7 +143,10 @@ Status SeckillServiceImpl::Purchase(ServerContext&, const PurchaseRequest& reque
   // Window answers are not remembered: they say nothing about stock or the user. A request
   // decided before the sale ended keeps that decision.
   if (auto gate = GateFor(activity, request.sku_id(), now)) {
-    if (*gate == ENDED) {
+    // Past its start but not open here may only mean this provider's copy of the activity
+    // predates its preheat elsewhere, where this very request may have been decided.
+    const bool maybe_stale = *gate == NOT_STARTED && now >= activity.start_time_ms;
+    if (*gate == ENDED || maybe_stale) {
       if (Status s = RecordedAnswer(scope, &*gate); !s.ok()) return s;
     }
     response->set_answer(*gate);

@@ -447,6 +447,28 @@ TEST_P(SeckillServiceTest, ARetryAfterTheEndKeepsTheDecisionMadeDuringTheSale) {
   other.Stop();
 }
 
+// A provider that looked the activity up before it was preheated elsewhere still holds it as
+// closed for a while; a request decided meanwhile by the provider that opened it is not
+// answered NOT_STARTED there.
+TEST_P(SeckillServiceTest, AProviderWhoseCopyPredatesThePreheatKeepsADecisionMadeElsewhere) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  InProcessProvider other;
+  ASSERT_NO_FATAL_FAILURE(other.Start(config_));
+  const int64_t id = CreateActivity(proxy(), {.stock = 1}, /*preheat=*/false);
+  ASSERT_GT(id, 0);
+  auto answer_there = [&](const std::string& user, const std::string& request) {
+    auto r = other.proxy().Purchase(Purchase(id, 77, user, request));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->answer() : PURCHASE_ANSWER_UNSPECIFIED;
+  };
+  ASSERT_EQ(answer_there("cat", "cat-1"), NOT_STARTED);  // its copy: closed
+  auto opened = proxy().Preheat(Ref(id));
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  ASSERT_EQ(Buy(id, "amy", "amy-1"), ACCEPTED);
+  EXPECT_EQ(answer_there("amy", "amy-1"), ACCEPTED);
+  other.Stop();
+}
+
 // --- the crowd -----------------------------------------------------------------------------
 
 TEST_P(SeckillServiceTest, TenUnitsAmongFiveThousandConcurrentBuyersWithDuplicates) {
