@@ -333,9 +333,15 @@ Status SqlOrderStore::Pay(int64_t order_no, const std::string& channel,
                           PaymentResult* outcome) {
   return InTransaction([&](SqlConnection& db) {
     std::vector<SqlRow> rows;
-    Status s = db.Query(
-        "SELECT order_no, outcome FROM seckill_payment WHERE channel = ? AND channel_txn_id = ?",
-        {channel, channel_txn_id}, &rows);
+    // The payment row is locked (SQLite's write transaction holds the whole database): two
+    // reports of one unknown payment settle it once, and the second reads that settlement
+    // rather than paying the order again and owing the money back.
+    const char* lock = db.dialect() == SqlDialect::kMariaDb ? " FOR UPDATE" : "";
+    Status s =
+        db.Query(std::string("SELECT order_no, outcome FROM seckill_payment WHERE channel = ? AND"
+                             " channel_txn_id = ?") +
+                     lock,
+                 {channel, channel_txn_id}, &rows);
     if (!s.ok()) return s;
     const bool recorded = !rows.empty();
     if (recorded) {

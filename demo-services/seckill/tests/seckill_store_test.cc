@@ -547,6 +547,36 @@ TEST_P(OrderStoreTest, AnOrderWhosePaymentIsUnknownWaitsForItsResult) {
             StatusCode::NOT_FOUND);
 }
 
+// The channel's result for an unknown payment delivered several times at once settles it once:
+// one report pays, the others read that payment, and no money is owed back.
+TEST_P(OrderStoreTest, AnUnknownPaymentReportedSucceededTwiceAtOncePaysOnce) {
+  const ActivityRecord a = NewActivity(20);
+  constexpr int kOrders = 10;
+  constexpr int kReports = 4;
+  for (int i = 0; i < kOrders; ++i) {
+    const int64_t order_no = MustOrder(a, "twice-" + std::to_string(i));
+    const std::string txn = "q-" + std::to_string(order_no);
+    PaymentResult outcome{};
+    ASSERT_TRUE(store_->Pay(order_no, "alipay", txn, ChannelReport::kUnknown, &outcome).ok());
+    std::vector<PaymentResult> results(kReports);
+    std::vector<std::thread> reporters;
+    for (int r = 0; r < kReports; ++r) {
+      reporters.emplace_back([&, r] {
+        Status s = store_->Pay(order_no, "alipay", txn, ChannelReport::kSucceeded, &results[r]);
+        EXPECT_TRUE(s.ok()) << s;
+      });
+    }
+    for (auto& t : reporters) t.join();
+    EXPECT_EQ(std::count(results.begin(), results.end(), PaymentResult::kPaid), 1);
+    EXPECT_EQ(std::count(results.begin(), results.end(), PaymentResult::kAlreadyPaid),
+              kReports - 1);
+    EXPECT_EQ(StateOf(order_no), OrderState::kPaid);
+  }
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.orders_paid, kOrders);
+  EXPECT_EQ(counts.refunds_required, 0);
+}
+
 TEST_P(OrderStoreTest, AnUnknownPaymentForAClosedOrderIsRefundedOnceItSucceeds) {
   const ActivityRecord a = NewActivity(2);
   const int64_t order_no = MustOrder(a, "u-late");
