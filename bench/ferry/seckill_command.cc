@@ -634,7 +634,7 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   int64_t reconciled_orders = -1;  // unpaid + paid + cancelled
   if (reconcile_ok) {
     const seckill::ReconcileResponse& rec = *reconciled;
-    o->orders = rec.orders_unpaid() + rec.orders_paid();
+    o->orders = rec.orders_unpaid() + rec.orders_confirming() + rec.orders_paid();
     o->cancelled_orders = rec.orders_cancelled();
     reconciled_orders = o->orders + o->cancelled_orders;
     o->duplicate_orders = rec.users_with_two_orders();

@@ -43,7 +43,8 @@ struct SeckillBenchOutcome {
   uint64_t qps = 0;  // answered purchases (status OK) per second of the burst
   uint64_t p50_us = 0;
   uint64_t p99_us = 0;
-  int64_t orders = 0;  // live orders of the activity (unpaid + paid), as Reconcile counts them
+  // Live orders of the activity (unpaid + confirming + paid), as Reconcile counts them.
+  int64_t orders = 0;
   int64_t cancelled_orders = 0;  // closed by the pay timeout or CancelOrder: their units came back
   int64_t stock = 0;
   // max(0, live orders - stock), the live orders being the larger of Reconcile's count and the

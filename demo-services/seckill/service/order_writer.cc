@@ -52,13 +52,16 @@ bool OrderWriter::Drain(const ActivityRecord& activity) {
 }
 
 bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& event) {
+  // The order is created, and the buyer can learn of it, only now: the pay timeout runs from
+  // here, not from the reservation, so a writer that lagged does not write orders already due.
+  const int64_t now = core_->deps.now_ms();
   OrderDraft draft{event.activity_id,
                    event.sku_id,
                    event.user_id,
                    event.request_id,
                    event.order_no,
-                   event.reserved_ms,
-                   event.reserved_ms + int64_t{activity.pay_timeout_s} * 1000};
+                   now,
+                   now + int64_t{activity.pay_timeout_s} * 1000};
   PlaceResult placed;
   if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) {
     Metrics().orders_failed->Increment();

@@ -48,14 +48,16 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
   out->set_initial_stock(activity.initial_stock);
   out->set_database_stock(counts.remaining_stock);
   out->set_orders_unpaid(counts.orders_unpaid);
+  out->set_orders_confirming(counts.orders_confirming);
   out->set_orders_paid(counts.orders_paid);
   out->set_orders_cancelled(counts.orders_cancelled);
   out->set_refunds_required(counts.refunds_required);
+  out->set_refunds_done(counts.refunds_done);
   out->set_users_with_two_orders(counts.users_with_two_orders);
   out->set_cache_stock(-1);
 
   auto violation = [out](std::string line) { out->add_violations(std::move(line)); };
-  const int64_t live = counts.orders_unpaid + counts.orders_paid;
+  const int64_t live = counts.orders_unpaid + counts.orders_confirming + counts.orders_paid;
   const int64_t orders = live + counts.orders_cancelled;
   if (counts.remaining_stock < 0)
     violation("database stock is negative: " + N(counts.remaining_stock));

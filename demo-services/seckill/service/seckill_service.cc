@@ -290,17 +290,37 @@ Status SeckillServiceImpl::GetResult(ServerContext&, const GetResultRequest& req
   return Status(StatusCode::NOT_FOUND, "request " + request.request_id() + " unknown");
 }
 
+namespace {
+
+Status ValidPayment(const std::string& channel, const std::string& channel_txn_id) {
+  if (channel.empty() || channel.size() > 32) return Invalid("channel: must be 1..32 bytes");
+  if (channel_txn_id.empty() || channel_txn_id.size() > kMaxIdLength) {
+    return Invalid("channel_txn_id: must be 1.." + std::to_string(kMaxIdLength) + " bytes");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status SeckillServiceImpl::Pay(ServerContext&, const PayRequest& request, PayResponse* response) {
   if (request.order_no() <= 0) return Invalid("order_no: must be > 0");
-  if (request.channel().empty() || request.channel().size() > 32) {
-    return Invalid("channel: must be 1..32 bytes");
-  }
-  if (request.channel_txn_id().empty() || request.channel_txn_id().size() > kMaxIdLength) {
-    return Invalid("channel_txn_id: must be 1.." + std::to_string(kMaxIdLength) + " bytes");
+  if (Status s = ValidPayment(request.channel(), request.channel_txn_id()); !s.ok()) return s;
+  ChannelReport report = ChannelReport::kSucceeded;
+  switch (request.report()) {
+    case PAYMENT_SUCCEEDED:
+      break;
+    case PAYMENT_UNKNOWN:
+      report = ChannelReport::kUnknown;
+      break;
+    case PAYMENT_FAILED:
+      report = ChannelReport::kFailed;
+      break;
+    default:
+      return Invalid("report: must be PAYMENT_SUCCEEDED, PAYMENT_UNKNOWN or PAYMENT_FAILED");
   }
   PaymentResult outcome = PaymentResult::kPaid;
   if (Status s = core_->deps.store->Pay(request.order_no(), request.channel(),
-                                        request.channel_txn_id(), &outcome);
+                                        request.channel_txn_id(), report, &outcome);
       !s.ok()) {
     return s;
   }
@@ -314,7 +334,29 @@ Status SeckillServiceImpl::Pay(ServerContext&, const PayRequest& request, PayRes
     case PaymentResult::kRefundRequired:
       response->set_outcome(REFUND_REQUIRED);
       break;
+    case PaymentResult::kPendingConfirmation:
+      response->set_outcome(PENDING_CONFIRMATION);
+      break;
+    case PaymentResult::kNotPaid:
+      response->set_outcome(NOT_PAID);
+      break;
   }
+  return Status::Ok();
+}
+
+Status SeckillServiceImpl::Refund(ServerContext&, const RefundRequest& request,
+                                  RefundResponse* response) {
+  if (Status s = ValidPayment(request.channel(), request.channel_txn_id()); !s.ok()) return s;
+  if (request.refund_id().empty() || request.refund_id().size() > kMaxIdLength) {
+    return Invalid("refund_id: must be 1.." + std::to_string(kMaxIdLength) + " bytes");
+  }
+  RefundResult outcome = RefundResult::kRefunded;
+  if (Status s = core_->deps.store->RecordRefund(request.channel(), request.channel_txn_id(),
+                                                 request.refund_id(), &outcome);
+      !s.ok()) {
+    return s;
+  }
+  response->set_outcome(outcome == RefundResult::kRefunded ? REFUNDED : ALREADY_REFUNDED);
   return Status::Ok();
 }
 

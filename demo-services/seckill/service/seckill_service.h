@@ -23,6 +23,8 @@ class SeckillServiceImpl final : public SeckillServiceBase {
   Status GetResult(ServerContext& context, const GetResultRequest& request,
                    GetResultResponse* response) override;
   Status Pay(ServerContext& context, const PayRequest& request, PayResponse* response) override;
+  Status Refund(ServerContext& context, const RefundRequest& request,
+                RefundResponse* response) override;
   Status CancelOrder(ServerContext& context, const CancelOrderRequest& request,
                      CancelOrderResponse* response) override;
   Status Reconcile(ServerContext& context, const ActivityRef& request,

@@ -47,6 +47,11 @@ std::string OrderSchemaSql(storage::SqlDialect dialect) {
          " outcome VARCHAR(16) NOT NULL, PRIMARY KEY (channel, channel_txn_id))" +
          engine +
          ";"
+         "CREATE TABLE IF NOT EXISTS seckill_refund (channel VARCHAR(32) NOT NULL,"
+         " channel_txn_id VARCHAR(128) NOT NULL, order_no BIGINT NOT NULL,"
+         " refund_id VARCHAR(128) NOT NULL, PRIMARY KEY (channel, channel_txn_id))" +
+         engine +
+         ";"
          "CREATE TABLE IF NOT EXISTS seckill_stock_release (order_no BIGINT NOT NULL"
          " PRIMARY KEY, activity_id BIGINT NOT NULL, sku_id BIGINT NOT NULL,"
          " cache_released INT NOT NULL DEFAULT 0)" +

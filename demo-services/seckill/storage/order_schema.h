@@ -7,14 +7,16 @@
 namespace ferry::seckill {
 
 // The layout OrderSchemaSql creates, recorded in seckill_schema. 2: request decisions keyed by
-// (user, activity, sku, request id), identifiers compared byte for byte. A database without
-// seckill_schema but with seckill_request is from before (version 1: keyed by request id).
-inline constexpr int kOrderSchemaVersion = 2;
+// (user, activity, sku, request id), identifiers compared byte for byte. 3: payments whose
+// result is unknown (CONFIRMING orders) and one refund record (seckill_refund) per payment owed
+// back. A database without seckill_schema but with seckill_request is from before (version 1:
+// keyed by request id).
+inline constexpr int kOrderSchemaVersion = 3;
 
 // The order store's tables, as one script for the dialect. Idempotent (IF NOT EXISTS).
 // Constraints carry the invariants: one order per (user, activity, sku), one decision per
-// (user, activity, sku, request id), one payment record per (channel, transaction), one stock
-// release per order.
+// (user, activity, sku, request id), one payment record per (channel, transaction), one refund
+// record per payment owed back, one stock release per order.
 std::string OrderSchemaSql(storage::SqlDialect dialect);
 
 }  // namespace ferry::seckill

@@ -22,8 +22,11 @@ struct ActivityRecord {
   int64_t remaining_stock = 0;  // the database's count of unsold units
 };
 
-enum class OrderState { kUnpaid, kPaid, kCancelled };
-std::string_view OrderStateName(OrderState state);  // "UNPAID", "PAID", "CANCELLED"
+// kConfirming: a payment's result is unknown (the channel did not answer); the order waits for
+// that result and is neither closed by the pay timeout nor cancelled by the buyer meanwhile.
+enum class OrderState { kUnpaid, kConfirming, kPaid, kCancelled };
+// "UNPAID", "CONFIRMING", "PAID", "CANCELLED"
+std::string_view OrderStateName(OrderState state);
 
 struct OrderRecord {
   int64_t order_no = 0;
@@ -70,7 +73,22 @@ struct RequestRecord {
   std::string reason;  // kReasonSoldOut or kReasonAlreadyJoined
 };
 
-enum class PaymentResult { kPaid, kAlreadyPaid, kRefundRequired };
+// What the payment channel said about a payment.
+enum class ChannelReport {
+  kSucceeded,  // the money was taken
+  kUnknown,    // no answer (a query timed out): the money may or may not have been taken
+  kFailed,     // the money was not taken
+};
+
+enum class PaymentResult {
+  kPaid,                 // this payment settled the order
+  kAlreadyPaid,          // this payment had settled it before
+  kRefundRequired,       // the money arrived for a closed or already paid order
+  kPendingConfirmation,  // the result is unknown; report it again once the channel knows
+  kNotPaid,              // the channel says the money was not taken
+};
+
+enum class RefundResult { kRefunded, kAlreadyRefunded };
 
 struct CancelResult {
   bool cancelled = false;                  // this call closed the order and released its unit
@@ -87,9 +105,11 @@ struct PendingCacheRelease {
 struct StoreCounts {
   int64_t remaining_stock = 0;
   int64_t orders_unpaid = 0;
+  int64_t orders_confirming = 0;
   int64_t orders_paid = 0;
   int64_t orders_cancelled = 0;
-  int64_t refunds_required = 0;
+  int64_t refunds_required = 0;  // owed and not yet recorded as refunded
+  int64_t refunds_done = 0;
   int64_t users_with_two_orders = 0;
   int64_t requests_created = 0;
   int64_t requests_failed = 0;
@@ -128,13 +148,24 @@ class OrderStore {
   virtual Status GetRequest(const RequestScope& scope, RequestRecord* out) = 0;
   virtual Status GetOrder(int64_t order_no, OrderRecord* out) = 0;
 
-  // Idempotent by (channel, channel_txn_id). UNPAID -> PAID when the order is open; a payment
-  // for a closed order, or another payment for a paid one, is recorded as refund-required.
-  // NOT_FOUND for an unknown order.
+  // Idempotent by (channel, channel_txn_id): one payment record per transaction, whose result
+  // is settled once. kSucceeded: UNPAID or CONFIRMING -> PAID; a payment for a closed order,
+  // or another payment for a paid one, is recorded as refund-required, with its refund record.
+  // kUnknown: UNPAID -> CONFIRMING (kPendingConfirmation) until the same transaction is
+  // reported kSucceeded or kFailed; kFailed puts a CONFIRMING order back to UNPAID once no
+  // other payment of it is unknown. NOT_FOUND for an unknown order.
   virtual Status Pay(int64_t order_no, const std::string& channel,
-                     const std::string& channel_txn_id, PaymentResult* outcome) = 0;
-  // UNPAID -> CANCELLED; only when that changed the row is the unit returned to the database
-  // stock and queued for the cache (ListPendingCacheReleases). NOT_FOUND for an unknown order.
+                     const std::string& channel_txn_id, ChannelReport report,
+                     PaymentResult* outcome) = 0;
+  // Records that the refund owed for payment (channel, channel_txn_id) was made as `refund_id`.
+  // Idempotent by the payment: the same refund id again is kAlreadyRefunded; another refund id
+  // for a refunded payment is ALREADY_EXISTS (it would be a second refund); a payment that is
+  // owed no refund is FAILED_PRECONDITION, an unknown one NOT_FOUND.
+  virtual Status RecordRefund(const std::string& channel, const std::string& channel_txn_id,
+                              const std::string& refund_id, RefundResult* outcome) = 0;
+  // UNPAID -> CANCELLED (a CONFIRMING order is left alone); only when that changed the row is the
+  // unit returned to the database stock and queued for the cache (ListPendingCacheReleases).
+  // NOT_FOUND for an unknown order.
   virtual Status CancelUnpaid(int64_t order_no, CancelResult* result) = 0;
   virtual Status ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) = 0;
   virtual Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) = 0;

@@ -36,12 +36,35 @@ ActivityRecord ActivityFromRow(const SqlRow& row) {
 
 OrderState ParseOrderState(const std::string& text) {
   if (text == "PAID") return OrderState::kPaid;
+  if (text == "CONFIRMING") return OrderState::kConfirming;
   if (text == "CANCELLED") return OrderState::kCancelled;
   return OrderState::kUnpaid;
 }
 
 Status NotFoundOrder(int64_t order_no) {
   return Status(StatusCode::NOT_FOUND, "no order " + std::to_string(order_no));
+}
+
+Status OrderExists(SqlConnection& db, int64_t order_no) {
+  std::vector<SqlRow> rows;
+  if (Status s = db.Query("SELECT 1 FROM seckill_order WHERE order_no = ?", {order_no}, &rows);
+      !s.ok()) {
+    return s;
+  }
+  return rows.empty() ? NotFoundOrder(order_no) : Status::Ok();
+}
+
+// seckill_payment.outcome: what is known of a payment.
+constexpr const char* kPaymentPaid = "PAID";
+constexpr const char* kPaymentRefundRequired = "REFUND_REQUIRED";
+constexpr const char* kPaymentUnknown = "UNKNOWN";
+constexpr const char* kPaymentFailed = "FAILED";
+
+PaymentResult PaymentResultOf(const std::string& outcome) {
+  if (outcome == kPaymentPaid) return PaymentResult::kAlreadyPaid;
+  if (outcome == kPaymentUnknown) return PaymentResult::kPendingConfirmation;
+  if (outcome == kPaymentFailed) return PaymentResult::kNotPaid;
+  return PaymentResult::kRefundRequired;
 }
 
 // Records a failed decision under the request id so that it is replayed, not re-decided.
@@ -58,6 +81,8 @@ std::string_view OrderStateName(OrderState state) {
   switch (state) {
     case OrderState::kUnpaid:
       return "UNPAID";
+    case OrderState::kConfirming:
+      return "CONFIRMING";
     case OrderState::kPaid:
       return "PAID";
     case OrderState::kCancelled:
@@ -108,9 +133,14 @@ Status SqlOrderStore::Initialize() {
     if (db.Query("SELECT MAX(version) FROM seckill_schema", {}, &rows).ok()) {
       const int64_t version = rows.empty() ? 0 : AsInt(rows[0][0]);
       if (version != 0 && version != kOrderSchemaVersion) {
+        // Version 2 recorded refunds owed only as payment outcomes, with no refund record to
+        // make them refunded once; inventing those records would hide which were paid back.
         return Status(StatusCode::FAILED_PRECONDITION,
                       "seckill database: schema version " + std::to_string(version) +
-                          ", this server knows " + std::to_string(kOrderSchemaVersion));
+                          ", this server knows " + std::to_string(kOrderSchemaVersion) +
+                          "; settle its sales and refunds with the server that wrote it, then "
+                          "drop the seckill_* tables, or configure a new database "
+                          "(service.embedded.path, service.mariadb.database)");
       }
     } else if (db.Query("SELECT COUNT(*) FROM seckill_request", {}, &rows).ok()) {
       // Its decisions are keyed by request id alone: rekeying them would have to guess the
@@ -299,37 +329,128 @@ Status SqlOrderStore::GetOrder(int64_t order_no, OrderRecord* out) {
 }
 
 Status SqlOrderStore::Pay(int64_t order_no, const std::string& channel,
-                          const std::string& channel_txn_id, PaymentResult* outcome) {
+                          const std::string& channel_txn_id, ChannelReport report,
+                          PaymentResult* outcome) {
   return InTransaction([&](SqlConnection& db) {
     std::vector<SqlRow> rows;
-    Status s = db.Query(
-        "SELECT order_no, outcome FROM seckill_payment WHERE channel = ? AND channel_txn_id = ?",
-        {channel, channel_txn_id}, &rows);
+    // The payment row is locked (SQLite's write transaction holds the whole database): two
+    // reports of one unknown payment settle it once, and the second reads that settlement
+    // rather than paying the order again and owing the money back.
+    const char* lock = db.dialect() == SqlDialect::kMariaDb ? " FOR UPDATE" : "";
+    Status s =
+        db.Query(std::string("SELECT order_no, outcome FROM seckill_payment WHERE channel = ? AND"
+                             " channel_txn_id = ?") +
+                     lock,
+                 {channel, channel_txn_id}, &rows);
     if (!s.ok()) return s;
-    if (!rows.empty()) {
+    const bool recorded = !rows.empty();
+    if (recorded) {
       if (AsInt(rows[0][0]) != order_no) {
         return Status(StatusCode::INVALID_ARGUMENT,
                       "transaction " + channel + "/" + channel_txn_id + " paid another order");
       }
-      *outcome = AsText(rows[0][1]) == "PAID" ? PaymentResult::kAlreadyPaid
-                                              : PaymentResult::kRefundRequired;
+      // A settled result is kept: only a payment still unknown takes a new report.
+      const std::string earlier = AsText(rows[0][1]);
+      if (earlier != kPaymentUnknown || report == ChannelReport::kUnknown) {
+        *outcome = PaymentResultOf(earlier);
+        return Status::Ok();
+      }
+    }
+    std::string settled;
+    switch (report) {
+      case ChannelReport::kSucceeded: {
+        int64_t paid = 0;
+        s = db.Execute(
+            "UPDATE seckill_order SET state = 'PAID'"
+            " WHERE order_no = ? AND state IN ('UNPAID', 'CONFIRMING')",
+            {order_no}, &paid);
+        if (!s.ok()) return s;
+        if (paid == 0 && !(s = OrderExists(db, order_no)).ok()) return s;
+        settled = paid ? kPaymentPaid : kPaymentRefundRequired;
+        if (!paid) {
+          // The money is owed back: one refund record per payment, made refunded once.
+          s = db.Execute(
+              "INSERT INTO seckill_refund (channel, channel_txn_id, order_no, refund_id)"
+              " VALUES (?, ?, ?, '')",
+              {channel, channel_txn_id, order_no});
+          if (!s.ok()) return s;
+        }
+        break;
+      }
+      case ChannelReport::kUnknown: {
+        int64_t waiting = 0;
+        s = db.Execute(
+            "UPDATE seckill_order SET state = 'CONFIRMING' WHERE order_no = ? AND state = 'UNPAID'",
+            {order_no}, &waiting);
+        if (!s.ok()) return s;
+        if (waiting == 0 && !(s = OrderExists(db, order_no)).ok()) return s;
+        settled = kPaymentUnknown;
+        break;
+      }
+      case ChannelReport::kFailed:
+        if (!recorded && !(s = OrderExists(db, order_no)).ok()) return s;
+        settled = kPaymentFailed;
+        break;
+    }
+    s = recorded ? db.Execute(
+                       "UPDATE seckill_payment SET outcome = ? WHERE channel = ? AND"
+                       " channel_txn_id = ?",
+                       {settled, channel, channel_txn_id})
+                 : db.Execute(
+                       "INSERT INTO seckill_payment (channel, channel_txn_id, order_no, outcome)"
+                       " VALUES (?, ?, ?, ?)",
+                       {channel, channel_txn_id, order_no, settled});
+    if (!s.ok()) return s;
+    // Settled now: PAID is this payment's doing, the rest read as recorded.
+    *outcome = settled == kPaymentPaid ? PaymentResult::kPaid : PaymentResultOf(settled);
+    if (report != ChannelReport::kFailed) return Status::Ok();
+    // The order waited for this payment; with no other payment unknown it is open again, and
+    // the pay timeout closes it if its deadline has passed.
+    rows.clear();
+    s = db.Query("SELECT COUNT(*) FROM seckill_payment WHERE order_no = ? AND outcome = ?",
+                 {order_no, std::string(kPaymentUnknown)}, &rows);
+    if (!s.ok()) return s;
+    if (AsInt(rows.at(0).at(0)) != 0) return Status::Ok();
+    return db.Execute(
+        "UPDATE seckill_order SET state = 'UNPAID' WHERE order_no = ? AND state = 'CONFIRMING'",
+        {order_no});
+  });
+}
+
+Status SqlOrderStore::RecordRefund(const std::string& channel, const std::string& channel_txn_id,
+                                   const std::string& refund_id, RefundResult* outcome) {
+  return InTransaction([&](SqlConnection& db) {
+    // Update first: of two refunds racing for one payment, the second sees the first's id.
+    int64_t changed = 0;
+    Status s = db.Execute(
+        "UPDATE seckill_refund SET refund_id = ? WHERE channel = ? AND channel_txn_id = ?"
+        " AND refund_id = ''",
+        {refund_id, channel, channel_txn_id}, &changed);
+    if (!s.ok()) return s;
+    std::vector<SqlRow> rows;
+    s = db.Query("SELECT refund_id FROM seckill_refund WHERE channel = ? AND channel_txn_id = ?",
+                 {channel, channel_txn_id}, &rows);
+    if (!s.ok()) return s;
+    const std::string payment = channel + "/" + channel_txn_id;
+    if (rows.empty()) {
+      s = db.Query("SELECT outcome FROM seckill_payment WHERE channel = ? AND channel_txn_id = ?",
+                   {channel, channel_txn_id}, &rows);
+      if (!s.ok()) return s;
+      if (rows.empty()) return Status(StatusCode::NOT_FOUND, "no payment " + payment);
+      return Status(StatusCode::FAILED_PRECONDITION,
+                    "payment " + payment + " is owed no refund (" + AsText(rows[0][0]) + ")");
+    }
+    if (changed != 0) {
+      *outcome = RefundResult::kRefunded;
       return Status::Ok();
     }
-    int64_t paid = 0;
-    s = db.Execute(
-        "UPDATE seckill_order SET state = 'PAID' WHERE order_no = ? AND state = 'UNPAID'",
-        {order_no}, &paid);
-    if (!s.ok()) return s;
-    if (paid == 0) {
-      s = db.Query("SELECT state FROM seckill_order WHERE order_no = ?", {order_no}, &rows);
-      if (!s.ok()) return s;
-      if (rows.empty()) return NotFoundOrder(order_no);
+    const std::string earlier = AsText(rows[0][0]);
+    if (earlier != refund_id) {
+      return Status(StatusCode::FAILED_PRECONDITION,
+                    "payment " + payment + " was refunded already, as " + earlier);
     }
-    *outcome = paid ? PaymentResult::kPaid : PaymentResult::kRefundRequired;
-    return db.Execute(
-        "INSERT INTO seckill_payment (channel, channel_txn_id, order_no, outcome)"
-        " VALUES (?, ?, ?, ?)",
-        {channel, channel_txn_id, order_no, std::string(paid ? "PAID" : "REFUND_REQUIRED")});
+    *outcome = RefundResult::kAlreadyRefunded;
+    return Status::Ok();
   });
 }
 
@@ -421,6 +542,9 @@ Status SqlOrderStore::Count(int64_t activity_id, int64_t sku_id, StoreCounts* ou
         case OrderState::kUnpaid:
           out->orders_unpaid = n;
           break;
+        case OrderState::kConfirming:
+          out->orders_confirming = n;
+          break;
         case OrderState::kPaid:
           out->orders_paid = n;
           break;
@@ -438,11 +562,14 @@ Status SqlOrderStore::Count(int64_t activity_id, int64_t sku_id, StoreCounts* ou
     out->users_with_two_orders = AsInt(rows.at(0).at(0));
     rows.clear();
     s = db.Query(
-        "SELECT COUNT(*) FROM seckill_payment p JOIN seckill_order o ON o.order_no = p.order_no"
-        " WHERE o.activity_id = ? AND o.sku_id = ? AND p.outcome = 'REFUND_REQUIRED'",
+        "SELECT r.refund_id = '', COUNT(*) FROM seckill_refund r"
+        " JOIN seckill_order o ON o.order_no = r.order_no"
+        " WHERE o.activity_id = ? AND o.sku_id = ? GROUP BY r.refund_id = ''",
         {activity_id, sku_id}, &rows);
     if (!s.ok()) return s;
-    out->refunds_required = AsInt(rows.at(0).at(0));
+    for (const SqlRow& row : rows) {
+      (AsInt(row[0]) != 0 ? out->refunds_required : out->refunds_done) = AsInt(row[1]);
+    }
     rows.clear();
     s = db.Query(
         "SELECT created, COUNT(*) FROM seckill_request WHERE activity_id = ? AND sku_id = ?"

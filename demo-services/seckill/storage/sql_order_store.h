@@ -27,7 +27,9 @@ class SqlOrderStore final : public OrderStore {
   Status GetRequest(const RequestScope& scope, RequestRecord* out) override;
   Status GetOrder(int64_t order_no, OrderRecord* out) override;
   Status Pay(int64_t order_no, const std::string& channel, const std::string& channel_txn_id,
-             PaymentResult* outcome) override;
+             ChannelReport report, PaymentResult* outcome) override;
+  Status RecordRefund(const std::string& channel, const std::string& channel_txn_id,
+                      const std::string& refund_id, RefundResult* outcome) override;
   Status CancelUnpaid(int64_t order_no, CancelResult* result) override;
   Status ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) override;
   Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) override;

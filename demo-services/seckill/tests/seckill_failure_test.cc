@@ -234,6 +234,36 @@ TEST_F(SeckillFailureTest, AMessageDeliveredTwiceMakesOneOrder) {
   EXPECT_EQ(report.cache_stock(), 10 - kBuyers);
 }
 
+// The order writer lagged behind the reservations by more than the pay timeout (600 s): the
+// order it writes now is given the whole timeout from now, when it is created and the buyer can
+// learn of it, and the closer leaves it open.
+TEST_F(SeckillFailureTest, AnOrderWrittenLateGetsItsWholePayTimeout) {
+  HandBuiltProvider provider(config_);
+  const int64_t id = provider.CreateOpenActivity(3);
+  ASSERT_GT(id, 0);
+  ASSERT_EQ(provider.Buy(id, "late"), ACCEPTED);
+  const ActivityRecord activity = provider.Activity(id);
+  std::vector<ReservationEvent> delivered;
+  ASSERT_TRUE(provider.cache().ReadEvents(id, kSku, "lagging", 10, &delivered).ok());
+  ASSERT_EQ(delivered.size(), 1u);
+  ReservationEvent event = delivered[0];
+  const int64_t timeout_ms = int64_t{activity.pay_timeout_s} * 1000;
+  event.reserved_ms -= 2 * timeout_ms;  // as if reserved 20 minutes ago
+
+  OrderWriter writer(provider.core(), {.consumer = "lagging"});
+  const int64_t written_after = WallMs();
+  ASSERT_TRUE(writer.Write(activity, event));
+  OrderRecord order;
+  ASSERT_TRUE(provider.store().GetOrder(event.order_no, &order).ok());
+  EXPECT_GE(order.created_ms, written_after);
+  EXPECT_GE(order.pay_deadline_ms, written_after + timeout_ms);
+
+  while (CloseExpiredOrders(*provider.core(), 100)) {
+  }
+  ASSERT_TRUE(provider.store().GetOrder(event.order_no, &order).ok());
+  EXPECT_EQ(order.state, OrderState::kUnpaid);
+}
+
 TEST_F(SeckillFailureTest, TheQueueBacklogAndTheOrdersWrittenAreCounted) {
   HandBuiltProvider provider(config_);
   const int64_t id = provider.CreateOpenActivity(10);

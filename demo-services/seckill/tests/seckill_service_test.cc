@@ -858,8 +858,12 @@ class HoldingStore final : public OrderStore {
     return real_->GetOrder(order_no, out);
   }
   Status Pay(int64_t order_no, const std::string& channel, const std::string& txn,
-             PaymentResult* outcome) override {
-    return real_->Pay(order_no, channel, txn, outcome);
+             ChannelReport report, PaymentResult* outcome) override {
+    return real_->Pay(order_no, channel, txn, report, outcome);
+  }
+  Status RecordRefund(const std::string& channel, const std::string& txn,
+                      const std::string& refund_id, RefundResult* outcome) override {
+    return real_->RecordRefund(channel, txn, refund_id, outcome);
   }
   Status CancelUnpaid(int64_t order_no, CancelResult* result) override {
     return real_->CancelUnpaid(order_no, result);
@@ -883,6 +887,118 @@ class HoldingStore final : public OrderStore {
   bool held_ = false;
   bool released_ = false;
 };
+
+// --- payments whose result is unknown, refunds ------------------------------------------------
+
+PayRequest Payment(int64_t order_no, const std::string& txn, PaymentReport report) {
+  PayRequest pay;
+  pay.set_order_no(order_no);
+  pay.set_channel("alipay");
+  pay.set_channel_txn_id(txn);
+  pay.set_report(report);
+  return pay;
+}
+
+// The channel did not answer for two payments: their orders outlive the pay timeout, which
+// closes the order nobody paid, until the results arrive; the one that failed is then closed.
+TEST_P(SeckillServiceTest, AnUnknownPaymentOutlivesThePayTimeoutUntilItsResultArrives) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  const int64_t id = CreateActivity(proxy(), {.stock = 3, .pay_timeout_s = 2});
+  ASSERT_GT(id, 0);
+  const std::vector<int64_t> orders = PlaceOrders(proxy(), id, 3, "unknown-");
+  ASSERT_EQ(orders.size(), 3u);
+  const int64_t succeeds = orders[0];
+  const int64_t fails = orders[1];
+  for (int64_t order_no : {succeeds, fails}) {
+    auto r = proxy().Pay(Payment(order_no, "q-" + std::to_string(order_no), PAYMENT_UNKNOWN));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->outcome(), PENDING_CONFIRMATION);
+  }
+  // The buyer cannot cancel an order whose money may have been taken.
+  CancelOrderRequest cancel;
+  cancel.set_order_no(succeeds);
+  auto cancelled = proxy().CancelOrder(cancel);
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_FALSE(cancelled->cancelled());
+  EXPECT_EQ(cancelled->state(), "CONFIRMING");
+
+  // The closer has swept past every deadline once the unpaid order is closed.
+  ReconcileResponse report =
+      Settle(proxy(), id, [](const ReconcileResponse& r) { return r.orders_cancelled() == 1; });
+  EXPECT_EQ(report.orders_confirming(), 2) << report.ShortDebugString();
+  EXPECT_EQ(report.orders_unpaid(), 0);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(StateOf(orders[2]), OrderState::kCancelled);
+
+  auto r = proxy().Pay(Payment(fails, "q-" + std::to_string(fails), PAYMENT_FAILED));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome(), NOT_PAID);
+  r = proxy().Pay(Payment(succeeds, "q-" + std::to_string(succeeds), PAYMENT_UNKNOWN));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome(), PENDING_CONFIRMATION);
+  r = proxy().Pay(Payment(succeeds, "q-" + std::to_string(succeeds), PAYMENT_SUCCEEDED));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome(), PAID);
+
+  // Open again and past due, the failed one is closed.
+  report =
+      Settle(proxy(), id, [](const ReconcileResponse& r) { return r.orders_cancelled() == 2; });
+  EXPECT_EQ(report.orders_paid(), 1) << report.ShortDebugString();
+  EXPECT_EQ(report.orders_confirming(), 0);
+  EXPECT_EQ(report.database_stock(), 2);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(StateOf(succeeds), OrderState::kPaid);
+  EXPECT_EQ(StateOf(fails), OrderState::kCancelled);
+
+  auto bad = proxy().Pay(Payment(succeeds, "q-bad", static_cast<PaymentReport>(7)));
+  EXPECT_EQ(bad.status().code(), StatusCode::INVALID_ARGUMENT) << bad.status();
+  EXPECT_NE(bad.status().message().find("report"), std::string::npos) << bad.status();
+}
+
+TEST_P(SeckillServiceTest, ARefundIsRecordedOncePerPayment) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  const int64_t id = CreateActivity(proxy(), {.stock = 2});
+  ASSERT_GT(id, 0);
+  const std::vector<int64_t> orders = PlaceOrders(proxy(), id, 1, "refund-");
+  ASSERT_EQ(orders.size(), 1u);
+  auto paid = proxy().Pay(Payment(orders[0], "first", PAYMENT_SUCCEEDED));
+  ASSERT_TRUE(paid.ok()) << paid.status();
+  EXPECT_EQ(paid->outcome(), PAID);
+  paid = proxy().Pay(Payment(orders[0], "second", PAYMENT_SUCCEEDED));
+  ASSERT_TRUE(paid.ok()) << paid.status();
+  EXPECT_EQ(paid->outcome(), REFUND_REQUIRED);
+  EXPECT_EQ(Settle(proxy(), id).refunds_required(), 1);
+
+  RefundRequest refund;
+  refund.set_channel("alipay");
+  refund.set_channel_txn_id("second");
+  refund.set_refund_id("rf-1");
+  auto refunded = proxy().Refund(refund);
+  ASSERT_TRUE(refunded.ok()) << refunded.status();
+  EXPECT_EQ(refunded->outcome(), REFUNDED);
+  refunded = proxy().Refund(refund);  // the reply was lost; the caller asks again
+  ASSERT_TRUE(refunded.ok()) << refunded.status();
+  EXPECT_EQ(refunded->outcome(), ALREADY_REFUNDED);
+  refund.set_refund_id("rf-2");  // a second refund of the same money
+  refunded = proxy().Refund(refund);
+  EXPECT_EQ(refunded.status().code(), StatusCode::FAILED_PRECONDITION) << refunded.status();
+  EXPECT_NE(refunded.status().message().find("rf-1"), std::string::npos) << refunded.status();
+  refund.set_channel_txn_id("first");  // the payment that settled the order is owed nothing
+  refunded = proxy().Refund(refund);
+  EXPECT_EQ(refunded.status().code(), StatusCode::FAILED_PRECONDITION) << refunded.status();
+  refund.set_channel_txn_id("never");
+  refunded = proxy().Refund(refund);
+  EXPECT_EQ(refunded.status().code(), StatusCode::NOT_FOUND) << refunded.status();
+  refund.set_refund_id("");
+  refunded = proxy().Refund(refund);
+  EXPECT_EQ(refunded.status().code(), StatusCode::INVALID_ARGUMENT) << refunded.status();
+  EXPECT_NE(refunded.status().message().find("refund_id"), std::string::npos);
+
+  const ReconcileResponse report = Settle(proxy(), id);
+  EXPECT_EQ(report.refunds_required(), 0) << report.ShortDebugString();
+  EXPECT_EQ(report.refunds_done(), 1);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+}
 
 // A client retries a purchase (its first attempt timed out) while this provider is still
 // deciding the first attempt, and meanwhile the sale sold out: the retry must not be answered

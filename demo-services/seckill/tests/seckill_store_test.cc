@@ -440,29 +440,30 @@ TEST_P(OrderStoreTest, PayIsIdempotentAndASecondPaymentIsRefunded) {
   const int64_t other = MustOrder(a, "dave");
 
   PaymentResult outcome{};
-  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-1", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-1", ChannelReport::kSucceeded, &outcome).ok());
   EXPECT_EQ(outcome, PaymentResult::kPaid);
   EXPECT_EQ(StateOf(order_no), OrderState::kPaid);
 
-  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-1", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-1", ChannelReport::kSucceeded, &outcome).ok());
   EXPECT_EQ(outcome, PaymentResult::kAlreadyPaid);
 
-  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-2", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-2", ChannelReport::kSucceeded, &outcome).ok());
   EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
   // Replaying the refunded payment is still a refund, never a sale.
-  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-2", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "txn-2", ChannelReport::kSucceeded, &outcome).ok());
   EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
   // The same txn id on another channel is another payment.
-  ASSERT_TRUE(store_->Pay(order_no, "wechat", "txn-1", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(order_no, "wechat", "txn-1", ChannelReport::kSucceeded, &outcome).ok());
   EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
   EXPECT_EQ(StateOf(order_no), OrderState::kPaid);
 
   // A transaction that paid one order cannot pay another.
-  Status s = store_->Pay(other, "alipay", "txn-1", &outcome);
+  Status s = store_->Pay(other, "alipay", "txn-1", ChannelReport::kSucceeded, &outcome);
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT) << s;
   EXPECT_EQ(StateOf(other), OrderState::kUnpaid);
 
-  EXPECT_EQ(store_->Pay(987654321, "alipay", "txn-9", &outcome).code(), StatusCode::NOT_FOUND);
+  EXPECT_EQ(store_->Pay(987654321, "alipay", "txn-9", ChannelReport::kSucceeded, &outcome).code(),
+            StatusCode::NOT_FOUND);
 
   // A paid order cannot be cancelled.
   CancelResult cancel;
@@ -477,6 +478,163 @@ TEST_P(OrderStoreTest, PayIsIdempotentAndASecondPaymentIsRefunded) {
   EXPECT_EQ(counts.remaining_stock, 3);
 }
 
+TEST_P(OrderStoreTest, AnOrderWhosePaymentIsUnknownWaitsForItsResult) {
+  const ActivityRecord a = NewActivity(5);
+  const int64_t confirmed = MustOrder(a, "u-confirmed", kNow + 1000);
+  const int64_t failed = MustOrder(a, "u-failed", kNow + 1000);
+  const int64_t two = MustOrder(a, "u-two", kNow + 1000);
+  PaymentResult outcome{};
+  for (int64_t order_no : {confirmed, failed, two}) {
+    ASSERT_TRUE(store_
+                    ->Pay(order_no, "alipay", "q-" + std::to_string(order_no),
+                          ChannelReport::kUnknown, &outcome)
+                    .ok());
+    EXPECT_EQ(outcome, PaymentResult::kPendingConfirmation);
+    EXPECT_EQ(StateOf(order_no), OrderState::kConfirming);
+  }
+  ASSERT_TRUE(store_->Pay(two, "wechat", "q-two", ChannelReport::kUnknown, &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kPendingConfirmation);
+
+  // Past their deadline, none is due for closing, and none can be cancelled.
+  std::vector<int64_t> expired;
+  ASSERT_TRUE(store_->ListExpiredUnpaid(kNow + 5000, 10, &expired).ok());
+  EXPECT_TRUE(expired.empty());
+  CancelResult cancel;
+  ASSERT_TRUE(store_->CancelUnpaid(confirmed, &cancel).ok());
+  EXPECT_FALSE(cancel.cancelled);
+  EXPECT_EQ(cancel.state, OrderState::kConfirming);
+  EXPECT_EQ(Counts(a).orders_confirming, 3);
+  EXPECT_EQ(Counts(a).remaining_stock, 2);
+
+  // Still unknown, then the result.
+  const std::string txn = "q-" + std::to_string(confirmed);
+  ASSERT_TRUE(store_->Pay(confirmed, "alipay", txn, ChannelReport::kUnknown, &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kPendingConfirmation);
+  ASSERT_TRUE(store_->Pay(confirmed, "alipay", txn, ChannelReport::kSucceeded, &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kPaid);
+  EXPECT_EQ(StateOf(confirmed), OrderState::kPaid);
+  // A settled result is kept.
+  ASSERT_TRUE(store_->Pay(confirmed, "alipay", txn, ChannelReport::kUnknown, &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kAlreadyPaid);
+
+  ASSERT_TRUE(
+      store_->Pay(failed, "alipay", "q-" + std::to_string(failed), ChannelReport::kFailed, &outcome)
+          .ok());
+  EXPECT_EQ(outcome, PaymentResult::kNotPaid);
+  EXPECT_EQ(StateOf(failed), OrderState::kUnpaid);
+  ASSERT_TRUE(store_
+                  ->Pay(failed, "alipay", "q-" + std::to_string(failed), ChannelReport::kSucceeded,
+                        &outcome)
+                  .ok());
+  EXPECT_EQ(outcome, PaymentResult::kNotPaid);
+  EXPECT_EQ(StateOf(failed), OrderState::kUnpaid);
+
+  // One of two unknown payments failing leaves the order waiting for the other.
+  ASSERT_TRUE(store_->Pay(two, "wechat", "q-two", ChannelReport::kFailed, &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kNotPaid);
+  EXPECT_EQ(StateOf(two), OrderState::kConfirming);
+  ASSERT_TRUE(
+      store_->Pay(two, "alipay", "q-" + std::to_string(two), ChannelReport::kFailed, &outcome)
+          .ok());
+  EXPECT_EQ(StateOf(two), OrderState::kUnpaid);
+
+  ASSERT_TRUE(store_->ListExpiredUnpaid(kNow + 5000, 10, &expired).ok());
+  std::sort(expired.begin(), expired.end());
+  EXPECT_EQ(expired, (std::vector<int64_t>{std::min(failed, two), std::max(failed, two)}));
+  EXPECT_EQ(store_->Pay(987654321, "alipay", "q-none", ChannelReport::kUnknown, &outcome).code(),
+            StatusCode::NOT_FOUND);
+  EXPECT_EQ(store_->Pay(987654321, "alipay", "q-none", ChannelReport::kFailed, &outcome).code(),
+            StatusCode::NOT_FOUND);
+}
+
+// The channel's result for an unknown payment delivered several times at once settles it once:
+// one report pays, the others read that payment, and no money is owed back.
+TEST_P(OrderStoreTest, AnUnknownPaymentReportedSucceededTwiceAtOncePaysOnce) {
+  const ActivityRecord a = NewActivity(20);
+  constexpr int kOrders = 10;
+  constexpr int kReports = 4;
+  for (int i = 0; i < kOrders; ++i) {
+    const int64_t order_no = MustOrder(a, "twice-" + std::to_string(i));
+    const std::string txn = "q-" + std::to_string(order_no);
+    PaymentResult outcome{};
+    ASSERT_TRUE(store_->Pay(order_no, "alipay", txn, ChannelReport::kUnknown, &outcome).ok());
+    std::vector<PaymentResult> results(kReports);
+    std::vector<std::thread> reporters;
+    for (int r = 0; r < kReports; ++r) {
+      reporters.emplace_back([&, r] {
+        Status s = store_->Pay(order_no, "alipay", txn, ChannelReport::kSucceeded, &results[r]);
+        EXPECT_TRUE(s.ok()) << s;
+      });
+    }
+    for (auto& t : reporters) t.join();
+    EXPECT_EQ(std::count(results.begin(), results.end(), PaymentResult::kPaid), 1);
+    EXPECT_EQ(std::count(results.begin(), results.end(), PaymentResult::kAlreadyPaid),
+              kReports - 1);
+    EXPECT_EQ(StateOf(order_no), OrderState::kPaid);
+  }
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.orders_paid, kOrders);
+  EXPECT_EQ(counts.refunds_required, 0);
+}
+
+TEST_P(OrderStoreTest, AnUnknownPaymentForAClosedOrderIsRefundedOnceItSucceeds) {
+  const ActivityRecord a = NewActivity(2);
+  const int64_t order_no = MustOrder(a, "u-late");
+  CancelResult cancel;
+  ASSERT_TRUE(store_->CancelUnpaid(order_no, &cancel).ok());
+  PaymentResult outcome{};
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late", ChannelReport::kUnknown, &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kPendingConfirmation);
+  EXPECT_EQ(StateOf(order_no), OrderState::kCancelled);
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late", ChannelReport::kSucceeded, &outcome).ok());
+  EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
+  EXPECT_EQ(StateOf(order_no), OrderState::kCancelled);
+  EXPECT_EQ(Counts(a).refunds_required, 1);
+}
+
+TEST_P(OrderStoreTest, ARefundOwedIsRecordedAsMadeOnce) {
+  const ActivityRecord a = NewActivity(3);
+  const int64_t order_no = MustOrder(a, "r-buyer");
+  PaymentResult outcome{};
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "p-1", ChannelReport::kSucceeded, &outcome).ok());
+  for (const char* txn : {"p-2", "p-3"}) {
+    ASSERT_TRUE(store_->Pay(order_no, "alipay", txn, ChannelReport::kSucceeded, &outcome).ok());
+    EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
+  }
+  RefundResult refunded{};
+  ASSERT_TRUE(store_->RecordRefund("alipay", "p-2", "rf-a", &refunded).ok());
+  EXPECT_EQ(refunded, RefundResult::kRefunded);
+  ASSERT_TRUE(store_->RecordRefund("alipay", "p-2", "rf-a", &refunded).ok());
+  EXPECT_EQ(refunded, RefundResult::kAlreadyRefunded);
+  Status s = store_->RecordRefund("alipay", "p-2", "rf-b", &refunded);
+  EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
+  s = store_->RecordRefund("alipay", "p-1", "rf-c", &refunded);
+  EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
+  EXPECT_NE(s.message().find("owed no refund"), std::string::npos) << s;
+  s = store_->RecordRefund("alipay", "p-none", "rf-d", &refunded);
+  EXPECT_EQ(s.code(), StatusCode::NOT_FOUND) << s;
+
+  // Two refunds of the same payment racing: one is recorded, the other refused.
+  std::atomic<int> recorded{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> refunders;
+  for (int i = 0; i < 4; ++i) {
+    refunders.emplace_back([&, i] {
+      RefundResult r{};
+      Status st = store_->RecordRefund("alipay", "p-3", "race-" + std::to_string(i), &r);
+      if (st.ok() && r == RefundResult::kRefunded) ++recorded;
+      if (st.code() == StatusCode::FAILED_PRECONDITION) ++refused;
+    });
+  }
+  for (auto& t : refunders) t.join();
+  EXPECT_EQ(recorded.load(), 1);
+  EXPECT_EQ(refused.load(), 3);
+
+  const StoreCounts counts = Counts(a);
+  EXPECT_EQ(counts.refunds_required, 0);
+  EXPECT_EQ(counts.refunds_done, 2);
+}
+
 TEST_P(OrderStoreTest, PaymentForACancelledOrderIsRefunded) {
   const ActivityRecord a = NewActivity(2);
   const int64_t order_no = MustOrder(a, "erin");
@@ -485,9 +643,9 @@ TEST_P(OrderStoreTest, PaymentForACancelledOrderIsRefunded) {
   ASSERT_TRUE(cancel.cancelled);
 
   PaymentResult outcome{};
-  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late-1", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late-1", ChannelReport::kSucceeded, &outcome).ok());
   EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
-  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late-1", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(order_no, "alipay", "late-1", ChannelReport::kSucceeded, &outcome).ok());
   EXPECT_EQ(outcome, PaymentResult::kRefundRequired);
   EXPECT_EQ(StateOf(order_no), OrderState::kCancelled);
 
@@ -553,8 +711,11 @@ TEST_P(OrderStoreTest, PayAndCancelRacingNeverBothWin) {
       ++ready;
       while (ready.load() < 2 * kLanes) std::this_thread::yield();
       for (int i = begin; i < begin + kOrdersPerLane; ++i) {
-        pay_ok[i] =
-            store_->Pay(orders[i], "alipay", "race-" + std::to_string(i), &paid[i]).ok() ? 1 : 0;
+        pay_ok[i] = store_->Pay(orders[i], "alipay", "race-" + std::to_string(i),
+                                ChannelReport::kSucceeded, &paid[i])
+                            .ok()
+                        ? 1
+                        : 0;
       }
     });
     threads.emplace_back([&, begin] {
@@ -603,7 +764,7 @@ TEST_P(OrderStoreTest, ListsExpiredUnpaidOrdersByDeadline) {
   const int64_t paid = MustOrder(a, "o-paid", kNow + 500);
   const int64_t cancelled = MustOrder(a, "o-cancelled", kNow + 600);
   PaymentResult outcome{};
-  ASSERT_TRUE(store_->Pay(paid, "alipay", "t-paid", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(paid, "alipay", "t-paid", ChannelReport::kSucceeded, &outcome).ok());
   CancelResult cancel;
   ASSERT_TRUE(store_->CancelUnpaid(cancelled, &cancel).ok());
 
@@ -674,8 +835,8 @@ TEST_P(OrderStoreTest, CountsPerActivity) {
   MustOrder(b, "c1");  // the same user in another activity is fine
   Place(Draft(a, "c1", "c1-again"));
   PaymentResult outcome{};
-  ASSERT_TRUE(store_->Pay(paid, "alipay", "k-1", &outcome).ok());
-  ASSERT_TRUE(store_->Pay(paid, "alipay", "k-2", &outcome).ok());
+  ASSERT_TRUE(store_->Pay(paid, "alipay", "k-1", ChannelReport::kSucceeded, &outcome).ok());
+  ASSERT_TRUE(store_->Pay(paid, "alipay", "k-2", ChannelReport::kSucceeded, &outcome).ok());
   CancelResult cancel;
   ASSERT_TRUE(store_->CancelUnpaid(cancelled, &cancel).ok());
 
@@ -725,6 +886,30 @@ TEST(OrderStoreSchemaTest, ADatabaseKeyedByRequestIdAloneIsRefused) {
   EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
   EXPECT_NE(s.message().find("seckill_request is keyed by request id alone"), std::string::npos)
       << s;
+  std::filesystem::remove_all(dir);
+}
+
+// A version 2 database recorded refunds owed without refund records: refused with what to do.
+TEST(OrderStoreSchemaTest, ADatabaseOfAnEarlierSchemaVersionIsRefused) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("seckill-schema-v2-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "v2.db").string();
+  {
+    auto pool = SqliteOrderDatabase(path, 1);
+    std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+    ASSERT_TRUE(pool->Acquire(&lease).ok());
+    ASSERT_TRUE((**lease)
+                    .ExecuteScript("CREATE TABLE seckill_schema (version INT NOT NULL PRIMARY KEY);"
+                                   "INSERT INTO seckill_schema (version) VALUES (2);")
+                    .ok());
+  }
+  SqlOrderStore store(SqliteOrderDatabase(path, 1));
+  const Status s = store.Initialize();
+  EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
+  EXPECT_NE(s.message().find("schema version 2, this server knows 3"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("drop the seckill_* tables"), std::string::npos) << s;
   std::filesystem::remove_all(dir);
 }
 
