@@ -53,6 +53,17 @@ class SeckillFailureTest : public ::testing::Test {
     config_ = RedisMariaDbConfig(FreshDatabaseName("failure"));
   }
 
+  // A cache client of the test's own on the providers' Redis, to look at what they queued.
+  std::unique_ptr<ReservationCache> ConnectCache() const {
+    storage::RedisOptions redis;
+    redis.host = config_.redis_host;
+    redis.port = config_.redis_port;
+    std::unique_ptr<ReservationCache> cache;
+    const Status connected = ConnectRedisReservationCache(redis, &cache);
+    EXPECT_TRUE(connected.ok()) << connected;
+    return cache;
+  }
+
   SeckillConfig config_;
 };
 
@@ -616,11 +627,8 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
   ASSERT_EQ(accepted.size(), static_cast<size_t>(kBuyers));
 
   // The consumer has taken a batch it cannot finish.
-  storage::RedisOptions redis;
-  redis.host = config_.redis_host;
-  redis.port = config_.redis_port;
-  std::unique_ptr<ReservationCache> cache;
-  ASSERT_TRUE(ConnectRedisReservationCache(redis, &cache).ok());
+  const std::unique_ptr<ReservationCache> cache = ConnectCache();
+  ASSERT_NE(cache, nullptr);
   CacheSnapshot snapshot;
   ASSERT_TRUE(Eventually(
       [&] { return cache->Snapshot(id, kSku, &snapshot).ok() && snapshot.queue_pending > 0; }, 10s))
@@ -708,11 +716,8 @@ TEST_F(SeckillFailureTest, AProviderWithoutOrderWritersLeavesTheOrdersToTheConsu
 
   // Nobody reads the queue: every event stays undelivered (a writer would take them within
   // milliseconds).
-  storage::RedisOptions redis;
-  redis.host = config_.redis_host;
-  redis.port = config_.redis_port;
-  std::unique_ptr<ReservationCache> cache;
-  ASSERT_TRUE(ConnectRedisReservationCache(redis, &cache).ok());
+  const std::unique_ptr<ReservationCache> cache = ConnectCache();
+  ASSERT_NE(cache, nullptr);
   CacheSnapshot snapshot;
   EXPECT_FALSE(Eventually(
       [&] {
