@@ -1,10 +1,12 @@
 #include "served_frames_check.h"
 
 #include <google/protobuf/message.h>
+#include <cstdio>
 
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -140,6 +142,21 @@ void CheckAnswer(const codec::Frame& answer, const codec::FrameHeader& request,
   const bool expired = expected.body_decides && code == StatusCode::DEADLINE_EXCEEDED &&
                        expected.meta.timeout_us() != 0 &&
                        expected.meta.timeout_us() <= kMaxTimeoutUs;
+  // A caller that reads at most max_response_bytes gets a status for a larger answer, whose
+  // size the message gives: more than the limit, and at least a header and the payload.
+  if (expected.code == StatusCode::OK && code == StatusCode::RESOURCE_EXHAUSTED &&
+      expected.meta.max_response_bytes() != 0) {
+    unsigned long long size = 0;
+    FERRY_FUZZ_CHECK(
+        std::sscanf(meta.error_message().c_str(), "the response (%llu bytes)", &size) == 1,
+        "an oversized answer refused as '%s'", meta.error_message().c_str());
+    FERRY_FUZZ_CHECK(size > expected.meta.max_response_bytes() &&
+                         size >= codec::kHeaderSize + expected.payload.size(),
+                     "a response of %llu bytes refused for a limit of %llu", size,
+                     static_cast<unsigned long long>(expected.meta.max_response_bytes()));
+    FERRY_FUZZ_CHECK(seen.has_value(), "an answer too large for the caller without a handler");
+    return;
+  }
   FERRY_FUZZ_CHECK(code == expected.code || expired, "answered %s (%s), expected %s",
                    std::string(StatusCodeName(code)).c_str(), meta.error_message().c_str(),
                    std::string(StatusCodeName(expected.code)).c_str());
