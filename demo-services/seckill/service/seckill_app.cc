@@ -42,8 +42,8 @@ Status CreateIdGenerator(const SeckillConfig& config, const std::string& registr
   if (config.worker_id >= 0) {
     return idgen::SnowflakeIdGenerator::Create(static_cast<uint32_t>(config.worker_id), {}, out);
   }
-  const std::string& url = !config.worker_id_zookeeper.empty() ? config.worker_id_zookeeper
-                                                               : registry_url;
+  const std::string& url =
+      !config.worker_id_zookeeper.empty() ? config.worker_id_zookeeper : registry_url;
   if (!url.starts_with("zookeeper://")) {
     if (config.backend == "embedded") return idgen::SnowflakeIdGenerator::Create(0, {}, out);
     return Status(StatusCode::INVALID_ARGUMENT,
@@ -55,6 +55,9 @@ Status CreateIdGenerator(const SeckillConfig& config, const std::string& registr
   idgen::ZooKeeperWorkerIdLeaseOptions options;
   options.url = url;
   options.namespace_name = "seckill-orders";
+  // A third of it less a tenth (7 s) is how long order numbers go on being issued while
+  // ZooKeeper is unreachable (a restart, a failover); a crashed provider's id is free after it.
+  options.session_timeout = std::chrono::seconds(30);
   std::shared_ptr<idgen::ZooKeeperWorkerIdLease> lease;
   if (Status s = idgen::ZooKeeperWorkerIdLease::Acquire(options, &lease); !s.ok()) return s;
   Logger().info("seckill: order numbers use worker id lease {}", lease->znode_path());

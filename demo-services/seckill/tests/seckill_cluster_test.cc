@@ -203,8 +203,8 @@ TEST_F(SeckillClusterTest, AProviderKilledMidSaleLosesNoOrderAndChangesNoAnswer)
   // The killed provider's unwritten events are taken over by the others' order writers.
   std::unique_ptr<SeckillServiceProxy> survivor = NewProxy(PortOf(providers_[0].address()));
   const ReconcileResponse report = Settle(
-      *survivor, activity,
-      [&](const ReconcileResponse& r) { return r.orders_unpaid() >= kStock; }, 60s);
+      *survivor, activity, [&](const ReconcileResponse& r) { return r.orders_unpaid() >= kStock; },
+      60s);
   EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
   EXPECT_EQ(report.reservations(), kStock);
   EXPECT_EQ(report.reservations_without_order(), 0);

@@ -24,8 +24,8 @@ Status Read(const std::string& yaml, SeckillConfig* out) {
   Config c;
   const Status parsed = ParseConfig(yaml, "seckill.yaml", &c);
   EXPECT_TRUE(parsed.ok()) << parsed;
-  return ReadServiceSection(c,
-                            [&](config::ConfigReader& service) { ReadSeckillConfig(service, out); });
+  return ReadServiceSection(
+      c, [&](config::ConfigReader& service) { ReadSeckillConfig(service, out); });
 }
 
 TEST(SeckillWorkerIdTest, ConfigTakesAWorkerIdOrAZooKeeperToLeaseFrom) {
