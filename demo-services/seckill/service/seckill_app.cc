@@ -39,13 +39,25 @@ Status OpenStore(const SeckillConfig& config, std::unique_ptr<OrderStore>* out) 
 
 Status CreateIdGenerator(const SeckillConfig& config, const std::string& registry_url,
                          std::unique_ptr<idgen::SnowflakeIdGenerator>* out) {
-  if (config.worker_id >= 0 || !registry_url.starts_with("zookeeper://")) {
-    const uint32_t worker_id = config.worker_id >= 0 ? static_cast<uint32_t>(config.worker_id) : 0;
-    return idgen::SnowflakeIdGenerator::Create(worker_id, {}, out);
+  if (config.worker_id >= 0) {
+    return idgen::SnowflakeIdGenerator::Create(static_cast<uint32_t>(config.worker_id), {}, out);
+  }
+  const std::string& url =
+      !config.worker_id_zookeeper.empty() ? config.worker_id_zookeeper : registry_url;
+  if (!url.starts_with("zookeeper://")) {
+    if (config.backend == "embedded") return idgen::SnowflakeIdGenerator::Create(0, {}, out);
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "service.idgen: backend " + config.backend +
+                      " is shared by every provider on its database, so each needs a worker id "
+                      "of its own: use a zookeeper:// registry (or idgen.zookeeper) to lease "
+                      "one, or set idgen.worker_id for a provider that is alone");
   }
   idgen::ZooKeeperWorkerIdLeaseOptions options;
-  options.url = registry_url;
+  options.url = url;
   options.namespace_name = "seckill-orders";
+  // A third of it less a tenth (7 s) is how long order numbers go on being issued while
+  // ZooKeeper is unreachable (a restart, a failover); a crashed provider's id is free after it.
+  options.session_timeout = std::chrono::seconds(30);
   std::shared_ptr<idgen::ZooKeeperWorkerIdLease> lease;
   if (Status s = idgen::ZooKeeperWorkerIdLease::Acquire(options, &lease); !s.ok()) return s;
   Logger().info("seckill: order numbers use worker id lease {}", lease->znode_path());
@@ -90,6 +102,7 @@ Status CheckRedisPersistenceSettings(const SeckillConfig& config,
 Status SeckillApp::Create(const SeckillConfig& config, const std::string& registry_url,
                           std::unique_ptr<SeckillApp>* out) {
   std::unique_ptr<SeckillApp> app(new SeckillApp());
+  if (Status s = CreateIdGenerator(config, registry_url, &app->ids_); !s.ok()) return s;
   storage::RedisOptions redis;
   redis.host = config.redis_host;
   redis.port = config.redis_port;
@@ -102,7 +115,6 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   if (config.backend == "redis+mariadb") {
     if (Status s = ConnectRedisReservationCache(redis, &app->cache_); !s.ok()) return s;
   }
-  if (Status s = CreateIdGenerator(config, registry_url, &app->ids_); !s.ok()) return s;
 
   SeckillDeps deps;
   deps.store = app->store_.get();
