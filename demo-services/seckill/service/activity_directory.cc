@@ -36,6 +36,12 @@ Status ActivityDirectory::Get(int64_t activity_id, ActivityRecord* out) {
   return s;
 }
 
+Status ActivityDirectory::Reload(int64_t activity_id, ActivityRecord* out) {
+  if (Status s = store_->GetActivity(activity_id, out); !s.ok()) return s;
+  Put(*out);
+  return Status::Ok();
+}
+
 void ActivityDirectory::Put(const ActivityRecord& activity) {
   std::unique_lock lock(mutex_);
   entries_[activity.activity_id] = Entry{true, activity, now_ms_()};

@@ -20,6 +20,8 @@ class ActivityDirectory {
 
   // NOT_FOUND for an unknown activity; store errors otherwise.
   Status Get(int64_t activity_id, ActivityRecord* out);
+  // Reads the activity from the database and keeps that copy (e.g. its cache generation changed).
+  Status Reload(int64_t activity_id, ActivityRecord* out);
   void Put(const ActivityRecord& activity);
 
  private:
