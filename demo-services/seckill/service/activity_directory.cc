@@ -37,6 +37,15 @@ Status ActivityDirectory::Get(int64_t activity_id, ActivityRecord* out) {
 }
 
 Status ActivityDirectory::Reload(int64_t activity_id, ActivityRecord* out) {
+  const int64_t now = now_ms_();
+  {
+    std::shared_lock lock(mutex_);
+    auto it = entries_.find(activity_id);
+    if (it != entries_.end() && it->second.found && now - it->second.loaded_ms < recheck_ms_) {
+      *out = it->second.activity;
+      return Status::Ok();
+    }
+  }
   if (Status s = store_->GetActivity(activity_id, out); !s.ok()) return s;
   Put(*out);
   return Status::Ok();

@@ -20,7 +20,9 @@ class ActivityDirectory {
 
   // NOT_FOUND for an unknown activity; store errors otherwise.
   Status Get(int64_t activity_id, ActivityRecord* out);
-  // Reads the activity from the database and keeps that copy (e.g. its cache generation changed).
+  // Reads the activity from the database again and keeps that copy (its cache generation may
+  // have changed), unless the copy held was read within `recheck_ms`: a cache refusing every
+  // purchase then costs the database at most one read per activity per interval.
   Status Reload(int64_t activity_id, ActivityRecord* out);
   void Put(const ActivityRecord& activity);
 
