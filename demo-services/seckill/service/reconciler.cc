@@ -38,21 +38,25 @@ Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, Reconcile
   return Status::Ok();
 }
 
-// The cache's side of the stock once quiescent: its units, plus the units its reservations not
-// yet written will take from the database, plus the units cancellations gave the database that
-// it has not received, equal the database's stock. Reads the cache, then the database; a
-// difference seen while orders and releases are in flight is read again (a few times) before
-// it is reported.
-Status CacheDifference(SeckillCore& core, const ActivityRecord& activity,
-                       const CacheSnapshot& first, const StoreCounts& first_counts,
-                       int64_t first_undecided, int64_t* difference) {
-  CacheSnapshot snapshot = first;
-  StoreCounts counts = first_counts;
-  int64_t undecided = first_undecided;
+// The two sides of the stock once quiescent: the cache's units, plus the units its reservations
+// not yet written will take from the database, plus the units cancellations gave the database
+// that the cache has not received, equal the database's stock. A difference in *balance (read
+// while orders and releases may be in flight) is read again, the cache first and then the
+// database, a few times before it stands.
+struct CacheBalance {
+  int64_t cache_stock = 0;
+  int64_t undecided = 0;
+  int64_t releases_pending = 0;
+  int64_t database_stock = 0;
+  int64_t Difference() const { return cache_stock + undecided + releases_pending - database_stock; }
+};
+
+Status BalanceCache(SeckillCore& core, const ActivityRecord& activity, CacheBalance* balance) {
+  CacheSnapshot snapshot;
+  StoreCounts counts;
   constexpr int kReads = 3;
   for (int read = 0;; ++read) {
-    *difference = snapshot.stock + undecided + counts.releases_pending - counts.remaining_stock;
-    if (*difference == 0 || read + 1 == kReads) return Status::Ok();
+    if (balance->Difference() == 0 || read + 1 == kReads) return Status::Ok();
     ReservationCache& cache = *core.deps.cache;
     if (Status s = cache.Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
       return s;
@@ -66,7 +70,7 @@ Status CacheDifference(SeckillCore& core, const ActivityRecord& activity,
         !s.ok()) {
       return s;
     }
-    undecided = 0;
+    int64_t undecided = 0;
     for (const ReservationEvent& r : reservations) {
       RequestRecord decided;
       Status s =
@@ -77,6 +81,8 @@ Status CacheDifference(SeckillCore& core, const ActivityRecord& activity,
         return s;
       }
     }
+    *balance =
+        CacheBalance{snapshot.stock, undecided, counts.releases_pending, counts.remaining_stock};
   }
 }
 
@@ -155,18 +161,15 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
     if (current) {
       out->set_cache_stock(snapshot.stock);
       if (Status s = RedriveStale(core, activity, out); !s.ok()) return s;
-      int64_t difference = 0;
-      if (Status s = CacheDifference(core, activity, snapshot, counts,
-                                     out->reservations_without_order(), &difference);
-          !s.ok()) {
-        return s;
-      }
-      out->set_cache_difference(difference);
-      if (difference != 0) {
-        violation("cache stock " + N(snapshot.stock) + " + reservations without order " +
-                  N(out->reservations_without_order()) + " + releases pending " +
-                  N(counts.releases_pending) + " != database stock " + N(counts.remaining_stock) +
-                  " (difference " + N(difference) + ")");
+      CacheBalance balance{snapshot.stock, out->reservations_without_order(),
+                           counts.releases_pending, counts.remaining_stock};
+      if (Status s = BalanceCache(core, activity, &balance); !s.ok()) return s;
+      out->set_cache_difference(balance.Difference());
+      if (balance.Difference() != 0) {
+        violation("cache stock " + N(balance.cache_stock) + " + reservations without order " +
+                  N(balance.undecided) + " + releases pending " + N(balance.releases_pending) +
+                  " != database stock " + N(balance.database_stock) + " (difference " +
+                  N(balance.Difference()) + ")");
       }
     }
   } else {
