@@ -41,6 +41,21 @@ bool ActivityDirectory::Fresh(const Entry& entry, int64_t now) const {
   return now - entry.loaded_ms < (started ? started_recheck_ms_ : recheck_ms_);
 }
 
+Status ActivityDirectory::Reload(int64_t activity_id, ActivityRecord* out) {
+  const int64_t now = now_ms_();
+  {
+    std::shared_lock lock(mutex_);
+    auto it = entries_.find(activity_id);
+    if (it != entries_.end() && it->second.found && now - it->second.loaded_ms < recheck_ms_) {
+      *out = it->second.activity;
+      return Status::Ok();
+    }
+  }
+  if (Status s = store_->GetActivity(activity_id, out); !s.ok()) return s;
+  Put(*out);
+  return Status::Ok();
+}
+
 void ActivityDirectory::Put(const ActivityRecord& activity) {
   std::unique_lock lock(mutex_);
   entries_[activity.activity_id] = Entry{true, activity, now_ms_()};

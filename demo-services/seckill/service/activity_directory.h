@@ -26,6 +26,10 @@ class ActivityDirectory {
 
   // NOT_FOUND for an unknown activity; store errors otherwise.
   Status Get(int64_t activity_id, ActivityRecord* out);
+  // Reads the activity from the database again and keeps that copy (its cache generation may
+  // have changed), unless the copy held was read within `recheck_ms`: a cache refusing every
+  // purchase then costs the database at most one read per activity per interval.
+  Status Reload(int64_t activity_id, ActivityRecord* out);
   void Put(const ActivityRecord& activity);
 
  private:
@@ -35,10 +39,10 @@ class ActivityDirectory {
     int64_t loaded_ms = 0;
   };
 
-  OrderStore* store_;
-  std::function<int64_t()> now_ms_;
   bool Fresh(const Entry& entry, int64_t now) const;
 
+  OrderStore* store_;
+  std::function<int64_t()> now_ms_;
   const int64_t recheck_ms_;
   const int64_t started_recheck_ms_;
   std::shared_mutex mutex_;

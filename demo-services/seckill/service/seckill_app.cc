@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "ferry/framework/logging.h"
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
@@ -164,6 +165,7 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
           std::vector<ActivityRecord> open;
           if (!core->deps.store->ListOpenActivities(core->deps.now_ms(), &open).ok()) return false;
           int64_t backlog = 0;
+          int64_t difference = 0;
           for (const ActivityRecord& activity : open) {
             // A pass takes a while with many open activities; a stopping provider leaves it
             // unfinished (and the backlog gauge as it was).
@@ -175,6 +177,7 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
               continue;
             }
             backlog += report.queue_backlog();
+            difference += std::abs(report.cache_difference());
             Metrics().reconcile_violations->Increment(
                 static_cast<uint64_t>(report.violations_size()));
             for (const std::string& v : report.violations()) {
@@ -182,6 +185,7 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
             }
           }
           Metrics().stream_backlog->Set(static_cast<double>(backlog));
+          Metrics().cache_difference->Set(static_cast<double>(difference));
           return false;
         }));
   }
