@@ -15,6 +15,7 @@ source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/zookeeper.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
+source "$(dirname "$0")/lib/seckill_user_token.sh"
 cd "$FERRY_ROOT"
 
 BACKEND=embedded
@@ -93,12 +94,14 @@ else
   BACKEND_TEXT="SQLite at $SECKILL_DIR/seckill.db"
   VERIFY_DB=(--verify-db sqlite --db-path "$SECKILL_DIR/seckill.db")
 fi
+ferry_seckill_user_token "$SECKILL_DIR"
 cat >"$SECKILL_DIR/seckill-server.yaml" <<YAML
 log: {level: warn}
 server:
   listen: 127.0.0.1:0
   io_threads: 1
   business_pool: {threads: 4, queue_capacity: 4096}
+$SECKILL_FILTERS_YAML
 service:
 $BACKEND_YAML
   idgen: {worker_id: 1}
@@ -110,7 +113,8 @@ ferry_start "seckill-server ($BACKEND)" "seckill-server listening on" 60 \
 
 log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): 100 units, 5000 buyers, 10% try twice"
 "$BUILD_DIR"/bin/ferry-bench seckill --target "127.0.0.1:$SECKILL_PORT" --stock 100 --buyers 5000 \
-  --dup-ratio 0.1 --conns 4 --depth 32 --duration-limit 60 --settle-timeout 60 "${VERIFY_DB[@]}" |
+  --dup-ratio 0.1 --conns 4 --depth 32 --duration-limit 60 --settle-timeout 60 "${VERIFY_DB[@]}" \
+  "${SECKILL_TOKEN_FLAGS[@]}" |
   tee "$RUN_DIR/seckill.out"
 
 log "stopping seckill-server${REDIS_PORT:+, Redis and MariaDB}"

@@ -559,6 +559,7 @@ std::string ServerYaml(const SeckillConfig& c, int worker_id, int writer_threads
   y << "log:\n  level: warn\n"
     << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
     << "    queue_capacity: 4096\n"
+    << "  filters:\n    - " << BuyerFiltersYaml() << "\n"
     << "service:\n  backend: redis+mariadb\n"
     << "  redis:\n    host: " << c.redis_host << "\n    port: " << c.redis_port
     << "\n    timeout_ms: 5000\n"
