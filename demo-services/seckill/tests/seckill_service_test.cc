@@ -1082,10 +1082,10 @@ TEST_P(SeckillServiceTest, PurchasesWithoutAValidTokenOfTheirUserAreRefused) {
     EXPECT_NE(r.status().message().find("missing user token"), std::string::npos) << r.status();
   }
   const int64_t now_s = WallMs() / 1000;
-  auto expired = proxy().Purchase(
-      Purchase(id, 77, "eve", "eve-1"),
-      WithUserToken(plugins::MakeUserToken(kUserTokenKeyId, kUserTokenSecret, "eve", now_s - 7200,
-                                           now_s - 3600)));
+  auto expired =
+      proxy().Purchase(Purchase(id, 77, "eve", "eve-1"),
+                       WithUserToken(plugins::MakeUserToken(kUserTokenKeyId, kUserTokenSecret,
+                                                            "eve", now_s - 7200, now_s - 3600)));
   EXPECT_EQ(expired.status().code(), StatusCode::UNAUTHENTICATED) << expired.status();
   EXPECT_NE(expired.status().message().find("expired user token"), std::string::npos);
   auto forged = proxy().Purchase(
@@ -1159,7 +1159,8 @@ TEST_P(SeckillServiceTest, AnotherUsersOrderIsNotFoundToPayCancelOrLookUp) {
   pay.set_order_no(missing);
   auto no_pay = proxy().Pay(pay, AsUser("bob"));
   EXPECT_EQ(no_pay.status().code(), StatusCode::NOT_FOUND) << no_pay.status();
-  EXPECT_EQ(without_number(stolen_pay.status(), order_no), without_number(no_pay.status(), missing));
+  EXPECT_EQ(without_number(stolen_pay.status(), order_no),
+            without_number(no_pay.status(), missing));
 
   GetResultRequest lookup;
   lookup.set_request_id("alice-1");
