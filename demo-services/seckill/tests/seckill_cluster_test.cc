@@ -43,6 +43,7 @@ std::string ProviderYaml(const SeckillConfig& c) {
   y << "log:\n  level: warn\n"
     << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
     << "    queue_capacity: 4096\n"
+    << "  filters:\n    - " << BuyerFiltersYaml() << "\n"
     << "service:\n  backend: redis+mariadb\n"
     << "  redis:\n    host: " << c.redis_host << "\n    port: " << c.redis_port
     << "\n    timeout_ms: 5000\n"
@@ -174,7 +175,8 @@ TEST_F(SeckillClusterTest, AProviderKilledMidSaleLosesNoOrderAndChangesNoAnswer)
         // A call lost with the killed provider is retried with the same id, as a client would.
         bool answered = false;
         for (int attempt = 0; attempt < 10 && !answered; ++attempt) {
-          auto r = client.Purchase(Purchase(activity, kSku, calls[i].first, calls[i].second));
+          auto r = client.Purchase(Purchase(activity, kSku, calls[i].first, calls[i].second),
+                                   AsUser(calls[i].first));
           if (!r.ok()) continue;
           answered = true;
           if (record(calls[i], r->answer()) && r->answer() == ACCEPTED &&
@@ -195,7 +197,7 @@ TEST_F(SeckillClusterTest, AProviderKilledMidSaleLosesNoOrderAndChangesNoAnswer)
 
   // Every request again, after the kill: the same answer, wherever the ring sends it now.
   for (const auto& [call, answer] : decided) {
-    auto r = client.Purchase(Purchase(activity, kSku, call.first, call.second));
+    auto r = client.Purchase(Purchase(activity, kSku, call.first, call.second), AsUser(call.first));
     ASSERT_TRUE(r.ok()) << call.second << ": " << r.status();
     EXPECT_EQ(r->answer(), answer) << call.second;
   }
@@ -221,7 +223,7 @@ TEST_F(SeckillClusterTest, AProviderKilledMidSaleLosesNoOrderAndChangesNoAnswer)
     query.set_activity_id(activity);
     query.set_sku_id(kSku);
     query.set_user_id(call.first);
-    auto result = client.GetResult(query);
+    auto result = client.GetResult(query, AsUser(call.first));
     ASSERT_TRUE(result.ok()) << call.second << ": " << result.status();
     ASSERT_EQ(result->state(), CREATED) << call.second << ": " << result->ShortDebugString();
     EXPECT_TRUE(order_numbers.insert(result->order_no()).second) << result->order_no();
