@@ -18,9 +18,9 @@ Status Compensate(SeckillCore& core, const RequestScope& scope, const RequestRec
   if (Status s = core.deps.cache->FindRequest(scope, &found, &answered); !s.ok()) return s;
   if (!found || answered.answer != ReserveAnswer::kAccepted) return Status::Ok();
   bool released = false;
-  if (Status s = core.deps.cache->Release(scope.activity_id, scope.sku_id,
-                                          "r:" + RequestField(scope.user_id, scope.request_id),
-                                          &released);
+  if (Status s =
+          core.deps.cache->Release(scope.activity_id, scope.sku_id,
+                                   "r:" + RequestField(scope.user_id, scope.request_id), &released);
       !s.ok()) {
     return s;
   }
@@ -30,9 +30,8 @@ Status Compensate(SeckillCore& core, const RequestScope& scope, const RequestRec
 
 }  // namespace
 
-Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity,
-                   const ReservationEvent& event, const char* reason, const std::string& detail,
-                   int64_t max_letters) {
+Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity, const ReservationEvent& event,
+                   const char* reason, const std::string& detail, int64_t max_letters) {
   ReservationCache& cache = *core.deps.cache;
   std::string note = detail;
   if (!event.user_id.empty() && !event.request_id.empty()) {
@@ -58,10 +57,11 @@ Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity,
   }
   if (moved) {
     Metrics().DeadLettersWith(reason)->Increment();
-    Logger().error("order writer: activity {}: event {} (user {}, request {}) dead-lettered "
-                   "after {} deliveries: {}: {}",
-                   activity.activity_id, event.event_id, event.user_id, event.request_id,
-                   event.deliveries, reason, note);
+    Logger().error(
+        "order writer: activity {}: event {} (user {}, request {}) dead-lettered "
+        "after {} deliveries: {}: {}",
+        activity.activity_id, event.event_id, event.user_id, event.request_id, event.deliveries,
+        reason, note);
   }
   return Status::Ok();
 }

@@ -20,8 +20,7 @@ namespace ferry::seckill {
 // the cache) leaves the event pending, to be given up on a later delivery; a database that
 // refuses to record the failure (a request scope it cannot hold) does not: the event is
 // dead-lettered uncompensated, saying so in its detail.
-Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity,
-                   const ReservationEvent& event, const char* reason, const std::string& detail,
-                   int64_t max_letters);
+Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity, const ReservationEvent& event,
+                   const char* reason, const std::string& detail, int64_t max_letters);
 
 }  // namespace ferry::seckill

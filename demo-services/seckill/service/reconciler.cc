@@ -45,8 +45,8 @@ Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, Reconcile
       leased = held;
     }
     if (!*leased) continue;
-    const std::string key = RequestKeyText({reservation.activity_id, reservation.sku_id,
-                                            reservation.user_id, reservation.request_id});
+    const std::string key = RequestKeyText(
+        {reservation.activity_id, reservation.sku_id, reservation.user_id, reservation.request_id});
     if (!core.redriven.Due(key, now, core.deps.redrive_after_ms)) continue;
     if (s = core.deps.cache->Requeue(reservation); !s.ok()) {
       core.redriven.Forget(key);

@@ -621,8 +621,10 @@ std::string ServerYaml(const SeckillConfig& c, int worker_id, int writer_threads
     << "\n    timeout_ms: 20000\n"
     << "  idgen:\n    worker_id: " << worker_id << "\n"
     << "  order_writer:\n    threads: " << writer_threads
-    << "\n    batch: 16\n    claim_idle_ms: 500\n"
-    << "  reconciler:\n    interval_ms: 0\n    redrive_after_ms: 3000\n";
+    << "\n    batch: 16\n    claim_idle_ms: 500\n    max_deliveries: 5\n"
+    << "    max_dead_letters: 1000\n    trim_acknowledged: true\n"
+    << "  reconciler:\n    interval_ms: 0\n    redrive_after_ms: 3000\n    redrive_batch: 50\n"
+    << "    redrive_lease_ms: 10000\n";
   return y.str();
 }
 
@@ -744,6 +746,14 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
       [&] { return cache->Snapshot(id, kSku, &snapshot).ok() && snapshot.queue_pending == 0; },
       10s))
       << "still pending: " << snapshot.queue_pending;
+  // And trimmed: only the last delivered entry is left, marking the group's position.
+  int64_t length = -1;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return (length = RedisInt({"XLEN", ActivityKey(id, "orders")})) <= 1;
+      },
+      10s))
+      << "stream length " << length;
   second.Kill();
 }
 
@@ -828,8 +838,8 @@ TEST_F(SeckillFailureTest, AnUnparsableEventIsDeadLetteredAndItsUnitReturnedOnce
 
   const SeckillMetrics& metrics = Metrics();
   const uint64_t before = metrics.dead_letters_unparsable->Value();
-  OrderWriter writer(provider.core(), {.consumer = "w", .batch = 8, .claim_idle_ms = 1,
-                                       .max_deliveries = 3});
+  OrderWriter writer(provider.core(),
+                     {.consumer = "w", .batch = 8, .claim_idle_ms = 1, .max_deliveries = 3});
   writer.Step();  // first delivery
   writer.Step();  // second
   EXPECT_EQ(RedisInt({"XLEN", letters}), 0);
@@ -843,8 +853,7 @@ TEST_F(SeckillFailureTest, AnUnparsableEventIsDeadLetteredAndItsUnitReturnedOnce
   EXPECT_NE(letter.find("reason,unparsable,detail,field order_no is not an integer,event_id,"),
             std::string::npos)
       << letter;
-  EXPECT_NE(letter.find(R"("user","p0","request","p0-r","order_no","garbled")"),
-            std::string::npos)
+  EXPECT_NE(letter.find(R"("user","p0","request","p0-r","order_no","garbled")"), std::string::npos)
       << letter;
   EXPECT_NE(letter.find(R"(["written","by something else"])"), std::string::npos) << letter;
   GetResultResponse result = provider.Result(id, "p0", "p0-r");
@@ -899,8 +908,8 @@ TEST_F(SeckillFailureTest, AnEventWhoseTransactionKeepsFailingIsDeadLetteredAndC
   const SeckillMetrics& metrics = Metrics();
   const uint64_t before = metrics.dead_letters_write_failed->Value();
   const std::string letters = ActivityKey(id, "dead_letters");
-  OrderWriter writer(provider.core(), {.consumer = "w", .batch = 8, .claim_idle_ms = 1,
-                                       .max_deliveries = 4});
+  OrderWriter writer(provider.core(),
+                     {.consumer = "w", .batch = 8, .claim_idle_ms = 1, .max_deliveries = 4});
   for (int delivery = 1; delivery < 4; ++delivery) writer.Step();
   EXPECT_EQ(RedisInt({"XLEN", letters}), 0);
   EXPECT_EQ(provider.Result(id, "f1", "f1-r").state(), PENDING);
@@ -956,8 +965,7 @@ TEST_F(SeckillFailureTest, OnlyTheLeaseHolderRedrivesAndEachPassIsBounded) {
     std::thread y([&] { b = second.Reconcile(id); });
     x.join();
     y.join();
-    EXPECT_TRUE(a.redriven() == 0 || b.redriven() == 0)
-        << a.redriven() << " and " << b.redriven();
+    EXPECT_TRUE(a.redriven() == 0 || b.redriven() == 0) << a.redriven() << " and " << b.redriven();
     return a.redriven() + b.redriven();
   };
   EXPECT_EQ(both(), 3);
@@ -989,8 +997,7 @@ TEST_F(SeckillFailureTest, AcknowledgedEventsDoNotGrowTheQueue) {
   OrderWriter writer(provider.core(), {.consumer = "w", .batch = 16, .claim_idle_ms = 1000});
   for (int round = 0; round < kRounds; ++round) {
     for (int i = 0; i < kPerRound; ++i) {
-      ASSERT_EQ(provider.Buy(id, "t" + std::to_string(round) + "-" + std::to_string(i)),
-                ACCEPTED);
+      ASSERT_EQ(provider.Buy(id, "t" + std::to_string(round) + "-" + std::to_string(i)), ACCEPTED);
     }
     ASSERT_TRUE(Eventually([&] {
       writer.Step();
