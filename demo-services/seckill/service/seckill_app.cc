@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 
 #include "ferry/framework/logging.h"
@@ -85,11 +86,14 @@ Status CheckRedisPersistenceSettings(const SeckillConfig& config,
   return Status::Ok();
 }
 
-// Unique per process and start: the order writers' consumer names and the re-drive lease holder.
-std::string ProcessName() {
+// Unique per provider (host, process, start time, and a count for providers started together in
+// one process): the order writers' consumer names and the re-drive lease holder.
+std::string ProviderName() {
+  static std::atomic<uint64_t> started{0};
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
-  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs());
+  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs()) +
+         "-" + std::to_string(started++);
 }
 
 }  // namespace
@@ -121,7 +125,7 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   deps.redrive_after_ms = config.redrive_after_ms;
   deps.redrive_batch = config.redrive_batch;
   deps.redrive_lease_ms = config.redrive_lease_ms;
-  deps.provider_id = ProcessName();
+  deps.provider_id = ProviderName();
   app->core_ = std::make_unique<SeckillCore>(std::move(deps));
   app->service_ = std::make_unique<SeckillServiceImpl>(app->core_.get());
   app->services_.push_back(app->service_.get());
