@@ -92,8 +92,8 @@ std::string ProviderName() {
   static std::atomic<uint64_t> started{0};
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
-  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs()) +
-         "-" + std::to_string(started++);
+  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs()) + "-" +
+         std::to_string(started++);
 }
 
 }  // namespace
