@@ -40,7 +40,7 @@ Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity, const Rese
                              event.request_id};
     RequestRecord decided;
     Status s = core.deps.store->FailRequest(scope, reason, &decided);
-    if (s.code() == StatusCode::UNAVAILABLE) return s;
+    if (s.code() == StatusCode::UNAVAILABLE || s.code() == StatusCode::ABORTED) return s;
     if (!s.ok()) {
       note += "; not compensated: " + s.ToString();
     } else if (decided.created) {

@@ -16,10 +16,11 @@ namespace ferry::seckill {
 // as an already-joined buyer's, and only for a request the cache accepted). Last, the event is
 // acknowledged and copied to the dead-letter queue in one step, and counted.
 //
-// An event whose order exists after all is only acknowledged. UNAVAILABLE (or any error of
-// the cache) leaves the event pending, to be given up on a later delivery; a database that
-// refuses to record the failure (a request scope it cannot hold) does not: the event is
-// dead-lettered uncompensated, saying so in its detail.
+// An event whose order exists after all is only acknowledged. A database that is unreachable
+// (UNAVAILABLE) or contended (ABORTED), or any error of the cache, leaves the event pending, to
+// be given up on a later delivery; a database that refuses to record the failure otherwise (a
+// request scope it cannot hold) does not: the event is dead-lettered uncompensated, saying so
+// in its detail.
 Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity, const ReservationEvent& event,
                    const char* reason, const std::string& detail, int64_t max_letters);
 

@@ -49,7 +49,7 @@ bool OrderWriter::Drain(const ActivityRecord& activity) {
     s = WriteOrder(activity, event);
     if (s.ok()) {
       acknowledged.push_back(event.event_id);
-    } else if (s.code() != StatusCode::UNAVAILABLE) {
+    } else if (s.code() != StatusCode::UNAVAILABLE && s.code() != StatusCode::ABORTED) {
       given_up |= GiveUpIfDue(activity, event, kReasonWriteFailed, s.ToString());
     }
   }

@@ -16,8 +16,9 @@ struct OrderWriterOptions {
   // How often the list of open activities (whose queues are read) is refreshed.
   int64_t refresh_ms = 1000;
   // An event still unwritten on its max_deliveries-th delivery (or unreadable) is given up:
-  // dead-lettered and its reservation compensated (GiveUpEvent). Failures with UNAVAILABLE
-  // (the database unreachable: no event's own fault) never give an event up.
+  // dead-lettered and its reservation compensated (GiveUpEvent). Failures with UNAVAILABLE or
+  // ABORTED (the database unreachable, or contention outlasting the store's retries: no
+  // event's own fault) never give an event up.
   int64_t max_deliveries = 5;
   int64_t max_dead_letters = 100000;  // per activity; the oldest letters go first
   // After acknowledging, the acknowledged front of the queue is removed (TrimAcknowledged).
