@@ -641,11 +641,13 @@ TEST_F(RedisReservationCacheTest, TheRedriveLeaseHasOneHolderUntilItLapses) {
   ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "a", 100, &held).ok());
   EXPECT_TRUE(held);  // renewed, now with a short lifetime
   EXPECT_GT(raw_->Int({"PTTL", kPrefix + "redrive_lease"}), 0);
+  // Once a's lease lapses (it is not renewed), b takes it.
   const auto deadline = std::chrono::steady_clock::now() + 10s;
-  do {
+  for (;;) {
     ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "b", 60000, &held).ok());
-  } while (!held && std::chrono::steady_clock::now() < deadline &&
-           (std::this_thread::sleep_for(20ms), true));
+    if (held || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(20ms);
+  }
   EXPECT_TRUE(held);
   ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "a", 60000, &held).ok());
   EXPECT_FALSE(held);
