@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what is missing and builds; starts a ZooKeeper and two echo providers registered in it
 # (all on loopback, temporary directories); drives one provider directly and then both through
-# discovery with ferry-bench. Then the seckill scenario: a seckill-server on the chosen backend,
-# and `ferry-bench seckill` selling 100 units to 5,000 buyers (10% of them trying twice) and
-# checking the orders. Calls Echo through the JSON gateway with curl and reads the provider's
-# /status page. Prints what happened and stops everything by PID. Safe to rerun.
-#   scripts/demo.sh [--backend embedded|redis+mariadb]
-#     embedded (default): SQLite in a temporary directory, nothing else to start
-#     redis+mariadb: also starts Redis and MariaDB (Debian's packages) on loopback, free ports,
-#                    temporary data directories
+# discovery with ferry-bench. Then the seckill scenario on the chosen backend, with
+# `ferry-bench seckill` selling to many buyers (10% of them trying twice) and checking the
+# orders. Calls Echo through the JSON gateway with curl and reads the provider's /status page.
+# Prints what happened and stops everything by PID. Safe to rerun.
+#   scripts/demo.sh [--backend redis+mariadb|embedded]
+#     redis+mariadb (default): Redis, MariaDB and ZooKeeper (Debian's packages) on loopback,
+#                    free ports, temporary data directories; three seckill-server providers
+#                    registered in ZooKeeper, each leasing its worker id there, purchases routed
+#                    by consistent hash on user_id, and one provider SIGKILLed mid-sale
+#     embedded: one seckill-server with SQLite in a temporary directory
 #   FERRY_DEMO_SECONDS=N   length of each echo load run (default 5)
 #   FERRY_BUILD_DIR=DIR    build tree to use (default build)
 source "$(dirname "$0")/lib/common.sh"
@@ -17,12 +19,12 @@ source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
 cd "$FERRY_ROOT"
 
-BACKEND=embedded
+BACKEND=redis+mariadb
 while [ $# -gt 0 ]; do
   case "$1" in
     --backend) BACKEND="${2:-}"; shift 2 || { echo "--backend: needs a value" >&2; exit 2; } ;;
     --backend=*) BACKEND="${1#--backend=}"; shift ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -82,52 +84,94 @@ if [ "$BACKEND" = "redis+mariadb" ]; then
   ferry_start_redis "$REDIS_PORT" "$SECKILL_DIR/redis" --appendonly yes --appendfsync everysec
   MARIADB_PORT="$(ferry_free_port)"
   ferry_start_mariadb "$MARIADB_PORT" "$SECKILL_DIR/mariadb" seckill
+  SK_ZK_PORT="$(ferry_free_port)"
+  ferry_start_zookeeper "$SK_ZK_PORT" "$SECKILL_DIR/zookeeper"
+  SK_REGISTRY="zookeeper://127.0.0.1:$SK_ZK_PORT"
   BACKEND_YAML="  backend: redis+mariadb
   redis: {host: 127.0.0.1, port: $REDIS_PORT, connections: 8}
-  mariadb: {host: 127.0.0.1, port: $MARIADB_PORT, user: root, password: '', database: seckill, connections: 8}"
-  BACKEND_TEXT="Redis on 127.0.0.1:$REDIS_PORT (reservations, order stream) and MariaDB on 127.0.0.1:$MARIADB_PORT (orders)"
+  mariadb: {host: 127.0.0.1, port: $MARIADB_PORT, user: root, password: '', database: seckill, connections: 8}
+  order_writer: {claim_idle_ms: 1000}"
+  BACKEND_TEXT="three providers in ZooKeeper $SK_REGISTRY, Redis on 127.0.0.1:$REDIS_PORT (reservations, order stream), MariaDB on 127.0.0.1:$MARIADB_PORT (orders)"
+  PROVIDERS=3
+  STOCK=20000 BUYERS=30000
   VERIFY_DB=(--verify-db mariadb --db-host 127.0.0.1 --db-port "$MARIADB_PORT" --db-user root --db-name seckill)
 else
   BACKEND_YAML="  backend: embedded
   embedded: {path: $SECKILL_DIR/seckill.db, connections: 4}"
   BACKEND_TEXT="SQLite at $SECKILL_DIR/seckill.db"
+  PROVIDERS=1
+  STOCK=100 BUYERS=5000
   VERIFY_DB=(--verify-db sqlite --db-path "$SECKILL_DIR/seckill.db")
 fi
+# No idgen.worker_id: on redis+mariadb each provider leases its own from the registry's
+# ZooKeeper (/ferry/idgen/seckill-orders/workers/<id>); the embedded one is alone on its file.
 cat >"$SECKILL_DIR/seckill-server.yaml" <<YAML
-log: {level: warn}
+log: {level: info}
 server:
   listen: 127.0.0.1:0
   io_threads: 1
   business_pool: {threads: 4, queue_capacity: 4096}
 service:
 $BACKEND_YAML
-  idgen: {worker_id: 1}
 YAML
-SECKILL_PORT="$(ferry_free_port)"
-ferry_start "seckill-server ($BACKEND)" "seckill-server listening on" 60 \
-  "$SECKILL_DIR/seckill-server.log" \
-  "$BUILD_DIR"/bin/seckill-server --config "$SECKILL_DIR/seckill-server.yaml" --port "$SECKILL_PORT"
+SECKILL_PIDS=()
+for i in $(seq "$PROVIDERS"); do
+  ferry_start "seckill-server #$i ($BACKEND)" "seckill-server listening on" 60 \
+    "$SECKILL_DIR/seckill-server-$i.log" \
+    "$BUILD_DIR"/bin/seckill-server --config "$SECKILL_DIR/seckill-server.yaml" \
+    --port "$(ferry_free_port)" ${SK_REGISTRY:+--registry "$SK_REGISTRY"}
+  SECKILL_PIDS+=("${FERRY_PIDS[-1]}")
+done
+if [ "$PROVIDERS" -gt 1 ]; then
+  SECKILL_TARGET=(--registry "$SK_REGISTRY" --lb consistent_hash --hash-field user_id)
+  for i in $(seq "$PROVIDERS"); do
+    log "seckill-server #$i: $(grep -ho 'worker id lease [^ ]*' "$SECKILL_DIR/seckill-server-$i.log" || echo 'worker id lease: see its log')"
+  done
+else
+  SECKILL_TARGET=(--target "$(grep -o 'listening on [0-9.:]*' "$SECKILL_DIR/seckill-server-1.log" | cut -d' ' -f3)")
+fi
 
-log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): 100 units, 5000 buyers, 10% try twice"
-"$BUILD_DIR"/bin/ferry-bench seckill --target "127.0.0.1:$SECKILL_PORT" --stock 100 --buyers 5000 \
-  --dup-ratio 0.1 --conns 4 --depth 32 --duration-limit 60 --settle-timeout 60 "${VERIFY_DB[@]}" |
-  tee "$RUN_DIR/seckill.out"
+log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): $STOCK units, $BUYERS buyers, 10% try twice"
+"$BUILD_DIR"/bin/ferry-bench seckill "${SECKILL_TARGET[@]}" --stock "$STOCK" --buyers "$BUYERS" \
+  --dup-ratio 0.1 --conns 2 --depth 8 --duration-limit 60 --settle-timeout 90 "${VERIFY_DB[@]}" \
+  >"$RUN_DIR/seckill.out" 2>&1 &
+BENCH_PID=$!
+KILL_TEXT="no provider killed (one provider)"
+if [ "$PROVIDERS" -gt 1 ]; then
+  # Mid-sale: once the first progress line shows purchases being answered.
+  PROGRESS='^\[ *[0-9.]*s\] qps=[1-9]'
+  until grep -q "$PROGRESS" "$RUN_DIR/seckill.out" 2>/dev/null || ! kill -0 "$BENCH_PID" 2>/dev/null; do
+    sleep 0.05
+  done
+  kill -KILL "${SECKILL_PIDS[1]}" 2>/dev/null &&
+    KILL_TEXT="seckill-server #2 (pid ${SECKILL_PIDS[1]}) SIGKILLed after the progress line '$(grep "$PROGRESS" "$RUN_DIR/seckill.out" | tail -n 1)'"
+  log "$KILL_TEXT"
+fi
+BENCH_RC=0
+wait "$BENCH_PID" || BENCH_RC=$?
+cat "$RUN_DIR/seckill.out"
 
-log "stopping seckill-server${REDIS_PORT:+, Redis and MariaDB}"
+log "stopping seckill-server${REDIS_PORT:+, Redis, MariaDB and ZooKeeper}"
 ferry_stop_all
 log "direct:    $(tail -n 1 "$RUN_DIR/direct.out")"
 log "discovery: $(tail -n 1 "$RUN_DIR/discovery.out")"
 log "seckill ($BACKEND): $(grep '^answers:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(grep '^check:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(tail -n 1 "$RUN_DIR/seckill.out")"
+log "seckill ($BACKEND): $KILL_TEXT"
 log "echo-server's status page, while it ran: $STATUS_URL (also /status.json, /metrics, /health, /ready)"
 log "Echo through the JSON gateway: $CURL_LINE"
 log "  answered: $GATEWAY_ANSWER"
-log "What it did: created an activity (100 units, open from a second ago for 10 minutes),
-    preheated it, sent 5,500 purchases from 5,000 distinct users (250 of them repeated the
-    same request id, 250 bought again with a new one), waited for the orders to settle (at
-    once on embedded, which writes them inside the purchase; on redis+mariadb once the order
-    writer has moved every reservation from the Redis stream into MariaDB), and checked with
-    Reconcile, GetResult and the database itself (--verify-db): exactly 100 orders, nobody with
-    two, every retry answered as its first purchase, every ACCEPTED purchase an order of its
-    buyer."
+log "What it did: created an activity ($STOCK units, open from a second ago for 10 minutes),
+    preheated it, sent purchases from $BUYERS distinct users (5% of them repeated the same
+    request id, 5% bought again with a new one) to $PROVIDERS provider(s), waited for the orders
+    to settle (at once on embedded, which writes them inside the purchase; on redis+mariadb once
+    the order writers have moved every reservation from the Redis stream into MariaDB,
+    including those the killed provider had taken and not written), and checked with
+    Reconcile, GetResult and the database itself (--verify-db): exactly $STOCK orders, nobody
+    with two, every retry answered as its first purchase, every ACCEPTED purchase an order of
+    its buyer."
+if [ "$BENCH_RC" -ne 0 ]; then
+  echo "demo.sh: ferry-bench seckill failed (exit $BENCH_RC): $(grep '^check:' "$RUN_DIR/seckill.out")" >&2
+  exit 1
+fi

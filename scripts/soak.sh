@@ -105,7 +105,9 @@ write_procs() {  # for the RSS sampler: "name pid comm" of every process of ours
   mv "$tmp" "$RUN/procs"
 }
 
-seckill_yaml() {  # seckill_yaml <worker id> <order writer threads>
+# Worker ids are leased from ZooKeeper (the registry's for providers, idgen.zookeeper for the
+# unregistered consumer), so a restarted process may get another one but never a taken one.
+seckill_yaml() {  # seckill_yaml <order writer threads>
   cat <<YAML
 log: {level: warn}
 server:
@@ -117,8 +119,8 @@ service:
   backend: redis+mariadb
   redis: {host: 127.0.0.1, port: $REDIS_PORT, connections: 4, timeout_ms: 1000}
   mariadb: {host: 127.0.0.1, port: $MARIADB_PORT, user: root, password: '', database: seckill, connections: 4, timeout_ms: 5000}
-  idgen: {worker_id: $1}
-  order_writer: {threads: $2, interval_ms: 20, claim_idle_ms: 2000}
+  idgen: {zookeeper: '$REGISTRY'}
+  order_writer: {threads: $1, interval_ms: 20, claim_idle_ms: 2000}
   reconciler: {interval_ms: 5000, redrive_after_ms: 10000}
   answer_cache_entries: 4096
 YAML
@@ -216,11 +218,11 @@ MARIADB=(mariadb --no-defaults --protocol=TCP -h 127.0.0.1 -P "$MARIADB_PORT" -u
 
 for i in 1 2 3; do
   KIND[seckill-$i]=seckill; PORT[seckill-$i]="$(ferry_free_port)"
-  seckill_yaml "$i" 0 >"$RUN/seckill-$i.yaml"
+  seckill_yaml 0 >"$RUN/seckill-$i.yaml"
   start_process "seckill-$i"
 done
 KIND[consumer]=consumer; PORT[consumer]="$(ferry_free_port)"
-seckill_yaml 100 2 >"$RUN/consumer.yaml"
+seckill_yaml 2 >"$RUN/consumer.yaml"
 start_process consumer
 for i in 1 2; do
   KIND[echo-$i]=echo; PORT[echo-$i]="$(ferry_free_port)"

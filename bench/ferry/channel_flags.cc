@@ -78,6 +78,9 @@ void AddChannelFlags(FlagParser& flags, ChannelFlags* c, const LoadOptions* load
   flags.AddString("--lb", "BALANCER", &c->balancer,
                   "with --registry: round_robin | random | least_active | consistent_hash | "
                   "latency_aware (default round_robin)");
+  flags.AddString("--hash-field", "FIELD", &c->hash_field,
+                  "with --lb consistent_hash: the request field whose value is the hash key, so "
+                  "that calls for one key (e.g. user_id) reach one provider");
   flags.AddString("--serializer", "NAME", &c->serializer, "protobuf | json (default protobuf)");
   flags.AddString("--compression", "NAME", &c->compression, "none | zstd (default none)");
   flags.AddInteger<uint32_t>("--timeout-ms", "MS", &c->timeout_ms, 1, 3'600'000,
@@ -96,6 +99,10 @@ void AddChannelFlags(FlagParser& flags, ChannelFlags* c, const LoadOptions* load
     if (c->registry.empty() && !(c->service.empty() && c->balancer.empty())) {
       *error =
           c->service.empty() ? "--lb: only with --registry" : "--service: only with --registry";
+      return false;
+    }
+    if (!c->hash_field.empty() && c->balancer != "consistent_hash") {
+      *error = "--hash-field: only with --lb consistent_hash";
       return false;
     }
     if (c->config.empty() && !c->client.empty()) {
@@ -141,6 +148,7 @@ Status OpenChannels(const ChannelFlags& channel, std::string_view default_servic
   cluster.service = std::string(ServiceOf(channel, default_service));
   cluster.client = client;
   if (!channel.balancer.empty()) cluster.loadbalance.name = channel.balancer;
+  cluster.loadbalance.hash_field = channel.hash_field;
   for (uint32_t i = 0; i < load.conns; ++i) {
     std::shared_ptr<Channel> opened;
     if (Status status = NewClusterChannel(cluster, registry, &opened); !status.ok()) return status;
@@ -161,6 +169,7 @@ std::string DescribeChannels(const ChannelFlags& channel, std::string_view defau
     line += " registry=" + channel.registry +
             " service=" + std::string(ServiceOf(channel, default_service)) +
             " lb=" + (channel.balancer.empty() ? LoadBalancerOptions{}.name : channel.balancer);
+    if (!channel.hash_field.empty()) line += " hash_field=" + channel.hash_field;
   }
   return line;
 }

@@ -23,6 +23,7 @@ struct ChannelFlags {
   std::string registry;     // --registry
   std::string service;      // --service; empty: the command's own service
   std::string balancer;     // --lb; empty: ClusterOptions' default
+  std::string hash_field;   // --hash-field: consistent_hash's request field; empty: none
   std::string serializer;   // --serializer; empty: protobuf
   std::string compression;  // --compression; empty: none
   uint32_t timeout_ms = 0;  // --timeout-ms: per call; 0: 5000

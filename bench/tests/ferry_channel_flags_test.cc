@@ -53,6 +53,15 @@ TEST(ChannelFlagsTest, RegistryModeNeedsNoTarget) {
               HasSubstr("service=ferry.demo.Other lb=least_active"));
 }
 
+TEST(ChannelFlagsTest, ConsistentHashTakesTheHashField) {
+  const Parsed p = Parse({"--registry", "static://127.0.0.1:7001,127.0.0.1:7002", "--lb",
+                          "consistent_hash", "--hash-field", "user_id"});
+  ASSERT_EQ(p.outcome, FlagParser::Outcome::kOk) << p.error;
+  EXPECT_EQ(p.channel.hash_field, "user_id");
+  EXPECT_THAT(DescribeChannels(p.channel, "ferry.seckill.SeckillService"),
+              HasSubstr("lb=consistent_hash hash_field=user_id"));
+}
+
 TEST(ChannelFlagsTest, BadCombinationsNameTheFlags) {
   const std::vector<std::pair<std::vector<const char*>, std::string>> cases = {
       {{}, "exactly one"},
@@ -63,6 +72,8 @@ TEST(ChannelFlagsTest, BadCombinationsNameTheFlags) {
       {{"--target", "h:1", "--client", "echo"}, "--client: only with --config"},
       {{"--target", "h:1", "--lb", "random"}, "--lb: only with --registry"},
       {{"--target", "h:1", "--service", "x.Y"}, "--service: only with --registry"},
+      {{"--registry", "static://h:1", "--hash-field", "user_id"},
+       "--hash-field: only with --lb consistent_hash"},
       {{"--target", "no-port"}, "--target"},
       {{"--target", "h:1", "--timeout-ms", "0"}, "--timeout-ms"},
   };

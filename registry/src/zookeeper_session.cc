@@ -139,6 +139,11 @@ int64_t ZooKeeperSession::session_id() const {
   return credentials_ ? credentials_->client_id : 0;
 }
 
+std::chrono::milliseconds ZooKeeperSession::negotiated_timeout() const {
+  std::lock_guard lock(mu_);
+  return negotiated_timeout_;
+}
+
 void ZooKeeperSession::OnSessionWatch(zhandle_t* zh, int type, int state, const char*,
                                       void* context) {
   if (type != ZOO_SESSION_EVENT) return;
@@ -169,6 +174,7 @@ void ZooKeeperSession::OnStateChange(zhandle_t* zh, const Event& event) {
       connected_handed_off_ = false;
       if (event.state == ZOO_CONNECTED_STATE) {
         credentials_ = *zoo_client_id(zh);
+        negotiated_timeout_ = std::chrono::milliseconds(zoo_recv_timeout(zh));
       } else if (event.state == ZOO_EXPIRED_SESSION_STATE || event.state == ZOO_AUTH_FAILED_STATE) {
         credentials_.reset();
       }

@@ -165,9 +165,12 @@ TEST_F(ZooKeeperWorkerIdLeaseTest, GeneratorHoldsTheLeaseWhileItLives) {
   EXPECT_EQ(observer.Get(znode, &stat), ZNONODE);
 }
 
-TEST_F(ZooKeeperWorkerIdLeaseTest, DisconnectionSuspendsTheIdUntilTheSessionReconnects) {
-  auto lease = Acquire();
-  ASSERT_TRUE(lease);
+TEST_F(ZooKeeperWorkerIdLeaseTest, DisconnectionKeepsTheIdForAThirdOfTheSessionThenSuspendsIt) {
+  // 12 s: a grace of 2.8 s (a third less a tenth), long enough to look at on a busy machine.
+  ZooKeeperWorkerIdLeaseOptions options = Options();
+  options.session_timeout = 12s;
+  std::shared_ptr<ZooKeeperWorkerIdLease> lease;
+  ASSERT_TRUE(ZooKeeperWorkerIdLease::Acquire(options, &lease).ok());
   std::unique_ptr<SnowflakeIdGenerator> generator;
   ASSERT_TRUE(SnowflakeIdGenerator::Create(lease, {}, &generator).ok());
   int64_t before = 0;
@@ -175,10 +178,15 @@ TEST_F(ZooKeeperWorkerIdLeaseTest, DisconnectionSuspendsTheIdUntilTheSessionReco
   const auto session = lease->session_credentials();
   ASSERT_TRUE(session);
 
+  LogCapture log;
   server_->Stop();
-  // The client cannot tell whether its session will expire (and the id go to someone else),
-  // so nothing is issued until it knows.
+  // Within the grace the session certainly lives (the server cannot have expired it), so ids
+  // are still issued: a ZooKeeper restart does not stop the service.
+  ASSERT_TRUE(log.WaitFor("stays usable for 2800 ms", kRecovery));
   int64_t id = -1;
+  EXPECT_TRUE(generator->NextId(&id).ok());
+  // Past it the client cannot tell whether its session will expire (and the id go to someone
+  // else), so nothing is issued until it knows.
   Status status;
   ASSERT_TRUE(WaitFor([&] { return !(status = generator->NextId(&id)).ok(); }, kRecovery));
   EXPECT_EQ(status.code(), StatusCode::UNAVAILABLE);
@@ -195,6 +203,29 @@ TEST_F(ZooKeeperWorkerIdLeaseTest, DisconnectionSuspendsTheIdUntilTheSessionReco
   EXPECT_EQ(generator->Decode(id)->worker_id, generator->Decode(before)->worker_id);
   ASSERT_TRUE(lease->session_credentials());
   EXPECT_EQ(lease->session_credentials()->session_id, session->session_id);
+}
+
+TEST_F(ZooKeeperWorkerIdLeaseTest, AReconnectWithinTheGraceKeepsIssuingThroughout) {
+  ZooKeeperWorkerIdLeaseOptions options = Options();
+  options.session_timeout = 60s;  // a grace of 14 s, beyond a ZooKeeper restart
+  std::shared_ptr<ZooKeeperWorkerIdLease> lease;
+  ASSERT_TRUE(ZooKeeperWorkerIdLease::Acquire(options, &lease).ok());
+  const int64_t worker = IdOf(*lease);
+  ASSERT_GE(worker, 0);
+  LogCapture log;
+  server_->Stop();
+  ASSERT_TRUE(log.WaitFor("stays usable for 14000 ms", kRecovery));
+  ASSERT_TRUE(server_->Start());
+  // Until the session is back, every look finds the id usable; and it is the same one after.
+  bool refused = false;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        refused = refused || IdOf(*lease) != worker;
+        return log.Count(spdlog::level::info, "reconnected to ZooKeeper within the grace") > 0;
+      },
+      kRecovery));
+  EXPECT_FALSE(refused);
+  EXPECT_EQ(IdOf(*lease), worker);
 }
 
 TEST_F(ZooKeeperWorkerIdLeaseTest, SessionExpiryLosesTheIdAndALeaseIsTakenAgain) {

@@ -13,8 +13,7 @@ Status ActivityDirectory::Get(int64_t activity_id, ActivityRecord* out) {
   {
     std::shared_lock lock(mutex_);
     auto it = entries_.find(activity_id);
-    if (it != entries_.end() &&
-        (it->second.activity.open || now - it->second.loaded_ms < recheck_ms_)) {
+    if (it != entries_.end() && Fresh(it->second, now)) {
       if (!it->second.found) {
         return Status(StatusCode::NOT_FOUND, "no activity " + std::to_string(activity_id));
       }
@@ -34,6 +33,27 @@ Status ActivityDirectory::Get(int64_t activity_id, ActivityRecord* out) {
   }
   if (s.ok()) *out = entry.activity;
   return s;
+}
+
+bool ActivityDirectory::Fresh(const Entry& entry, int64_t now) const {
+  if (entry.activity.open) return true;
+  const bool started = entry.found && now >= entry.activity.start_time_ms;
+  return now - entry.loaded_ms < (started ? started_recheck_ms_ : recheck_ms_);
+}
+
+Status ActivityDirectory::Reload(int64_t activity_id, ActivityRecord* out) {
+  const int64_t now = now_ms_();
+  {
+    std::shared_lock lock(mutex_);
+    auto it = entries_.find(activity_id);
+    if (it != entries_.end() && it->second.found && now - it->second.loaded_ms < recheck_ms_) {
+      *out = it->second.activity;
+      return Status::Ok();
+    }
+  }
+  if (Status s = store_->GetActivity(activity_id, out); !s.ok()) return s;
+  Put(*out);
+  return Status::Ok();
 }
 
 void ActivityDirectory::Put(const ActivityRecord& activity) {

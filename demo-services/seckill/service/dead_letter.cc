@@ -9,22 +9,28 @@ namespace ferry::seckill {
 
 namespace {
 
-// Returns the reservation's unit to the cache unless the database decided it sold out (then the
-// cache never had more than the database) or the cache did not accept the request.
-Status Compensate(SeckillCore& core, const RequestScope& scope, const RequestRecord& decided) {
+// Returns the reservation's unit to the cache's current generation (as an already-joined
+// buyer's release does) unless the database decided it sold out (then the cache never had more
+// than the database) or the cache did not accept the request.
+Status Compensate(SeckillCore& core, const ActivityRecord& activity, const RequestScope& scope,
+                  const RequestRecord& decided) {
   if (decided.reason == kReasonSoldOut) return Status::Ok();
   bool found = false;
   ReserveResult answered;
   if (Status s = core.deps.cache->FindRequest(scope, &found, &answered); !s.ok()) return s;
   if (!found || answered.answer != ReserveAnswer::kAccepted) return Status::Ok();
-  bool released = false;
-  if (Status s =
-          core.deps.cache->Release(scope.activity_id, scope.sku_id,
-                                   "r:" + RequestField(scope.user_id, scope.request_id), &released);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  if (Status s = core.deps.cache->Release(scope.activity_id, scope.sku_id,
+                                          "r:" + RequestField(scope.user_id, scope.request_id),
+                                          activity.cache_epoch, &released);
       !s.ok()) {
     return s;
   }
-  if (released) core.sold_out.Clear(scope.activity_id, scope.sku_id);
+  if (released == ReleaseOutcome::kNotCurrent) {
+    return Status(StatusCode::UNAVAILABLE,
+                  "the cache does not hold generation " + std::to_string(activity.cache_epoch));
+  }
+  if (released == ReleaseOutcome::kReleased) core.sold_out.Clear(scope.activity_id, scope.sku_id);
   return Status::Ok();
 }
 
@@ -45,7 +51,7 @@ Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity, const Rese
       note += "; not compensated: " + s.ToString();
     } else if (decided.created) {
       return cache.Ack(activity.activity_id, activity.sku_id, {event.event_id});
-    } else if (s = Compensate(core, scope, decided); !s.ok()) {
+    } else if (s = Compensate(core, activity, scope, decided); !s.ok()) {
       return s;
     }
   }

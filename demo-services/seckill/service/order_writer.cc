@@ -88,6 +88,24 @@ bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& 
 Status OrderWriter::WriteOrder(const ActivityRecord& activity, const ReservationEvent& event) {
   // The order is created, and the buyer can learn of it, only now: the pay timeout runs from
   // here, not from the reservation, so a writer that lagged does not write orders already due.
+  if (event.cache_epoch != 0 && event.cache_epoch != activity.cache_epoch) {
+    // Not the current generation: one of this activity's earlier ones (a reservation accepted
+    // before a reload, still to be written), or keys another activity of the same id left.
+    bool ours = false;
+    if (Status s = core_->deps.store->KnowsCacheEpoch(event.activity_id, event.sku_id,
+                                                      event.cache_epoch, &ours);
+        !s.ok()) {
+      Logger().warn("order writer: request {}: {}", event.request_id, s.ToString());
+      return s;
+    }
+    if (!ours) {
+      Logger().warn(
+          "order writer: request {} was reserved in generation {}, unknown to activity "
+          "{}; dropped",
+          event.request_id, event.cache_epoch, event.activity_id);
+      return Status::Ok();
+    }
+  }
   const int64_t now = core_->deps.now_ms();
   OrderDraft draft{event.activity_id,
                    event.sku_id,
@@ -95,7 +113,9 @@ Status OrderWriter::WriteOrder(const ActivityRecord& activity, const Reservation
                    event.request_id,
                    event.order_no,
                    now,
-                   now + int64_t{activity.pay_timeout_s} * 1000};
+                   now + int64_t{activity.pay_timeout_s} * 1000,
+                   event.cache_epoch,
+                   event.cache_seq};
   PlaceResult placed;
   if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) {
     Metrics().orders_failed->Increment();
@@ -104,15 +124,22 @@ Status OrderWriter::WriteOrder(const ActivityRecord& activity, const Reservation
   }
   Metrics().OrdersWith(placed.outcome)->Increment();
   if (placed.outcome == PlaceOutcome::kAlreadyJoined) {
-    bool released = false;
-    Status s =
-        core_->deps.cache->Release(event.activity_id, event.sku_id,
-                                   "r:" + RequestField(event.user_id, event.request_id), &released);
+    ReleaseOutcome released = ReleaseOutcome::kReleased;
+    Status s = core_->deps.cache->Release(event.activity_id, event.sku_id,
+                                          "r:" + RequestField(event.user_id, event.request_id),
+                                          activity.cache_epoch, &released);
+    if (s.ok() && released == ReleaseOutcome::kNotCurrent) {
+      refreshed_ms_ = 0;  // this writer's copy of the generation may be out of date
+      s = Status(StatusCode::UNAVAILABLE,
+                 "the cache does not hold generation " + std::to_string(activity.cache_epoch));
+    }
     if (!s.ok()) {
       Logger().warn("order writer: release for request {}: {}", event.request_id, s.ToString());
       return s;  // redelivered later; the decision replays and the release is retried
     }
-    if (released) core_->sold_out.Clear(event.activity_id, event.sku_id);
+    if (released == ReleaseOutcome::kReleased) {
+      core_->sold_out.Clear(event.activity_id, event.sku_id);
+    }
   }
   return Status::Ok();
 }

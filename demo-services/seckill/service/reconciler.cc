@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "service/cache_generation.h"
+
 namespace ferry::seckill {
 
 namespace {
@@ -24,7 +26,8 @@ Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, Reconcile
   const int64_t now = core.deps.now_ms();
   int64_t undecided = 0;
   std::optional<bool> leased;
-  for (const ReservationEvent& reservation : reservations) {
+  for (ReservationEvent& reservation : reservations) {
+    reservation.cache_epoch = activity.cache_epoch;
     RequestRecord decided;
     Status s = core.deps.store->GetRequest(
         {reservation.activity_id, reservation.sku_id, reservation.user_id, reservation.request_id},
@@ -58,6 +61,54 @@ Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, Reconcile
   return Status::Ok();
 }
 
+// The two sides of the stock once quiescent: the cache's units, plus the units its reservations
+// not yet written will take from the database, plus the units cancellations gave the database
+// that the cache has not received, equal the database's stock. A difference in *balance (read
+// while orders and releases may be in flight) is read again, the cache first and then the
+// database, a few times before it stands.
+struct CacheBalance {
+  int64_t cache_stock = 0;
+  int64_t undecided = 0;
+  int64_t releases_pending = 0;
+  int64_t database_stock = 0;
+  int64_t Difference() const { return cache_stock + undecided + releases_pending - database_stock; }
+};
+
+Status BalanceCache(SeckillCore& core, const ActivityRecord& activity, CacheBalance* balance) {
+  CacheSnapshot snapshot;
+  StoreCounts counts;
+  constexpr int kReads = 3;
+  for (int read = 0;; ++read) {
+    if (balance->Difference() == 0 || read + 1 == kReads) return Status::Ok();
+    ReservationCache& cache = *core.deps.cache;
+    if (Status s = cache.Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
+      return s;
+    }
+    std::vector<ReservationEvent> reservations;
+    if (Status s = cache.ListReservations(activity.activity_id, activity.sku_id, &reservations);
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = core.deps.store->Count(activity.activity_id, activity.sku_id, &counts);
+        !s.ok()) {
+      return s;
+    }
+    int64_t undecided = 0;
+    for (const ReservationEvent& r : reservations) {
+      RequestRecord decided;
+      Status s =
+          core.deps.store->GetRequest({r.activity_id, r.sku_id, r.user_id, r.request_id}, &decided);
+      if (s.code() == StatusCode::NOT_FOUND) {
+        ++undecided;
+      } else if (!s.ok()) {
+        return s;
+      }
+    }
+    *balance =
+        CacheBalance{snapshot.stock, undecided, counts.releases_pending, counts.remaining_stock};
+  }
+}
+
 }  // namespace
 
 Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileResponse* out) {
@@ -78,6 +129,7 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
   out->set_refunds_done(counts.refunds_done);
   out->set_users_with_two_orders(counts.users_with_two_orders);
   out->set_cache_stock(-1);
+  out->set_releases_pending(counts.releases_pending);
 
   auto violation = [out](std::string line) { out->add_violations(std::move(line)); };
   const int64_t live = counts.orders_unpaid + counts.orders_confirming + counts.orders_paid;
@@ -105,15 +157,43 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
       return s;
     }
     out->set_queue_backlog(snapshot.queue_undelivered + snapshot.queue_pending);
-    if (snapshot.present) {
-      out->set_cache_stock(snapshot.stock);
-      if (snapshot.stock > counts.remaining_stock) {
-        violation("cache stock " + N(snapshot.stock) + " exceeds database stock " +
-                  N(counts.remaining_stock));
+    bool current = CacheIsCurrent(snapshot, counts.cache_epoch, 0);
+    if (current && snapshot.reservations < counts.cache_seq) {
+      // The database wrote orders of reservations the cache no longer counts: it was restored
+      // from an older copy. It sells no more (nor takes releases) until preheated again.
+      bool marked = false;
+      if (Status s =
+              cache->MarkStale(activity.activity_id, activity.sku_id, counts.cache_epoch, &marked);
+          !s.ok()) {
+        return s;
       }
+      violation("the cache counts " + N(snapshot.reservations) +
+                " reservations but the database wrote orders up to reservation " +
+                N(counts.cache_seq) +
+                ": it lost reservations (restored from an older copy); closed until preheated "
+                "again");
+      current = false;
+    } else if (!current && activity.open) {
+      violation(!snapshot.present ? "the cache lost the open activity; preheat it again"
+                : snapshot.stale ? "the cache was found to have lost reservations; preheat it again"
+                                 : "the cache holds generation " + N(snapshot.epoch) +
+                                       ", the database " + N(counts.cache_epoch) +
+                                       " (keys of an older copy or of another activity); preheat "
+                                       "it again");
+    }
+    if (current) {
+      out->set_cache_stock(snapshot.stock);
       if (Status s = RedriveStale(core, activity, out); !s.ok()) return s;
-    } else if (activity.open) {
-      violation("the cache lost the open activity; preheat it again");
+      CacheBalance balance{snapshot.stock, out->reservations_without_order(),
+                           counts.releases_pending, counts.remaining_stock};
+      if (Status s = BalanceCache(core, activity, &balance); !s.ok()) return s;
+      out->set_cache_difference(balance.Difference());
+      if (balance.Difference() != 0) {
+        violation("cache stock " + N(balance.cache_stock) + " + reservations without order " +
+                  N(balance.undecided) + " + releases pending " + N(balance.releases_pending) +
+                  " != database stock " + N(balance.database_stock) + " (difference " +
+                  N(balance.Difference()) + ")");
+      }
     }
   } else {
     out->set_reservations(counts.requests_created);

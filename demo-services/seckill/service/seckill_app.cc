@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 
 #include "ferry/framework/logging.h"
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
@@ -40,13 +41,25 @@ Status OpenStore(const SeckillConfig& config, std::unique_ptr<OrderStore>* out) 
 
 Status CreateIdGenerator(const SeckillConfig& config, const std::string& registry_url,
                          std::unique_ptr<idgen::SnowflakeIdGenerator>* out) {
-  if (config.worker_id >= 0 || !registry_url.starts_with("zookeeper://")) {
-    const uint32_t worker_id = config.worker_id >= 0 ? static_cast<uint32_t>(config.worker_id) : 0;
-    return idgen::SnowflakeIdGenerator::Create(worker_id, {}, out);
+  if (config.worker_id >= 0) {
+    return idgen::SnowflakeIdGenerator::Create(static_cast<uint32_t>(config.worker_id), {}, out);
+  }
+  const std::string& url =
+      !config.worker_id_zookeeper.empty() ? config.worker_id_zookeeper : registry_url;
+  if (!url.starts_with("zookeeper://")) {
+    if (config.backend == "embedded") return idgen::SnowflakeIdGenerator::Create(0, {}, out);
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "service.idgen: backend " + config.backend +
+                      " is shared by every provider on its database, so each needs a worker id "
+                      "of its own: use a zookeeper:// registry (or idgen.zookeeper) to lease "
+                      "one, or set idgen.worker_id for a provider that is alone");
   }
   idgen::ZooKeeperWorkerIdLeaseOptions options;
-  options.url = registry_url;
+  options.url = url;
   options.namespace_name = "seckill-orders";
+  // A third of it less a tenth (7 s) is how long order numbers go on being issued while
+  // ZooKeeper is unreachable (a restart, a failover); a crashed provider's id is free after it.
+  options.session_timeout = std::chrono::seconds(30);
   std::shared_ptr<idgen::ZooKeeperWorkerIdLease> lease;
   if (Status s = idgen::ZooKeeperWorkerIdLease::Acquire(options, &lease); !s.ok()) return s;
   Logger().info("seckill: order numbers use worker id lease {}", lease->znode_path());
@@ -101,6 +114,7 @@ std::string ProviderName() {
 Status SeckillApp::Create(const SeckillConfig& config, const std::string& registry_url,
                           std::unique_ptr<SeckillApp>* out) {
   std::unique_ptr<SeckillApp> app(new SeckillApp());
+  if (Status s = CreateIdGenerator(config, registry_url, &app->ids_); !s.ok()) return s;
   storage::RedisOptions redis;
   redis.host = config.redis_host;
   redis.port = config.redis_port;
@@ -113,7 +127,6 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   if (config.backend == "redis+mariadb") {
     if (Status s = ConnectRedisReservationCache(redis, &app->cache_); !s.ok()) return s;
   }
-  if (Status s = CreateIdGenerator(config, registry_url, &app->ids_); !s.ok()) return s;
 
   SeckillDeps deps;
   deps.store = app->store_.get();
@@ -166,6 +179,7 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
           std::vector<ActivityRecord> open;
           if (!core->deps.store->ListOpenActivities(core->deps.now_ms(), &open).ok()) return false;
           int64_t backlog = 0;
+          int64_t difference = 0;
           for (const ActivityRecord& activity : open) {
             // A pass takes a while with many open activities; a stopping provider leaves it
             // unfinished (and the backlog gauge as it was).
@@ -177,6 +191,7 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
               continue;
             }
             backlog += report.queue_backlog();
+            difference += std::abs(report.cache_difference());
             Metrics().reconcile_violations->Increment(
                 static_cast<uint64_t>(report.violations_size()));
             for (const std::string& v : report.violations()) {
@@ -184,6 +199,7 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
             }
           }
           Metrics().stream_backlog->Set(static_cast<double>(backlog));
+          Metrics().cache_difference->Set(static_cast<double>(difference));
           return false;
         }));
   }

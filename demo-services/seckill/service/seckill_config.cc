@@ -37,6 +37,13 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
 
   config::ConfigReader idgen = service.Section("idgen");
   idgen.Integer("worker_id", 0, 1023, &c.worker_id);
+  idgen.String("zookeeper", &c.worker_id_zookeeper);
+  if (c.worker_id >= 0 && !c.worker_id_zookeeper.empty()) {
+    idgen.Invalid("zookeeper", "set either worker_id or zookeeper, not both");
+  }
+  if (!c.worker_id_zookeeper.empty() && !c.worker_id_zookeeper.starts_with("zookeeper://")) {
+    idgen.Invalid("zookeeper", "expected a zookeeper:// URL, got '" + c.worker_id_zookeeper + "'");
+  }
   idgen.RejectUnknownKeys();
 
   config::ConfigReader writer = service.Section("order_writer");

@@ -29,8 +29,14 @@ struct SeckillConfig {
       .database = "ferry_seckill"};  // mariadb.{host,port,user,password,database,timeout_ms}
   uint32_t mariadb_connections = 8;  // mariadb.connections
 
-  // idgen.worker_id; -1: leased from ZooKeeper when registry.url is zookeeper://, else 0.
+  // idgen.worker_id: a fixed worker id, for a provider that is alone on its database. -1: the
+  // id is leased from ZooKeeper (idgen.zookeeper, else a zookeeper:// registry.url); with
+  // neither, only the embedded backend starts (with 0): providers sharing a database must never
+  // share a worker id, and a fixed id per replica is how they would.
   int64_t worker_id = -1;
+  // idgen.zookeeper: where to lease the worker id, for a process not registered (an order
+  // consumer); empty: the registry's URL.
+  std::string worker_id_zookeeper;
 
   // order_writer.threads; 0: this provider only reserves, and another seckill-server on the
   // same Redis and MariaDB writes the orders.

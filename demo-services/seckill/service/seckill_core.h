@@ -40,8 +40,8 @@ struct SeckillCore {
         answers(deps.answer_cache_entries),
         sold_out(deps.sold_out_ttl_ms) {}
 
-  // Hands a unit a cancellation returned to the database on to the cache (once, by order
-  // number) and lowers the sold-out flag.
+  // Hands a unit a cancellation returned to the database on to the cache generation it belongs
+  // to (once, by order number) and lowers the sold-out flag.
   Status PublishRelease(const PendingCacheRelease& release);
 
   SeckillDeps deps;

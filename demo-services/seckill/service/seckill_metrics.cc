@@ -45,6 +45,14 @@ const SeckillMetrics& Metrics() {
                               .value()
                               ->WithLabels({})
                               .value(),
+        .cache_difference =
+            registry
+                .AddGauge("seckill_cache_difference",
+                          "Units by which the reservation cache and the database disagree, over "
+                          "the open activities, as of the reconciler's last pass.")
+                .value()
+                ->WithLabels({})
+                .value(),
         .reconcile_violations =
             registry
                 .AddCounter("seckill_reconcile_violations_total",

@@ -19,6 +19,9 @@ struct SeckillMetrics {
   // Reservations queued for the order writer and not yet acknowledged, over the open
   // activities, as of the reconciler's last pass.
   metrics::Gauge* stream_backlog;
+  // Units by which the cache and the database disagree (Reconcile's cache_difference, summed
+  // as absolute values over the open activities), as of the reconciler's last pass.
+  metrics::Gauge* cache_difference;
   // Broken invariants the reconciler found, one per finding per pass.
   metrics::Counter* reconcile_violations;
   // Order events given up and moved to a dead-letter queue, by reason: unparsable,

@@ -1,6 +1,7 @@
 #include "service/seckill_service.h"
 
 #include "service/activity_rules.h"
+#include "service/cache_generation.h"
 #include "service/reconciler.h"
 
 namespace ferry::seckill {
@@ -25,20 +26,6 @@ const char* FailureReason(PurchaseAnswer answer) {
   return answer == ALREADY_JOINED ? kReasonAlreadyJoined : kReasonSoldOut;
 }
 
-// Marks the activity's cache releases that are still queued (the cache was unreachable when
-// their orders were cancelled) as done, for a cache about to be loaded from the database's
-// stock, which already counts those units.
-Status SettleQueuedReleases(OrderStore& store, const ActivityRecord& activity) {
-  constexpr int kMaxQueued = 1 << 20;
-  std::vector<PendingCacheRelease> queued;
-  if (Status s = store.ListPendingCacheReleases(kMaxQueued, &queued); !s.ok()) return s;
-  for (const PendingCacheRelease& release : queued) {
-    if (release.activity_id != activity.activity_id || release.sku_id != activity.sku_id) continue;
-    if (Status s = store.MarkCacheReleased(release.order_no); !s.ok()) return s;
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Status SeckillServiceImpl::CreateActivity(ServerContext&, const CreateActivityRequest& request,
@@ -60,26 +47,7 @@ Status SeckillServiceImpl::Preheat(ServerContext&, const ActivityRef& request,
   bool already_loaded = true;
   int64_t stock = activity.remaining_stock;
   if (ReservationCache* cache = core_->deps.cache) {
-    CacheSnapshot before;
-    if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &before); !s.ok()) {
-      return s;
-    }
-    // A cache (re)loaded from the stock read above must not also get the units of releases
-    // still queued from before: the stock counts them already. Settled after that read, so a
-    // cancellation racing it can only leave a unit out of the cache, never count it twice.
-    if (!before.present) {
-      if (Status s = SettleQueuedReleases(*core_->deps.store, activity); !s.ok()) return s;
-    }
-    // The participation set comes back with the stock, so that a cache rebuilt after losing its
-    // data still refuses users who hold orders.
-    std::vector<std::string> buyers;
-    if (Status s = core_->deps.store->ListBuyers(activity.activity_id, activity.sku_id, &buyers);
-        !s.ok()) {
-      return s;
-    }
-    if (Status s =
-            cache->Preheat(activity.activity_id, activity.sku_id, stock, buyers, &already_loaded);
-        !s.ok()) {
+    if (Status s = LoadCacheGeneration(*core_, &activity, &already_loaded); !s.ok()) {
       return s;  // the activity stays closed
     }
     CacheSnapshot snapshot;
@@ -115,7 +83,9 @@ Status SeckillServiceImpl::GetActivity(ServerContext&, const ActivityRef& reques
     if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
       return s;
     }
-    if (snapshot.present) response->set_cache_stock(snapshot.stock);
+    if (CacheIsCurrent(snapshot, activity.cache_epoch, activity.cache_seq)) {
+      response->set_cache_stock(snapshot.stock);
+    }
   }
   return Status::Ok();
 }
@@ -204,16 +174,34 @@ Status SeckillServiceImpl::Decide(const ActivityRecord& activity, const Purchase
   const int64_t now = core_->deps.now_ms();
   if (ReservationCache* cache = core_->deps.cache) {
     ReserveResult result;
-    Status s = cache->Reserve({activity.activity_id, activity.sku_id, request.user_id(),
-                               request.request_id(), order_no, now},
-                              &result);
+    const ReserveRequest reserve{activity.activity_id, activity.sku_id, request.user_id(),
+                                 request.request_id(), order_no,        now,
+                                 activity.cache_epoch};
+    Status s = cache->Reserve(reserve, &result);
     if (!s.ok()) return s;
-    if (result.answer == ReserveAnswer::kCacheMissing) {
-      // The activity is open, so the cache had it: its data is gone. Taking stock from the
-      // database here could oversell against reservations still queued; an operator preheats.
+    if (result.answer == ReserveAnswer::kOtherEpoch) {
+      // This provider's copy of the activity may predate a preheat elsewhere that loaded a new
+      // generation: ask the database once.
+      ActivityRecord fresh;
+      if (s = core_->activities.Reload(activity.activity_id, &fresh); !s.ok()) return s;
+      if (fresh.cache_epoch != activity.cache_epoch) {
+        ReserveRequest again = reserve;
+        again.cache_epoch = fresh.cache_epoch;
+        if (s = cache->Reserve(again, &result); !s.ok()) return s;
+      }
+    }
+    if (result.answer == ReserveAnswer::kCacheMissing ||
+        result.answer == ReserveAnswer::kOtherEpoch) {
+      // The activity is open, so the cache had it: its data is gone, or is not the data the
+      // database knows (restored from an older copy, or left by another activity of the same
+      // id). Taking stock from the database here could oversell against reservations still
+      // queued; an operator preheats.
       return Status(StatusCode::UNAVAILABLE,
                     "activity " + std::to_string(activity.activity_id) +
-                        ": the reservation cache lost its data; preheat it again");
+                        (result.answer == ReserveAnswer::kCacheMissing
+                             ? ": the reservation cache lost its data; preheat it again"
+                             : ": the reservation cache does not hold the generation the "
+                               "database records (lost or out-of-date data); preheat it again"));
     }
     *answer = ToAnswer(result.answer);
     return Status::Ok();
@@ -369,7 +357,8 @@ Status SeckillServiceImpl::CancelOrder(ServerContext&, const CancelOrderRequest&
     OrderRecord order;
     if (Status s = core_->deps.store->GetOrder(request.order_no(), &order); !s.ok()) return s;
     // Best effort now; the order closer retries whatever is still pending.
-    (void)core_->PublishRelease({order.order_no, order.activity_id, order.sku_id});
+    (void)core_->PublishRelease(
+        {order.order_no, order.activity_id, order.sku_id, result.cache_epoch, result.cache_epoch});
   }
   response->set_cancelled(result.cancelled);
   response->set_state(std::string(OrderStateName(result.state)));

@@ -19,7 +19,13 @@ std::string OrderSchemaSql(storage::SqlDialect dialect) {
          ";"
          "CREATE TABLE IF NOT EXISTS seckill_stock (activity_id BIGINT NOT NULL,"
          " sku_id BIGINT NOT NULL, remaining BIGINT NOT NULL,"
+         " cache_epoch BIGINT NOT NULL DEFAULT 0, cache_seq BIGINT NOT NULL DEFAULT 0,"
          " PRIMARY KEY (activity_id, sku_id))" +
+         engine +
+         ";"
+         "CREATE TABLE IF NOT EXISTS seckill_cache_epoch (activity_id BIGINT NOT NULL,"
+         " sku_id BIGINT NOT NULL, epoch BIGINT NOT NULL,"
+         " PRIMARY KEY (activity_id, sku_id, epoch))" +
          engine +
          ";"
          "CREATE TABLE IF NOT EXISTS seckill_order (order_no BIGINT NOT NULL PRIMARY KEY,"
@@ -54,7 +60,7 @@ std::string OrderSchemaSql(storage::SqlDialect dialect) {
          ";"
          "CREATE TABLE IF NOT EXISTS seckill_stock_release (order_no BIGINT NOT NULL"
          " PRIMARY KEY, activity_id BIGINT NOT NULL, sku_id BIGINT NOT NULL,"
-         " cache_released INT NOT NULL DEFAULT 0)" +
+         " cache_epoch BIGINT NOT NULL, cache_released INT NOT NULL DEFAULT 0)" +
          engine +
          ";"
          "CREATE TABLE IF NOT EXISTS seckill_schema (version INT NOT NULL PRIMARY KEY)" +

@@ -9,9 +9,11 @@ namespace ferry::seckill {
 // The layout OrderSchemaSql creates, recorded in seckill_schema. 2: request decisions keyed by
 // (user, activity, sku, request id), identifiers compared byte for byte. 3: payments whose
 // result is unknown (CONFIRMING orders) and one refund record (seckill_refund) per payment owed
-// back. A database without seckill_schema but with seckill_request is from before (version 1:
-// keyed by request id).
-inline constexpr int kOrderSchemaVersion = 3;
+// back. 4: the reservation cache's generation (seckill_stock.cache_epoch, every generation an
+// activity had in seckill_cache_epoch, the highest reservation sequence written in
+// cache_seq) and the generation each stock release belongs to. A database without seckill_schema
+// but with seckill_request is from before (version 1: keyed by request id).
+inline constexpr int kOrderSchemaVersion = 4;
 
 // The order store's tables, as one script for the dialect. Idempotent (IF NOT EXISTS).
 // Constraints carry the invariants: one order per (user, activity, sku), one decision per

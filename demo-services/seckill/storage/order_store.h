@@ -20,6 +20,11 @@ struct ActivityRecord {
   uint32_t pay_timeout_s = 0;
   bool open = false;            // a preheat succeeded
   int64_t remaining_stock = 0;  // the database's count of unsold units
+  // The reservation cache's generation, set by each preheat that loads the cache (0: never),
+  // and the highest reservation sequence number of that generation written as an order: a
+  // cache whose count of reservations is lower has lost some (it was rolled back).
+  int64_t cache_epoch = 0;
+  int64_t cache_seq = 0;
 };
 
 // kConfirming: a payment's result is unknown (the channel did not answer); the order waits for
@@ -48,6 +53,10 @@ struct OrderDraft {
   int64_t order_no = 0;
   int64_t created_ms = 0;
   int64_t pay_deadline_ms = 0;
+  // The cache generation and sequence number the reservation was accepted under (0: none); an
+  // order of the current generation raises the activity's cache_seq to it.
+  int64_t cache_epoch = 0;
+  int64_t cache_seq = 0;
 };
 
 enum class PlaceOutcome {
@@ -97,13 +106,25 @@ enum class RefundResult { kRefunded, kAlreadyRefunded };
 struct CancelResult {
   bool cancelled = false;                  // this call closed the order and released its unit
   OrderState state = OrderState::kUnpaid;  // the order's state afterwards
+  int64_t cache_epoch = 0;                 // cancelled: the generation its release belongs to
 };
 
 // A unit given back to the database by a cancellation that still has to reach the cache.
+// It belongs to the cache generation current when the cancellation committed: a cache loaded
+// later (another generation) was loaded from a stock that counts the unit already.
 struct PendingCacheRelease {
   int64_t order_no = 0;
   int64_t activity_id = 0;
   int64_t sku_id = 0;
+  int64_t cache_epoch = 0;
+  int64_t current_epoch = 0;  // the activity's generation when the release was listed
+};
+
+// What a preheat loads a new cache generation from, decided in one transaction.
+struct CacheEpochBase {
+  int64_t remaining_stock = 0;
+  // Per reservation passed in: false when the database has decided it (ordered or failed).
+  std::vector<bool> undecided;
 };
 
 struct StoreCounts {
@@ -117,6 +138,11 @@ struct StoreCounts {
   int64_t users_with_two_orders = 0;
   int64_t requests_created = 0;
   int64_t requests_failed = 0;
+  int64_t cache_epoch = 0;
+  int64_t cache_seq = 0;
+  // Units cancellations gave back to the database that the current cache generation has not
+  // received yet.
+  int64_t releases_pending = 0;
 };
 
 // The database of record: activities, stock, orders, payments. Every method is one
@@ -134,6 +160,19 @@ class OrderStore {
   // NOT_FOUND when absent.
   virtual Status GetActivity(int64_t activity_id, ActivityRecord* out) = 0;
   virtual Status MarkOpen(int64_t activity_id) = 0;
+  // Starts cache generation `epoch` (unique: chosen at random) for the activity, in one
+  // transaction that locks its stock row: reads the remaining stock and which of
+  // `reservations` (accepted by the cache, kept across the reload) have no decision yet, so
+  // that neither an order written nor a cancellation committed meanwhile is counted twice or
+  // lost; records the generation as the current one (cache_seq back to 0) and among the
+  // activity's generations. Releases of earlier generations are counted in that stock.
+  virtual Status BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch,
+                                 const std::vector<RequestScope>& reservations,
+                                 CacheEpochBase* out) = 0;
+  // Whether `epoch` is one of the activity's cache generations (current or earlier): keys of
+  // another generation were written for another activity under the same id.
+  virtual Status KnowsCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch,
+                                 bool* known) = 0;
   // Open activities whose end time is after `after_ms`.
   virtual Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) = 0;
   // Users holding an order of the activity in any state, for rebuilding the cache's
@@ -177,6 +216,7 @@ class OrderStore {
   // NOT_FOUND for an unknown order.
   virtual Status CancelUnpaid(int64_t order_no, CancelResult* result) = 0;
   virtual Status ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) = 0;
+  // Releases not yet handed to the cache, with the activity's current generation.
   virtual Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) = 0;
   virtual Status MarkCacheReleased(int64_t order_no) = 0;
 

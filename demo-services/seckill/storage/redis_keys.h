@@ -10,12 +10,14 @@ namespace ferry::seckill {
 // KEYS and never build one themselves.
 //
 //   seckill:{A:S}:stock     string   units left (an integer); never expires
-//   seckill:{A:S}:loaded    string   "1" once a preheat loaded the activity
+//   seckill:{A:S}:loaded    string   the cache generation (epoch) a preheat loaded the keys as,
+//                                    or "stale:<epoch>" once they were found to have lost
+//                                    reservations
 //   seckill:{A:S}:buyers    set      users holding (or having held) a reservation
 //   seckill:{A:S}:requests  hash     RequestField(user, request id) -> answer:
 //                                    "A:<order_no>:<reserved_ms>:<user>", "S" (sold out) or
 //                                    "J" (already joined)
-//   seckill:{A:S}:accepted  string   count of "A:" answers
+//   seckill:{A:S}:accepted  string   count of "A:" answers; the last reservation's sequence number
 //   seckill:{A:S}:released  set      release keys already given back to stock
 //   seckill:{A:S}:orders    stream   pending-order events, read through group "order-writers"
 //   seckill:{A:S}:dead_letters  stream  order events given up on: reason, detail, event_id and

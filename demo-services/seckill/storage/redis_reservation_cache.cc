@@ -75,6 +75,10 @@ bool ParseEvent(const redisReply* entry, ReservationEvent* event) {
     } else if (name == "reserved_ms") {
       ok = ParseInt64(value, &parsed.reserved_ms);
       seen |= 32u;
+    } else if (name == "epoch") {  // absent from events re-queued by the reconciler
+      ok = ParseInt64(value, &parsed.cache_epoch);
+    } else if (name == "seq") {
+      ok = ParseInt64(value, &parsed.cache_seq);
     }
     if (!ok && parsed.malformed.empty()) {
       parsed.malformed = "field " + std::string(name) + " is not an integer";
@@ -190,8 +194,8 @@ constexpr int kMaxCountedUndelivered = 1000;
 
 RedisReservationCache::RedisReservationCache(RedisOptions options)
     : pool_(std::move(options)),
-      scripts_(&pool_, {kReserveScript, kPreheatScript, kReleaseScript, kDeadLetterScript,
-                        kTrimScript, kLeaseScript}) {}
+      scripts_(&pool_, {kReserveScript, kPreheatScript, kReleaseScript, kMarkStaleScript,
+                        kDeadLetterScript, kTrimScript, kLeaseScript}) {}
 
 Status RedisReservationCache::Command(const std::vector<std::string>& args, RedisReplyPtr* reply) {
   if (Status status = pool_.Run(args, reply); !status.ok()) return status;
@@ -201,27 +205,36 @@ Status RedisReservationCache::Command(const std::vector<std::string>& args, Redi
 
 Status RedisReservationCache::LoadScripts() { return scripts_.LoadAll(); }
 
-Status RedisReservationCache::Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
-                                      const std::vector<std::string>& buyers,
-                                      bool* already_loaded) {
-  if (stock < 0) {
+Status RedisReservationCache::Preheat(const CacheLoad& load, bool* raced) {
+  if (load.stock < 0) {
     return Status(StatusCode::INVALID_ARGUMENT,
-                  "stock must not be negative, got " + std::to_string(stock));
+                  "stock must not be negative, got " + std::to_string(load.stock));
   }
-  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  if (load.epoch <= 0) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "epoch must be positive, got " + std::to_string(load.epoch));
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(load.activity_id, load.sku_id);
   std::vector<std::string> args;
-  args.reserve(2 + buyers.size());
-  args.push_back(std::to_string(stock));
+  args.reserve(6 + load.buyers.size() + load.released_keys.size());
+  args.push_back(std::to_string(load.epoch));
+  args.push_back(load.expected_marker);
+  args.push_back(load.keep_requests ? "keep" : "wipe");
+  args.push_back(std::to_string(load.stock));
   args.push_back(kOrderWritersGroup);
-  args.insert(args.end(), buyers.begin(), buyers.end());
+  args.push_back(std::to_string(load.buyers.size()));
+  args.insert(args.end(), load.buyers.begin(), load.buyers.end());
+  args.insert(args.end(), load.released_keys.begin(), load.released_keys.end());
   RedisReplyPtr reply;
-  if (Status status = scripts_.Eval(kPreheat, {keys.stock, keys.loaded, keys.buyers, keys.orders},
+  if (Status status = scripts_.Eval(kPreheat,
+                                    {keys.stock, keys.loaded, keys.buyers, keys.requests,
+                                     keys.accepted, keys.released, keys.orders},
                                     args, &reply);
       !status.ok()) {
     return status;
   }
   if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the preheat script");
-  if (already_loaded != nullptr) *already_loaded = reply->integer == 1;
+  if (raced != nullptr) *raced = reply->integer == 1;
   return Status::Ok();
 }
 
@@ -235,7 +248,8 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
           kReserve,
           {keys.stock, keys.loaded, keys.buyers, keys.requests, keys.accepted, keys.orders},
           {std::to_string(request.activity_id), std::to_string(request.sku_id), request.user_id,
-           request.request_id, std::to_string(request.order_no), std::to_string(request.now_ms)},
+           request.request_id, std::to_string(request.order_no), std::to_string(request.now_ms),
+           std::to_string(request.cache_epoch)},
           &reply);
       !status.ok()) {
     return status;
@@ -259,6 +273,8 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
     parsed.answer = ReserveAnswer::kAlreadyJoined;
   } else if (answer == "M") {
     parsed.answer = ReserveAnswer::kCacheMissing;
+  } else if (answer == "E") {
+    parsed.answer = ReserveAnswer::kOtherEpoch;
   } else {
     return MalformedReply("the reserve script (answer)");
   }
@@ -267,17 +283,33 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
 }
 
 Status RedisReservationCache::Release(int64_t activity_id, int64_t sku_id,
-                                      const std::string& release_key, bool* released) {
+                                      const std::string& release_key, int64_t epoch,
+                                      ReleaseOutcome* outcome) {
   if (release_key.empty()) return Status(StatusCode::INVALID_ARGUMENT, "empty release key");
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
   RedisReplyPtr reply;
-  if (Status status =
-          scripts_.Eval(kRelease, {keys.loaded, keys.stock, keys.released}, {release_key}, &reply);
+  if (Status status = scripts_.Eval(kRelease, {keys.loaded, keys.stock, keys.released},
+                                    {release_key, std::to_string(epoch)}, &reply);
       !status.ok()) {
     return status;
   }
   if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the release script");
-  if (released != nullptr) *released = reply->integer == 1;
+  *outcome = reply->integer == 1   ? ReleaseOutcome::kReleased
+             : reply->integer == 0 ? ReleaseOutcome::kAlreadyReleased
+                                   : ReleaseOutcome::kNotCurrent;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::MarkStale(int64_t activity_id, int64_t sku_id, int64_t epoch,
+                                        bool* marked) {
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  RedisReplyPtr reply;
+  if (Status status = scripts_.Eval(kMarkStale, {keys.loaded}, {std::to_string(epoch)}, &reply);
+      !status.ok()) {
+    return status;
+  }
+  if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the mark_stale script");
+  *marked = reply->integer == 1;
   return Status::Ok();
 }
 
@@ -285,7 +317,7 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
   std::vector<RedisReplyPtr> replies;
   if (Status status = pool_.RunPipeline({{"MULTI"},
-                                         {"EXISTS", keys.loaded},
+                                         {"GET", keys.loaded},
                                          {"GET", keys.stock},
                                          {"GET", keys.accepted},
                                          {"XPENDING", keys.orders, kOrderWritersGroup},
@@ -306,12 +338,20 @@ Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, Cach
   const redisReply* stock = exec->element[1];
   const redisReply* accepted = exec->element[2];
   const redisReply* pending = exec->element[3];
-  if (loaded->type != REDIS_REPLY_INTEGER) return MalformedReply("EXISTS");
+  if (loaded->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET loaded", loaded);
+  if (loaded->type != REDIS_REPLY_NIL && !IsTextReply(loaded)) return MalformedReply("GET loaded");
   if (stock->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET stock", stock);
   if (accepted->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET accepted", accepted);
 
   CacheSnapshot snapshot;
-  snapshot.present = loaded->integer == 1 && stock->type != REDIS_REPLY_NIL;
+  if (loaded->type != REDIS_REPLY_NIL) {
+    snapshot.marker = std::string(ReplyText(loaded));
+    std::string_view epoch = snapshot.marker;
+    snapshot.stale = epoch.substr(0, 6) == "stale:";
+    if (snapshot.stale) epoch.remove_prefix(6);
+    if (!ParseInt64(epoch, &snapshot.epoch)) snapshot.epoch = 0;
+  }
+  snapshot.present = !snapshot.marker.empty() && stock->type != REDIS_REPLY_NIL;
   if (stock->type != REDIS_REPLY_NIL &&
       !(IsTextReply(stock) && ParseInt64(ReplyText(stock), &snapshot.stock))) {
     return Status(StatusCode::INTERNAL, keys.stock + " does not hold an integer");
@@ -617,7 +657,8 @@ Status RedisReservationCache::Requeue(const ReservationEvent& event) {
   return Command(
       {"XADD", keys.orders, "*", "activity", std::to_string(event.activity_id), "sku",
        std::to_string(event.sku_id), "user", event.user_id, "request", event.request_id, "order_no",
-       std::to_string(event.order_no), "reserved_ms", std::to_string(event.reserved_ms)},
+       std::to_string(event.order_no), "reserved_ms", std::to_string(event.reserved_ms), "epoch",
+       std::to_string(event.cache_epoch), "seq", std::to_string(event.cache_seq)},
       &reply);
 }
 

@@ -44,11 +44,11 @@ class RedisReservationCache : public ReservationCache {
   // is unreachable.
   Status LoadScripts();
 
-  Status Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
-                 const std::vector<std::string>& buyers, bool* already_loaded) override;
+  Status Preheat(const CacheLoad& load, bool* raced) override;
   Status Reserve(const ReserveRequest& request, ReserveResult* result) override;
-  Status Release(int64_t activity_id, int64_t sku_id, const std::string& release_key,
-                 bool* released) override;
+  Status Release(int64_t activity_id, int64_t sku_id, const std::string& release_key, int64_t epoch,
+                 ReleaseOutcome* outcome) override;
+  Status MarkStale(int64_t activity_id, int64_t sku_id, int64_t epoch, bool* marked) override;
   // A consistent view (one MULTI/EXEC). present needs both the loaded marker and the stock.
   Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) override;
   // HGET of the requests hash; writes nothing. A kCacheMissing answer is never recorded, so
@@ -76,7 +76,7 @@ class RedisReservationCache : public ReservationCache {
 
  private:
   // Indices into scripts_, in the order the constructor hands the scripts over.
-  enum ScriptId { kReserve, kPreheat, kRelease, kDeadLetter, kTrim, kLease };
+  enum ScriptId { kReserve, kPreheat, kRelease, kMarkStale, kDeadLetter, kTrim, kLease };
 
   // Sets each event's delivery count from the group's pending list.
   Status ReadDeliveries(const std::string& stream, std::vector<ReservationEvent>* events);

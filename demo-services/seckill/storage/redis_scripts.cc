@@ -22,13 +22,15 @@ namespace {
   "end\n"
 
 constexpr std::string_view kReserveSource = FERRY_SECKILL_LUA_HELPERS R"lua(
-if #KEYS ~= 6 or #ARGV ~= 6 then
-  return redis.error_reply('ERR seckill reserve: expected 6 keys and 6 arguments')
+if #KEYS ~= 6 or #ARGV ~= 7 then
+  return redis.error_reply('ERR seckill reserve: expected 6 keys and 7 arguments')
 end
-local activity, sku, user, request, order_no, now_ms =
-    ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-if not (is_int(activity) and is_int(sku) and is_int(order_no) and is_int(now_ms)) then
-  return redis.error_reply('ERR seckill reserve: activity, sku, order_no and now_ms must be integers')
+local activity, sku, user, request, order_no, now_ms, epoch =
+    ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+if not (is_int(activity) and is_int(sku) and is_int(order_no) and is_int(now_ms) and
+        is_int(epoch)) then
+  return redis.error_reply(
+      'ERR seckill reserve: activity, sku, order_no, now_ms and epoch must be integers')
 end
 if user == '' or request == '' then
   return redis.error_reply('ERR seckill reserve: user and request id must not be empty')
@@ -37,6 +39,14 @@ local wants = {'string', 'string', 'set', 'hash', 'string', 'stream'}
 for i = 1, 6 do
   local err = type_error('reserve', KEYS[i], wants[i])
   if err then return err end
+end
+
+local marker = redis.call('GET', KEYS[2])
+if not marker then
+  return {'M', 0, ''}
+end
+if marker ~= epoch then
+  return {'E', 0, ''}
 end
 
 -- A request id is scoped by its user (the hash is the activity's): see RequestField.
@@ -55,7 +65,7 @@ if previous then
 end
 
 local stock = redis.call('GET', KEYS[1])
-if not stock or redis.call('EXISTS', KEYS[2]) == 0 then
+if not stock then
   return {'M', 0, ''}
 end
 if not is_int(stock) then
@@ -77,62 +87,86 @@ end
 redis.call('DECR', KEYS[1])
 redis.call('SADD', KEYS[3], user)
 redis.call('HSET', KEYS[4], field, 'A:' .. order_no .. ':' .. now_ms .. ':' .. user)
-redis.call('INCR', KEYS[5])
+local seq = redis.call('INCR', KEYS[5])
 redis.call('XADD', KEYS[6], '*', 'activity', activity, 'sku', sku, 'user', user,
-           'request', request, 'order_no', order_no, 'reserved_ms', now_ms)
+           'request', request, 'order_no', order_no, 'reserved_ms', now_ms, 'epoch', epoch,
+           'seq', seq)
 return {'A', 0, order_no}
 )lua";
 
 constexpr std::string_view kPreheatSource = FERRY_SECKILL_LUA_HELPERS R"lua(
-if #KEYS ~= 4 or #ARGV < 2 then
-  return redis.error_reply('ERR seckill preheat: expected 4 keys and at least 2 arguments')
+if #KEYS ~= 7 or #ARGV < 6 then
+  return redis.error_reply('ERR seckill preheat: expected 7 keys and at least 6 arguments')
 end
-if not is_int(ARGV[1]) or string.sub(ARGV[1], 1, 1) == '-' then
+local epoch, expected, mode, stock, group, buyer_count =
+    ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+if not is_int(epoch) or string.sub(epoch, 1, 1) == '-' or epoch == '0' then
+  return redis.error_reply('ERR seckill preheat: epoch must be a positive integer')
+end
+if mode ~= 'keep' and mode ~= 'wipe' then
+  return redis.error_reply('ERR seckill preheat: mode must be keep or wipe')
+end
+if not is_int(stock) or string.sub(stock, 1, 1) == '-' then
   return redis.error_reply('ERR seckill preheat: stock must be a non-negative integer')
 end
-if ARGV[2] == '' then
+if group == '' then
   return redis.error_reply('ERR seckill preheat: the consumer group must not be empty')
 end
-local wants = {'string', 'string', 'set', 'stream'}
-for i = 1, 4 do
+if not is_int(buyer_count) or tonumber(buyer_count) < 0 or
+    6 + tonumber(buyer_count) > #ARGV then
+  return redis.error_reply('ERR seckill preheat: the buyer count does not match the arguments')
+end
+local wants = {'string', 'string', 'set', 'hash', 'string', 'set', 'stream'}
+for i = 1, 7 do
   local err = type_error('preheat', KEYS[i], wants[i])
   if err then return err end
 end
-if redis.call('EXISTS', KEYS[2]) == 1 then
+if (redis.call('GET', KEYS[2]) or '') ~= expected then
   return 1
 end
 
-local created = redis.pcall('XGROUP', 'CREATE', KEYS[4], ARGV[2], '0', 'MKSTREAM')
+if mode == 'wipe' then
+  redis.call('DEL', KEYS[4], KEYS[5], KEYS[7])
+end
+redis.call('DEL', KEYS[3], KEYS[6])
+local created = redis.pcall('XGROUP', 'CREATE', KEYS[7], group, '0', 'MKSTREAM')
 if type(created) == 'table' and created['err'] and
     string.sub(created['err'], 1, 9) ~= 'BUSYGROUP' then
   return redis.error_reply(created['err'])
 end
-redis.call('SET', KEYS[1], ARGV[1])
-for first = 3, #ARGV, 1000 do
-  redis.call('SADD', KEYS[3], unpack(ARGV, first, math.min(first + 999, #ARGV)))
+redis.call('SET', KEYS[1], stock)
+local last_buyer = 6 + tonumber(buyer_count)
+for first = 7, last_buyer, 1000 do
+  redis.call('SADD', KEYS[3], unpack(ARGV, first, math.min(first + 999, last_buyer)))
 end
-redis.call('SET', KEYS[2], '1')
+for first = last_buyer + 1, #ARGV, 1000 do
+  redis.call('SADD', KEYS[6], unpack(ARGV, first, math.min(first + 999, #ARGV)))
+end
+redis.call('SET', KEYS[2], epoch)
 return 0
 )lua";
 
 constexpr std::string_view kReleaseSource = FERRY_SECKILL_LUA_HELPERS R"lua(
-if #KEYS ~= 3 or #ARGV ~= 1 then
-  return redis.error_reply('ERR seckill release: expected 3 keys and 1 argument')
+if #KEYS ~= 3 or #ARGV ~= 2 then
+  return redis.error_reply('ERR seckill release: expected 3 keys and 2 arguments')
 end
 if ARGV[1] == '' then
   return redis.error_reply('ERR seckill release: the release key must not be empty')
+end
+if not is_int(ARGV[2]) then
+  return redis.error_reply('ERR seckill release: epoch must be an integer')
 end
 local wants = {'string', 'string', 'set'}
 for i = 1, 3 do
   local err = type_error('release', KEYS[i], wants[i])
   if err then return err end
 end
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then
+  return -1
 end
 local stock = redis.call('GET', KEYS[2])
 if not stock then
-  return 0
+  return -1
 end
 if not is_int(stock) then
   return redis.error_reply('ERR seckill release: ' .. KEYS[2] .. ' does not hold an integer')
@@ -236,6 +270,19 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 )lua";
 
+constexpr std::string_view kMarkStaleSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 1 or #ARGV ~= 1 or not is_int(ARGV[1]) then
+  return redis.error_reply('ERR seckill mark_stale: expected 1 key and an integer epoch')
+end
+local err = type_error('mark_stale', KEYS[1], 'string')
+if err then return err end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('SET', KEYS[1], 'stale:' .. ARGV[1])
+return 1
+)lua";
+
 #undef FERRY_SECKILL_LUA_HELPERS
 
 }  // namespace
@@ -246,5 +293,6 @@ const storage::RedisScript kReleaseScript{"release", kReleaseSource};
 const storage::RedisScript kDeadLetterScript{"dead_letter", kDeadLetterSource};
 const storage::RedisScript kTrimScript{"trim", kTrimSource};
 const storage::RedisScript kLeaseScript{"lease", kLeaseSource};
+const storage::RedisScript kMarkStaleScript{"mark_stale", kMarkStaleSource};
 
 }  // namespace ferry::seckill

@@ -11,29 +11,38 @@ namespace ferry::seckill {
 // integer gets an error reply "ERR seckill <script>: ...", a key of the wrong type
 // "WRONGTYPE seckill <script>: ...", and nothing is written. Only the re-drive lease expires.
 
+// The loaded marker holds the cache generation (a decimal epoch the database also records) the
+// keys were loaded as, or "stale:<epoch>" once the keys were found to have lost reservations.
+// Purchases and releases name the generation they expect and are refused on any other.
+
 // KEYS: stock, loaded, buyers, requests, accepted, orders
-// ARGV: activity id, sku id, user, request id, order_no, now_ms (the integers in decimal)
+// ARGV: activity id, sku id, user, request id, order_no, now_ms, epoch (integers in decimal)
 // Returns {answer, replayed, order_no}:
-//   answer    "A" accepted, "S" sold out, "J" already joined, "M" cache missing
+//   answer    "A" accepted, "S" sold out, "J" already joined, "M" cache missing, "E" the keys
+//             are of another generation, or stale
 //   replayed  1 when the request id was answered before: that answer is returned, nothing written
 //   order_no  "A": the order number (the first one when replayed); "" otherwise
-// "M" (no stock or no loaded marker) writes nothing. "J" and "S" record the answer under the
-// request id. "A" decrements stock, adds the user to buyers, records
-// "A:<order_no>:<now_ms>:<user>" under the request id, increments accepted and appends
-// {activity, sku, user, request, order_no, reserved_ms} to the orders stream.
+// "M" (no stock or no loaded marker) and "E" write nothing, and come before any replay: keys of
+// another generation answer nothing. "J" and "S" record the answer under the request id. "A"
+// decrements stock, adds the user to buyers, records "A:<order_no>:<now_ms>:<user>" under the
+// request id, increments accepted and appends {activity, sku, user, request, order_no,
+// reserved_ms, epoch, seq} to the orders stream, seq being accepted's new value.
 extern const storage::RedisScript kReserveScript;
 
-// KEYS: stock, loaded, buyers, orders
-// ARGV: stock, consumer group, buyer...
-// Returns 1 (already loaded, nothing written) or 0: the consumer group exists on the orders
-// stream (created at id 0 with MKSTREAM unless it already did), stock is set, the buyers are
-// added and the loaded marker is set.
+// KEYS: stock, loaded, buyers, requests, accepted, released, orders
+// ARGV: epoch, expected marker ("" for none), "keep" or "wipe", stock, consumer group, buyer
+//       count n, n buyers, then release keys already accounted for
+// Returns 1 (the marker is not the expected one: another preheat ran; nothing written) or 0:
+// "wipe" deletes requests, accepted and orders (keys of another activity); buyers and released
+// are replaced; the consumer group exists on the orders stream (created at id 0 with MKSTREAM
+// unless it already did); stock is set and the marker set to epoch.
 extern const storage::RedisScript kPreheatScript;
 
 // KEYS: loaded, stock, released
-// ARGV: release key
+// ARGV: release key, epoch
 // Returns 1 when the key was added to released and stock incremented; 0 when the key was
-// released before or the activity is not loaded (no marker or no stock), writing nothing.
+// released before; -1 when the keys are not of generation epoch (no marker, another or a stale
+// one) or hold no stock, writing nothing.
 extern const storage::RedisScript kReleaseScript;
 
 // KEYS: orders, dead_letters
@@ -55,5 +64,9 @@ extern const storage::RedisScript kTrimScript;
 // Returns 1 when the lease is now the holder's for ttl_ms (taken, or renewed by its holder);
 // 0 while another holder's lease runs.
 extern const storage::RedisScript kLeaseScript;
+// KEYS: loaded
+// ARGV: epoch
+// Returns 1 when the marker was epoch and is now "stale:<epoch>", 0 otherwise (nothing written).
+extern const storage::RedisScript kMarkStaleScript;
 
 }  // namespace ferry::seckill

@@ -14,6 +14,7 @@ enum class ReserveAnswer {
   kSoldOut,
   kAlreadyJoined,  // the user reserved in this activity before
   kCacheMissing,   // the cache does not hold the activity (never preheated, or data lost)
+  kOtherEpoch,     // the cache holds another generation of the activity's keys, or a stale one
 };
 
 struct ReserveRequest {
@@ -23,6 +24,7 @@ struct ReserveRequest {
   std::string request_id;
   int64_t order_no = 0;  // the number the order will get if accepted
   int64_t now_ms = 0;
+  int64_t cache_epoch = 0;  // the generation the database says the cache holds
 };
 
 struct ReserveResult {
@@ -45,10 +47,35 @@ struct ReservationEvent {
   // Why the entry is not a readable event (empty when it is). Such an entry keeps its id, and
   // user_id and request_id when it carries them, so its reservation can still be named.
   std::string malformed;
+  int64_t cache_epoch = 0;  // the generation that accepted it (0: not recorded)
+  int64_t cache_seq = 0;    // its sequence number in that generation (0: not recorded)
+};
+
+// Loads a cache generation (see ReservationCache::Preheat).
+struct CacheLoad {
+  int64_t activity_id = 0;
+  int64_t sku_id = 0;
+  int64_t epoch = 0;            // the new generation, > 0
+  std::string expected_marker;  // CacheSnapshot::marker as read before deciding the load
+  // true: the keys are of this activity (an earlier generation): its recorded answers and its
+  // order queue stay. false: whatever is there is deleted first.
+  bool keep_requests = false;
+  int64_t stock = 0;
+  std::vector<std::string> buyers;
+  std::vector<std::string> released_keys;  // releases the stock accounts for already
+};
+
+enum class ReleaseOutcome {
+  kReleased,
+  kAlreadyReleased,  // this release key gave its unit back before
+  kNotCurrent,       // the cache does not hold generation `epoch` (missing, another or stale)
 };
 
 struct CacheSnapshot {
   bool present = false;  // false: the activity's keys are gone (never preheated or data lost)
+  std::string marker;    // the loaded marker as stored ("" when missing)
+  int64_t epoch = 0;     // the generation in the marker (0: none)
+  bool stale = false;    // the marker says "stale:<epoch>"
   int64_t stock = 0;
   int64_t reservations = 0;   // accepted reservations recorded
   int64_t queue_pending = 0;  // delivered to a consumer, not acknowledged yet
@@ -65,16 +92,18 @@ class ReservationCache {
  public:
   virtual ~ReservationCache() = default;
 
-  // Loads `stock` and the participation set unless the activity is already loaded, in which case
-  // nothing changes and *already_loaded is true. `stock` comes from the database only here.
-  virtual Status Preheat(int64_t activity_id, int64_t sku_id, int64_t stock,
-                         const std::vector<std::string>& buyers, bool* already_loaded) = 0;
+  // Loads generation load.epoch (stock, participation set, releases accounted for) if the
+  // marker is still load.expected_marker; otherwise writes nothing and *raced is true (another
+  // preheat loaded it meanwhile). The stock comes from the database only here.
+  virtual Status Preheat(const CacheLoad& load, bool* raced) = 0;
   virtual Status Reserve(const ReserveRequest& request, ReserveResult* result) = 0;
-  // Gives one unit back, once per `release_key` (an order number or "r:" + RequestField); false
-  // when that key was released before or the activity is not loaded (the next preheat counts
-  // it from the database).
+  // Gives one unit back to generation `epoch`, once per `release_key` (an order number or "r:" +
+  // RequestField); kNotCurrent when the cache holds no such generation.
   virtual Status Release(int64_t activity_id, int64_t sku_id, const std::string& release_key,
-                         bool* released) = 0;
+                         int64_t epoch, ReleaseOutcome* outcome) = 0;
+  // Marks generation `epoch` stale (it lost reservations), closing it to purchases and releases
+  // until a preheat loads a new one; *marked false when the marker was not `epoch`.
+  virtual Status MarkStale(int64_t activity_id, int64_t sku_id, int64_t epoch, bool* marked) = 0;
   virtual Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) = 0;
   // What the cache answered the request (replayed=true in *result), or *found=false when it
   // never saw it. Writes nothing.

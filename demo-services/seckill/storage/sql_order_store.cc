@@ -17,7 +17,7 @@ constexpr int kMaxAttempts = 8;
 
 constexpr const char* kActivityColumns =
     "a.activity_id, a.sku_id, a.name, a.initial_stock, a.start_time_ms, a.end_time_ms,"
-    " a.price_cents, a.pay_timeout_s, a.is_open, s.remaining";
+    " a.price_cents, a.pay_timeout_s, a.is_open, s.remaining, s.cache_epoch, s.cache_seq";
 
 ActivityRecord ActivityFromRow(const SqlRow& row) {
   ActivityRecord a;
@@ -31,6 +31,8 @@ ActivityRecord ActivityFromRow(const SqlRow& row) {
   a.pay_timeout_s = static_cast<uint32_t>(AsInt(row[7]));
   a.open = AsInt(row[8]) != 0;
   a.remaining_stock = AsInt(row[9]);
+  a.cache_epoch = AsInt(row[10]);
+  a.cache_seq = AsInt(row[11]);
   return a;
 }
 
@@ -135,6 +137,8 @@ Status SqlOrderStore::Initialize() {
       if (version != 0 && version != kOrderSchemaVersion) {
         // Version 2 recorded refunds owed only as payment outcomes, with no refund record to
         // make them refunded once; inventing those records would hide which were paid back.
+        // Version 3 kept no cache generation: which of its queued stock releases a cache loaded
+        // from its stock already counts cannot be told afterwards.
         return Status(StatusCode::FAILED_PRECONDITION,
                       "seckill database: schema version " + std::to_string(version) +
                           ", this server knows " + std::to_string(kOrderSchemaVersion) +
@@ -200,6 +204,57 @@ Status SqlOrderStore::MarkOpen(int64_t activity_id) {
   });
 }
 
+Status SqlOrderStore::BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch,
+                                      const std::vector<RequestScope>& reservations,
+                                      CacheEpochBase* out) {
+  return InTransaction([&](SqlConnection& db) {
+    *out = CacheEpochBase{};
+    // The stock row's lock orders this against every order write and cancellation: each one
+    // either committed before (in the stock read and, for a write, its decision read below) or
+    // commits after (in neither), so the cache gets each unit exactly once.
+    std::vector<SqlRow> rows;
+    Status s = db.Query(std::string("SELECT remaining FROM seckill_stock WHERE activity_id = ? AND"
+                                    " sku_id = ?") +
+                            (db.dialect() == SqlDialect::kMariaDb ? " FOR UPDATE" : ""),
+                        {activity_id, sku_id}, &rows);
+    if (!s.ok()) return s;
+    if (rows.empty()) {
+      return Status(StatusCode::NOT_FOUND, "no activity " + std::to_string(activity_id));
+    }
+    out->remaining_stock = AsInt(rows[0][0]);
+    out->undecided.reserve(reservations.size());
+    for (const RequestScope& r : reservations) {
+      rows.clear();
+      s = db.Query(
+          "SELECT 1 FROM seckill_request WHERE user_id = ? AND activity_id = ? AND sku_id = ?"
+          " AND request_id = ?",
+          {r.user_id, r.activity_id, r.sku_id, r.request_id}, &rows);
+      if (!s.ok()) return s;
+      out->undecided.push_back(rows.empty());
+    }
+    s = db.Execute(
+        "UPDATE seckill_stock SET cache_epoch = ?, cache_seq = 0 WHERE activity_id = ? AND"
+        " sku_id = ?",
+        {epoch, activity_id, sku_id});
+    if (!s.ok()) return s;
+    return db.Execute(
+        "INSERT INTO seckill_cache_epoch (activity_id, sku_id, epoch) VALUES (?, ?, ?)",
+        {activity_id, sku_id, epoch});
+  });
+}
+
+Status SqlOrderStore::KnowsCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch,
+                                      bool* known) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(
+        "SELECT 1 FROM seckill_cache_epoch WHERE activity_id = ? AND sku_id = ? AND epoch = ?",
+        {activity_id, sku_id, epoch}, &rows);
+    *known = !rows.empty();
+    return s;
+  });
+}
+
 Status SqlOrderStore::ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) {
   return WithConnection([&](SqlConnection& db) {
     std::vector<SqlRow> rows;
@@ -253,10 +308,12 @@ Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
       return RecordFailure(db, d, kReasonAlreadyJoined);
     }
     int64_t taken = 0;
+    // An order of the current cache generation raises its written high-water mark.
     s = db.Execute(
-        "UPDATE seckill_stock SET remaining = remaining - 1"
+        "UPDATE seckill_stock SET remaining = remaining - 1,"
+        " cache_seq = CASE WHEN cache_epoch = ? AND cache_seq < ? THEN ? ELSE cache_seq END"
         " WHERE activity_id = ? AND sku_id = ? AND remaining > 0",
-        {d.activity_id, d.sku_id}, &taken);
+        {d.cache_epoch, d.cache_seq, d.cache_seq, d.activity_id, d.sku_id}, &taken);
     if (!s.ok()) return s;
     if (taken == 0) {
       result->outcome = PlaceOutcome::kSoldOut;
@@ -511,11 +568,18 @@ Status SqlOrderStore::CancelUnpaid(int64_t order_no, CancelResult* result) {
         "UPDATE seckill_stock SET remaining = remaining + 1 WHERE activity_id = ? AND sku_id = ?",
         {activity_id, sku_id});
     if (!s.ok()) return s;
+    // Read after the update, under the stock row's lock: a preheat starting a generation either
+    // read this unit in its stock (and the release belongs to the generation before) or not.
+    rows.clear();
+    s = db.Query("SELECT cache_epoch FROM seckill_stock WHERE activity_id = ? AND sku_id = ?",
+                 {activity_id, sku_id}, &rows);
+    if (!s.ok()) return s;
+    result->cache_epoch = AsInt(rows.at(0).at(0));
     // The primary key makes the release happen once even if this transaction is replayed.
     return db.Execute(
-        "INSERT INTO seckill_stock_release (order_no, activity_id, sku_id, cache_released)"
-        " VALUES (?, ?, ?, 0)",
-        {order_no, activity_id, sku_id});
+        "INSERT INTO seckill_stock_release (order_no, activity_id, sku_id, cache_epoch,"
+        " cache_released) VALUES (?, ?, ?, ?, 0)",
+        {order_no, activity_id, sku_id, result->cache_epoch});
   });
 }
 
@@ -535,11 +599,14 @@ Status SqlOrderStore::ListPendingCacheReleases(int limit, std::vector<PendingCac
   return WithConnection([&](SqlConnection& db) {
     std::vector<SqlRow> rows;
     Status s = db.Query(
-        "SELECT order_no, activity_id, sku_id FROM seckill_stock_release"
-        " WHERE cache_released = 0 LIMIT ?",
+        "SELECT r.order_no, r.activity_id, r.sku_id, r.cache_epoch, s.cache_epoch"
+        " FROM seckill_stock_release r JOIN seckill_stock s"
+        " ON s.activity_id = r.activity_id AND s.sku_id = r.sku_id"
+        " WHERE r.cache_released = 0 LIMIT ?",
         {static_cast<int64_t>(limit)}, &rows);
     for (const SqlRow& row : rows) {
-      out->push_back(PendingCacheRelease{AsInt(row[0]), AsInt(row[1]), AsInt(row[2])});
+      out->push_back(PendingCacheRelease{AsInt(row[0]), AsInt(row[1]), AsInt(row[2]), AsInt(row[3]),
+                                         AsInt(row[4])});
     }
     return s;
   });
@@ -558,13 +625,24 @@ Status SqlOrderStore::Count(int64_t activity_id, int64_t sku_id, StoreCounts* ou
   return InSnapshot([&](SqlConnection& db) {
     *out = StoreCounts{};
     std::vector<SqlRow> rows;
-    Status s = db.Query("SELECT remaining FROM seckill_stock WHERE activity_id = ? AND sku_id = ?",
-                        {activity_id, sku_id}, &rows);
+    Status s = db.Query(
+        "SELECT remaining, cache_epoch, cache_seq FROM seckill_stock WHERE activity_id = ? AND"
+        " sku_id = ?",
+        {activity_id, sku_id}, &rows);
     if (!s.ok()) return s;
     if (rows.empty()) {
       return Status(StatusCode::NOT_FOUND, "no activity " + std::to_string(activity_id));
     }
     out->remaining_stock = AsInt(rows[0][0]);
+    out->cache_epoch = AsInt(rows[0][1]);
+    out->cache_seq = AsInt(rows[0][2]);
+    rows.clear();
+    s = db.Query(
+        "SELECT COUNT(*) FROM seckill_stock_release WHERE activity_id = ? AND sku_id = ?"
+        " AND cache_epoch = ? AND cache_released = 0",
+        {activity_id, sku_id, out->cache_epoch}, &rows);
+    if (!s.ok()) return s;
+    out->releases_pending = AsInt(rows.at(0).at(0));
     rows.clear();
     s = db.Query(
         "SELECT state, COUNT(*) FROM seckill_order WHERE activity_id = ? AND sku_id = ?"

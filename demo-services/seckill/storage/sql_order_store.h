@@ -21,6 +21,10 @@ class SqlOrderStore final : public OrderStore {
   Status CreateActivity(ActivityRecord* activity) override;
   Status GetActivity(int64_t activity_id, ActivityRecord* out) override;
   Status MarkOpen(int64_t activity_id) override;
+  Status BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch,
+                         const std::vector<RequestScope>& reservations,
+                         CacheEpochBase* out) override;
+  Status KnowsCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch, bool* known) override;
   Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) override;
   Status ListBuyers(int64_t activity_id, int64_t sku_id, std::vector<std::string>* out) override;
   Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) override;

@@ -28,6 +28,7 @@ using testsupport::RedisServer;
 constexpr int64_t kActivity = 7;
 constexpr int64_t kSku = 42;
 const std::string kPrefix = "seckill:{7:42}:";
+constexpr int64_t kEpoch = 4242;  // the cache generation the tests load
 
 // A plain connection for looking at (and tampering with) the keys directly.
 class RawRedis {
@@ -96,7 +97,15 @@ ReserveRequest Request(const std::string& user, const std::string& request_id, i
                         .user_id = user,
                         .request_id = request_id,
                         .order_no = order_no,
-                        .now_ms = now_ms};
+                        .now_ms = now_ms,
+                        .cache_epoch = kEpoch};
+}
+
+// Generation kEpoch of an activity over keys that are not there yet.
+CacheLoad Load(int64_t stock, const std::vector<std::string>& buyers = {},
+               int64_t activity = kActivity, int64_t sku = kSku) {
+  return CacheLoad{
+      .activity_id = activity, .sku_id = sku, .epoch = kEpoch, .stock = stock, .buyers = buyers};
 }
 
 class RedisReservationCacheTest : public ::testing::Test {
@@ -125,9 +134,9 @@ class RedisReservationCacheTest : public ::testing::Test {
   }
 
   void Preheat(int64_t stock, const std::vector<std::string>& buyers = {}) {
-    bool already_loaded = true;
-    ASSERT_TRUE(cache_->Preheat(kActivity, kSku, stock, buyers, &already_loaded).ok());
-    ASSERT_FALSE(already_loaded);
+    bool raced = true;
+    ASSERT_TRUE(cache_->Preheat(Load(stock, buyers), &raced).ok());
+    ASSERT_FALSE(raced);
   }
 
   ReserveResult Reserve(const ReserveRequest& request) {
@@ -262,9 +271,9 @@ TEST_F(RedisReservationCacheTest, ReplayReturnsTheRecordedAnswerAndWritesNothing
   EXPECT_EQ(sold.answer, ReserveAnswer::kSoldOut);
   EXPECT_FALSE(sold.replayed);
   // A unit comes back, but the request id keeps its answer.
-  bool released = false;
-  ASSERT_TRUE(cache_->Release(kActivity, kSku, "111", &released).ok());
-  EXPECT_TRUE(released);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "111", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kReleased);
   ReserveResult sold_again = Reserve(Request("bob", "req-b", 333));
   EXPECT_EQ(sold_again.answer, ReserveAnswer::kSoldOut);
   EXPECT_TRUE(sold_again.replayed);
@@ -350,22 +359,102 @@ TEST_F(RedisReservationCacheTest, FindRequestTellsTheRecordedAnswer) {
   EXPECT_EQ(raw_->Run({"HGETALL", kPrefix + "requests"}), before);
 }
 
-TEST_F(RedisReservationCacheTest, PreheatTwiceChangesNothing) {
+TEST_F(RedisReservationCacheTest, APreheatLoadsOnlyOverTheMarkerItSaw) {
   Preheat(5, {"b1", "b2"});
   ASSERT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kAccepted);
-  bool already_loaded = false;
-  ASSERT_TRUE(cache_->Preheat(kActivity, kSku, 100, {"b3"}, &already_loaded).ok());
-  EXPECT_TRUE(already_loaded);
+  // A second load that saw no marker: another preheat won, nothing changes.
+  bool raced = false;
+  ASSERT_TRUE(cache_->Preheat(Load(100, {"b3"}), &raced).ok());
+  EXPECT_TRUE(raced);
   EXPECT_EQ(Snap().stock, 4);
+  EXPECT_EQ(Snap().epoch, kEpoch);
   EXPECT_EQ(raw_->Int({"SCARD", kPrefix + "buyers"}), 3);  // b1, b2, x
   EXPECT_EQ(raw_->Int({"SISMEMBER", kPrefix + "buyers", "b3"}), 0);
   // The consumer group exists from the first preheat.
   EXPECT_NE(raw_->Run({"XINFO", "GROUPS", kPrefix + "orders"}).find("order-writers"),
             std::string::npos);
   // Another activity is independent.
-  ASSERT_TRUE(cache_->Preheat(kActivity, kSku + 1, 3, {}, &already_loaded).ok());
-  EXPECT_FALSE(already_loaded);
+  ASSERT_TRUE(cache_->Preheat(Load(3, {}, kActivity, kSku + 1), &raced).ok());
+  EXPECT_FALSE(raced);
   EXPECT_EQ(raw_->Run({"GET", "seckill:{7:43}:stock"}), "3");
+}
+
+TEST_F(RedisReservationCacheTest, ANewGenerationRefusesTheOldOneAndKeepsOrWipesTheAnswers) {
+  Preheat(5);
+  ASSERT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kAccepted);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "r:old", kEpoch, &released).ok());
+  ASSERT_EQ(released, ReleaseOutcome::kReleased);
+
+  // Generation kEpoch + 1 over kEpoch's keys, keeping its answers and queue.
+  CacheLoad next = Load(7, {"y"});
+  next.epoch = kEpoch + 1;
+  next.expected_marker = std::to_string(kEpoch);
+  next.keep_requests = true;
+  next.released_keys = {"r:done"};
+  bool raced = true;
+  ASSERT_TRUE(cache_->Preheat(next, &raced).ok());
+  ASSERT_FALSE(raced);
+  const CacheSnapshot snapshot = Snap();
+  EXPECT_EQ(snapshot.epoch, kEpoch + 1);
+  EXPECT_EQ(snapshot.stock, 7);
+  EXPECT_EQ(snapshot.reservations, 1);
+  EXPECT_EQ(raw_->Int({"XLEN", kPrefix + "orders"}), 1);
+  EXPECT_EQ(raw_->Int({"SISMEMBER", kPrefix + "buyers", "x"}), 0);  // replaced
+  EXPECT_EQ(raw_->Int({"SISMEMBER", kPrefix + "buyers", "y"}), 1);
+  EXPECT_EQ(raw_->Int({"SISMEMBER", kPrefix + "released", "r:old"}), 0);
+  // Callers of the old generation are refused, writing nothing; the new one replays.
+  EXPECT_EQ(Reserve(Request("z", "z1", 2)).answer, ReserveAnswer::kOtherEpoch);
+  EXPECT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kOtherEpoch);
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "9", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kNotCurrent);
+  ReserveRequest replay = Request("x", "x1", 3);
+  replay.cache_epoch = kEpoch + 1;
+  const ReserveResult replayed = Reserve(replay);
+  EXPECT_TRUE(replayed.replayed);
+  EXPECT_EQ(replayed.order_no, 1);
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "r:done", kEpoch + 1, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kAlreadyReleased);
+  EXPECT_EQ(Snap().stock, 7);
+
+  // Keys of another activity under the same id: wiped.
+  CacheLoad fresh = Load(2);
+  fresh.epoch = kEpoch + 2;
+  fresh.expected_marker = std::to_string(kEpoch + 1);
+  ASSERT_TRUE(cache_->Preheat(fresh, &raced).ok());
+  ASSERT_FALSE(raced);
+  EXPECT_EQ(Snap().reservations, 0);
+  EXPECT_EQ(raw_->Int({"EXISTS", kPrefix + "requests"}), 0);
+  EXPECT_EQ(raw_->Int({"XLEN", kPrefix + "orders"}), 0);
+  replay.cache_epoch = kEpoch + 2;
+  EXPECT_FALSE(Reserve(replay).replayed);
+}
+
+TEST_F(RedisReservationCacheTest, AStaleGenerationSellsNothing) {
+  Preheat(5);
+  bool marked = false;
+  ASSERT_TRUE(cache_->MarkStale(kActivity, kSku, kEpoch + 1, &marked).ok());
+  EXPECT_FALSE(marked);  // not the generation loaded
+  ASSERT_TRUE(cache_->MarkStale(kActivity, kSku, kEpoch, &marked).ok());
+  EXPECT_TRUE(marked);
+  const CacheSnapshot snapshot = Snap();
+  EXPECT_TRUE(snapshot.stale);
+  EXPECT_EQ(snapshot.epoch, kEpoch);
+  EXPECT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kOtherEpoch);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "1", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kNotCurrent);
+  EXPECT_EQ(Snap().stock, 5);
+  // Every reservation carries its generation and sequence number.
+  ASSERT_TRUE(raw_->Run({"SET", kPrefix + "loaded", std::to_string(kEpoch)}) == "OK");
+  ASSERT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kAccepted);
+  ASSERT_EQ(Reserve(Request("y", "y1", 2)).answer, ReserveAnswer::kAccepted);
+  std::vector<ReservationEvent> events;
+  ASSERT_TRUE(cache_->ReadEvents(kActivity, kSku, "c", 10, &events).ok());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].cache_epoch, kEpoch);
+  EXPECT_EQ(events[0].cache_seq, 1);
+  EXPECT_EQ(events[1].cache_seq, 2);
 }
 
 TEST_F(RedisReservationCacheTest, PreheatLoadsManyBuyers) {
@@ -380,9 +469,9 @@ TEST_F(RedisReservationCacheTest, PreheatLoadsManyBuyers) {
 TEST_F(RedisReservationCacheTest, NotPreheatedIsCacheMissing) {
   ReserveResult result = Reserve(Request("eve", "e1", 1));
   EXPECT_EQ(result.answer, ReserveAnswer::kCacheMissing);
-  bool released = true;
-  ASSERT_TRUE(cache_->Release(kActivity, kSku, "1", &released).ok());
-  EXPECT_FALSE(released);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "1", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kNotCurrent);
   EXPECT_FALSE(Snap().present);
   EXPECT_EQ(raw_->Int({"DBSIZE"}), 0);  // nothing recorded
 }
@@ -392,21 +481,22 @@ TEST_F(RedisReservationCacheTest, ReleaseIsIdempotentByKey) {
   ASSERT_EQ(Reserve(Request("u1", "r1", 11)).answer, ReserveAnswer::kAccepted);
   ASSERT_EQ(Reserve(Request("u2", "r2", 12)).answer, ReserveAnswer::kAccepted);
   EXPECT_EQ(Snap().stock, 0);
-  bool released = false;
-  ASSERT_TRUE(cache_->Release(kActivity, kSku, "11", &released).ok());
-  EXPECT_TRUE(released);
-  ASSERT_TRUE(cache_->Release(kActivity, kSku, "11", &released).ok());
-  EXPECT_FALSE(released);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "11", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kReleased);
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "11", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kAlreadyReleased);
   EXPECT_EQ(Snap().stock, 1);
-  ASSERT_TRUE(cache_->Release(kActivity, kSku, "r:r2", &released).ok());
-  EXPECT_TRUE(released);
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "r:r2", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kReleased);
   EXPECT_EQ(Snap().stock, 2);
   // Released units are sold again; the buyers who released stay joined.
   EXPECT_EQ(Reserve(Request("u1", "r1b", 13)).answer, ReserveAnswer::kAlreadyJoined);
   EXPECT_EQ(Reserve(Request("u3", "r3", 14)).answer, ReserveAnswer::kAccepted);
   EXPECT_EQ(Snap().stock, 1);
   EXPECT_EQ(Snap().reservations, 3);
-  EXPECT_EQ(cache_->Release(kActivity, kSku, "", &released).code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(cache_->Release(kActivity, kSku, "", kEpoch, &released).code(),
+            StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_F(RedisReservationCacheTest, MalformedKeysAreErrorsAndNothingIsWritten) {
@@ -419,8 +509,8 @@ TEST_F(RedisReservationCacheTest, MalformedKeysAreErrorsAndNothingIsWritten) {
   EXPECT_EQ(raw_->Int({"EXISTS", kPrefix + "requests", kPrefix + "buyers", kPrefix + "accepted"}),
             0);
   EXPECT_EQ(raw_->Int({"XLEN", kPrefix + "orders"}), 0);
-  bool released = true;
-  status = cache_->Release(kActivity, kSku, "1", &released);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  status = cache_->Release(kActivity, kSku, "1", kEpoch, &released);
   EXPECT_EQ(status.code(), StatusCode::INTERNAL) << status;
   EXPECT_EQ(raw_->Int({"EXISTS", kPrefix + "released"}), 0);
   CacheSnapshot snapshot;
@@ -438,8 +528,8 @@ TEST_F(RedisReservationCacheTest, MalformedKeysAreErrorsAndNothingIsWritten) {
 
   // Preheat of another activity whose stock key has the wrong type: nothing loaded.
   ASSERT_EQ(raw_->Int({"RPUSH", "seckill:{8:1}:stock", "x"}), 1);
-  bool already_loaded = false;
-  status = cache_->Preheat(8, 1, 5, {"a"}, &already_loaded);
+  bool raced = true;
+  status = cache_->Preheat(Load(5, {"a"}, 8, 1), &raced);
   EXPECT_EQ(status.code(), StatusCode::INTERNAL) << status;
   EXPECT_EQ(
       raw_->Int({"EXISTS", "seckill:{8:1}:loaded", "seckill:{8:1}:buyers", "seckill:{8:1}:orders"}),
@@ -448,7 +538,7 @@ TEST_F(RedisReservationCacheTest, MalformedKeysAreErrorsAndNothingIsWritten) {
   // Refused before Redis.
   EXPECT_EQ(cache_->Reserve(Request("", "m2", 1), &result).code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(cache_->Reserve(Request("u", "", 1), &result).code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(cache_->Preheat(9, 1, -1, {}, &already_loaded).code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(cache_->Preheat(Load(-1, {}, 9, 1), &raced).code(), StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_F(RedisReservationCacheTest, ConsumersReadClaimAckAndRequeue) {
@@ -678,9 +768,9 @@ TEST_F(RedisReservationCacheTest, ScriptsAreReloadedAfterScriptFlush) {
   ASSERT_EQ(raw_->Run({"SCRIPT", "FLUSH"}), "OK");
   EXPECT_EQ(Reserve(Request("u", "r", 1)).answer, ReserveAnswer::kAccepted);
   ASSERT_EQ(raw_->Run({"SCRIPT", "FLUSH"}), "OK");
-  bool released = false;
-  ASSERT_TRUE(cache_->Release(kActivity, kSku, "1", &released).ok());
-  EXPECT_TRUE(released);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "1", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kReleased);
 }
 
 TEST_F(RedisReservationCacheTest, ListsManyReservationsAcrossScanPages) {
@@ -737,8 +827,8 @@ TEST(RedisReservationCacheDataLossTest, RestartEmptyLeavesTheActivityMissing) {
           storage::RedisOptions{.host = server.host(), .port = server.port(), .pool_size = 2},
           &cache)
           .ok());
-  bool already_loaded = true;
-  ASSERT_TRUE(cache->Preheat(kActivity, kSku, 5, {}, &already_loaded).ok());
+  bool raced = true;
+  ASSERT_TRUE(cache->Preheat(Load(5), &raced).ok());
   ReserveResult result;
   ASSERT_TRUE(cache->Reserve(Request("u", "r", 1), &result).ok());
   ASSERT_EQ(result.answer, ReserveAnswer::kAccepted);
@@ -752,9 +842,9 @@ TEST(RedisReservationCacheDataLossTest, RestartEmptyLeavesTheActivityMissing) {
   // The replay record is gone with the data too.
   ASSERT_TRUE(cache->Reserve(Request("u", "r", 1), &result).ok());
   EXPECT_EQ(result.answer, ReserveAnswer::kCacheMissing);
-  bool released = true;
-  ASSERT_TRUE(cache->Release(kActivity, kSku, "1", &released).ok());
-  EXPECT_FALSE(released);
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache->Release(kActivity, kSku, "1", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kNotCurrent);
   CacheSnapshot snapshot;
   ASSERT_TRUE(cache->Snapshot(kActivity, kSku, &snapshot).ok());
   EXPECT_FALSE(snapshot.present);
@@ -766,8 +856,8 @@ TEST(RedisReservationCacheDataLossTest, RestartEmptyLeavesTheActivityMissing) {
   EXPECT_EQ(raw.Int({"DBSIZE"}), 0);
 
   // Preheating again opens it from the given stock.
-  ASSERT_TRUE(cache->Preheat(kActivity, kSku, 4, {"u"}, &already_loaded).ok());
-  EXPECT_FALSE(already_loaded);
+  ASSERT_TRUE(cache->Preheat(Load(4, {"u"}), &raced).ok());
+  EXPECT_FALSE(raced);
   ASSERT_TRUE(cache->Reserve(Request("u", "r", 1), &result).ok());
   EXPECT_EQ(result.answer, ReserveAnswer::kAlreadyJoined);
 }
@@ -782,8 +872,8 @@ class RedisReservationCacheReplayTest : public ::testing::Test {
             storage::RedisOptions{.host = server_.host(), .port = server_.port(), .pool_size = 2},
             &cache_)
             .ok());
-    bool already_loaded = true;
-    ASSERT_TRUE(cache_->Preheat(kActivity, kSku, 100, {}, &already_loaded).ok());
+    bool raced = true;
+    ASSERT_TRUE(cache_->Preheat(Load(100), &raced).ok());
   }
 
   void ReserveMany(int from, int count) {
@@ -907,8 +997,8 @@ TEST(RedisReservationCacheDataLossTest, DeadServerIsUnavailable) {
 
   // Back on the same port: the same cache object works again.
   ASSERT_TRUE(server.Start());
-  bool already_loaded = true;
-  status = cache->Preheat(kActivity, kSku, 1, {}, &already_loaded);
+  bool raced = true;
+  status = cache->Preheat(Load(1), &raced);
   EXPECT_TRUE(status.ok()) << status;
 }
 

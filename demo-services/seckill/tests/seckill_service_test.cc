@@ -833,6 +833,14 @@ class HoldingStore final : public OrderStore {
     return real_->GetActivity(id, out);
   }
   Status MarkOpen(int64_t id) override { return real_->MarkOpen(id); }
+  Status BeginCacheEpoch(int64_t id, int64_t sku, int64_t epoch,
+                         const std::vector<RequestScope>& reservations,
+                         CacheEpochBase* out) override {
+    return real_->BeginCacheEpoch(id, sku, epoch, reservations, out);
+  }
+  Status KnowsCacheEpoch(int64_t id, int64_t sku, int64_t epoch, bool* known) override {
+    return real_->KnowsCacheEpoch(id, sku, epoch, known);
+  }
   Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) override {
     return real_->ListOpenActivities(after_ms, out);
   }

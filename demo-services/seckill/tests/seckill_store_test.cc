@@ -932,26 +932,35 @@ TEST(OrderStoreSchemaTest, ADatabaseKeyedByRequestIdAloneIsRefused) {
 
 // A version 2 database recorded refunds owed without refund records: refused with what to do.
 TEST(OrderStoreSchemaTest, ADatabaseOfAnEarlierSchemaVersionIsRefused) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("seckill-schema-v2-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "v2.db").string();
-  {
-    auto pool = SqliteOrderDatabase(path, 1);
-    std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
-    ASSERT_TRUE(pool->Acquire(&lease).ok());
-    ASSERT_TRUE((**lease)
-                    .ExecuteScript("CREATE TABLE seckill_schema (version INT NOT NULL PRIMARY KEY);"
-                                   "INSERT INTO seckill_schema (version) VALUES (2);")
-                    .ok());
+  // 2: refunds owed without refund records; 3: stock releases without the cache generation.
+  for (const int version : {2, 3}) {
+    const std::filesystem::path dir =
+        std::filesystem::path(::testing::TempDir()) /
+        ("seckill-schema-v" + std::to_string(version) + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "old.db").string();
+    {
+      auto pool = SqliteOrderDatabase(path, 1);
+      std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+      ASSERT_TRUE(pool->Acquire(&lease).ok());
+      ASSERT_TRUE(
+          (**lease)
+              .ExecuteScript("CREATE TABLE seckill_schema (version INT NOT NULL PRIMARY KEY);"
+                             "INSERT INTO seckill_schema (version) VALUES (" +
+                             std::to_string(version) + ");")
+              .ok());
+    }
+    SqlOrderStore store(SqliteOrderDatabase(path, 1));
+    const Status s = store.Initialize();
+    EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
+    EXPECT_NE(
+        s.message().find("schema version " + std::to_string(version) + ", this server knows 4"),
+        std::string::npos)
+        << s;
+    EXPECT_NE(s.message().find("drop the seckill_* tables"), std::string::npos) << s;
+    std::filesystem::remove_all(dir);
   }
-  SqlOrderStore store(SqliteOrderDatabase(path, 1));
-  const Status s = store.Initialize();
-  EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
-  EXPECT_NE(s.message().find("schema version 2, this server knows 3"), std::string::npos) << s;
-  EXPECT_NE(s.message().find("drop the seckill_* tables"), std::string::npos) << s;
-  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, OrderStoreTest,

@@ -30,6 +30,21 @@ using registry::ZooKeeperStateName;
 
 constexpr int32_t kNone = -1;
 
+int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// How long an id stays usable after the connection is lost. The C client declares the
+// connection lost after two thirds of the session timeout without hearing from the server, and
+// the server expires a session no sooner than a whole timeout after it last heard from it; so
+// for a third of the timeout after the disconnection the session (and the id's node) certainly
+// lives. A tenth of the timeout is kept back for the round trip and for clock rates.
+std::chrono::milliseconds DisconnectedGrace(std::chrono::milliseconds session_timeout) {
+  return session_timeout / 3 - session_timeout / 10;
+}
+
 // Who holds an id, for an operator looking at the znode.
 std::string NodeData() {
   char host[256] = {};
@@ -70,7 +85,8 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
 
   Status Current(uint32_t* worker_id) const override {
     const int32_t id = usable_id_.load(std::memory_order_acquire);
-    if (id != kNone) {
+    const int64_t until = usable_until_ns_.load(std::memory_order_acquire);
+    if (id != kNone && (until == 0 || SteadyNs() < until)) {
       *worker_id = static_cast<uint32_t>(id);
       return Status::Ok();
     }
@@ -86,6 +102,7 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
       if (closing_) return;
       closing_ = true;
       usable_id_ = kNone;
+      usable_until_ns_ = 0;
       reason_ = "the lease is closed";
     }
     cv_.notify_all();
@@ -139,6 +156,7 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
       deleted_.insert(path);
       if (path == held_path_) {
         usable_id_ = kNone;
+        usable_until_ns_ = 0;
         held_path_.clear();
         reason_ = path + " was deleted while the session lived; leasing a worker id again";
         Logger().warn("idgen: {} was deleted by someone else; leasing a worker id again", path);
@@ -148,37 +166,52 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
     cv_.notify_all();
   }
 
-  // Records the state, suspends the id at once when the session is not connected, and wakes
-  // the worker.
+  // Records the state and wakes the worker. Disconnected, the id stays usable for the grace
+  // (DisconnectedGrace), after which Current() refuses it; a reconnect within the grace keeps
+  // it, a later one has the worker confirm the node first. An ended session loses it at once.
   void OnSessionState(const ZooKeeperSession::Event& event) {
     const int state = event.state;
     {
       std::lock_guard lock(mu_);
       if (!session_.IsCurrent(event) || closing_) return;
       session_state_ = state;
-      if (state != ZOO_CONNECTED_STATE) {
-        const int32_t suspended = usable_id_.exchange(kNone);
-        const bool ended = state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
-        if (ended) {
-          // The node went with the session: whoever leases next may get this id.
-          session_ended_ = true;
-          reason_ = "the ZooKeeper session ended (" + ZooKeeperStateName(state) +
-                    "); leasing a worker id again";
+      const bool ended = state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+      if (state == ZOO_CONNECTED_STATE) {
+        const int64_t until = usable_until_ns_.exchange(0);
+        if (until != 0 && SteadyNs() >= until) {
+          usable_id_ = kNone;  // the worker confirms the node is still ours first
+        } else if (until != 0) {
+          Logger().info(
+              "idgen: reconnected to ZooKeeper within the grace; worker id {} of namespace "
+              "'{}' kept",
+              usable_id_.load(), options_.namespace_name);
+        }
+      } else if (ended) {
+        usable_id_ = kNone;
+        usable_until_ns_ = 0;
+        // The node went with the session: whoever leases next may get this id.
+        session_ended_ = true;
+        reason_ = "the ZooKeeper session ended (" + ZooKeeperStateName(state) +
+                  "); leasing a worker id again";
+        Logger().warn(
+            "idgen: ZooKeeper session of namespace '{}' ended ({}); {}, leasing a worker "
+            "id again",
+            options_.namespace_name, ZooKeeperStateName(state),
+            held_path_.empty() ? "no worker id was held" : held_path_ + " is lost");
+        held_path_.clear();
+      } else {
+        const std::chrono::milliseconds grace = DisconnectedGrace(session_.negotiated_timeout());
+        reason_ = "disconnected from ZooKeeper (" + ZooKeeperStateName(state) + ") for longer " +
+                  "than the " + std::to_string(grace.count()) +
+                  " ms its session is certain to live; the worker id is suspended until the "
+                  "session reconnects";
+        const int32_t held = usable_id_.load();
+        if (held != kNone && usable_until_ns_.load() == 0) {
+          usable_until_ns_ = SteadyNs() + std::chrono::nanoseconds(grace).count();
           Logger().warn(
-              "idgen: ZooKeeper session of namespace '{}' ended ({}); {}, leasing a worker "
-              "id again",
-              options_.namespace_name, ZooKeeperStateName(state),
-              held_path_.empty() ? "no worker id was held" : held_path_ + " is lost");
-          held_path_.clear();
-        } else {
-          reason_ = "disconnected from ZooKeeper (" + ZooKeeperStateName(state) +
-                    "); the worker id is suspended until the session reconnects";
-          if (suspended != kNone) {
-            Logger().warn(
-                "idgen: lost the ZooKeeper connection; worker id {} of namespace '{}' is "
-                "suspended until the session reconnects",
-                suspended, options_.namespace_name);
-          }
+              "idgen: lost the ZooKeeper connection; worker id {} of namespace '{}' stays "
+              "usable for {} ms, then is suspended until the session reconnects",
+              held, options_.namespace_name, grace.count());
         }
       }
       changed_ = true;
@@ -326,6 +359,9 @@ class ZooKeeperWorkerIdLeaseImpl final : public ZooKeeperWorkerIdLease {
   // The id while usable, kNone otherwise; read without a lock on every id issued. Written
   // under mu_ so that it agrees with session_state_.
   std::atomic<int32_t> usable_id_{kNone};
+  // While disconnected: the steady-clock time (ns) from which usable_id_ is not to be used;
+  // 0 while connected. Written under mu_.
+  std::atomic<int64_t> usable_until_ns_{0};
 
   std::mutex close_mu_;  // serialises Close()
   mutable std::mutex mu_;

@@ -83,6 +83,9 @@ class ZooKeeperSession {
   std::optional<clientid_t> credentials() const;
   // Thread-safe. credentials()' id, 0 without a session: the ephemeralOwner of its nodes.
   int64_t session_id() const;
+  // Thread-safe. The session timeout the server granted (it clamps the requested one to its
+  // own bounds), as of the last connection; 0 before the first.
+  std::chrono::milliseconds negotiated_timeout() const;
 
   // Each returns ZooKeeper's result code (ZOK, ZNONODE, ZNODEEXISTS, ZCONNECTIONLOSS...).
   int CreateEphemeral(const std::string& path, const std::string& data);
@@ -135,7 +138,8 @@ class ZooKeeperSession {
   mutable std::condition_variable handed_off_cv_;
   uint64_t generation_ = 0;                // of the current handle
   std::optional<clientid_t> credentials_;  // of the current handle's session
-  bool connected_handed_off_ = false;      // the sink was told the current handle connected
+  std::chrono::milliseconds negotiated_timeout_{0};
+  bool connected_handed_off_ = false;  // the sink was told the current handle connected
 
   // The owner thread's.
   zhandle_t* zh_ = nullptr;

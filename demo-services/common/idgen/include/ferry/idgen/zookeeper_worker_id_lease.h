@@ -21,6 +21,7 @@ struct ZooKeeperWorkerIdLeaseOptions {
   std::string namespace_name = "default";
   // The ZooKeeper session; the server clamps it to its own min/max. A disconnection longer
   // than this expires the session and loses the id; a crashed process's id is free after it.
+  // While disconnected the id stays usable for a third of the granted timeout less a tenth.
   std::chrono::milliseconds session_timeout{10000};
   // How long Acquire waits for the first worker id.
   std::chrono::milliseconds connect_timeout{5000};
@@ -33,9 +34,10 @@ struct ZooKeeperWorkerIdLeaseOptions {
 // order, ZNODEEXISTS moves on to the next). ZooKeeper deletes the node when the session ends,
 // so a crashed process frees its id after the session timeout and a closed lease at once.
 //
-// The id is usable (Current() returns it) only while the session is connected and the node is
-// confirmed ours. On a disconnection the lease stops at once: the client cannot tell whether
-// its session will expire, and once it has, another process may hold the id. A reconnect
+// The id is usable (Current() returns it) while the session is connected and the node is
+// confirmed ours, and after a disconnection for as long as the session certainly lives (a
+// third of the granted timeout less a tenth; README): past that the client cannot tell whether
+// its session has expired, and once it has, another process may hold the id. A reconnect
 // within the session resumes with the same id. After expiry a background thread opens a new
 // session and leases again, which may yield a different id (the lowest free one then). The
 // node is watched: deleted by someone else while the session lives, its id is dropped at once
