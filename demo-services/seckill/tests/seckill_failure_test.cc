@@ -205,6 +205,7 @@ class HandBuiltProvider {
   GetResultResponse Result(int64_t activity_id, const std::string& user,
                            const std::string& request) {
     ServerContext context;
+    context.set_verified_user(user);
     GetResultRequest lookup;
     lookup.set_request_id(request);
     lookup.set_activity_id(activity_id);
