@@ -15,7 +15,6 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,24 +35,6 @@ using namespace ferry::seckill::testing;
 constexpr char kService[] = "ferry.seckill.SeckillService";
 constexpr char kWorkersPath[] = "/ferry/idgen/seckill-orders/workers";
 constexpr int64_t kSku = 91;
-
-// A provider's config: no worker id, so the registry's ZooKeeper leases one.
-std::string ProviderYaml(const SeckillConfig& c) {
-  std::ostringstream y;
-  y << "log:\n  level: warn\n"
-    << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
-    << "    queue_capacity: 4096\n"
-    << "  filters:\n    - " << BuyerFiltersYaml() << "\n"
-    << "service:\n  backend: redis+mariadb\n"
-    << "  redis:\n    host: " << c.redis_host << "\n    port: " << c.redis_port
-    << "\n    timeout_ms: 5000\n"
-    << "  mariadb:\n    host: " << c.mariadb.host << "\n    port: " << c.mariadb.port
-    << "\n    user: " << c.mariadb.user << "\n    database: " << c.mariadb.database
-    << "\n    timeout_ms: 20000\n"
-    << "  order_writer:\n    threads: 2\n    batch: 16\n    claim_idle_ms: 500\n"
-    << "  reconciler:\n    interval_ms: 0\n    redrive_after_ms: 3000\n";
-  return y.str();
-}
 
 uint16_t PortOf(const std::string& address) {
   return static_cast<uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
@@ -87,7 +68,7 @@ class SeckillClusterTest : public ::testing::Test {
     ASSERT_TRUE(zookeeper_.Start());
     config_ = RedisMariaDbConfig(FreshDatabaseName("cluster"));
     const std::filesystem::path yaml = dir_.path() / "provider.yaml";
-    std::ofstream(yaml) << ProviderYaml(config_);
+    std::ofstream(yaml) << ServerYaml(config_, /*worker_id=*/-1, /*writer_threads=*/2);
     for (testsupport::ReadyProcess& provider : providers_) {
       ASSERT_TRUE(provider.Start(
           {SECKILL_SERVER_BINARY, "--config", yaml.string(), "--registry", zookeeper_.url()},
