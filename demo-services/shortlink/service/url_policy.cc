@@ -53,6 +53,16 @@ Status AsciiHost(std::string_view decoded_host, std::string* out) {
     host = Lower(converted);
     idn2_free(converted);
   }
+  if (ascii && (host.starts_with("xn--") || host.find(".xn--") != std::string::npos)) {
+    // Punycode as sent: it must decode, or it is not a name anyone registered.
+    char* decoded = nullptr;
+    const int rc = idn2_to_unicode_8z8z(host.c_str(), &decoded, 0);
+    if (rc != IDN2_OK) {
+      return Refused("host '" + host + "' is not a valid internationalised domain name (" +
+                     idn2_strerror(rc) + ")");
+    }
+    idn2_free(decoded);
+  }
   if (!host.empty() && host.back() == '.') host.pop_back();
   if (host.empty()) return Refused("the URL has an empty host");
   for (size_t i = 0; i < host.size(); ++i) {
@@ -67,7 +77,7 @@ Status AsciiHost(std::string_view decoded_host, std::string* out) {
 }  // namespace
 
 std::string HostOf(std::string_view url) {
-  auto parsed = boost::urls::parse_absolute_uri(url);
+  auto parsed = boost::urls::parse_uri(url);
   if (!parsed) return {};
   return Lower(parsed->encoded_host().decode());
 }
@@ -81,7 +91,7 @@ Status NormalizeTargetUrl(std::string_view input, const UrlPolicy& policy, std::
     if (c <= 0x20 || c == 0x7f) return Refused("contains a space or a control character");
   }
   const std::string encoded = PercentEncodeNonAscii(input);
-  auto parsed = boost::urls::parse_absolute_uri(encoded);
+  auto parsed = boost::urls::parse_uri(encoded);
   if (!parsed) {
     return Refused("not an absolute URL (" + parsed.error().message() +
                    "); write it as http://host/... or https://host/...");
@@ -115,7 +125,9 @@ Status NormalizeTargetUrl(std::string_view input, const UrlPolicy& policy, std::
   for (const std::string& own : policy.own_hosts) {
     if (host == own) return Refused("host '" + host + "' is this short-link service");
   }
-  url.normalize();
+  // Scheme and host only: Boost.URL 1.81's path normalisation decodes %2F into '/', which
+  // changes the path the target sees.
+  url.normalize_scheme();
   std::string result = scheme + "://" + host;
   if (url.has_port()) {
     const std::string port(url.port());
