@@ -51,10 +51,9 @@ TEST(CodeRulesTest, RandomCodesHaveTheirLengthAndAlphabet) {
 class SegmentAllocatorTest : public ::testing::TestWithParam<Backend> {
  protected:
   std::unique_ptr<LinkStore> OpenStore(const ShortLinkConfig& config) {
-    auto store = std::make_unique<LinkStore>(
-        config.backend == "embedded"
-            ? SqliteLinkDatabase(config.sqlite_path, 4)
-            : MariaDbLinkDatabase(config.mariadb, 8));
+    auto store = std::make_unique<LinkStore>(config.backend == "embedded"
+                                                 ? SqliteLinkDatabase(config.sqlite_path, 4)
+                                                 : MariaDbLinkDatabase(config.mariadb, 8));
     EXPECT_TRUE(store->Initialize().ok());
     return store;
   }

@@ -242,8 +242,7 @@ TEST_P(ShortLinkServiceTest, UnknownCodeFloodBarelyReachesTheDatabase) {
   ResolveResponse answer;
   for (int round = 0; round < 10; ++round) {
     for (int i = 0; i < 1000; ++i) {
-      ASSERT_TRUE(
-          provider_.app().service().Decide("zz" + std::to_string(i), false, &answer).ok());
+      ASSERT_TRUE(provider_.app().service().Decide("zz" + std::to_string(i), false, &answer).ok());
       ASSERT_EQ(answer.outcome(), NOT_FOUND);
     }
   }
@@ -337,9 +336,64 @@ TEST_P(ShortLinkServiceTest, ListPagesAndStatsIsNotServedYet) {
             StatusCode::UNIMPLEMENTED);
 }
 
+TEST_P(ShortLinkServiceTest, TheJsonGatewayTakesTheKeyAsABearerToken) {
+  const std::string path = "/ferry.shortlink.ShortLinkService/CreateLink";
+  const std::string body = R"({"requestId":"g1","longUrl":"https://example.com/g"})";
+  HttpAnswer anonymous =
+      HttpCall(provider_.port(), "POST", path, {"Content-Type: application/json"}, body);
+  EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+  HttpAnswer created =
+      HttpCall(provider_.port(), "POST", path,
+               {"Content-Type: application/json", "Authorization: Bearer " + key_}, body);
+  ASSERT_EQ(created.status, 200) << created.body;
+  const size_t at = created.body.find(R"("code":")");
+  ASSERT_NE(at, std::string::npos) << created.body;
+  const std::string code = created.body.substr(at + 8, created.body.find('"', at + 8) - at - 8);
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + code).location, "https://example.com/g");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkServiceTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
                          BackendName);
+
+// Redis restarted empty: links made before and after keep redirecting from the database while
+// the filter is gone, and the reload job puts the filter back so unknown codes cost nothing again.
+TEST(ShortLinkRedisRestartTest, RedirectsKeepWorkingAndTheFilterComesBack) {
+  TempDir dir;
+  InProcessProvider provider;
+  provider.Start(ConfigFor(Backend::kRedisMariaDb, dir.path()));
+  const std::string key = NewTenantKey(provider.proxy(), "acme");
+  auto create = [&](const std::string& id, const std::string& url) {
+    CreateLinkRequest request;
+    request.set_request_id(id);
+    request.set_long_url(url);
+    auto r = provider.proxy().CreateLink(request, WithToken(key));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->code() : std::string();
+  };
+  const std::string before = create("before", "https://example.com/before");
+  EXPECT_EQ(HttpGet(provider.port(), "/" + before).status, 302);
+
+  ASSERT_TRUE(SharedServers::redis().RestartEmpty());
+  EXPECT_EQ(HttpGet(provider.port(), "/" + before).location, "https://example.com/before");
+  const std::string after = create("after", "https://example.com/after");
+  EXPECT_EQ(HttpGet(provider.port(), "/" + after).location, "https://example.com/after");
+
+  ResolveResponse answer;
+  int probe = 0;
+  const auto restarted = std::chrono::steady_clock::now();
+  while (true) {
+    const uint64_t queries = provider.app().store().queries();
+    ASSERT_TRUE(
+        provider.app().service().Decide("unknown" + std::to_string(++probe), false, &answer).ok());
+    EXPECT_EQ(answer.outcome(), NOT_FOUND);
+    if (provider.app().store().queries() == queries) break;  // the filter answered alone
+    ASSERT_LT(std::chrono::steady_clock::now() - restarted, 10s) << "the filter was not reloaded";
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(HttpGet(provider.port(), "/" + before).status, 302);
+  EXPECT_EQ(HttpGet(provider.port(), "/" + after).status, 302);
+}
 
 }  // namespace
 }  // namespace ferry::shortlink::testing

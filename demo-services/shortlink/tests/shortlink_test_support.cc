@@ -173,13 +173,17 @@ std::string NewTenantKey(ShortLinkServiceProxy& proxy, const std::string& name, 
   return key->api_key();
 }
 
-HttpAnswer HttpGet(uint16_t port, const std::string& path, const std::string& method) {
+HttpAnswer HttpCall(uint16_t port, const std::string& method, const std::string& path,
+                    const std::vector<std::string>& headers, const std::string& body) {
   HttpAnswer answer;
   const int fd = ferry::test::ConnectLoopback(port);
   if (fd < 0) return answer;
-  const std::string request = method + " " + path +
-                              " HTTP/1.1\r\nHost: s.test\r\nUser-Agent: shortlink-test\r\n"
-                              "Connection: close\r\n\r\n";
+  std::string request = method + " " + path +
+                        " HTTP/1.1\r\nHost: s.test\r\nUser-Agent: shortlink-test\r\n"
+                        "Connection: close\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n";
+  for (const std::string& header : headers) request += header + "\r\n";
+  request += "\r\n" + body;
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(request.size())) {
     ::close(fd);

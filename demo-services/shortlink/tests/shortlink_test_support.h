@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ferry/framework/server.h"
 #include "mariadb_server.h"
@@ -70,8 +71,13 @@ struct HttpAnswer {
   std::string cache_control;
   std::string body;
 };
-// One request on a new connection to 127.0.0.1:port.
-HttpAnswer HttpGet(uint16_t port, const std::string& path, const std::string& method = "GET");
+// One request on a new connection to 127.0.0.1:port; `headers` are whole lines without CRLF.
+HttpAnswer HttpCall(uint16_t port, const std::string& method, const std::string& path,
+                    const std::vector<std::string>& headers = {}, const std::string& body = "");
+inline HttpAnswer HttpGet(uint16_t port, const std::string& path,
+                          const std::string& method = "GET") {
+  return HttpCall(port, method, path);
+}
 
 int64_t WallMs();
 
