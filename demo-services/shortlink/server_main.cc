@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     return app.Fail(s);
   }
   for (ferry::Service* service : shortlink->services()) app.AddService(service);
+  app.AddServerFilter("shortlink_api_key", shortlink->api_key_filter());
   app.OnStop([&shortlink] { shortlink->Stop(); });
   return app.Run();
 }

@@ -11,6 +11,7 @@ export CCACHE_BASEDIR="$FERRY_ROOT" CCACHE_NOHASHDIR=1
 FERRY_PACKAGES=(
   build-essential cmake pkg-config ccache clang-format curl
   libboost-dev protobuf-compiler libprotobuf-dev libprotoc-dev
+  libboost-url1.81-dev libidn2-dev  # shortlink: target URLs parsed by Boost.URL, IDN hosts
   libzstd-dev libyaml-cpp-dev libspdlog-dev rapidjson-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "ferry/framework/logging.h"
+#include "service/api_key_filter.h"
 #include "service/shortlink_metrics.h"
 #include "storage/local_link_cache.h"
 #include "storage/redis_link_cache.h"
@@ -86,6 +87,7 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
   deps.now_ms = WallMs;
   app->service_ = std::make_unique<ShortLinkServiceImpl>(std::move(deps));
   app->services_.push_back(app->service_.get());
+  app->api_key_filter_ = std::make_shared<ApiKeyFilter>(app->keys_.get());
 
   using std::chrono::milliseconds;
   if (!embedded) {

@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "ferry/framework/filter.h"
 #include "ferry/framework/service.h"
 #include "ferry/storage/redis_connection_pool.h"
 #include "service/code_generator.h"
@@ -25,6 +26,8 @@ class ShortLinkApp final {
   ~ShortLinkApp() { Stop(); }
 
   std::span<Service* const> services() { return services_; }
+  // The API-key filter, for the server in front of the services (Server::AddFilter).
+  const std::shared_ptr<ServerFilter>& api_key_filter() const { return api_key_filter_; }
   void Stop();
 
   LinkStore& store() { return *store_; }
@@ -47,6 +50,7 @@ class ShortLinkApp final {
   std::unique_ptr<TenantKeys> keys_;
   CountingVisitSink visits_;
   std::unique_ptr<ShortLinkServiceImpl> service_;
+  std::shared_ptr<ServerFilter> api_key_filter_;
   std::vector<Service*> services_;
   std::vector<std::unique_ptr<PeriodicJob>> jobs_;
 };

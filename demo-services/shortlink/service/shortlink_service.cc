@@ -1,5 +1,6 @@
 #include "service/shortlink_service.h"
 
+#include "service/api_key_filter.h"
 #include "service/code_rules.h"
 #include "service/sha256_hex.h"
 #include "service/shortlink_metrics.h"
@@ -37,7 +38,7 @@ void ShortLinkServiceImpl::Fill(const LinkRecord& r, Link* link) const {
 Status ShortLinkServiceImpl::CreateLink(ServerContext& context, const CreateLinkRequest& request,
                                         CreateLinkResponse* response) {
   int64_t tenant_id = 0;
-  if (Status s = deps_.keys->Authenticate(context, &tenant_id); !s.ok()) return s;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
   if (request.tenant_id() != 0 && request.tenant_id() != tenant_id) {
     return Status(
         StatusCode::PERMISSION_DENIED,
@@ -251,7 +252,7 @@ std::vector<HttpRoute> ShortLinkServiceImpl::http_routes() {
 Status ShortLinkServiceImpl::Change(ServerContext& context, const std::string& code,
                                     const LinkChange& change, Link* response) {
   int64_t tenant_id = 0;
-  if (Status s = deps_.keys->Authenticate(context, &tenant_id); !s.ok()) return s;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
   LinkRecord record;
   if (Status s = deps_.store->ChangeLink(tenant_id, code, change, &record); !s.ok()) return s;
   deps_.resolver->Publish(record);
@@ -292,7 +293,7 @@ Status ShortLinkServiceImpl::DisableLink(ServerContext& context, const CodeReque
 Status ShortLinkServiceImpl::GetLink(ServerContext& context, const CodeRequest& request,
                                      Link* response) {
   int64_t tenant_id = 0;
-  if (Status s = deps_.keys->Authenticate(context, &tenant_id); !s.ok()) return s;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
   std::optional<LinkRecord> record;
   if (Status s = deps_.store->FindByCode(request.code(), &record); !s.ok()) return s;
   if (!record || record->tenant_id != tenant_id) {
@@ -305,7 +306,7 @@ Status ShortLinkServiceImpl::GetLink(ServerContext& context, const CodeRequest& 
 Status ShortLinkServiceImpl::ListLinks(ServerContext& context, const ListLinksRequest& request,
                                        ListLinksResponse* response) {
   int64_t tenant_id = 0;
-  if (Status s = deps_.keys->Authenticate(context, &tenant_id); !s.ok()) return s;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
   const uint32_t size = request.page_size() == 0 ? 100 : request.page_size();
   if (size > 1000) return Status(StatusCode::INVALID_ARGUMENT, "page_size: at most 1000");
   std::vector<LinkRecord> records;
@@ -323,7 +324,7 @@ Status ShortLinkServiceImpl::ListLinks(ServerContext& context, const ListLinksRe
 
 Status ShortLinkServiceImpl::Stats(ServerContext& context, const StatsRequest&, StatsResponse*) {
   int64_t tenant_id = 0;
-  if (Status s = deps_.keys->Authenticate(context, &tenant_id); !s.ok()) return s;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
   return Status(StatusCode::UNIMPLEMENTED,
                 "Stats: visit statistics are not collected yet (the statistics stream is to come)");
 }
@@ -331,7 +332,7 @@ Status ShortLinkServiceImpl::Stats(ServerContext& context, const StatsRequest&, 
 Status ShortLinkServiceImpl::CreateTenant(ServerContext& context,
                                           const CreateTenantRequest& request,
                                           CreateTenantResponse* response) {
-  if (Status s = deps_.keys->AuthorizeAdmin(context); !s.ok()) return s;
+  if (Status s = VerifiedAdmin(context); !s.ok()) return s;
   if (request.name().empty() || request.name().size() > 255) {
     return Status(StatusCode::INVALID_ARGUMENT, "name: 1 to 255 bytes");
   }
@@ -343,7 +344,7 @@ Status ShortLinkServiceImpl::CreateTenant(ServerContext& context,
 
 Status ShortLinkServiceImpl::IssueApiKey(ServerContext& context, const IssueApiKeyRequest& request,
                                          IssueApiKeyResponse* response) {
-  if (Status s = deps_.keys->AuthorizeAdmin(context); !s.ok()) return s;
+  if (Status s = VerifiedAdmin(context); !s.ok()) return s;
   int64_t key_id = 0;
   std::string key;
   if (Status s = deps_.keys->Issue(request.tenant_id(), deps_.now_ms(), &key_id, &key); !s.ok()) {
@@ -357,7 +358,7 @@ Status ShortLinkServiceImpl::IssueApiKey(ServerContext& context, const IssueApiK
 Status ShortLinkServiceImpl::RevokeApiKey(ServerContext& context,
                                           const RevokeApiKeyRequest& request,
                                           RevokeApiKeyResponse*) {
-  if (Status s = deps_.keys->AuthorizeAdmin(context); !s.ok()) return s;
+  if (Status s = VerifiedAdmin(context); !s.ok()) return s;
   return deps_.store->RevokeApiKey(request.key_id(), deps_.now_ms());
 }
 

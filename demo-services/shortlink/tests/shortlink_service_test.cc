@@ -72,6 +72,20 @@ TEST_P(ShortLinkServiceTest, CallsNeedAKeyAndTheTenantComesFromIt) {
   EXPECT_EQ(provider_.proxy().GetLink(get, WithToken(globex)).status().code(),
             StatusCode::UNAUTHENTICATED);
 
+  // A server in front of the service without the filter trusts no one.
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  Server bare(options);
+  ASSERT_TRUE(bare.AddService(&provider_.app().service()).ok());
+  ASSERT_TRUE(bare.Start().ok());
+  auto unfiltered = NewProxy(bare.port());
+  EXPECT_EQ(unfiltered->GetLink(get, WithToken(key_)).status().code(),
+            StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(unfiltered->CreateTenant(CreateTenantRequest(), WithToken(kAdminToken)).status().code(),
+            StatusCode::PERMISSION_DENIED);
+  unfiltered.reset();
+  bare.Stop();
+
   // Admin calls need the admin token.
   CreateTenantRequest tenant;
   tenant.set_name("initech");

@@ -123,7 +123,9 @@ void InProcessProvider::Serve(ShortLinkApp* app) {
     Status s = server_->AddService(service);
     ASSERT_TRUE(s.ok()) << s;
   }
-  Status s = server_->Start();
+  Status s = server_->AddFilter("shortlink_api_key", app_->api_key_filter());
+  ASSERT_TRUE(s.ok()) << s;
+  s = server_->Start();
   ASSERT_TRUE(s.ok()) << s;
   proxy_ = NewProxy(server_->port());
   ASSERT_NE(proxy_, nullptr);
