@@ -196,10 +196,7 @@ Status LinkStore::PurgeExpired(int64_t now_ms, int limit, std::vector<std::strin
   SqlConnection& db = **c;
   if (Status s = c->Check(db.Begin()); !s.ok()) return s;
   std::vector<SqlRow> rows;
-  Status s = c->Check(Query(db,
-                            "SELECT code FROM shortlink_links WHERE purged = 0 AND expires_at_ms "
-                            "IS NOT NULL AND expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?",
-                            {now_ms, static_cast<int64_t>(limit)}, &rows));
+  Status s = c->Check(Query(db, kExpiredLinksSql, {now_ms, static_cast<int64_t>(limit)}, &rows));
   for (size_t i = 0; s.ok() && i < rows.size(); ++i) {
     s = c->Check(Execute(db,
                          "UPDATE shortlink_links SET purged = 1, long_url = '', version = version "

@@ -5,7 +5,9 @@
 #include <set>
 #include <thread>
 
+#include "ferry/storage/sqlite_connection.h"
 #include "shortlink_test_support.h"
+#include "storage/link_schema.h"
 
 namespace ferry::shortlink::testing {
 namespace {
@@ -79,8 +81,7 @@ TEST_P(ShortLinkServiceTest, CallsNeedAKeyAndTheTenantComesFromIt) {
   ASSERT_TRUE(bare.AddService(&provider_.app().service()).ok());
   ASSERT_TRUE(bare.Start().ok());
   auto unfiltered = NewProxy(bare.port());
-  EXPECT_EQ(unfiltered->GetLink(get, WithToken(key_)).status().code(),
-            StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(unfiltered->GetLink(get, WithToken(key_)).status().code(), StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(unfiltered->CreateTenant(CreateTenantRequest(), WithToken(kAdminToken)).status().code(),
             StatusCode::PERMISSION_DENIED);
   unfiltered.reset();
@@ -329,6 +330,18 @@ TEST_P(ShortLinkServiceTest, ExpiredLinksAnswer410AndTheCleanupKeepsTheirCodes) 
   EXPECT_EQ(Create(reuse).status().code(), StatusCode::ALREADY_EXISTS);
   ASSERT_TRUE(provider_.app().CleanupOnce(&purged).ok());
   EXPECT_EQ(purged, 0);
+
+  if (GetParam() == Backend::kEmbedded) {
+    // The scan goes through the expiry index, not the whole table.
+    std::unique_ptr<storage::SqlConnection> db;
+    ASSERT_TRUE(storage::SqliteConnection::Open({.path = config_.sqlite_path}, &db).ok());
+    std::vector<storage::SqlRow> plan;
+    ASSERT_TRUE(
+        db->Query("EXPLAIN QUERY PLAN " + std::string(kExpiredLinksSql), {0, 10}, &plan).ok());
+    std::string text;
+    for (const storage::SqlRow& row : plan) text += storage::AsText(row.back()) + "\n";
+    EXPECT_NE(text.find("USING INDEX shortlink_links_expiry"), std::string::npos) << text;
+  }
 }
 
 TEST_P(ShortLinkServiceTest, ListPagesAndStatsIsNotServedYet) {
