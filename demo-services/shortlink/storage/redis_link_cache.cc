@@ -3,6 +3,8 @@
 #include <hiredis.h>
 
 #include <charconv>
+#include <chrono>
+#include <random>
 #include <vector>
 
 #include "storage/bloom_positions.h"
@@ -34,6 +36,16 @@ if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 for i = 1, #ARGV do
   if redis.call('GETBIT', KEYS[1], ARGV[i]) == 0 then return 0 end
 end
+return 1
+)lua";
+
+// KEYS[1] this load's token, KEYS[2] loaded flag. The token is gone when Redis lost its data
+// during the load (a restart, a FLUSHALL): the bits set before are gone too, so the filter is
+// not marked loaded.
+constexpr std::string_view kMarkLoaded = R"lua(
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], '1')
+redis.call('DEL', KEYS[1])
 return 1
 )lua";
 
@@ -114,7 +126,7 @@ Status RedisLinkCache::PutAbsent(const std::string& code, int64_t ttl_ms) {
 
 RedisCodeFilter::RedisCodeFilter(storage::RedisConnectionPool* pool, uint64_t bits, int hashes)
     : pool_(pool),
-      scripts_(pool, {{"bloom_check", kCheck}, {"bloom_add", kAdd}}),
+      scripts_(pool, {{"bloom_check", kCheck}, {"bloom_add", kAdd}, {"bloom_loaded", kMarkLoaded}}),
       bits_(bits),
       hashes_(hashes) {}
 
@@ -142,6 +154,10 @@ Status RedisCodeFilter::LoadIfNeeded(
   RedisReplyPtr reply;
   if (Status s = pool_->Run({"EXISTS", std::string(kBloomLoadedKey)}, &reply); !s.ok()) return s;
   if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 1) return Status::Ok();
+  const std::string token =
+      std::string(kBloomLoadedKey) + "ing:" + std::to_string(std::random_device()()) + "-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  if (Status s = pool_->Run({"SET", token, "1", "PX", "3600000"}, &reply); !s.ok()) return s;
   // Creates meanwhile add their own codes, so once every stored code is in, all are.
   std::vector<std::vector<std::string>> batch;
   Status failed = Status::Ok();
@@ -160,7 +176,16 @@ Status RedisCodeFilter::LoadIfNeeded(
   flush();
   if (!s.ok()) return s;
   if (!failed.ok()) return failed;
-  return pool_->Run({"SET", std::string(kBloomLoadedKey), "1"}, &reply);
+  if (Status m = scripts_.Eval(2, {token, std::string(kBloomLoadedKey)}, {}, &reply); !m.ok()) {
+    return m;
+  }
+  if (reply->type != REDIS_REPLY_INTEGER) return storage::MalformedReply("bloom_loaded");
+  if (reply->integer == 0) {
+    return Status(
+        StatusCode::UNAVAILABLE,
+        "Redis lost the Bloom filter while it was being loaded; it is loaded again later");
+  }
+  return Status::Ok();
 }
 
 }  // namespace ferry::shortlink
