@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "service/code_generator.h"
+#include "service/link_creator.h"
 #include "service/link_resolver.h"
 #include "service/tenant_keys.h"
 #include "service/url_policy.h"
@@ -28,7 +29,14 @@ struct ShortLinkDeps {
 // The RPC surface and the redirect route `GET /{code}`.
 class ShortLinkServiceImpl final : public ShortLinkServiceBase {
  public:
-  explicit ShortLinkServiceImpl(ShortLinkDeps deps) : deps_(std::move(deps)) {}
+  explicit ShortLinkServiceImpl(ShortLinkDeps deps)
+      : deps_(std::move(deps)),
+        creator_(CreatorDeps{.store = deps_.store,
+                             .resolver = deps_.resolver,
+                             .codes = deps_.codes,
+                             .url_policy = deps_.url_policy,
+                             .code_attempts = deps_.code_attempts,
+                             .now_ms = deps_.now_ms}) {}
 
   Status CreateLink(ServerContext& context, const CreateLinkRequest& request,
                     CreateLinkResponse* response) override;
@@ -56,16 +64,13 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
 
  private:
   void Redirect(const HttpRequest& request, HttpReply reply);
-  Status InsertNew(int64_t tenant_id, const CreateLinkRequest& request, LinkRecord* record);
-  Status Existing(int64_t tenant_id, const CreateLinkRequest& request,
-                  const std::string& fingerprint, const std::string& dedup_hash,
-                  CreateLinkResponse* response, bool* found);
   Status Change(ServerContext& context, const std::string& code, const LinkChange& change,
                 Link* response);
   void Fill(const LinkRecord& record, Link* link) const;
   std::string ShortUrl(const std::string& code) const;
 
   ShortLinkDeps deps_;
+  LinkCreator creator_;
 };
 
 }  // namespace ferry::shortlink
