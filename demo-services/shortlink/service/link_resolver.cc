@@ -27,6 +27,18 @@ int64_t LinkResolver::TtlFor(const CachedLink& link) const {
 }
 
 Status LinkResolver::Lookup(const std::string& code, std::optional<CachedLink>* out) {
+  bool unpublished = false;
+  {
+    std::lock_guard lock(mu_);
+    unpublished = !unpublished_.empty() && unpublished_.contains(code);
+  }
+  if (unpublished) {
+    std::optional<LinkRecord> record;
+    if (Status s = store_->FindByCode(code, &record); !s.ok()) return s;
+    out->reset();
+    if (record) *out = FromRecord(*record);
+    return Status::Ok();
+  }
   if (std::optional<CachedLink> hot = hot_->Get(code)) {
     *out = std::move(hot);
     return Status::Ok();
@@ -82,8 +94,31 @@ void LinkResolver::Publish(const LinkRecord& record) {
     Logger().warn("shortlink: filter add of {}: {}", record.code, s.ToString());
   }
   if (Status s = cache_->PutNewer(record.code, link, TtlFor(link)); !s.ok()) {
-    Logger().warn("shortlink: cache write of {}: {}", record.code, s.ToString());
+    Logger().warn("shortlink: cache write of {}: {}; retried until Redis answers", record.code,
+                  s.ToString());
+    std::lock_guard lock(mu_);
+    unpublished_.insert(record.code);
   }
+}
+
+bool LinkResolver::RetryUnpublished() {
+  std::vector<std::string> codes;
+  {
+    std::lock_guard lock(mu_);
+    codes.assign(unpublished_.begin(), unpublished_.end());
+  }
+  for (const std::string& code : codes) {
+    std::optional<LinkRecord> record;
+    if (!store_->FindByCode(code, &record).ok()) return false;
+    if (record) {
+      const CachedLink link = FromRecord(*record);
+      if (!cache_->PutNewer(code, link, TtlFor(link)).ok()) return false;
+    }
+    std::lock_guard lock(mu_);
+    unpublished_.erase(code);
+  }
+  std::lock_guard lock(mu_);
+  return unpublished_.empty();
 }
 
 }  // namespace ferry::shortlink

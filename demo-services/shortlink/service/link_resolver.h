@@ -1,8 +1,10 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "service/hot_link_cache.h"
 #include "storage/link_cache.h"
@@ -34,7 +36,13 @@ class LinkResolver {
   // *out is empty for a code that does not exist.
   Status Lookup(const std::string& code, std::optional<CachedLink>* out);
   // After a create or change committed: the caches hold the new version, the filter the code.
+  // A cache write that fails (Redis unreachable) leaves the code unpublished: this provider
+  // reads it from the database, and RetryUnpublished() writes it once Redis answers, since a
+  // Redis that kept its data (append-only file) would otherwise serve the old version until
+  // its TTL.
   void Publish(const LinkRecord& link);
+  // Writes the unpublished codes' current versions to the cache; true when none is left.
+  bool RetryUnpublished();
 
   static CachedLink FromRecord(const LinkRecord& link);
 
@@ -47,6 +55,8 @@ class LinkResolver {
   HotLinkCache* const hot_;
   const ResolverOptions options_;
   const std::function<int64_t()> now_ms_;
+  std::mutex mu_;
+  std::unordered_set<std::string> unpublished_;  // guarded by mu_
 };
 
 }  // namespace ferry::shortlink

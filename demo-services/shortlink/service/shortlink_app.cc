@@ -92,11 +92,13 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
   using std::chrono::milliseconds;
   if (!embedded) {
     CodeFilter* filter = app->filter_.get();
+    LinkResolver* resolver = app->resolver_.get();
     app->jobs_.push_back(std::make_unique<PeriodicJob>(
-        milliseconds(config.bloom_check_interval_ms), [filter, for_each_code] {
+        milliseconds(config.bloom_check_interval_ms), [filter, resolver, for_each_code] {
           if (Status s = filter->LoadIfNeeded(for_each_code); !s.ok()) {
             Logger().warn("shortlink: Bloom filter reload: {}", s.ToString());
           }
+          resolver->RetryUnpublished();
           return false;
         }));
   }

@@ -42,9 +42,11 @@ struct ShortLinkConfig {
   uint32_t hot_entries = 100'000;      // cache.hot_entries
   uint32_t local_entries = 1'000'000;  // cache.local_entries (embedded)
 
-  uint32_t bloom_bits_log2 = 24;           // bloom.bits_log2: 2^n bits
-  uint32_t bloom_hashes = 7;               // bloom.hashes
-  int64_t bloom_check_interval_ms = 1000;  // bloom.check_interval_ms (redis+mariadb reload)
+  uint32_t bloom_bits_log2 = 24;  // bloom.bits_log2: 2^n bits
+  uint32_t bloom_hashes = 7;      // bloom.hashes
+  // bloom.check_interval_ms: the redis+mariadb job reloading a missing or suspect filter and
+  // repeating failed cache writes.
+  int64_t bloom_check_interval_ms = 1000;
 
   int64_t cleanup_interval_ms = 60'000;  // cleanup.interval_ms; 0: off
   uint32_t cleanup_batch = 500;          // cleanup.batch

@@ -131,6 +131,10 @@ RedisCodeFilter::RedisCodeFilter(storage::RedisConnectionPool* pool, uint64_t bi
       hashes_(hashes) {}
 
 Status RedisCodeFilter::Check(const std::string& code, FilterAnswer* answer) {
+  if (suspect_.load()) {
+    *answer = FilterAnswer::kUnknown;
+    return Status::Ok();
+  }
   RedisReplyPtr reply;
   if (Status s = scripts_.Eval(0, {std::string(kBloomKey), std::string(kBloomLoadedKey)},
                                PositionArgs(code, bits_, hashes_), &reply);
@@ -146,10 +150,27 @@ Status RedisCodeFilter::Check(const std::string& code, FilterAnswer* answer) {
 
 Status RedisCodeFilter::Add(const std::string& code) {
   RedisReplyPtr reply;
-  return scripts_.Eval(1, {std::string(kBloomKey)}, PositionArgs(code, bits_, hashes_), &reply);
+  Status s = scripts_.Eval(1, {std::string(kBloomKey)}, PositionArgs(code, bits_, hashes_), &reply);
+  if (!s.ok()) suspect_.store(true);
+  return s;
 }
 
 Status RedisCodeFilter::LoadIfNeeded(
+    const std::function<Status(const std::function<void(const std::string&)>&)>& for_each_code) {
+  RedisReplyPtr reply;
+  // Cleared first: an add failing during this load sets it again, and the next load repeats.
+  if (suspect_.exchange(false)) {
+    if (Status s = pool_->Run({"DEL", std::string(kBloomLoadedKey)}, &reply); !s.ok()) {
+      suspect_.store(true);
+      return s;
+    }
+  }
+  Status loaded = LoadIfMissing(for_each_code);
+  if (!loaded.ok() && loaded.code() == StatusCode::UNAVAILABLE) suspect_.store(true);
+  return loaded;
+}
+
+Status RedisCodeFilter::LoadIfMissing(
     const std::function<Status(const std::function<void(const std::string&)>&)>& for_each_code) {
   RedisReplyPtr reply;
   if (Status s = pool_->Run({"EXISTS", std::string(kBloomLoadedKey)}, &reply); !s.ok()) return s;

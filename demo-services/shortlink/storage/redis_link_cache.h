@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -27,7 +28,9 @@ class RedisLinkCache final : public LinkCache {
 // one provider created is in the filter of all at once. `shortlink:bloom:loaded` says it
 // holds every code of the database: without it (a fresh or flushed Redis) Check answers
 // kUnknown until LoadIfNeeded has filled it again. Each check and each add is one Lua call
-// over its k positions.
+// over its k positions. An add that failed (Redis unreachable) may be missing from a filter
+// still marked loaded (a Redis with an append-only file comes back with the flag): this
+// provider then answers kUnknown itself, and its next LoadIfNeeded drops the flag and reloads.
 class RedisCodeFilter final : public CodeFilter {
  public:
   RedisCodeFilter(storage::RedisConnectionPool* pool, uint64_t bits, int hashes);
@@ -37,10 +40,14 @@ class RedisCodeFilter final : public CodeFilter {
                           for_each_code) override;
 
  private:
+  Status LoadIfMissing(
+      const std::function<Status(const std::function<void(const std::string&)>&)>& for_each_code);
+
   storage::RedisConnectionPool* const pool_;
   storage::RedisScriptSet scripts_;
   const uint64_t bits_;
   const int hashes_;
+  std::atomic<bool> suspect_{false};  // an add failed since the last complete load
 };
 
 }  // namespace ferry::shortlink

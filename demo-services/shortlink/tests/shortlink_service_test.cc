@@ -422,5 +422,67 @@ TEST(ShortLinkRedisRestartTest, RedirectsKeepWorkingAndTheFilterComesBack) {
   EXPECT_EQ(HttpGet(provider.port(), "/" + after).status, 302);
 }
 
+// Redis unreachable while a link is changed and another created, then back with its data (an
+// append-only file): the cache's old version and the filter without the new code would stand
+// for hours; the provider that made the changes writes them once Redis answers, and the other
+// provider serves both within seconds.
+TEST(ShortLinkRedisRestartTest, ChangesMadeWhileRedisWasAwayReachItOnceItIsBack) {
+  testsupport::RedisServer redis({.appendonly = true, .extra_args = {"--appendfsync", "always"}});
+  ASSERT_TRUE(redis.Start());
+  TempDir dir;
+  ShortLinkConfig config = ConfigFor(Backend::kRedisMariaDb, dir.path());
+  config.redis_port = redis.port();
+  config.redis_timeout_ms = 1000;
+  InProcessProvider a;
+  InProcessProvider b;
+  a.Start(config);
+  b.Start(config);
+  const std::string key = NewTenantKey(a.proxy(), "acme");
+  CreateLinkRequest create;
+  create.set_request_id("old");
+  create.set_long_url("https://example.com/old");
+  auto made = a.proxy().CreateLink(create, WithToken(key));
+  ASSERT_TRUE(made.ok()) << made.status();
+  const std::string code = made->code();
+  EXPECT_EQ(HttpGet(b.port(), "/" + code).location, "https://example.com/old");
+
+  redis.Stop();
+  UpdateLinkRequest update;
+  update.set_code(code);
+  update.set_long_url("https://example.com/new");
+  ASSERT_TRUE(a.proxy().UpdateLink(update, WithToken(key)).ok());
+  create.set_request_id("during");
+  create.set_long_url("https://example.com/during");
+  auto during = a.proxy().CreateLink(create, WithToken(key));
+  ASSERT_TRUE(during.ok()) << during.status();
+  EXPECT_EQ(HttpGet(a.port(), "/" + code).location, "https://example.com/new");
+
+  ASSERT_TRUE(redis.Start());  // with the old entry and the filter marked loaded
+  const auto back = std::chrono::steady_clock::now();
+  while (HttpGet(b.port(), "/" + code).location != "https://example.com/new" ||
+         HttpGet(b.port(), "/" + during->code()).location != "https://example.com/during") {
+    ASSERT_LT(std::chrono::steady_clock::now() - back, 10s) << "still stale on the other provider";
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(HttpGet(a.port(), "/" + code).location, "https://example.com/new");
+
+  // Once the cached entry is gone (its TTL, an eviction), the filter alone decides: the code
+  // made while Redis was away must be in it. A provider started now has nothing in its hot cache.
+  InProcessProvider c;
+  c.Start(config);
+  storage::RedisOptions options;
+  options.host = redis.host();
+  options.port = redis.port();
+  storage::RedisConnectionPool pool(options);
+  const auto reloaded = std::chrono::steady_clock::now();
+  while (true) {
+    storage::RedisReplyPtr reply;
+    ASSERT_TRUE(pool.Run({"DEL", "shortlink:link:" + during->code()}, &reply).ok());
+    if (HttpGet(c.port(), "/" + during->code()).status == 302) break;
+    ASSERT_LT(std::chrono::steady_clock::now() - reloaded, 10s) << "the filter lacks the code";
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
 }  // namespace
 }  // namespace ferry::shortlink::testing
