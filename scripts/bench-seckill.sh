@@ -16,6 +16,7 @@
 #   FERRY_SECKILL_SCRIPT_CALLS (default 200000): redis-benchmark calls
 #   FERRY_SECKILL_SALE=0 skips the extra row of a contended sale (100 units, 10% duplicates)
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/seckill_user_token.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
 cd "$FERRY_ROOT"
@@ -33,6 +34,7 @@ ferry_build "$BUILD_DIR" -- seckill-server ferry-bench
 BIN="$BUILD_DIR/bin"
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench-seckill.XXXXXX)"
+ferry_seckill_user_token "$RUN_DIR"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
 
 REDIS_PORT="$(ferry_free_port)"
@@ -51,6 +53,7 @@ server:
   listen: 127.0.0.1:0
   io_threads: 1
   business_pool: {threads: 16, queue_capacity: 8192}
+$SECKILL_FILTERS_YAML
 service:
 $backend_yaml
   idgen: {worker_id: 1}
@@ -89,12 +92,13 @@ P="seckill:{$BARE_ACTIVITY:1}:"
 KEYS=("${P}stock" "${P}loaded" "${P}buyers" "${P}requests" "${P}accepted" "${P}orders")
 redis DEL "${KEYS[@]}" "${P}released" >/dev/null
 redis SET "${P}stock" 1000000000 >/dev/null
+# The loaded marker holds the cache generation (epoch) every call names: 1 here.
 redis SET "${P}loaded" 1 >/dev/null
 NOW_MS=$(($(date +%s%N) / 1000000))
 log "redis-benchmark: EVALSHA reserve, $CONCURRENCY clients, $SCRIPT_CALLS calls, accept path"
 redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -c "$CONCURRENCY" -n "$SCRIPT_CALLS" \
   -r 2000000000 --csv EVALSHA "$SHA" 6 "${KEYS[@]}" "$BARE_ACTIVITY" 1 \
-  "u:__rand_int__" "r:__rand_int__" 1 "$NOW_MS" | tee "$RUN_DIR/bare.csv"
+  "u:__rand_int__" "r:__rand_int__" 1 "$NOW_MS" 1 | tee "$RUN_DIR/bare.csv"
 # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
 BARE_LINE="$(tail -n 1 "$RUN_DIR/bare.csv" | tr -d '"')"
 BARE_QPS="$(echo "$BARE_LINE" | awk -F, '{printf "%d", $2}')"
@@ -112,7 +116,8 @@ run() {
   log "ferry-bench seckill ($label): stock $stock, $buyers buyers, dup-ratio $dup, $CONNS x $DEPTH"
   "$BIN/ferry-bench" seckill --target "127.0.0.1:$port" --stock "$stock" --buyers "$buyers" \
     --dup-ratio "$dup" --conns "$CONNS" --depth "$DEPTH" --duration-limit 300 \
-    --settle-timeout 300 --timeout-ms 10000 | tee "$RUN_DIR/$label.out" || true
+    --settle-timeout 300 --timeout-ms 10000 "${SECKILL_TOKEN_FLAGS[@]}" |
+    tee "$RUN_DIR/$label.out" || true
 }
 field() { sed -n "s/.* $2=\(-\{0,1\}[0-9]*\).*/\1/p" "$RUN_DIR/$1.out" | tail -n 1; }
 check() { sed -n 's/^check: \([A-Z]*\).*/\1/p' "$RUN_DIR/$1.out"; }

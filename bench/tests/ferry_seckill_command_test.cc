@@ -16,6 +16,7 @@
 
 #include "ferry/framework/server.h"
 #include "service/seckill_app.h"
+#include "user_token_server_options.h"
 
 namespace ferry::bench {
 namespace {
@@ -32,7 +33,7 @@ std::string LastLine(const std::string& text) {
 // An in-process provider on an ephemeral loopback port.
 class Provider {
  public:
-  explicit Provider(std::span<Service* const> services) : server_(ServerOptions{}) {
+  explicit Provider(std::span<Service* const> services) : server_(VerifyingUserTokens()) {
     for (Service* service : services) EXPECT_TRUE(server_.AddService(service).ok());
     const Status started = server_.Start();
     EXPECT_TRUE(started.ok()) << started;
@@ -72,6 +73,8 @@ struct EmbeddedSeckill {
 SeckillBenchOptions SmallSale(const std::string& target) {
   SeckillBenchOptions options;
   options.load.target = target;
+  options.user_token_key_id = "default";
+  options.user_token_secret = kUserTokenSecret;
   options.load.conns = 2;
   options.load.depth = 8;
   options.stock = 5;

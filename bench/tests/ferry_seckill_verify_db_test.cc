@@ -14,6 +14,7 @@
 #include "redis_server.h"
 #include "seckill_command.h"
 #include "service/seckill_app.h"
+#include "user_token_server_options.h"
 
 namespace ferry::bench {
 namespace {
@@ -42,11 +43,13 @@ TEST(SeckillVerifyDbTest, VerifyDbReadsTheMariaDbOrdersTheOrderWriterWrote) {
   const Status created = seckill::SeckillApp::Create(config, "", &app);
   ASSERT_TRUE(created.ok()) << created;
 
-  Server server(ServerOptions{});
+  Server server(VerifyingUserTokens());
   for (Service* service : app->services()) ASSERT_TRUE(server.AddService(service).ok());
   ASSERT_TRUE(server.Start().ok());
   SeckillBenchOptions options;
   options.load.target = "127.0.0.1:" + std::to_string(server.port());
+  options.user_token_key_id = "default";
+  options.user_token_secret = kUserTokenSecret;
   options.load.conns = 2;
   options.load.depth = 8;
   options.stock = 5;
