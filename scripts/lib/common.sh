@@ -13,6 +13,7 @@ FERRY_PACKAGES=(
   # Boost 1.81 rather than Debian 12's default 1.74 (libboost-dev): Boost.URL is only in 1.81,
   # and the two -dev packages conflict.
   libboost1.81-dev libboost-url1.81-dev protobuf-compiler libprotobuf-dev libprotoc-dev
+  libidn2-dev  # shortlink: IDN target hosts to punycode
   libzstd-dev libyaml-cpp-dev libspdlog-dev rapidjson-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc

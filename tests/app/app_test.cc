@@ -64,6 +64,33 @@ TEST(AppTest, ServesItsServicesUntilStopped) {
   provider.app().Stop();  // idempotent
 }
 
+// A filter made in code refusing every call: App::AddServerFilter puts it in front of the
+// services.
+class RefuseAll final : public ServerFilter {
+ public:
+  void Configure(config::ConfigReader&) override {}
+  bool ObservesDone() const override { return false; }
+  Status OnCall(ServerCall&) override {
+    return Status(StatusCode::PERMISSION_DENIED, "refused by the app's filter");
+  }
+};
+
+TEST(AppTest, AServerFilterAddedInCodeRunsInFrontOfTheServices) {
+  demo::EchoServiceImpl echo;
+  App app("echo", Parse("server: {listen: 127.0.0.1:0, drain_delay_ms: 0}\n"));
+  app.AddService(&echo);
+  app.AddServerFilter("refuse_all", std::make_shared<RefuseAll>());
+  ASSERT_TRUE(app.Start().ok());
+  ClientOptions options;
+  options.target = "127.0.0.1:" + std::to_string(app.port());
+  std::shared_ptr<Channel> channel;
+  ASSERT_TRUE(NewChannel(options, &channel).ok());
+  demo::EchoServiceProxy proxy(channel);
+  EXPECT_EQ(proxy.Echo(EchoOf("hi")).status(),
+            Status(StatusCode::PERMISSION_DENIED, "refused by the app's filter"));
+  app.Stop();
+}
+
 TEST(AppTest, NamedClientsReachTheirOwnTargets) {
   EchoProvider first;
   EchoProvider second;

@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 
 #include "filter_fixture.h"
@@ -68,6 +69,51 @@ TEST_F(FilterChainTest, OneObservingFilterKeepsTheWholeChainsOnDone) {
               ElementsAre("client c1 call", "client c2 call", "server s1 call", "server s2 call",
                           "server s2 done OK", "server s1 done OK", "client c2 done OK",
                           "client c1 done OK"));
+}
+
+// A filter made in code: it names the caller for the handler, or refuses the call.
+class CodeFilter final : public ServerFilter {
+ public:
+  explicit CodeFilter(bool refuse) : refuse_(refuse) {}
+  void Configure(config::ConfigReader&) override {}
+  bool ObservesDone() const override { return false; }
+  Status OnCall(ServerCall& call) override {
+    ++calls;
+    if (refuse_) return Status(StatusCode::UNAUTHENTICATED, "refused in code");
+    call.context.set_verified_caller("from-code");
+    return Status::Ok();
+  }
+  std::atomic<int> calls{0};
+
+ private:
+  const bool refuse_;
+};
+
+// Server::AddFilter: the filter runs after the configured ones (which may refuse first), its
+// verdict is the call's, and what it writes into the context reaches the handler.
+TEST_F(FilterChainTest, AFilterAddedInCodeRunsAfterTheConfiguredOnes) {
+  auto naming = std::make_shared<CodeFilter>(false);
+  StartServer("[{name: test_recorder, tag: s1}]", {naming});
+  demo::EchoServiceProxy proxy = NewProxy();
+  ASSERT_TRUE(proxy.Echo(EchoOf("x")).ok());
+  EXPECT_EQ(naming->calls.load(), 1);
+  EXPECT_EQ(service_.last_verified_caller(), "from-code");
+  EXPECT_THAT(RecordedEvents(), ElementsAre("server s1 call", "server s1 done OK"));
+  server_->Stop();
+
+  auto refusing = std::make_shared<CodeFilter>(true);
+  StartServer("[{name: test_recorder, tag: s1, reject: true}]", {refusing});
+  demo::EchoServiceProxy first = NewProxy();
+  EXPECT_EQ(first.Echo(EchoOf("x")).status().code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refusing->calls.load(), 0) << "a configured filter refused before it";
+  server_->Stop();
+
+  StartServer("[]", {refusing});
+  demo::EchoServiceProxy second = NewProxy();
+  EXPECT_EQ(second.Echo(EchoOf("x")).status(),
+            Status(StatusCode::UNAUTHENTICATED, "refused in code"));
+  EXPECT_EQ(refusing->calls.load(), 1);
+  EXPECT_EQ(service_.handled(), 1);
 }
 
 // Each filter keeps its own state per method, made once per channel (client) or server, and

@@ -44,12 +44,16 @@ std::vector<FilterSpec> Filters(const std::string& side, const std::string& yaml
   return side == "server" ? config.server.filters : config.clients["test"].cluster.client.filters;
 }
 
-void FilterFixture::StartServer(const std::string& server_filters_yaml) {
+void FilterFixture::StartServer(const std::string& server_filters_yaml,
+                                std::vector<std::shared_ptr<ServerFilter>> added) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.filters = Filters("server", server_filters_yaml);
   server_ = std::make_unique<Server>(std::move(options));
   ASSERT_TRUE(server_->AddService(&service_).ok());
+  for (size_t i = 0; i < added.size(); ++i) {
+    ASSERT_TRUE(server_->AddFilter("added" + std::to_string(i), added[i]).ok());
+  }
   const Status status = server_->Start();
   ASSERT_TRUE(status.ok()) << status;
 }

@@ -46,7 +46,9 @@ std::vector<FilterSpec> Filters(const std::string& side, const std::string& yaml
 // proxies to it with client filters.
 class FilterFixture : public ::testing::Test {
  protected:
-  void StartServer(const std::string& server_filters_yaml);
+  // `added`: filters made in code (Server::AddFilter), after the configured ones.
+  void StartServer(const std::string& server_filters_yaml,
+                   std::vector<std::shared_ptr<ServerFilter>> added = {});
   demo::EchoServiceProxy NewProxy(const std::string& client_filters_yaml = "[]");
   void TearDown() override;
 

@@ -134,6 +134,7 @@ class App::Impl {
   const std::string name_;
   Config config_;
   std::vector<Service*> services_;
+  std::vector<std::pair<std::string, std::shared_ptr<ServerFilter>>> filters_;
   std::vector<std::function<void()>> stop_hooks_;
   std::atomic<uint16_t> port_{0};  // read by the status page while Start() runs
   bool usage_error_ = false;
@@ -212,6 +213,9 @@ Status App::Impl::Start() {
   server_ = std::make_unique<Server>(config_.server);
   for (Service* service : services_) {
     if (Status status = server_->AddService(service); !status.ok()) return status_ = status;
+  }
+  for (auto& [name, filter] : filters_) {
+    if (Status status = server_->AddFilter(name, filter); !status.ok()) return status_ = status;
   }
   if (config_.server.http.enabled) AddAdminPages();
   if (Status status = server_->Start(); !status.ok()) return status_ = status;
@@ -326,6 +330,10 @@ Status App::ReadServiceConfig(const std::function<void(config::ConfigReader& ser
 }
 
 void App::AddService(Service* service) { impl_->services_.push_back(service); }
+
+void App::AddServerFilter(std::string name, std::shared_ptr<ServerFilter> filter) {
+  impl_->filters_.emplace_back(std::move(name), std::move(filter));
+}
 
 std::shared_ptr<Channel> App::ClientChannel(std::string_view name) {
   return impl_->ClientChannel(name);

@@ -15,10 +15,17 @@ FilterSite SiteOf(const std::string& filter, const ServerContext& context) {
 
 }  // namespace
 
-Status ServerFilterChain::Create(const std::vector<FilterSpec>& specs, ServerFilterChain* out) {
+Status ServerFilterChain::Create(
+    const std::vector<FilterSpec>& specs,
+    const std::vector<std::pair<std::string, std::shared_ptr<ServerFilter>>>& added,
+    ServerFilterChain* out) {
   if (Status status = NewServerFilters(specs, &out->filters_); !status.ok()) return status;
   out->names_.clear();
   for (const FilterSpec& spec : specs) out->names_.push_back(spec.name);
+  for (const auto& [name, filter] : added) {
+    out->filters_.push_back(filter);
+    out->names_.push_back(name);
+  }
   out->observes_done_ = std::any_of(out->filters_.begin(), out->filters_.end(),
                                     [](const auto& filter) { return filter->ObservesDone(); });
   return Status::Ok();

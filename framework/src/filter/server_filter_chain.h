@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ferry/codec/status.h"
@@ -24,8 +25,12 @@ struct ServerFilterPass {
 // chain before its handler starts and leaves it when it completes.
 class ServerFilterChain {
  public:
-  // An empty chain when `specs` is empty; errors as NewServerFilters().
-  static Status Create(const std::vector<FilterSpec>& specs, ServerFilterChain* out);
+  // The filters of `specs`, then `added` (Server::AddFilter); empty when both are. Errors as
+  // NewServerFilters().
+  static Status Create(
+      const std::vector<FilterSpec>& specs,
+      const std::vector<std::pair<std::string, std::shared_ptr<ServerFilter>>>& added,
+      ServerFilterChain* out);
 
   bool empty() const { return filters_.empty(); }
 

@@ -151,6 +151,18 @@ class Server::Impl {
     return Status::Ok();
   }
 
+  Status AddFilter(std::string name, std::shared_ptr<ServerFilter> filter) {
+    std::lock_guard lock(state_mu_);
+    if (state_ != State::kNew) {
+      return Status(StatusCode::FAILED_PRECONDITION, "filters must be added before Start()");
+    }
+    if (filter == nullptr) {
+      return Status(StatusCode::INVALID_ARGUMENT, "server filter " + name + " is null");
+    }
+    added_filters_.emplace_back(std::move(name), std::move(filter));
+    return Status::Ok();
+  }
+
   Status Start();
   uint16_t port() const { return listeners_.empty() ? 0 : listeners_.front()->port; }
   uint16_t admin_port() const { return listeners_.size() > 1 ? listeners_.back()->port : 0; }
@@ -185,6 +197,7 @@ class Server::Impl {
   const ServerOptions options_;
   std::vector<Service*> services_;
   std::vector<HttpRoute> app_routes_;
+  std::vector<std::pair<std::string, std::shared_ptr<ServerFilter>>> added_filters_;
   // Destroyed bottom-up, and that order matters: the pool's straggling calls hold connections,
   // whose sockets belong to the IO contexts, and all of them use the core.
   server::ServerCore core_;
@@ -205,7 +218,8 @@ Status Server::Impl::Start() {
   }
   Status status = ValidateOptions(options_);
   if (status.ok()) status = NewTlsContext(options_.tls, &core_.tls_context);
-  if (status.ok()) status = filter::ServerFilterChain::Create(options_.filters, &core_.filters);
+  if (status.ok())
+    status = filter::ServerFilterChain::Create(options_.filters, added_filters_, &core_.filters);
   if (status.ok()) status = BuildRoutes();
   if (!status.ok()) return status;
   core_.methods.ForEachEntry([this](server::MethodTable::Entry& entry) {
@@ -431,6 +445,9 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(o
 Server::~Server() = default;
 Status Server::AddService(Service* service) { return impl_->AddService(service); }
 Status Server::AddHttpRoute(HttpRoute route) { return impl_->AddHttpRoute(std::move(route)); }
+Status Server::AddFilter(std::string name, std::shared_ptr<ServerFilter> filter) {
+  return impl_->AddFilter(std::move(name), std::move(filter));
+}
 Status Server::Start() { return impl_->Start(); }
 uint16_t Server::port() const { return impl_->port(); }
 uint16_t Server::admin_port() const { return impl_->admin_port(); }

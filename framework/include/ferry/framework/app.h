@@ -10,6 +10,7 @@
 #include "ferry/framework/channel.h"
 #include "ferry/framework/config.h"
 #include "ferry/framework/config_reader.h"
+#include "ferry/framework/filter.h"
 #include "ferry/framework/service.h"
 
 namespace ferry {
@@ -53,6 +54,8 @@ class App {
 
   // Not owned; must outlive the app. Before Start().
   void AddService(Service* service);
+  // Before Start(): a server filter made in code, run after server.filters (Server::AddFilter).
+  void AddServerFilter(std::string name, std::shared_ptr<ServerFilter> filter);
 
   // The channel of client `name` (YAML `clients.<name>`), built on first use and shared after.
   // Calls through it inherit the deadline and trace of the call being served (CallScope). An

@@ -2,11 +2,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
-#include <memory>
 
 #include "ferry/codec/status.h"
+#include "ferry/framework/filter.h"
 #include "ferry/framework/http.h"
 #include "ferry/framework/server_options.h"
 #include "ferry/framework/service.h"
@@ -42,6 +43,13 @@ class Server {
   // Before Start(): an HTTP route of the application's (admin pages, say), beside those of the
   // services. Routes that match the same paths are refused by Start(), naming both.
   Status AddHttpRoute(HttpRoute route);
+
+  // Before Start(): a server filter made in code, for one that needs the application's own
+  // objects (the short-link service's API-key check reads its key store), where a configured
+  // one (server.filters) is made from its name and YAML alone. Runs after the configured
+  // filters, in the order added; `name` names it in logs and errors. Its Configure() is not
+  // called.
+  Status AddFilter(std::string name, std::shared_ptr<ServerFilter> filter);
 
   // Binds and listens (and on server.http.admin_listen when set); port() is valid afterwards.
   // UNAVAILABLE when an address cannot be bound; INVALID_ARGUMENT for clashing HTTP routes.

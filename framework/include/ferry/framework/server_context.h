@@ -44,8 +44,8 @@ class ServerContext {
   const Attachments& attachments() const { return attachments_; }
   // What the caller sent in the frame's auth_token (checked by the auth filter).
   const std::string& auth_token() const { return auth_token_; }
-  // Who the caller is, as a server filter verified it in OnAdmit (the `auth` filter: the
-  // caller its token signs); empty when none did. Unlike an attachment, the caller cannot
+  // Who the caller is, as a server filter verified it (`auth` in OnAdmit: the caller
+  // its token signs); empty when none did. Unlike an attachment, the caller cannot
   // choose it: use it, not attachments, to tell callers apart (per-caller rate limits).
   const std::string& verified_caller() const { return verified_caller_; }
   // On whose behalf the call is made, as a server filter verified it in OnAdmit (the
@@ -66,7 +66,7 @@ class ServerContext {
   void set_request_id(uint64_t id) { request_id_ = id; }
   Attachments* mutable_attachments() { return &attachments_; }
   void set_auth_token(std::string token) { auth_token_ = std::move(token); }
-  // For a filter's OnAdmit that verified the caller's identity, and only then.
+  // For a filter that verified the caller (in OnAdmit; in OnCall for a check that blocks).
   void set_verified_caller(std::string_view caller) { verified_caller_.assign(caller); }
   // For a filter's OnAdmit that verified the user's identity, and only then.
   void set_verified_user(std::string_view user) { verified_user_.assign(user); }

@@ -1,0 +1,129 @@
+#include "service/link_creator.h"
+
+#include "service/code_rules.h"
+#include "service/sha256_hex.h"
+
+namespace ferry::shortlink {
+
+namespace {
+constexpr size_t kMaxRequestId = 128;
+}  // namespace
+
+Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
+                           CreateLinkResponse* response) {
+  if (request.tenant_id() != 0 && request.tenant_id() != tenant_id) {
+    return Status(
+        StatusCode::PERMISSION_DENIED,
+        "tenant_id " + std::to_string(request.tenant_id()) + " is not the tenant of this API key");
+  }
+  if (request.request_id().empty() || request.request_id().size() > kMaxRequestId) {
+    return Status(StatusCode::INVALID_ARGUMENT, "request_id: required, at most 128 bytes");
+  }
+  if (!request.custom_code().empty()) {
+    if (Status s = ValidateCustomCode(request.custom_code()); !s.ok()) return s;
+  }
+  if (request.max_visits() < 0) {
+    return Status(StatusCode::INVALID_ARGUMENT, "max_visits: 0 (no limit) or more");
+  }
+  const int64_t now = deps_.now_ms();
+  if (request.expires_at_ms() != 0 && request.expires_at_ms() <= now) {
+    return Status(StatusCode::INVALID_ARGUMENT, "expires_at_ms: in the past");
+  }
+  std::string url;
+  if (Status s = NormalizeTargetUrl(request.long_url(), deps_.url_policy, &url); !s.ok()) return s;
+  const std::string fingerprint = Sha256Hex(
+      url + "\n" + request.custom_code() + "\n" + std::to_string(request.expires_at_ms()) + "\n" +
+      std::to_string(request.max_visits()) + "\n" + (request.dedup() ? "1" : "0"));
+  const std::string dedup_hash = request.dedup() ? Sha256Hex(url) : std::string();
+
+  // A retry, or the tenant's link for this URL: answered without inserting.
+  bool found = false;
+  if (Status s = Existing(tenant_id, request, fingerprint, dedup_hash, response, &found);
+      !s.ok() || found) {
+    return s;
+  }
+  LinkRecord record;
+  record.tenant_id = tenant_id;
+  record.request_id = request.request_id();
+  record.fingerprint = fingerprint;
+  record.long_url = url;
+  record.dedup_hash = dedup_hash;
+  record.created_at_ms = now;
+  record.expires_at_ms = request.expires_at_ms();
+  record.max_visits = request.max_visits();
+  Status s = InsertNew(tenant_id, request, &record);
+  if (s.code() == StatusCode::ALREADY_EXISTS) {
+    // Another insert won the (tenant, request id) or the dedup key: its row is the answer.
+    if (Status again = Existing(tenant_id, request, fingerprint, dedup_hash, response, &found);
+        !again.ok() || found) {
+      return again;
+    }
+    return s;
+  }
+  if (!s.ok()) return s;
+  deps_.resolver->Publish(record);
+  response->set_code(record.code);
+  response->set_outcome(CREATED);
+  return Status::Ok();
+}
+
+Status LinkCreator::Existing(int64_t tenant_id, const CreateLinkRequest& request,
+                             const std::string& fingerprint, const std::string& dedup_hash,
+                             CreateLinkResponse* response, bool* found) {
+  std::optional<LinkRecord> existing;
+  if (Status s = deps_.store->FindByRequest(tenant_id, request.request_id(), &existing); !s.ok()) {
+    return s;
+  }
+  if (existing) {
+    if (existing->fingerprint != fingerprint) {
+      return Status(StatusCode::INVALID_ARGUMENT,
+                    "request_id '" + request.request_id() + "' already created link " +
+                        existing->code +
+                        " with other parameters; use a new request_id for another link");
+    }
+    *found = true;
+    response->set_code(existing->code);
+    response->set_outcome(SAME_REQUEST);
+    return Status::Ok();
+  }
+  if (dedup_hash.empty()) return Status::Ok();
+  if (Status s = deps_.store->FindByDedup(tenant_id, dedup_hash, &existing); !s.ok()) return s;
+  if (existing) {
+    *found = true;
+    response->set_code(existing->code);
+    response->set_outcome(SAME_URL);
+  }
+  return Status::Ok();
+}
+
+Status LinkCreator::InsertNew(int64_t tenant_id, const CreateLinkRequest& request,
+                              LinkRecord* record) {
+  if (!request.custom_code().empty()) {
+    record->code = request.custom_code();
+    Status s = deps_.store->InsertLink(*record);
+    if (s.code() != StatusCode::ALREADY_EXISTS) return s;
+    std::optional<LinkRecord> owner;
+    if (Status f = deps_.store->FindByCode(record->code, &owner); !f.ok()) return f;
+    if (owner && !(owner->tenant_id == tenant_id && owner->request_id == request.request_id())) {
+      return Status(StatusCode::ALREADY_EXISTS,
+                    "custom_code '" + record->code + "' is taken (codes are never reused)");
+    }
+    return s;  // the request id or dedup key: the caller answers with that row
+  }
+  for (int attempt = 0; attempt < deps_.code_attempts; ++attempt) {
+    if (Status s = deps_.codes->Next(&record->code); !s.ok()) return s;
+    Status s = deps_.store->InsertLink(*record);
+    if (s.code() != StatusCode::ALREADY_EXISTS) return s;
+    std::optional<LinkRecord> owner;
+    if (Status f = deps_.store->FindByCode(record->code, &owner); !f.ok()) return f;
+    // The code belongs to another link (a custom code, a random collision): draw another.
+    if (!owner || (owner->tenant_id == tenant_id && owner->request_id == request.request_id())) {
+      return s;
+    }
+  }
+  return Status(StatusCode::UNAVAILABLE,
+                "no free code after " + std::to_string(deps_.code_attempts) +
+                    " attempts; configure longer random codes (service.codes.length)");
+}
+
+}  // namespace ferry::shortlink

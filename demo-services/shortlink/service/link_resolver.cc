@@ -1,0 +1,124 @@
+#include "service/link_resolver.h"
+
+#include <algorithm>
+
+#include "ferry/framework/logging.h"
+#include "service/shortlink_metrics.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ferry::shortlink {
+
+CachedLink LinkResolver::FromRecord(const LinkRecord& link) {
+  return CachedLink{.version = link.version,
+                    .long_url = link.long_url,
+                    .expires_at_ms = link.expires_at_ms,
+                    .max_visits = link.max_visits,
+                    .disabled = link.disabled,
+                    .purged = link.purged};
+}
+
+int64_t LinkResolver::TtlFor(const CachedLink& link) const {
+  if (link.expires_at_ms == 0 || link.purged) return options_.cache_ttl_ms;
+  const int64_t left = link.expires_at_ms - now_ms_();
+  // An expired link is kept briefly, as an unknown code is: its answer (410) no longer changes.
+  if (left <= 0) return options_.absent_ttl_ms;
+  return std::min(options_.cache_ttl_ms, left);
+}
+
+Status LinkResolver::Lookup(const std::string& code, std::optional<CachedLink>* out) {
+  bool unpublished = false;
+  {
+    std::lock_guard lock(mu_);
+    unpublished = !unpublished_.empty() && unpublished_.contains(code);
+  }
+  if (unpublished) {
+    std::optional<LinkRecord> record;
+    if (Status s = store_->FindByCode(code, &record); !s.ok()) return s;
+    out->reset();
+    if (record) *out = FromRecord(*record);
+    return Status::Ok();
+  }
+  if (std::optional<CachedLink> hot = hot_->Get(code)) {
+    *out = std::move(hot);
+    return Status::Ok();
+  }
+  CacheLookup lookup = CacheLookup::kMiss;
+  CachedLink cached;
+  if (Status s = cache_->Get(code, &lookup, &cached); !s.ok()) {
+    Logger().warn("shortlink: cache read of {}: {}", code, s.ToString());
+    lookup = CacheLookup::kMiss;
+  }
+  if (lookup == CacheLookup::kAbsent) {
+    Metrics().absent_hits->Increment();
+    out->reset();
+    return Status::Ok();
+  }
+  if (lookup == CacheLookup::kLink) {
+    hot_->Put(code, cached);
+    *out = std::move(cached);
+    return Status::Ok();
+  }
+  FilterAnswer answer = FilterAnswer::kUnknown;
+  if (Status s = filter_->Check(code, &answer); !s.ok()) {
+    Logger().warn("shortlink: filter check of {}: {}", code, s.ToString());
+    answer = FilterAnswer::kUnknown;
+  }
+  if (answer == FilterAnswer::kNo) {
+    Metrics().filter_rejects->Increment();
+    out->reset();
+    return Status::Ok();
+  }
+  std::optional<LinkRecord> record;
+  if (Status s = store_->FindByCode(code, &record); !s.ok()) return s;
+  if (!record) {
+    if (Status s = cache_->PutAbsent(code, options_.absent_ttl_ms); !s.ok()) {
+      Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
+    }
+    out->reset();
+    return Status::Ok();
+  }
+  CachedLink link = FromRecord(*record);
+  if (Status s = cache_->PutNewer(code, link, TtlFor(link)); !s.ok()) {
+    Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
+  }
+  hot_->Put(code, link);
+  *out = std::move(link);
+  return Status::Ok();
+}
+
+void LinkResolver::Publish(const LinkRecord& record) {
+  const CachedLink link = FromRecord(record);
+  hot_->Invalidate(record.code);
+  if (Status s = filter_->Add(record.code); !s.ok()) {
+    Logger().warn("shortlink: filter add of {}: {}", record.code, s.ToString());
+  }
+  if (Status s = cache_->PutNewer(record.code, link, TtlFor(link)); !s.ok()) {
+    Logger().warn("shortlink: cache write of {}: {}; retried until Redis answers", record.code,
+                  s.ToString());
+    std::lock_guard lock(mu_);
+    unpublished_.insert(record.code);
+  }
+}
+
+bool LinkResolver::RetryUnpublished() {
+  std::vector<std::string> codes;
+  {
+    std::lock_guard lock(mu_);
+    codes.assign(unpublished_.begin(), unpublished_.end());
+  }
+  for (const std::string& code : codes) {
+    std::optional<LinkRecord> record;
+    if (!store_->FindByCode(code, &record).ok()) return false;
+    if (record) {
+      const CachedLink link = FromRecord(*record);
+      if (!cache_->PutNewer(code, link, TtlFor(link)).ok()) return false;
+    }
+    std::lock_guard lock(mu_);
+    unpublished_.erase(code);
+  }
+  std::lock_guard lock(mu_);
+  return unpublished_.empty();
+}
+
+}  // namespace ferry::shortlink

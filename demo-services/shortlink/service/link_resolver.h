@@ -1,0 +1,62 @@
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+#include "service/hot_link_cache.h"
+#include "storage/link_cache.h"
+#include "storage/link_store.h"
+
+namespace ferry::shortlink {
+
+struct ResolverOptions {
+  int64_t cache_ttl_ms = 3'600'000;  // positive entries; never beyond the link's expiry
+  int64_t absent_ttl_ms = 60'000;    // null entries for codes that do not exist
+};
+
+// The read path: hot in-process cache -> shared cache (Redis or local) -> Bloom filter ->
+// database, filling the caches on the way back. A code the filter rules out costs no query;
+// one the database does not have gets a null entry, so repeating it costs none either. Cache
+// and filter failures (Redis down or restarted) fall through to the database: redirects keep
+// working, only slower.
+class LinkResolver {
+ public:
+  LinkResolver(LinkStore* store, LinkCache* cache, CodeFilter* filter, HotLinkCache* hot,
+               ResolverOptions options, std::function<int64_t()> now_ms)
+      : store_(store),
+        cache_(cache),
+        filter_(filter),
+        hot_(hot),
+        options_(options),
+        now_ms_(std::move(now_ms)) {}
+
+  // *out is empty for a code that does not exist.
+  Status Lookup(const std::string& code, std::optional<CachedLink>* out);
+  // After a create or change committed: the caches hold the new version, the filter the code.
+  // A cache write that fails (Redis unreachable) leaves the code unpublished: this provider
+  // reads it from the database, and RetryUnpublished() writes it once Redis answers, since a
+  // Redis that kept its data (append-only file) would otherwise serve the old version until
+  // its TTL.
+  void Publish(const LinkRecord& link);
+  // Writes the unpublished codes' current versions to the cache; true when none is left.
+  bool RetryUnpublished();
+
+  static CachedLink FromRecord(const LinkRecord& link);
+
+ private:
+  int64_t TtlFor(const CachedLink& link) const;
+
+  LinkStore* const store_;
+  LinkCache* const cache_;
+  CodeFilter* const filter_;
+  HotLinkCache* const hot_;
+  const ResolverOptions options_;
+  const std::function<int64_t()> now_ms_;
+  std::mutex mu_;
+  std::unordered_set<std::string> unpublished_;  // guarded by mu_
+};
+
+}  // namespace ferry::shortlink

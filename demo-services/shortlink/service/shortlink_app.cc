@@ -1,0 +1,140 @@
+#include "service/shortlink_app.h"
+
+#include <chrono>
+
+#include "ferry/framework/logging.h"
+#include "service/api_key_filter.h"
+#include "service/shortlink_metrics.h"
+#include "storage/local_link_cache.h"
+#include "storage/redis_link_cache.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ferry::shortlink {
+
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<ShortLinkApp>* out) {
+  std::unique_ptr<ShortLinkApp> app(new ShortLinkApp());
+  app->config_ = config;
+  const bool embedded = config.backend == "embedded";
+  app->store_ = std::make_unique<LinkStore>(
+      embedded ? SqliteLinkDatabase(config.sqlite_path, config.sqlite_connections)
+               : MariaDbLinkDatabase(config.mariadb, config.mariadb_connections));
+  app->store_->set_query_observer([] { Metrics().db_queries->Increment(); });
+  if (Status s = app->store_->Initialize(); !s.ok()) return s;
+
+  const uint64_t bits = uint64_t{1} << config.bloom_bits_log2;
+  const int hashes = static_cast<int>(config.bloom_hashes);
+  if (embedded) {
+    app->cache_ = std::make_unique<LocalLinkCache>(config.local_entries);
+    app->filter_ = std::make_unique<LocalCodeFilter>(bits, hashes);
+  } else {
+    storage::RedisOptions redis;
+    redis.host = config.redis_host;
+    redis.port = config.redis_port;
+    redis.pool_size = static_cast<int>(config.redis_connections);
+    redis.timeout_ms = static_cast<int>(config.redis_timeout_ms);
+    app->redis_ = std::make_unique<storage::RedisConnectionPool>(redis);
+    app->cache_ = std::make_unique<RedisLinkCache>(app->redis_.get());
+    app->filter_ = std::make_unique<RedisCodeFilter>(app->redis_.get(), bits, hashes);
+  }
+  LinkStore* store = app->store_.get();
+  auto for_each_code = [store](const std::function<void(const std::string&)>& visit) {
+    return store->ForEachCode(visit);
+  };
+  // Embedded: loaded before serving, so it never answers kUnknown. redis+mariadb: a failure
+  // here (Redis down) leaves it unloaded, answering kUnknown, until the reload job succeeds.
+  if (Status s = app->filter_->LoadIfNeeded(for_each_code); !s.ok()) {
+    if (embedded) return s;
+    Logger().warn("shortlink: Bloom filter not loaded yet: {}", s.ToString());
+  }
+
+  app->hot_ = std::make_unique<HotLinkCache>(std::chrono::milliseconds(config.hot_ttl_ms),
+                                             config.hot_entries);
+  app->resolver_ = std::make_unique<LinkResolver>(
+      store, app->cache_.get(), app->filter_.get(), app->hot_.get(),
+      ResolverOptions{.cache_ttl_ms = config.cache_ttl_ms, .absent_ttl_ms = config.absent_ttl_ms},
+      WallMs);
+  if (config.code_generator == "segment") {
+    app->codes_ = std::make_unique<SegmentCodeGenerator>(store, config.segment_step);
+  } else {
+    app->codes_ = std::make_unique<RandomCodeGenerator>(static_cast<int>(config.random_length));
+  }
+  app->keys_ = std::make_unique<TenantKeys>(store, config.admin_token_sha256);
+
+  ShortLinkDeps deps;
+  deps.store = store;
+  deps.resolver = app->resolver_.get();
+  deps.codes = app->codes_.get();
+  deps.keys = app->keys_.get();
+  deps.visits = &app->visits_;
+  deps.url_policy.max_length = config.max_url_length;
+  deps.url_policy.own_hosts = config.own_hosts;
+  if (std::string own = HostOf(config.public_base_url); !own.empty()) {
+    deps.url_policy.own_hosts.push_back(own);
+  }
+  deps.public_base_url = config.public_base_url;
+  deps.code_attempts = static_cast<int>(config.code_attempts);
+  deps.now_ms = WallMs;
+  app->service_ = std::make_unique<ShortLinkServiceImpl>(std::move(deps));
+  app->services_.push_back(app->service_.get());
+  app->api_key_filter_ = std::make_shared<ApiKeyFilter>(app->keys_.get());
+
+  using std::chrono::milliseconds;
+  if (!embedded) {
+    CodeFilter* filter = app->filter_.get();
+    LinkResolver* resolver = app->resolver_.get();
+    app->jobs_.push_back(std::make_unique<PeriodicJob>(
+        milliseconds(config.bloom_check_interval_ms), [filter, resolver, for_each_code] {
+          if (Status s = filter->LoadIfNeeded(for_each_code); !s.ok()) {
+            Logger().warn("shortlink: Bloom filter reload: {}", s.ToString());
+          }
+          resolver->RetryUnpublished();
+          return false;
+        }));
+  }
+  if (config.cleanup_interval_ms > 0) {
+    ShortLinkApp* self = app.get();
+    app->jobs_.push_back(
+        std::make_unique<PeriodicJob>(milliseconds(config.cleanup_interval_ms), [self] {
+          int purged = 0;
+          if (Status s = self->CleanupOnce(&purged); !s.ok()) {
+            Logger().warn("shortlink: cleanup: {}", s.ToString());
+            return false;
+          }
+          return purged == static_cast<int>(self->config_.cleanup_batch);
+        }));
+  }
+  *out = std::move(app);
+  return Status::Ok();
+}
+
+Status ShortLinkApp::CleanupOnce(int* purged) {
+  std::vector<std::string> codes;
+  if (Status s = store_->PurgeExpired(WallMs(), static_cast<int>(config_.cleanup_batch), &codes);
+      !s.ok()) {
+    return s;
+  }
+  for (const std::string& code : codes) {
+    std::optional<LinkRecord> record;
+    if (store_->FindByCode(code, &record).ok() && record) resolver_->Publish(*record);
+  }
+  *purged = static_cast<int>(codes.size());
+  return Status::Ok();
+}
+
+void ShortLinkApp::Stop() {
+  for (auto& job : jobs_) job->Stop();
+  jobs_.clear();
+}
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ferry/framework/filter.h"
+#include "ferry/framework/service.h"
+#include "ferry/storage/redis_connection_pool.h"
+#include "service/code_generator.h"
+#include "service/hot_link_cache.h"
+#include "service/link_resolver.h"
+#include "service/periodic_job.h"
+#include "service/shortlink_config.h"
+#include "service/shortlink_service.h"
+#include "service/tenant_keys.h"
+#include "service/visit_sink.h"
+
+namespace ferry::shortlink {
+
+// One short-link provider: its store, caches, filter, code generator, handlers and jobs (the
+// expired-link cleanup; on redis+mariadb the filter's reload after Redis lost it).
+class ShortLinkApp final {
+ public:
+  static Status Create(const ShortLinkConfig& config, std::unique_ptr<ShortLinkApp>* out);
+  ~ShortLinkApp() { Stop(); }
+
+  std::span<Service* const> services() { return services_; }
+  // The API-key filter, for the server in front of the services (Server::AddFilter).
+  const std::shared_ptr<ServerFilter>& api_key_filter() const { return api_key_filter_; }
+  void Stop();
+
+  LinkStore& store() { return *store_; }
+  ShortLinkServiceImpl& service() { return *service_; }
+  CountingVisitSink& visits() { return visits_; }
+  // One pass of the cleanup job; the number of links purged.
+  Status CleanupOnce(int* purged);
+
+ private:
+  ShortLinkApp() = default;
+
+  ShortLinkConfig config_;
+  std::unique_ptr<LinkStore> store_;
+  std::unique_ptr<storage::RedisConnectionPool> redis_;
+  std::unique_ptr<LinkCache> cache_;
+  std::unique_ptr<CodeFilter> filter_;
+  std::unique_ptr<HotLinkCache> hot_;
+  std::unique_ptr<LinkResolver> resolver_;
+  std::unique_ptr<CodeGenerator> codes_;
+  std::unique_ptr<TenantKeys> keys_;
+  CountingVisitSink visits_;
+  std::unique_ptr<ShortLinkServiceImpl> service_;
+  std::shared_ptr<ServerFilter> api_key_filter_;
+  std::vector<Service*> services_;
+  std::vector<std::unique_ptr<PeriodicJob>> jobs_;
+};
+
+}  // namespace ferry::shortlink

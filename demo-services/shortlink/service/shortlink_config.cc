@@ -1,0 +1,82 @@
+#include "service/shortlink_config.h"
+
+#include <algorithm>
+
+namespace ferry::shortlink {
+
+void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
+  ShortLinkConfig& c = *out;
+  service.String("backend", &c.backend);
+  if (c.backend != "embedded" && c.backend != "redis+mariadb") {
+    service.Invalid("backend", "expected embedded or redis+mariadb, got '" + c.backend + "'");
+  }
+  config::ConfigReader embedded = service.Section("embedded");
+  embedded.String("path", &c.sqlite_path);
+  embedded.Integer("connections", 1, 64, &c.sqlite_connections);
+  embedded.RejectUnknownKeys();
+
+  config::ConfigReader redis = service.Section("redis");
+  redis.String("host", &c.redis_host);
+  redis.Integer("port", 1, 65535, &c.redis_port);
+  redis.Integer("connections", 1, 256, &c.redis_connections);
+  redis.Integer("timeout_ms", 1, 60000, &c.redis_timeout_ms);
+  redis.RejectUnknownKeys();
+
+  config::ConfigReader maria = service.Section("mariadb");
+  maria.String("host", &c.mariadb.host);
+  maria.Integer("port", 1, 65535, &c.mariadb.port);
+  maria.String("user", &c.mariadb.user);
+  maria.String("password", &c.mariadb.password);
+  maria.String("database", &c.mariadb.database);
+  maria.Integer("timeout_ms", 1, 60000, &c.mariadb.timeout_ms);
+  maria.Integer("connections", 1, 256, &c.mariadb_connections);
+  maria.RejectUnknownKeys();
+
+  service.String("public_base_url", &c.public_base_url);
+  if (!c.public_base_url.starts_with("http://") && !c.public_base_url.starts_with("https://")) {
+    service.Invalid("public_base_url",
+                    "expected an http:// or https:// URL, got '" + c.public_base_url + "'");
+  }
+  while (c.public_base_url.ends_with('/')) c.public_base_url.pop_back();
+  service.StringList("own_hosts", &c.own_hosts);
+  service.Integer("max_url_length", 16, 65536, &c.max_url_length);
+  service.String("admin_token_sha256", &c.admin_token_sha256);
+  if (!c.admin_token_sha256.empty() &&
+      (c.admin_token_sha256.size() != 64 ||
+       !std::all_of(c.admin_token_sha256.begin(), c.admin_token_sha256.end(), [](char ch) {
+         return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+       }))) {
+    service.Invalid("admin_token_sha256", "expected 64 lower-case hex digits (sha256sum)");
+  }
+
+  config::ConfigReader codes = service.Section("codes");
+  codes.String("generator", &c.code_generator);
+  if (c.code_generator != "segment" && c.code_generator != "random") {
+    codes.Invalid("generator", "expected segment or random, got '" + c.code_generator + "'");
+  }
+  codes.Integer("segment_step", 1, 1'000'000, &c.segment_step);
+  codes.Integer("length", 6, 32, &c.random_length);
+  codes.Integer("attempts", 1, 100, &c.code_attempts);
+  codes.RejectUnknownKeys();
+
+  config::ConfigReader cache = service.Section("cache");
+  cache.Integer("ttl_ms", 1, 86'400'000 * 30LL, &c.cache_ttl_ms);
+  cache.Integer("absent_ttl_ms", 1, 3'600'000, &c.absent_ttl_ms);
+  cache.Integer("hot_ttl_ms", 0, 1000, &c.hot_ttl_ms);
+  cache.Integer("hot_entries", 1, 100'000'000, &c.hot_entries);
+  cache.Integer("local_entries", 1, 100'000'000, &c.local_entries);
+  cache.RejectUnknownKeys();
+
+  config::ConfigReader bloom = service.Section("bloom");
+  bloom.Integer("bits_log2", 10, 32, &c.bloom_bits_log2);
+  bloom.Integer("hashes", 1, 20, &c.bloom_hashes);
+  bloom.Integer("check_interval_ms", 10, 3'600'000, &c.bloom_check_interval_ms);
+  bloom.RejectUnknownKeys();
+
+  config::ConfigReader cleanup = service.Section("cleanup");
+  cleanup.Integer("interval_ms", 0, 86'400'000, &c.cleanup_interval_ms);
+  cleanup.Integer("batch", 1, 100'000, &c.cleanup_batch);
+  cleanup.RejectUnknownKeys();
+}
+
+}  // namespace ferry::shortlink

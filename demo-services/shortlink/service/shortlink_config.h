@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ferry/framework/config_reader.h"
+#include "ferry/storage/mariadb_connection.h"
+
+namespace ferry::shortlink {
+
+// The provider's own `service:` section (README, "Configuration").
+struct ShortLinkConfig {
+  std::string backend = "embedded";  // embedded | redis+mariadb
+
+  std::string sqlite_path = "shortlink.db";  // embedded.path
+  uint32_t sqlite_connections = 4;           // embedded.connections
+
+  std::string redis_host = "127.0.0.1";  // redis.host
+  uint16_t redis_port = 6379;            // redis.port
+  uint32_t redis_connections = 8;        // redis.connections
+  uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
+
+  storage::MariaDbOptions mariadb{.database = "ferry_shortlink"};  // mariadb.*
+  uint32_t mariadb_connections = 8;                                // mariadb.connections
+
+  // public_base_url: what short URLs start with; its host is refused as a target.
+  std::string public_base_url = "http://127.0.0.1:7201";
+  std::vector<std::string> own_hosts;  // own_hosts: more hosts that are this service
+  uint32_t max_url_length = 2048;      // max_url_length
+  // admin_token_sha256: SHA-256 (hex) of the token admin calls carry; empty: admin calls off.
+  std::string admin_token_sha256;
+
+  std::string code_generator = "segment";  // codes.generator: segment | random
+  int64_t segment_step = 1000;             // codes.segment_step
+  uint32_t random_length = 8;              // codes.length (random)
+  uint32_t code_attempts = 8;              // codes.attempts
+
+  int64_t cache_ttl_ms = 3'600'000;    // cache.ttl_ms
+  int64_t absent_ttl_ms = 60'000;      // cache.absent_ttl_ms
+  int64_t hot_ttl_ms = 1000;           // cache.hot_ttl_ms (at most 1000)
+  uint32_t hot_entries = 100'000;      // cache.hot_entries
+  uint32_t local_entries = 1'000'000;  // cache.local_entries (embedded)
+
+  uint32_t bloom_bits_log2 = 24;  // bloom.bits_log2: 2^n bits
+  uint32_t bloom_hashes = 7;      // bloom.hashes
+  // bloom.check_interval_ms: the redis+mariadb job reloading a missing or suspect filter and
+  // repeating failed cache writes.
+  int64_t bloom_check_interval_ms = 1000;
+
+  int64_t cleanup_interval_ms = 60'000;  // cleanup.interval_ms; 0: off
+  uint32_t cleanup_batch = 500;          // cleanup.batch
+};
+
+void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out);
+
+}  // namespace ferry::shortlink

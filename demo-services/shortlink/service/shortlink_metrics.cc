@@ -1,0 +1,27 @@
+#include "service/shortlink_metrics.h"
+
+namespace ferry::shortlink {
+
+namespace {
+
+metrics::Counter* Counter(const char* name, const char* help) {
+  return metrics::Metrics().AddCounter(name, help).value()->WithLabels({}).value();
+}
+
+}  // namespace
+
+const ShortLinkMetrics& Metrics() {
+  static const ShortLinkMetrics metrics{
+      .db_queries = Counter("shortlink_db_queries_total",
+                            "Statements the short-link store ran on its database."),
+      .filter_rejects = Counter("shortlink_filter_rejects_total",
+                                "Unknown codes the Bloom filter answered without the database."),
+      .absent_hits = Counter("shortlink_absent_cache_hits_total",
+                             "Unknown codes answered by the cache's short-lived null entries."),
+      .redirects = Counter("shortlink_redirects_total", "Redirects answered 302."),
+      .refused_redirects =
+          Counter("shortlink_refused_redirects_total", "Redirects answered 404 or 410.")};
+  return metrics;
+}
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "ferry/framework/metrics.h"
+
+namespace ferry::shortlink {
+
+// The provider's own metrics, beside the framework's on /metrics (README lists them).
+struct ShortLinkMetrics {
+  metrics::Counter* db_queries;         // every statement the link store ran
+  metrics::Counter* filter_rejects;     // unknown codes the Bloom filter answered alone
+  metrics::Counter* absent_hits;        // unknown codes the cache's null entries answered
+  metrics::Counter* redirects;          // 302s
+  metrics::Counter* refused_redirects;  // 404s and 410s
+};
+
+const ShortLinkMetrics& Metrics();
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,249 @@
+#include "service/shortlink_service.h"
+
+#include "service/api_key_filter.h"
+#include "service/code_rules.h"
+#include "service/shortlink_metrics.h"
+
+namespace ferry::shortlink {
+
+namespace {
+
+std::string Page(int status, const std::string& title, const std::string& text) {
+  return "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + std::to_string(status) +
+         " " + title + "</title></head><body><h1>" + title + "</h1><p>" + text +
+         "</p></body></html>\n";
+}
+
+}  // namespace
+
+std::string ShortLinkServiceImpl::ShortUrl(const std::string& code) const {
+  return deps_.public_base_url + "/" + code;
+}
+
+void ShortLinkServiceImpl::Fill(const LinkRecord& r, Link* link) const {
+  link->set_code(r.code);
+  link->set_short_url(ShortUrl(r.code));
+  link->set_long_url(r.long_url);
+  link->set_created_at_ms(r.created_at_ms);
+  link->set_expires_at_ms(r.expires_at_ms);
+  link->set_max_visits(r.max_visits);
+  link->set_visits(r.visits);
+  link->set_disabled(r.disabled);
+  link->set_request_id(r.request_id);
+}
+
+Status ShortLinkServiceImpl::CreateLink(ServerContext& context, const CreateLinkRequest& request,
+                                        CreateLinkResponse* response) {
+  int64_t tenant_id = 0;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
+  if (Status s = creator_.Create(tenant_id, request, response); !s.ok()) return s;
+  response->set_short_url(ShortUrl(response->code()));
+  return Status::Ok();
+}
+
+Status ShortLinkServiceImpl::Decide(const std::string& code, bool count, ResolveResponse* answer) {
+  answer->set_outcome(NOT_FOUND);
+  if (!LooksLikeCode(code)) return Status::Ok();
+  std::optional<CachedLink> link;
+  if (Status s = deps_.resolver->Lookup(code, &link); !s.ok()) return s;
+  if (!link) return Status::Ok();
+  const int64_t now = deps_.now_ms();
+  if (link->disabled) {
+    answer->set_outcome(DISABLED);
+  } else if (link->purged || (link->expires_at_ms != 0 && link->expires_at_ms <= now)) {
+    answer->set_outcome(EXPIRED);
+  } else if (link->max_visits > 0) {
+    // The database decides, one conditional UPDATE per counted visit: exactly K pass.
+    if (count) {
+      bool admitted = false;
+      if (Status s = deps_.store->AdmitVisit(code, now, &admitted); !s.ok()) return s;
+      answer->set_outcome(admitted ? FOUND : EXHAUSTED);
+    } else {
+      std::optional<LinkRecord> record;
+      if (Status s = deps_.store->FindByCode(code, &record); !s.ok()) return s;
+      answer->set_outcome(record && record->visits < record->max_visits ? FOUND : EXHAUSTED);
+    }
+  } else {
+    answer->set_outcome(FOUND);
+  }
+  if (answer->outcome() == FOUND) answer->set_long_url(link->long_url);
+  return Status::Ok();
+}
+
+Status ShortLinkServiceImpl::Resolve(ServerContext&, const CodeRequest& request,
+                                     ResolveResponse* response) {
+  return Decide(request.code(), /*count=*/false, response);
+}
+
+void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply) {
+  const std::string code(request.Param("code"));
+  const bool head = request.method() == "HEAD";
+  ResolveResponse answer;
+  HttpResponse response;
+  response.Set("Cache-Control", "private, no-store");
+  if (Status s = Decide(code, !head, &answer); !s.ok()) {
+    response.status = 503;
+    response.Set("Content-Type", "text/html; charset=utf-8");
+    response.Set("Retry-After", "1");
+    response.body = Page(503, "Unavailable", "The link service cannot answer now; try again.");
+    reply(std::move(response));
+    return;
+  }
+  if (answer.outcome() == FOUND) {
+    Metrics().redirects->Increment();
+    if (!head) {
+      deps_.visits->Record(Visit{.code = code,
+                                 .at_ms = deps_.now_ms(),
+                                 .peer = std::string(request.peer()),
+                                 .user_agent = std::string(request.Header("User-Agent")),
+                                 .referrer = std::string(request.Header("Referer"))});
+    }
+    response.status = 302;
+    response.Set("Location", answer.long_url());
+    reply(std::move(response));
+    return;
+  }
+  Metrics().refused_redirects->Increment();
+  response.Set("Content-Type", "text/html; charset=utf-8");
+  switch (answer.outcome()) {
+    case DISABLED:
+      response.status = 410;
+      response.body = Page(410, "Link disabled", "This short link was disabled by its owner.");
+      break;
+    case EXPIRED:
+      response.status = 410;
+      response.body = Page(410, "Link expired", "This short link has expired.");
+      break;
+    case EXHAUSTED:
+      response.status = 410;
+      response.body = Page(410, "Link used up", "This short link has no visits left.");
+      break;
+    default:
+      response.status = 404;
+      response.body = Page(404, "Not found", "There is no short link here.");
+  }
+  reply(std::move(response));
+}
+
+std::vector<HttpRoute> ShortLinkServiceImpl::http_routes() {
+  return {{.method = "GET",
+           .pattern = "/{code}",
+           .handler = [this](const HttpRequest& request, HttpReply reply) {
+             Redirect(request, std::move(reply));
+           }}};
+}
+
+Status ShortLinkServiceImpl::Change(ServerContext& context, const std::string& code,
+                                    const LinkChange& change, Link* response) {
+  int64_t tenant_id = 0;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
+  LinkRecord record;
+  if (Status s = deps_.store->ChangeLink(tenant_id, code, change, &record); !s.ok()) return s;
+  deps_.resolver->Publish(record);
+  Fill(record, response);
+  return Status::Ok();
+}
+
+Status ShortLinkServiceImpl::UpdateLink(ServerContext& context, const UpdateLinkRequest& request,
+                                        Link* response) {
+  LinkChange change;
+  if (!request.long_url().empty()) {
+    std::string url;
+    if (Status s = NormalizeTargetUrl(request.long_url(), deps_.url_policy, &url); !s.ok()) {
+      return s;
+    }
+    change.long_url = url;
+  }
+  if (request.has_expires_at_ms()) {
+    if (request.expires_at_ms() < 0) {
+      return Status(StatusCode::INVALID_ARGUMENT, "expires_at_ms: 0 (none) or a time");
+    }
+    change.expires_at_ms = request.expires_at_ms();
+  }
+  if (request.has_max_visits()) {
+    if (request.max_visits() < 0) {
+      return Status(StatusCode::INVALID_ARGUMENT, "max_visits: 0 (no limit) or more");
+    }
+    change.max_visits = request.max_visits();
+  }
+  return Change(context, request.code(), change, response);
+}
+
+Status ShortLinkServiceImpl::DisableLink(ServerContext& context, const CodeRequest& request,
+                                         Link* response) {
+  return Change(context, request.code(), LinkChange{.disable = true}, response);
+}
+
+Status ShortLinkServiceImpl::GetLink(ServerContext& context, const CodeRequest& request,
+                                     Link* response) {
+  int64_t tenant_id = 0;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
+  std::optional<LinkRecord> record;
+  if (Status s = deps_.store->FindByCode(request.code(), &record); !s.ok()) return s;
+  if (!record || record->tenant_id != tenant_id) {
+    return Status(StatusCode::NOT_FOUND, "no link " + request.code() + " of this tenant");
+  }
+  Fill(*record, response);
+  return Status::Ok();
+}
+
+Status ShortLinkServiceImpl::ListLinks(ServerContext& context, const ListLinksRequest& request,
+                                       ListLinksResponse* response) {
+  int64_t tenant_id = 0;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
+  const uint32_t size = request.page_size() == 0 ? 100 : request.page_size();
+  if (size > 1000) return Status(StatusCode::INVALID_ARGUMENT, "page_size: at most 1000");
+  std::vector<LinkRecord> records;
+  if (Status s = deps_.store->ListLinks(tenant_id, request.page_token(), static_cast<int>(size) + 1,
+                                        &records);
+      !s.ok()) {
+    return s;
+  }
+  const bool more = records.size() > size;
+  if (more) records.resize(size);
+  for (const LinkRecord& r : records) Fill(r, response->add_links());
+  if (more) response->set_next_page_token(records.back().code);
+  return Status::Ok();
+}
+
+Status ShortLinkServiceImpl::Stats(ServerContext& context, const StatsRequest&, StatsResponse*) {
+  int64_t tenant_id = 0;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
+  return Status(StatusCode::UNIMPLEMENTED,
+                "Stats: visit statistics are not collected yet (the statistics stream is to come)");
+}
+
+Status ShortLinkServiceImpl::CreateTenant(ServerContext& context,
+                                          const CreateTenantRequest& request,
+                                          CreateTenantResponse* response) {
+  if (Status s = VerifiedAdmin(context); !s.ok()) return s;
+  if (request.name().empty() || request.name().size() > 255) {
+    return Status(StatusCode::INVALID_ARGUMENT, "name: 1 to 255 bytes");
+  }
+  int64_t id = 0;
+  if (Status s = deps_.store->CreateTenant(request.name(), deps_.now_ms(), &id); !s.ok()) return s;
+  response->set_tenant_id(id);
+  return Status::Ok();
+}
+
+Status ShortLinkServiceImpl::IssueApiKey(ServerContext& context, const IssueApiKeyRequest& request,
+                                         IssueApiKeyResponse* response) {
+  if (Status s = VerifiedAdmin(context); !s.ok()) return s;
+  int64_t key_id = 0;
+  std::string key;
+  if (Status s = deps_.keys->Issue(request.tenant_id(), deps_.now_ms(), &key_id, &key); !s.ok()) {
+    return s;
+  }
+  response->set_key_id(key_id);
+  response->set_api_key(key);
+  return Status::Ok();
+}
+
+Status ShortLinkServiceImpl::RevokeApiKey(ServerContext& context,
+                                          const RevokeApiKeyRequest& request,
+                                          RevokeApiKeyResponse*) {
+  if (Status s = VerifiedAdmin(context); !s.ok()) return s;
+  return deps_.store->RevokeApiKey(request.key_id(), deps_.now_ms());
+}
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "service/code_generator.h"
+#include "service/link_creator.h"
+#include "service/link_resolver.h"
+#include "service/tenant_keys.h"
+#include "service/url_policy.h"
+#include "service/visit_sink.h"
+#include "shortlink.ferry.h"
+
+namespace ferry::shortlink {
+
+struct ShortLinkDeps {
+  LinkStore* store = nullptr;
+  LinkResolver* resolver = nullptr;
+  CodeGenerator* codes = nullptr;
+  TenantKeys* keys = nullptr;
+  VisitSink* visits = nullptr;
+  UrlPolicy url_policy;
+  std::string public_base_url;  // short_url = public_base_url + "/" + code
+  int code_attempts = 8;        // generated codes tried against the UNIQUE code per create
+  std::function<int64_t()> now_ms;
+};
+
+// The RPC surface and the redirect route `GET /{code}`.
+class ShortLinkServiceImpl final : public ShortLinkServiceBase {
+ public:
+  explicit ShortLinkServiceImpl(ShortLinkDeps deps)
+      : deps_(std::move(deps)),
+        creator_(CreatorDeps{.store = deps_.store,
+                             .resolver = deps_.resolver,
+                             .codes = deps_.codes,
+                             .url_policy = deps_.url_policy,
+                             .code_attempts = deps_.code_attempts,
+                             .now_ms = deps_.now_ms}) {}
+
+  Status CreateLink(ServerContext& context, const CreateLinkRequest& request,
+                    CreateLinkResponse* response) override;
+  Status Resolve(ServerContext& context, const CodeRequest& request,
+                 ResolveResponse* response) override;
+  Status UpdateLink(ServerContext& context, const UpdateLinkRequest& request,
+                    Link* response) override;
+  Status DisableLink(ServerContext& context, const CodeRequest& request, Link* response) override;
+  Status GetLink(ServerContext& context, const CodeRequest& request, Link* response) override;
+  Status ListLinks(ServerContext& context, const ListLinksRequest& request,
+                   ListLinksResponse* response) override;
+  Status Stats(ServerContext& context, const StatsRequest& request,
+               StatsResponse* response) override;
+  Status CreateTenant(ServerContext& context, const CreateTenantRequest& request,
+                      CreateTenantResponse* response) override;
+  Status IssueApiKey(ServerContext& context, const IssueApiKeyRequest& request,
+                     IssueApiKeyResponse* response) override;
+  Status RevokeApiKey(ServerContext& context, const RevokeApiKeyRequest& request,
+                      RevokeApiKeyResponse* response) override;
+
+  std::vector<HttpRoute> http_routes() override;
+
+  // What a redirect of `code` answers now; counts a visit when `count` and the link is limited.
+  Status Decide(const std::string& code, bool count, ResolveResponse* answer);
+
+ private:
+  void Redirect(const HttpRequest& request, HttpReply reply);
+  Status Change(ServerContext& context, const std::string& code, const LinkChange& change,
+                Link* response);
+  void Fill(const LinkRecord& record, Link* link) const;
+  std::string ShortUrl(const std::string& code) const;
+
+  ShortLinkDeps deps_;
+  LinkCreator creator_;
+};
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,82 @@
+#include "storage/link_schema.h"
+
+namespace ferry::shortlink {
+
+namespace {
+
+// The expiry index serves the cleanup job: only unpurged links with an expiry, oldest first.
+constexpr std::string_view kSqlite = R"sql(
+CREATE TABLE IF NOT EXISTS shortlink_links (
+  code TEXT PRIMARY KEY,
+  tenant_id INTEGER NOT NULL,
+  request_id TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  long_url TEXT NOT NULL,
+  dedup_hash TEXT NULL,
+  created_at_ms INTEGER NOT NULL,
+  expires_at_ms INTEGER NULL,
+  max_visits INTEGER NULL,
+  visits INTEGER NOT NULL DEFAULT 0,
+  version INTEGER NOT NULL DEFAULT 1,
+  disabled INTEGER NOT NULL DEFAULT 0,
+  purged INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (tenant_id, request_id),
+  UNIQUE (tenant_id, dedup_hash));
+CREATE INDEX IF NOT EXISTS shortlink_links_expiry ON shortlink_links (purged, expires_at_ms);
+CREATE INDEX IF NOT EXISTS shortlink_links_tenant ON shortlink_links (tenant_id, code);
+CREATE TABLE IF NOT EXISTS shortlink_sequences (
+  name TEXT PRIMARY KEY,
+  next_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS shortlink_tenants (
+  tenant_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL UNIQUE,
+  created_at_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS shortlink_api_keys (
+  key_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  tenant_id INTEGER NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  created_at_ms INTEGER NOT NULL,
+  revoked_at_ms INTEGER NULL)
+)sql";
+
+constexpr std::string_view kMariaDb = R"sql(
+CREATE TABLE IF NOT EXISTS shortlink_links (
+  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+  tenant_id BIGINT NOT NULL,
+  request_id VARBINARY(128) NOT NULL,
+  fingerprint CHAR(64) CHARACTER SET ascii NOT NULL,
+  long_url TEXT NOT NULL,
+  dedup_hash CHAR(64) CHARACTER SET ascii NULL,
+  created_at_ms BIGINT NOT NULL,
+  expires_at_ms BIGINT NULL,
+  max_visits BIGINT NULL,
+  visits BIGINT NOT NULL DEFAULT 0,
+  version BIGINT NOT NULL DEFAULT 1,
+  disabled TINYINT NOT NULL DEFAULT 0,
+  purged TINYINT NOT NULL DEFAULT 0,
+  UNIQUE KEY shortlink_links_request (tenant_id, request_id),
+  UNIQUE KEY shortlink_links_dedup (tenant_id, dedup_hash),
+  KEY shortlink_links_expiry (purged, expires_at_ms),
+  KEY shortlink_links_tenant (tenant_id, code)) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_sequences (
+  name VARCHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+  next_id BIGINT NOT NULL) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_tenants (
+  tenant_id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  name VARCHAR(255) NOT NULL UNIQUE,
+  created_at_ms BIGINT NOT NULL) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_api_keys (
+  key_id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  tenant_id BIGINT NOT NULL,
+  key_hash CHAR(64) CHARACTER SET ascii NOT NULL UNIQUE,
+  created_at_ms BIGINT NOT NULL,
+  revoked_at_ms BIGINT NULL) ENGINE = InnoDB
+)sql";
+
+}  // namespace
+
+std::string_view LinkSchemaSql(storage::SqlDialect dialect) {
+  return dialect == storage::SqlDialect::kSqlite ? kSqlite : kMariaDb;
+}
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,343 @@
+#include "storage/link_store.h"
+
+#include <utility>
+
+#include "ferry/storage/sqlite_connection.h"
+#include "storage/link_schema.h"
+
+namespace ferry::shortlink {
+
+using storage::AsInt;
+using storage::AsText;
+using storage::SqlConnection;
+using storage::SqlConnectionPool;
+using storage::SqlRow;
+using storage::SqlValue;
+
+namespace {
+
+constexpr std::string_view kColumns =
+    "SELECT code, tenant_id, request_id, fingerprint, long_url, dedup_hash, created_at_ms, "
+    "expires_at_ms, max_visits, visits, version, disabled, purged FROM shortlink_links ";
+
+LinkRecord FromRow(const SqlRow& row) {
+  LinkRecord r;
+  r.code = AsText(row[0]);
+  r.tenant_id = AsInt(row[1]);
+  r.request_id = AsText(row[2]);
+  r.fingerprint = AsText(row[3]);
+  r.long_url = AsText(row[4]);
+  r.dedup_hash = AsText(row[5]);
+  r.created_at_ms = AsInt(row[6]);
+  r.expires_at_ms = AsInt(row[7]);
+  r.max_visits = AsInt(row[8]);
+  r.visits = AsInt(row[9]);
+  r.version = AsInt(row[10]);
+  r.disabled = AsInt(row[11]) != 0;
+  r.purged = AsInt(row[12]) != 0;
+  return r;
+}
+
+SqlValue NullIfZero(int64_t v) { return v == 0 ? SqlValue(nullptr) : SqlValue(v); }
+SqlValue NullIfEmpty(const std::string& v) { return v.empty() ? SqlValue(nullptr) : SqlValue(v); }
+
+}  // namespace
+
+Status LinkStore::Query(SqlConnection& c, std::string_view sql, const std::vector<SqlValue>& params,
+                        std::vector<SqlRow>* rows) {
+  queries_.fetch_add(1, std::memory_order_relaxed);
+  if (observer_) observer_();
+  return c.Query(sql, params, rows);
+}
+
+Status LinkStore::Execute(SqlConnection& c, std::string_view sql,
+                          const std::vector<SqlValue>& params, int64_t* affected) {
+  queries_.fetch_add(1, std::memory_order_relaxed);
+  if (observer_) observer_();
+  return c.Execute(sql, params, affected);
+}
+
+Status LinkStore::Initialize() {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  return c->Check((*c)->ExecuteScript(LinkSchemaSql((*c)->dialect())));
+}
+
+Status LinkStore::InsertLink(const LinkRecord& link) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  return c->Check(Execute(
+      **c,
+      "INSERT INTO shortlink_links (code, tenant_id, request_id, fingerprint, long_url, "
+      "dedup_hash, created_at_ms, expires_at_ms, max_visits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      {link.code, link.tenant_id, link.request_id, link.fingerprint, link.long_url,
+       NullIfEmpty(link.dedup_hash), link.created_at_ms, NullIfZero(link.expires_at_ms),
+       NullIfZero(link.max_visits)}));
+}
+
+Status LinkStore::FindOne(std::string_view where, const std::vector<SqlValue>& params,
+                          std::optional<LinkRecord>* out) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(Query(**c, std::string(kColumns) + std::string(where), params, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->reset();
+  if (!rows.empty()) *out = FromRow(rows[0]);
+  return Status::Ok();
+}
+
+Status LinkStore::FindByCode(const std::string& code, std::optional<LinkRecord>* out) {
+  return FindOne("WHERE code = ?", {code}, out);
+}
+
+Status LinkStore::FindByRequest(int64_t tenant_id, const std::string& request_id,
+                                std::optional<LinkRecord>* out) {
+  return FindOne("WHERE tenant_id = ? AND request_id = ?", {tenant_id, request_id}, out);
+}
+
+Status LinkStore::FindByDedup(int64_t tenant_id, const std::string& dedup_hash,
+                              std::optional<LinkRecord>* out) {
+  return FindOne("WHERE tenant_id = ? AND dedup_hash = ?", {tenant_id, dedup_hash}, out);
+}
+
+Status LinkStore::ChangeLink(int64_t tenant_id, const std::string& code, const LinkChange& change,
+                             LinkRecord* out) {
+  std::string sql = "UPDATE shortlink_links SET version = version + 1";
+  std::vector<SqlValue> params;
+  if (change.long_url) {
+    sql += ", long_url = ?";
+    params.emplace_back(*change.long_url);
+  }
+  if (change.expires_at_ms) {
+    sql += ", expires_at_ms = ?";
+    params.push_back(NullIfZero(*change.expires_at_ms));
+  }
+  if (change.max_visits) {
+    sql += ", max_visits = ?";
+    params.push_back(NullIfZero(*change.max_visits));
+  }
+  if (change.disable) sql += ", disabled = 1";
+  // A purged link stays purged: its target is gone, and its code is never reused.
+  sql += " WHERE code = ? AND tenant_id = ? AND purged = 0";
+  params.emplace_back(code);
+  params.emplace_back(tenant_id);
+
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  SqlConnection& db = **c;
+  if (Status s = c->Check(db.Begin()); !s.ok()) return s;
+  int64_t affected = 0;
+  Status s = c->Check(Execute(db, sql, params, &affected));
+  std::vector<SqlRow> rows;
+  if (s.ok() && affected == 1) {
+    s = c->Check(Query(db, std::string(kColumns) + "WHERE code = ?", {code}, &rows));
+  }
+  if (!s.ok() || affected != 1 || rows.empty()) {
+    db.Rollback();
+    if (!s.ok()) return s;
+    return Status(StatusCode::NOT_FOUND, "no link " + code + " of this tenant (or it was purged)");
+  }
+  if (Status commit = c->Check(db.Commit()); !commit.ok()) return commit;
+  *out = FromRow(rows[0]);
+  return Status::Ok();
+}
+
+Status LinkStore::ListLinks(int64_t tenant_id, const std::string& after_code, int limit,
+                            std::vector<LinkRecord>* out) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = c->Check(
+      Query(**c, std::string(kColumns) + "WHERE tenant_id = ? AND code > ? ORDER BY code LIMIT ?",
+            {tenant_id, after_code, static_cast<int64_t>(limit)}, &rows));
+  if (!s.ok()) return s;
+  for (const SqlRow& row : rows) out->push_back(FromRow(row));
+  return Status::Ok();
+}
+
+Status LinkStore::AdmitVisit(const std::string& code, int64_t now_ms, bool* admitted) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  int64_t affected = 0;
+  Status s = c->Check(
+      Execute(**c,
+              "UPDATE shortlink_links SET visits = visits + 1 WHERE code = ? AND disabled = 0 AND "
+              "purged = 0 AND (expires_at_ms IS NULL OR expires_at_ms > ?) AND "
+              "(max_visits IS NULL OR visits < max_visits)",
+              {code, now_ms}, &affected));
+  if (!s.ok()) return s;
+  *admitted = affected == 1;
+  return Status::Ok();
+}
+
+Status LinkStore::ForEachCode(const std::function<void(const std::string&)>& visit) {
+  constexpr int64_t kPage = 5000;
+  std::string after;
+  while (true) {
+    std::unique_ptr<SqlConnectionPool::Lease> c;
+    if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+    std::vector<SqlRow> rows;
+    Status s =
+        c->Check(Query(**c, "SELECT code FROM shortlink_links WHERE code > ? ORDER BY code LIMIT ?",
+                       {after, kPage}, &rows));
+    if (!s.ok()) return s;
+    for (const SqlRow& row : rows) visit(AsText(row[0]));
+    if (static_cast<int64_t>(rows.size()) < kPage) return Status::Ok();
+    after = AsText(rows.back()[0]);
+  }
+}
+
+Status LinkStore::PurgeExpired(int64_t now_ms, int limit, std::vector<std::string>* codes) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  SqlConnection& db = **c;
+  if (Status s = c->Check(db.Begin()); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = c->Check(Query(db, kExpiredLinksSql, {now_ms, static_cast<int64_t>(limit)}, &rows));
+  for (size_t i = 0; s.ok() && i < rows.size(); ++i) {
+    s = c->Check(Execute(db,
+                         "UPDATE shortlink_links SET purged = 1, long_url = '', version = version "
+                         "+ 1 WHERE code = ? AND purged = 0",
+                         {rows[i][0]}));
+  }
+  if (!s.ok()) {
+    db.Rollback();
+    return s;
+  }
+  if (Status commit = c->Check(db.Commit()); !commit.ok()) return commit;
+  for (const SqlRow& row : rows) codes->push_back(AsText(row[0]));
+  return Status::Ok();
+}
+
+Status LinkStore::LeaseIds(const std::string& name, int64_t count, int64_t* first) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  SqlConnection& db = **c;
+  Status inserted = c->Check(
+      Execute(db, "INSERT INTO shortlink_sequences (name, next_id) VALUES (?, 1)", {name}));
+  if (!inserted.ok() && inserted.code() != StatusCode::ALREADY_EXISTS) return inserted;
+  if (Status s = c->Check(db.Begin()); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = c->Check(Execute(
+      db, "UPDATE shortlink_sequences SET next_id = next_id + ? WHERE name = ?", {count, name}));
+  if (s.ok()) {
+    s = c->Check(
+        Query(db, "SELECT next_id FROM shortlink_sequences WHERE name = ?", {name}, &rows));
+  }
+  if (!s.ok() || rows.empty()) {
+    db.Rollback();
+    return s.ok() ? Status(StatusCode::INTERNAL, "sequence " + name + " vanished") : s;
+  }
+  if (Status commit = c->Check(db.Commit()); !commit.ok()) return commit;
+  *first = AsInt(rows[0][0]) - count;
+  return Status::Ok();
+}
+
+Status LinkStore::CreateTenant(const std::string& name, int64_t now_ms, int64_t* tenant_id) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  if (Status s =
+          c->Check(Execute(**c, "INSERT INTO shortlink_tenants (name, created_at_ms) VALUES (?, ?)",
+                           {name, now_ms}));
+      !s.ok()) {
+    if (s.code() == StatusCode::ALREADY_EXISTS) {
+      return Status(StatusCode::ALREADY_EXISTS, "tenant '" + name + "' exists");
+    }
+    return s;
+  }
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(
+          Query(**c, "SELECT tenant_id FROM shortlink_tenants WHERE name = ?", {name}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  *tenant_id = rows.empty() ? 0 : AsInt(rows[0][0]);
+  return Status::Ok();
+}
+
+Status LinkStore::TenantExists(int64_t tenant_id, bool* exists) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = c->Check(Query(**c, "SELECT tenant_id FROM shortlink_tenants WHERE tenant_id = ?",
+                            {tenant_id}, &rows));
+  *exists = !rows.empty();
+  return s;
+}
+
+Status LinkStore::AddApiKey(int64_t tenant_id, const std::string& key_hash, int64_t now_ms,
+                            int64_t* key_id) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  if (Status s = c->Check(Execute(**c,
+                                  "INSERT INTO shortlink_api_keys (tenant_id, key_hash, "
+                                  "created_at_ms) VALUES (?, ?, ?)",
+                                  {tenant_id, key_hash, now_ms}));
+      !s.ok()) {
+    return s;
+  }
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(Query(**c, "SELECT key_id FROM shortlink_api_keys WHERE key_hash = ?",
+                                {key_hash}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  *key_id = rows.empty() ? 0 : AsInt(rows[0][0]);
+  return Status::Ok();
+}
+
+Status LinkStore::RevokeApiKey(int64_t key_id, int64_t now_ms) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(
+          Query(**c, "SELECT key_id FROM shortlink_api_keys WHERE key_id = ?", {key_id}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  if (rows.empty()) {
+    return Status(StatusCode::NOT_FOUND, "no API key " + std::to_string(key_id));
+  }
+  return c->Check(Execute(**c,
+                          "UPDATE shortlink_api_keys SET revoked_at_ms = ? WHERE key_id = ? AND "
+                          "revoked_at_ms IS NULL",
+                          {now_ms, key_id}));
+}
+
+Status LinkStore::TenantForKey(const std::string& key_hash, int64_t* tenant_id) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = c->Check(Query(
+      **c, "SELECT tenant_id FROM shortlink_api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL",
+      {key_hash}, &rows));
+  *tenant_id = rows.empty() ? 0 : AsInt(rows[0][0]);
+  return s;
+}
+
+std::unique_ptr<SqlConnectionPool> SqliteLinkDatabase(const std::string& path,
+                                                      uint32_t connections) {
+  const storage::SqliteOptions options{.path = path,
+                                       .journal_mode = storage::SqliteJournalMode::kWal,
+                                       .synchronous = storage::SqliteSynchronous::kNormal};
+  return std::make_unique<SqlConnectionPool>(
+      [options](std::unique_ptr<SqlConnection>* c) {
+        return storage::SqliteConnection::Open(options, c);
+      },
+      connections);
+}
+
+std::unique_ptr<SqlConnectionPool> MariaDbLinkDatabase(storage::MariaDbOptions options,
+                                                       uint32_t connections) {
+  options.isolation = storage::MariaDbIsolation::kReadCommitted;
+  return std::make_unique<SqlConnectionPool>(
+      [options = std::move(options)](std::unique_ptr<SqlConnection>* c) {
+        return storage::MariaDbConnection::Open(options, c);
+      },
+      connections);
+}
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ferry/codec/status.h"
+#include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/sql_connection_pool.h"
+
+namespace ferry::shortlink {
+
+// One row of `links`. A row is never deleted, so a code is never given to another link.
+struct LinkRecord {
+  std::string code;
+  int64_t tenant_id = 0;
+  std::string request_id;
+  std::string fingerprint;  // of the creating request's parameters
+  std::string long_url;
+  std::string dedup_hash;  // empty: not deduplicated
+  int64_t created_at_ms = 0;
+  int64_t expires_at_ms = 0;  // 0: none
+  int64_t max_visits = 0;     // 0: none
+  int64_t visits = 0;
+  int64_t version = 1;  // bumped by every change; caches keep the newest
+  bool disabled = false;
+  bool purged = false;  // expired and cleaned up: the target is gone, the code stays taken
+};
+
+struct LinkChange {
+  std::optional<std::string> long_url;
+  std::optional<int64_t> expires_at_ms;
+  std::optional<int64_t> max_visits;
+  bool disable = false;
+};
+
+// The short-link tables, on SQLite (embedded) or MariaDB (redis+mariadb): one implementation,
+// with the dialects' DDL apart. Every statement counts in queries(), so tests and the
+// `shortlink_db_queries_total` metric see what the read path costs the database.
+class LinkStore {
+ public:
+  explicit LinkStore(std::unique_ptr<storage::SqlConnectionPool> pool) : pool_(std::move(pool)) {}
+
+  Status Initialize();
+
+  // ALREADY_EXISTS when the code, the (tenant, request id) or the (tenant, dedup hash) is taken.
+  Status InsertLink(const LinkRecord& link);
+  Status FindByCode(const std::string& code, std::optional<LinkRecord>* out);
+  Status FindByRequest(int64_t tenant_id, const std::string& request_id,
+                       std::optional<LinkRecord>* out);
+  Status FindByDedup(int64_t tenant_id, const std::string& dedup_hash,
+                     std::optional<LinkRecord>* out);
+  // NOT_FOUND unless the tenant owns the code; *out is the changed row.
+  Status ChangeLink(int64_t tenant_id, const std::string& code, const LinkChange& change,
+                    LinkRecord* out);
+  Status ListLinks(int64_t tenant_id, const std::string& after_code, int limit,
+                   std::vector<LinkRecord>* out);
+  // Counts one visit of a limited link when it has visits left: one conditional UPDATE, so K
+  // visits are admitted exactly, whatever the concurrency and however many providers.
+  Status AdmitVisit(const std::string& code, int64_t now_ms, bool* admitted);
+  // Every code, for filling a Bloom filter.
+  Status ForEachCode(const std::function<void(const std::string&)>& visit);
+  // Marks up to `limit` links expired before `now_ms` purged (through the expiry index) and
+  // returns their codes.
+  Status PurgeExpired(int64_t now_ms, int limit, std::vector<std::string>* codes);
+
+  // Leases ids [*first, *first + count) of sequence `name`: one atomic UPDATE, so leases never
+  // overlap and, being committed, never go backwards after a restart.
+  Status LeaseIds(const std::string& name, int64_t count, int64_t* first);
+
+  Status CreateTenant(const std::string& name, int64_t now_ms, int64_t* tenant_id);
+  Status TenantExists(int64_t tenant_id, bool* exists);
+  Status AddApiKey(int64_t tenant_id, const std::string& key_hash, int64_t now_ms, int64_t* key_id);
+  // NOT_FOUND for an unknown key id.
+  Status RevokeApiKey(int64_t key_id, int64_t now_ms);
+  // The tenant of an unrevoked key, or 0.
+  Status TenantForKey(const std::string& key_hash, int64_t* tenant_id);
+
+  uint64_t queries() const { return queries_.load(std::memory_order_relaxed); }
+  // Called after every statement counted in queries() (the provider's metric); before use.
+  void set_query_observer(std::function<void()> observer) { observer_ = std::move(observer); }
+
+ private:
+  Status Query(storage::SqlConnection& c, std::string_view sql,
+               const std::vector<storage::SqlValue>& params, std::vector<storage::SqlRow>* rows);
+  Status Execute(storage::SqlConnection& c, std::string_view sql,
+                 const std::vector<storage::SqlValue>& params, int64_t* affected = nullptr);
+  Status FindOne(std::string_view where, const std::vector<storage::SqlValue>& params,
+                 std::optional<LinkRecord>* out);
+
+  std::unique_ptr<storage::SqlConnectionPool> pool_;
+  std::atomic<uint64_t> queries_{0};
+  std::function<void()> observer_;
+};
+
+// Connection pools for the two backends.
+std::unique_ptr<storage::SqlConnectionPool> SqliteLinkDatabase(const std::string& path,
+                                                               uint32_t connections);
+std::unique_ptr<storage::SqlConnectionPool> MariaDbLinkDatabase(storage::MariaDbOptions options,
+                                                                uint32_t connections);
+
+}  // namespace ferry::shortlink

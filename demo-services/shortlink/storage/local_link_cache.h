@@ -1,0 +1,50 @@
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "storage/link_cache.h"
+
+namespace ferry::shortlink {
+
+// The embedded backend's cache: in this process, bounded (emptied when full).
+class LocalLinkCache final : public LinkCache {
+ public:
+  explicit LocalLinkCache(size_t max_entries) : max_entries_(max_entries) {}
+  Status Get(const std::string& code, CacheLookup* lookup, CachedLink* link) override;
+  Status PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) override;
+  Status PutAbsent(const std::string& code, int64_t ttl_ms) override;
+
+ private:
+  struct Entry {
+    bool absent = false;
+    CachedLink link;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  const size_t max_entries_;
+  std::mutex mu_;
+  std::unordered_map<std::string, Entry> entries_;
+};
+
+// The embedded backend's filter: in this process, loaded from the database at start-up before
+// the provider serves, and added to on every create (the only writer of its database).
+class LocalCodeFilter final : public CodeFilter {
+ public:
+  LocalCodeFilter(uint64_t bits, int hashes);
+  Status Check(const std::string& code, FilterAnswer* answer) override;
+  Status Add(const std::string& code) override;
+  Status LoadIfNeeded(const std::function<Status(const std::function<void(const std::string&)>&)>&
+                          for_each_code) override;
+
+ private:
+  const uint64_t bits_;
+  const int hashes_;
+  std::mutex mu_;
+  std::vector<uint64_t> words_;
+  bool loaded_ = false;
+};
+
+}  // namespace ferry::shortlink

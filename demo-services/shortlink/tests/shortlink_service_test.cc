@@ -1,0 +1,493 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "ferry/storage/sqlite_connection.h"
+#include "shortlink_test_support.h"
+#include "storage/link_schema.h"
+
+namespace ferry::shortlink::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ShortLinkServiceTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    config_ = ConfigFor(GetParam(), dir_.path());
+    provider_.Start(config_);
+    key_ = NewTenantKey(provider_.proxy(), "acme", &tenant_id_);
+    ASSERT_FALSE(key_.empty());
+  }
+
+  CreateLinkRequest Request(const std::string& request_id, const std::string& url) {
+    CreateLinkRequest request;
+    request.set_request_id(request_id);
+    request.set_long_url(url);
+    return request;
+  }
+  Result<CreateLinkResponse> Create(const CreateLinkRequest& request, const std::string& key = "") {
+    return provider_.proxy().CreateLink(request, WithToken(key.empty() ? key_ : key));
+  }
+  std::string CreateCode(const std::string& request_id, const std::string& url) {
+    auto created = Create(Request(request_id, url));
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? created->code() : std::string();
+  }
+
+  TempDir dir_;
+  ShortLinkConfig config_;
+  InProcessProvider provider_;
+  std::string key_;
+  int64_t tenant_id_ = 0;
+};
+
+TEST_P(ShortLinkServiceTest, CallsNeedAKeyAndTheTenantComesFromIt) {
+  auto anonymous = provider_.proxy().CreateLink(Request("r1", "https://example.com/"));
+  EXPECT_EQ(anonymous.status().code(), StatusCode::UNAUTHENTICATED) << anonymous.status();
+  auto wrong = Create(Request("r1", "https://example.com/"), "slk_not-a-key");
+  EXPECT_EQ(wrong.status().code(), StatusCode::UNAUTHENTICATED);
+
+  CreateLinkRequest other_tenant = Request("r1", "https://example.com/");
+  other_tenant.set_tenant_id(tenant_id_ + 1);
+  EXPECT_EQ(Create(other_tenant).status().code(), StatusCode::PERMISSION_DENIED);
+
+  // Another tenant sees nothing of acme's links.
+  const std::string code = CreateCode("r1", "https://example.com/");
+  int64_t key_id = 0;
+  const std::string globex = NewTenantKey(provider_.proxy(), "globex", nullptr, &key_id);
+  CodeRequest get;
+  get.set_code(code);
+  EXPECT_EQ(provider_.proxy().GetLink(get, WithToken(globex)).status().code(),
+            StatusCode::NOT_FOUND);
+  EXPECT_TRUE(provider_.proxy().GetLink(get, WithToken(key_)).ok());
+
+  // A revoked key is refused from then on.
+  RevokeApiKeyRequest revoke;
+  revoke.set_key_id(key_id);
+  EXPECT_EQ(provider_.proxy().RevokeApiKey(revoke, WithToken(globex)).status().code(),
+            StatusCode::PERMISSION_DENIED);  // not the admin token
+  ASSERT_TRUE(provider_.proxy().RevokeApiKey(revoke, WithToken(kAdminToken)).ok());
+  EXPECT_EQ(provider_.proxy().GetLink(get, WithToken(globex)).status().code(),
+            StatusCode::UNAUTHENTICATED);
+
+  // A server in front of the service without the filter trusts no one.
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  Server bare(options);
+  ASSERT_TRUE(bare.AddService(&provider_.app().service()).ok());
+  ASSERT_TRUE(bare.Start().ok());
+  auto unfiltered = NewProxy(bare.port());
+  EXPECT_EQ(unfiltered->GetLink(get, WithToken(key_)).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(unfiltered->CreateTenant(CreateTenantRequest(), WithToken(kAdminToken)).status().code(),
+            StatusCode::PERMISSION_DENIED);
+  unfiltered.reset();
+  bare.Stop();
+
+  // Admin calls need the admin token.
+  CreateTenantRequest tenant;
+  tenant.set_name("initech");
+  EXPECT_EQ(provider_.proxy().CreateTenant(tenant, WithToken(key_)).status().code(),
+            StatusCode::PERMISSION_DENIED);
+}
+
+TEST_P(ShortLinkServiceTest, RedirectAnswers302WithNoStoreAndHeadDoesNotCount) {
+  CreateLinkRequest request = Request("r1", "https://Example.com/landing?x=1");
+  request.set_max_visits(2);
+  auto created = Create(request);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->outcome(), CREATED);
+  EXPECT_EQ(created->short_url(), "http://s.test/" + created->code());
+
+  const uint16_t port = provider_.port();
+  for (int i = 0; i < 3; ++i) {
+    HttpAnswer head = HttpGet(port, "/" + created->code(), "HEAD");
+    EXPECT_EQ(head.status, 302);
+  }
+  for (int i = 0; i < 2; ++i) {
+    HttpAnswer get = HttpGet(port, "/" + created->code());
+    EXPECT_EQ(get.status, 302);
+    EXPECT_EQ(get.location, "https://example.com/landing?x=1");
+    EXPECT_EQ(get.cache_control, "private, no-store");
+  }
+  HttpAnswer used_up = HttpGet(port, "/" + created->code());
+  EXPECT_EQ(used_up.status, 410);
+  EXPECT_NE(used_up.body.find("<html>"), std::string::npos);
+  EXPECT_EQ(provider_.app().visits().count(), 2u);
+
+  HttpAnswer unknown = HttpGet(port, "/NoSuchCode");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_NE(unknown.body.find("no short link"), std::string::npos);
+  EXPECT_EQ(HttpGet(port, "/health").status, 404);  // a reserved word is never a code here
+}
+
+TEST_P(ShortLinkServiceTest, ConcurrentRetriesOfOneRequestGiveTheFirstResult) {
+  constexpr int kClients = 16;
+  std::vector<std::thread> threads;
+  std::vector<Result<CreateLinkResponse>> results(kClients, Status(StatusCode::UNKNOWN, ""));
+  for (int i = 0; i < kClients; ++i) {
+    threads.emplace_back([&, i] { results[i] = Create(Request("same", "https://example.com/a")); });
+  }
+  for (auto& t : threads) t.join();
+  std::set<std::string> codes;
+  int created = 0;
+  for (auto& r : results) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    codes.insert(r->code());
+    created += r->outcome() == CREATED ? 1 : 0;
+    if (r->outcome() != CREATED) {
+      EXPECT_EQ(r->outcome(), SAME_REQUEST);
+    }
+  }
+  EXPECT_EQ(codes.size(), 1u);
+  EXPECT_EQ(created, 1);
+
+  auto changed = Create(Request("same", "https://example.com/b"));
+  EXPECT_EQ(changed.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(changed.status().message().find("other parameters"), std::string::npos);
+
+  ListLinksRequest list;
+  auto page = provider_.proxy().ListLinks(list, WithToken(key_));
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->links_size(), 1);
+}
+
+TEST_P(ShortLinkServiceTest, DedupIsPerTenantAndOnTheNormalisedUrl) {
+  CreateLinkRequest first = Request("d1", "https://example.com/x");
+  first.set_dedup(true);
+  auto a = Create(first);
+  ASSERT_TRUE(a.ok()) << a.status();
+  CreateLinkRequest again = Request("d2", "HTTPS://EXAMPLE.com:443/x");
+  again.set_dedup(true);
+  auto b = Create(again);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->code(), a->code());
+  EXPECT_EQ(b->outcome(), SAME_URL);
+
+  CreateLinkRequest without = Request("d3", "https://example.com/x");  // dedup not asked
+  auto c = Create(without);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE(c->code(), a->code());
+
+  const std::string other = NewTenantKey(provider_.proxy(), "globex");
+  auto d = Create(first, other);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->outcome(), CREATED);
+  EXPECT_NE(d->code(), a->code());
+}
+
+TEST_P(ShortLinkServiceTest, OneCustomCodeRacedByManyHasOneWinner) {
+  constexpr int kClients = 16;
+  std::atomic<int> won{0};
+  std::atomic<int> taken{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kClients; ++i) {
+    threads.emplace_back([&, i] {
+      CreateLinkRequest request =
+          Request("race-" + std::to_string(i), "https://example.com/" + std::to_string(i));
+      request.set_custom_code("Spring26");
+      auto r = Create(request);
+      if (r.ok()) {
+        EXPECT_EQ(r->code(), "Spring26");
+        ++won;
+      } else {
+        EXPECT_EQ(r.status().code(), StatusCode::ALREADY_EXISTS) << r.status();
+        ++taken;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(won.load(), 1);
+  EXPECT_EQ(taken.load(), kClients - 1);
+
+  CreateLinkRequest reserved = Request("res", "https://example.com/");
+  reserved.set_custom_code("metrics");
+  EXPECT_EQ(Create(reserved).status().code(), StatusCode::INVALID_ARGUMENT);
+  CreateLinkRequest bad = Request("bad", "javascript:alert(1)");
+  EXPECT_EQ(Create(bad).status().code(), StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_P(ShortLinkServiceTest, DisableAndUpdateReachEveryProviderWithinASecond) {
+  // On embedded, a second server over the same app (its database has one provider); on
+  // redis+mariadb, a second provider of its own on the same Redis and MariaDB.
+  InProcessProvider other;
+  if (GetParam() == Backend::kEmbedded) {
+    other.Serve(&provider_.app());
+  } else {
+    other.Start(config_);
+  }
+  const std::string code = CreateCode("u1", "https://example.com/old");
+  EXPECT_EQ(HttpGet(other.port(), "/" + code).location, "https://example.com/old");
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + code).location, "https://example.com/old");
+
+  UpdateLinkRequest update;
+  update.set_code(code);
+  update.set_long_url("https://example.com/new");
+  ASSERT_TRUE(provider_.proxy().UpdateLink(update, WithToken(key_)).ok());
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + code).location, "https://example.com/new");
+  // A request that starts more than 1 s after the change must see it (50 ms of slack).
+  const auto updated = std::chrono::steady_clock::now();
+  while (true) {
+    const auto asked = std::chrono::steady_clock::now();
+    if (HttpGet(other.port(), "/" + code).location == "https://example.com/new") break;
+    ASSERT_LT(asked - updated, 1050ms) << "stale after 1 s";
+    std::this_thread::sleep_for(20ms);
+  }
+
+  CodeRequest disable;
+  disable.set_code(code);
+  ASSERT_TRUE(provider_.proxy().DisableLink(disable, WithToken(key_)).ok());
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + code).status, 410);
+  const auto disabled = std::chrono::steady_clock::now();
+  while (true) {
+    const auto asked = std::chrono::steady_clock::now();
+    if (HttpGet(other.port(), "/" + code).status == 410) break;
+    ASSERT_LT(asked - disabled, 1050ms) << "stale after 1 s";
+    std::this_thread::sleep_for(20ms);
+  }
+  auto resolved = provider_.proxy().Resolve(disable);
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ(resolved->outcome(), DISABLED);
+}
+
+// 10,000 requests for 1,000 codes that do not exist cost the database at most a query each
+// the first time (the filter rules nearly all out; the rest get null entries), none after.
+TEST_P(ShortLinkServiceTest, UnknownCodeFloodBarelyReachesTheDatabase) {
+  for (int i = 0; i < 50; ++i) CreateCode("real-" + std::to_string(i), "https://example.com/");
+  const std::string real = CreateCode("real", "https://example.com/real");
+  const uint64_t before = provider_.app().store().queries();
+  ResolveResponse answer;
+  for (int round = 0; round < 10; ++round) {
+    for (int i = 0; i < 1000; ++i) {
+      ASSERT_TRUE(provider_.app().service().Decide("zz" + std::to_string(i), false, &answer).ok());
+      ASSERT_EQ(answer.outcome(), NOT_FOUND);
+    }
+  }
+  const uint64_t queries = provider_.app().store().queries() - before;
+  EXPECT_LT(queries, 10u) << queries << " database queries for 10,000 unknown-code requests";
+
+  // A new link is found at once, by this provider and (through HTTP) by the route.
+  const std::string fresh = CreateCode("fresh", "https://example.com/fresh");
+  ASSERT_TRUE(provider_.app().service().Decide(fresh, false, &answer).ok());
+  EXPECT_EQ(answer.outcome(), FOUND);
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + real).status, 302);
+}
+
+TEST_P(ShortLinkServiceTest, ExactlyKVisitsAcrossFourProvidersAnd200Clients) {
+  std::vector<std::unique_ptr<InProcessProvider>> providers;
+  for (int i = 0; i < 4; ++i) {
+    providers.push_back(std::make_unique<InProcessProvider>());
+    if (GetParam() == Backend::kEmbedded) {
+      providers.back()->Serve(&provider_.app());
+    } else {
+      providers.back()->Start(config_);
+    }
+  }
+  CreateLinkRequest request = Request("limited", "https://example.com/limited");
+  request.set_max_visits(100);
+  auto created = Create(request);
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::atomic<int> found{0};
+  std::atomic<int> gone{0};
+  std::atomic<int> other{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 200; ++i) {
+    clients.emplace_back([&, i] {
+      const int status = HttpGet(providers[i % 4]->port(), "/" + created->code()).status;
+      (status == 302 ? found : status == 410 ? gone : other)++;
+    });
+  }
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(found.load(), 100);
+  EXPECT_EQ(gone.load(), 100);
+  EXPECT_EQ(other.load(), 0);
+  CodeRequest get;
+  get.set_code(created->code());
+  auto link = provider_.proxy().GetLink(get, WithToken(key_));
+  ASSERT_TRUE(link.ok());
+  EXPECT_EQ(link->visits(), 100);
+}
+
+TEST_P(ShortLinkServiceTest, ExpiredLinksAnswer410AndTheCleanupKeepsTheirCodes) {
+  CreateLinkRequest request = Request("exp", "https://example.com/soon");
+  request.set_expires_at_ms(WallMs() + 300);
+  request.set_custom_code("soon-gone");
+  ASSERT_TRUE(Create(request).ok());
+  EXPECT_EQ(HttpGet(provider_.port(), "/soon-gone").status, 302);
+  std::this_thread::sleep_for(350ms);  // the link's own expiry time, not a synchronisation
+  EXPECT_EQ(HttpGet(provider_.port(), "/soon-gone").status, 410);
+
+  int purged = 0;
+  ASSERT_TRUE(provider_.app().CleanupOnce(&purged).ok());
+  EXPECT_EQ(purged, 1);
+  EXPECT_EQ(HttpGet(provider_.port(), "/soon-gone").status, 410);
+  CodeRequest get;
+  get.set_code("soon-gone");
+  auto link = provider_.proxy().GetLink(get, WithToken(key_));
+  ASSERT_TRUE(link.ok());
+  EXPECT_EQ(link->long_url(), "");
+  // The code is never given to another link.
+  CreateLinkRequest reuse = Request("reuse", "https://example.com/other");
+  reuse.set_custom_code("soon-gone");
+  EXPECT_EQ(Create(reuse).status().code(), StatusCode::ALREADY_EXISTS);
+  ASSERT_TRUE(provider_.app().CleanupOnce(&purged).ok());
+  EXPECT_EQ(purged, 0);
+
+  if (GetParam() == Backend::kEmbedded) {
+    // The scan goes through the expiry index, not the whole table.
+    std::unique_ptr<storage::SqlConnection> db;
+    ASSERT_TRUE(storage::SqliteConnection::Open({.path = config_.sqlite_path}, &db).ok());
+    std::vector<storage::SqlRow> plan;
+    ASSERT_TRUE(
+        db->Query("EXPLAIN QUERY PLAN " + std::string(kExpiredLinksSql), {0, 10}, &plan).ok());
+    std::string text;
+    for (const storage::SqlRow& row : plan) text += storage::AsText(row.back()) + "\n";
+    EXPECT_NE(text.find("USING INDEX shortlink_links_expiry"), std::string::npos) << text;
+  }
+}
+
+TEST_P(ShortLinkServiceTest, ListPagesAndStatsIsNotServedYet) {
+  for (int i = 0; i < 5; ++i) CreateCode("l" + std::to_string(i), "https://example.com/");
+  ListLinksRequest list;
+  list.set_page_size(2);
+  std::set<std::string> codes;
+  for (int page = 0; page < 3; ++page) {
+    auto r = provider_.proxy().ListLinks(list, WithToken(key_));
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (const Link& l : r->links()) codes.insert(l.code());
+    EXPECT_EQ(r->next_page_token().empty(), page == 2);
+    list.set_page_token(r->next_page_token());
+  }
+  EXPECT_EQ(codes.size(), 5u);
+  StatsRequest stats;
+  stats.set_code(*codes.begin());
+  EXPECT_EQ(provider_.proxy().Stats(stats, WithToken(key_)).status().code(),
+            StatusCode::UNIMPLEMENTED);
+}
+
+TEST_P(ShortLinkServiceTest, TheJsonGatewayTakesTheKeyAsABearerToken) {
+  const std::string path = "/ferry.shortlink.ShortLinkService/CreateLink";
+  const std::string body = R"({"requestId":"g1","longUrl":"https://example.com/g"})";
+  HttpAnswer anonymous =
+      HttpCall(provider_.port(), "POST", path, {"Content-Type: application/json"}, body);
+  EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+  HttpAnswer created =
+      HttpCall(provider_.port(), "POST", path,
+               {"Content-Type: application/json", "Authorization: Bearer " + key_}, body);
+  ASSERT_EQ(created.status, 200) << created.body;
+  const size_t at = created.body.find(R"("code":")");
+  ASSERT_NE(at, std::string::npos) << created.body;
+  const std::string code = created.body.substr(at + 8, created.body.find('"', at + 8) - at - 8);
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + code).location, "https://example.com/g");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkServiceTest,
+                         ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
+                         BackendName);
+
+// Redis restarted empty: links made before and after keep redirecting from the database while
+// the filter is gone, and the reload job puts the filter back so unknown codes cost nothing again.
+TEST(ShortLinkRedisRestartTest, RedirectsKeepWorkingAndTheFilterComesBack) {
+  TempDir dir;
+  InProcessProvider provider;
+  provider.Start(ConfigFor(Backend::kRedisMariaDb, dir.path()));
+  const std::string key = NewTenantKey(provider.proxy(), "acme");
+  auto create = [&](const std::string& id, const std::string& url) {
+    CreateLinkRequest request;
+    request.set_request_id(id);
+    request.set_long_url(url);
+    auto r = provider.proxy().CreateLink(request, WithToken(key));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->code() : std::string();
+  };
+  const std::string before = create("before", "https://example.com/before");
+  EXPECT_EQ(HttpGet(provider.port(), "/" + before).status, 302);
+
+  ASSERT_TRUE(SharedServers::redis().RestartEmpty());
+  EXPECT_EQ(HttpGet(provider.port(), "/" + before).location, "https://example.com/before");
+  const std::string after = create("after", "https://example.com/after");
+  EXPECT_EQ(HttpGet(provider.port(), "/" + after).location, "https://example.com/after");
+
+  ResolveResponse answer;
+  int probe = 0;
+  const auto restarted = std::chrono::steady_clock::now();
+  while (true) {
+    const uint64_t queries = provider.app().store().queries();
+    ASSERT_TRUE(
+        provider.app().service().Decide("unknown" + std::to_string(++probe), false, &answer).ok());
+    EXPECT_EQ(answer.outcome(), NOT_FOUND);
+    if (provider.app().store().queries() == queries) break;  // the filter answered alone
+    ASSERT_LT(std::chrono::steady_clock::now() - restarted, 10s) << "the filter was not reloaded";
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(HttpGet(provider.port(), "/" + before).status, 302);
+  EXPECT_EQ(HttpGet(provider.port(), "/" + after).status, 302);
+}
+
+// Redis unreachable while a link is changed and another created, then back with its data (an
+// append-only file): the cache's old version and the filter without the new code would stand
+// for hours; the provider that made the changes writes them once Redis answers, and the other
+// provider serves both within seconds.
+TEST(ShortLinkRedisRestartTest, ChangesMadeWhileRedisWasAwayReachItOnceItIsBack) {
+  testsupport::RedisServer redis({.appendonly = true, .extra_args = {"--appendfsync", "always"}});
+  ASSERT_TRUE(redis.Start());
+  TempDir dir;
+  ShortLinkConfig config = ConfigFor(Backend::kRedisMariaDb, dir.path());
+  config.redis_port = redis.port();
+  config.redis_timeout_ms = 1000;
+  InProcessProvider a;
+  InProcessProvider b;
+  a.Start(config);
+  b.Start(config);
+  const std::string key = NewTenantKey(a.proxy(), "acme");
+  CreateLinkRequest create;
+  create.set_request_id("old");
+  create.set_long_url("https://example.com/old");
+  auto made = a.proxy().CreateLink(create, WithToken(key));
+  ASSERT_TRUE(made.ok()) << made.status();
+  const std::string code = made->code();
+  EXPECT_EQ(HttpGet(b.port(), "/" + code).location, "https://example.com/old");
+
+  redis.Stop();
+  UpdateLinkRequest update;
+  update.set_code(code);
+  update.set_long_url("https://example.com/new");
+  ASSERT_TRUE(a.proxy().UpdateLink(update, WithToken(key)).ok());
+  create.set_request_id("during");
+  create.set_long_url("https://example.com/during");
+  auto during = a.proxy().CreateLink(create, WithToken(key));
+  ASSERT_TRUE(during.ok()) << during.status();
+  EXPECT_EQ(HttpGet(a.port(), "/" + code).location, "https://example.com/new");
+
+  ASSERT_TRUE(redis.Start());  // with the old entry and the filter marked loaded
+  const auto back = std::chrono::steady_clock::now();
+  while (HttpGet(b.port(), "/" + code).location != "https://example.com/new" ||
+         HttpGet(b.port(), "/" + during->code()).location != "https://example.com/during") {
+    ASSERT_LT(std::chrono::steady_clock::now() - back, 10s) << "still stale on the other provider";
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(HttpGet(a.port(), "/" + code).location, "https://example.com/new");
+
+  // Once the cached entry is gone (its TTL, an eviction), the filter alone decides: the code
+  // made while Redis was away must be in it. A provider started now has nothing in its hot cache.
+  InProcessProvider c;
+  c.Start(config);
+  storage::RedisOptions options;
+  options.host = redis.host();
+  options.port = redis.port();
+  storage::RedisConnectionPool pool(options);
+  const auto reloaded = std::chrono::steady_clock::now();
+  while (true) {
+    storage::RedisReplyPtr reply;
+    ASSERT_TRUE(pool.Run({"DEL", "shortlink:link:" + during->code()}, &reply).ok());
+    if (HttpGet(c.port(), "/" + during->code()).status == 302) break;
+    ASSERT_LT(std::chrono::steady_clock::now() - reloaded, 10s) << "the filter lacks the code";
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+}  // namespace
+}  // namespace ferry::shortlink::testing

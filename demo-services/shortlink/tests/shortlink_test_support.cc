@@ -1,0 +1,212 @@
+#include "shortlink_test_support.h"
+
+#include <hiredis.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "ferry/framework/channel.h"
+#include "loopback_socket.h"
+#include "service/sha256_hex.h"
+
+namespace ferry::shortlink::testing {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+testsupport::RedisServer* g_redis = nullptr;
+testsupport::MariaDbServer* g_mariadb = nullptr;
+
+void StopSharedServers() {
+  delete g_redis;
+  g_redis = nullptr;
+  delete g_mariadb;
+  g_mariadb = nullptr;
+}
+
+void FlushRedis() {
+  const timeval timeout{.tv_sec = 5, .tv_usec = 0};
+  redisContext* c = redisConnectWithTimeout(g_redis->host().c_str(), g_redis->port(), timeout);
+  ASSERT_TRUE(c != nullptr && c->err == 0) << "cannot connect to Redis";
+  auto* reply = static_cast<redisReply*>(redisCommand(c, "FLUSHALL"));
+  ASSERT_NE(reply, nullptr);
+  freeReplyObject(reply);
+  redisFree(c);
+}
+
+std::string HeaderValue(const std::string& head, const std::string& name) {
+  std::string lower = head;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string key = "\r\n" + name + ":";
+  const size_t at = lower.find(key);
+  if (at == std::string::npos) return {};
+  size_t begin = at + key.size();
+  while (begin < head.size() && head[begin] == ' ') ++begin;
+  const size_t end = head.find("\r\n", begin);
+  return head.substr(begin, end - begin);
+}
+
+}  // namespace
+
+std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::kEmbedded ? "Embedded" : "RedisMariaDb";
+}
+
+void SharedServers::Start() {
+  if (g_redis == nullptr) {
+    g_redis = new testsupport::RedisServer();
+    g_mariadb = new testsupport::MariaDbServer();
+    std::atexit(StopSharedServers);
+  }
+  ASSERT_TRUE(g_redis->Start());
+  ASSERT_TRUE(g_mariadb->Start());
+}
+
+testsupport::RedisServer& SharedServers::redis() { return *g_redis; }
+testsupport::MariaDbServer& SharedServers::mariadb() { return *g_mariadb; }
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir) {
+  static std::atomic<int> counter{0};
+  ShortLinkConfig config;
+  config.admin_token_sha256 = Sha256Hex(kAdminToken);
+  config.public_base_url = "http://s.test";
+  config.cleanup_interval_ms = 0;  // the tests run it themselves
+  config.bloom_check_interval_ms = 20;
+  config.segment_step = 50;
+  if (backend == Backend::kEmbedded) {
+    config.backend = "embedded";
+    config.sqlite_path = (dir / "shortlink.db").string();
+    return config;
+  }
+  SharedServers::Start();
+  FlushRedis();
+  config.backend = "redis+mariadb";
+  config.redis_host = SharedServers::redis().host();
+  config.redis_port = SharedServers::redis().port();
+  config.redis_connections = 16;
+  config.redis_timeout_ms = 5000;
+  config.mariadb.host = SharedServers::mariadb().host();
+  config.mariadb.port = SharedServers::mariadb().port();
+  config.mariadb.user = SharedServers::mariadb().user();
+  config.mariadb.password = SharedServers::mariadb().password();
+  config.mariadb.database =
+      "shortlink_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
+  config.mariadb.timeout_ms = 20000;
+  config.mariadb_connections = 16;
+  return config;
+}
+
+void InProcessProvider::Start(const ShortLinkConfig& config) {
+  Status s = ShortLinkApp::Create(config, &owned_);
+  ASSERT_TRUE(s.ok()) << s;
+  Serve(owned_.get());
+}
+
+void InProcessProvider::Serve(ShortLinkApp* app) {
+  app_ = app;
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.io_threads = 2;
+  options.worker_threads = 16;
+  options.queue_capacity = 8192;
+  server_ = std::make_unique<Server>(options);
+  for (Service* service : app_->services()) {
+    Status s = server_->AddService(service);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  Status s = server_->AddFilter("shortlink_api_key", app_->api_key_filter());
+  ASSERT_TRUE(s.ok()) << s;
+  s = server_->Start();
+  ASSERT_TRUE(s.ok()) << s;
+  proxy_ = NewProxy(server_->port());
+  ASSERT_NE(proxy_, nullptr);
+}
+
+void InProcessProvider::Stop() {
+  proxy_.reset();
+  if (server_) server_->Stop();
+  server_.reset();
+  if (owned_) owned_->Stop();
+  owned_.reset();
+  app_ = nullptr;
+}
+
+std::unique_ptr<ShortLinkServiceProxy> NewProxy(uint16_t port) {
+  ClientOptions options;
+  options.target = "127.0.0.1:" + std::to_string(port);
+  options.default_timeout = 20s;
+  options.connect_timeout = 5s;
+  std::shared_ptr<Channel> channel;
+  Status s = NewChannel(options, &channel);
+  EXPECT_TRUE(s.ok()) << s;
+  if (!s.ok()) return nullptr;
+  return std::make_unique<ShortLinkServiceProxy>(channel);
+}
+
+CallOptions WithToken(std::string_view token) {
+  CallOptions options;
+  options.auth_token = std::string(token);
+  return options;
+}
+
+std::string NewTenantKey(ShortLinkServiceProxy& proxy, const std::string& name, int64_t* tenant_id,
+                         int64_t* key_id) {
+  CreateTenantRequest tenant;
+  tenant.set_name(name);
+  auto created = proxy.CreateTenant(tenant, WithToken(kAdminToken));
+  EXPECT_TRUE(created.ok()) << created.status();
+  if (!created.ok()) return {};
+  IssueApiKeyRequest issue;
+  issue.set_tenant_id(created->tenant_id());
+  auto key = proxy.IssueApiKey(issue, WithToken(kAdminToken));
+  EXPECT_TRUE(key.ok()) << key.status();
+  if (!key.ok()) return {};
+  if (tenant_id != nullptr) *tenant_id = created->tenant_id();
+  if (key_id != nullptr) *key_id = key->key_id();
+  return key->api_key();
+}
+
+HttpAnswer HttpCall(uint16_t port, const std::string& method, const std::string& path,
+                    const std::vector<std::string>& headers, const std::string& body) {
+  HttpAnswer answer;
+  const int fd = ferry::test::ConnectLoopback(port);
+  if (fd < 0) return answer;
+  std::string request = method + " " + path +
+                        " HTTP/1.1\r\nHost: s.test\r\nUser-Agent: shortlink-test\r\n"
+                        "Connection: close\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n";
+  for (const std::string& header : headers) request += header + "\r\n";
+  request += "\r\n" + body;
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    return answer;
+  }
+  std::string text;
+  char buffer[4096];
+  while (true) {
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (!text.starts_with("HTTP/1.1 ") || text.size() < 12) return answer;
+  answer.status = std::atoi(text.substr(9, 3).c_str());
+  const size_t head_end = text.find("\r\n\r\n");
+  const std::string head = text.substr(0, head_end);
+  answer.location = HeaderValue(head, "location");
+  answer.cache_control = HeaderValue(head, "cache-control");
+  if (head_end != std::string::npos) answer.body = text.substr(head_end + 4);
+  return answer;
+}
+
+}  // namespace ferry::shortlink::testing

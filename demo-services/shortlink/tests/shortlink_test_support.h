@@ -1,0 +1,86 @@
+#pragma once
+
+// Shared by the short-link tests: the real servers of the redis+mariadb backend (one of each per
+// test process), configs for both backends, an in-process provider (ShortLinkApp behind a
+// ferry::Server) with a client proxy, tenants with keys, and a loopback HTTP client.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ferry/framework/server.h"
+#include "mariadb_server.h"
+#include "redis_server.h"
+#include "service/shortlink_app.h"
+#include "shortlink.ferry.h"
+#include "temp_dir.h"
+
+namespace ferry::shortlink::testing {
+
+enum class Backend { kEmbedded, kRedisMariaDb };
+std::string BackendName(const ::testing::TestParamInfo<Backend>& info);
+
+inline constexpr std::string_view kAdminToken = "test-admin-token";
+
+class SharedServers {
+ public:
+  static void Start();
+  static testsupport::RedisServer& redis();
+  static testsupport::MariaDbServer& mariadb();
+};
+
+// A config for `backend` on a fresh database (an SQLite file in `dir`, or a new MariaDB
+// database; Redis flushed), with the admin token set.
+ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir);
+
+// ShortLinkApp served by an in-process ferry::Server on an ephemeral loopback port; several
+// servers may share one app (one embedded database has one provider process).
+class InProcessProvider {
+ public:
+  ~InProcessProvider() { Stop(); }
+  void Start(const ShortLinkConfig& config);
+  // Another server in front of `app`.
+  void Serve(ShortLinkApp* app);
+  void Stop();
+  ShortLinkServiceProxy& proxy() { return *proxy_; }
+  ShortLinkApp& app() { return *app_; }
+  uint16_t port() const { return server_->port(); }
+
+ private:
+  std::unique_ptr<ShortLinkApp> owned_;
+  ShortLinkApp* app_ = nullptr;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<ShortLinkServiceProxy> proxy_;
+};
+
+std::unique_ptr<ShortLinkServiceProxy> NewProxy(uint16_t port);
+
+CallOptions WithToken(std::string_view token);
+// A new tenant and one API key of it (empty after a gtest failure).
+std::string NewTenantKey(ShortLinkServiceProxy& proxy, const std::string& name,
+                         int64_t* tenant_id = nullptr, int64_t* key_id = nullptr);
+
+struct HttpAnswer {
+  int status = 0;  // 0: no answer
+  std::string location;
+  std::string cache_control;
+  std::string body;
+};
+// One request on a new connection to 127.0.0.1:port; `headers` are whole lines without CRLF.
+HttpAnswer HttpCall(uint16_t port, const std::string& method, const std::string& path,
+                    const std::vector<std::string>& headers = {}, const std::string& body = "");
+inline HttpAnswer HttpGet(uint16_t port, const std::string& path,
+                          const std::string& method = "GET") {
+  return HttpCall(port, method, path);
+}
+
+int64_t WallMs();
+
+using testsupport::TempDir;
+
+}  // namespace ferry::shortlink::testing
