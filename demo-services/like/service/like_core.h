@@ -1,0 +1,22 @@
+#pragma once
+
+#include <memory>
+
+#include "service/count_cache.h"
+#include "storage/bucket_layout.h"
+#include "storage/like_database.h"
+#include "storage/like_store.h"
+#include "storage/redis_like_store.h"
+
+namespace ferry::like {
+
+// What the handlers and jobs of one provider share.
+struct LikeCore {
+  LikeStore* store = nullptr;        // the state: SQL (database-first) or Redis (redis-first)
+  LikeDatabase* database = nullptr;  // the record; lists and reconciliation read it
+  RedisLikeStore* redis = nullptr;   // redis-first only: what reconciliation compares
+  const BucketLayout* layout = nullptr;
+  std::unique_ptr<CountCache> counts;  // totals for GetCounts, at most count_cache_ms old
+};
+
+}  // namespace ferry::like

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <utility>
+
+namespace ferry::like {
+
+// How many buckets a content's likes are split into, and which one a user's like is in. A hot
+// content gets more buckets so that its writes spread over several keys (and Redis nodes).
+class BucketLayout {
+ public:
+  BucketLayout(uint32_t default_buckets, std::map<int64_t, uint32_t> hot)
+      : default_(default_buckets), hot_(std::move(hot)) {}
+
+  uint32_t BucketsOf(int64_t content_id) const {
+    auto it = hot_.find(content_id);
+    return it == hot_.end() ? default_ : it->second;
+  }
+  uint32_t BucketOf(int64_t content_id, std::string_view user_id) const {
+    return static_cast<uint32_t>(UserHash(user_id) % BucketsOf(content_id));
+  }
+
+  // FNV-1a: stable across processes and builds (std::hash is not), so every provider and the
+  // database agree on a user's bucket.
+  static uint64_t UserHash(std::string_view user_id) {
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : user_id) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+    return h;
+  }
+
+ private:
+  uint32_t default_;
+  std::map<int64_t, uint32_t> hot_;
+};
+
+}  // namespace ferry::like

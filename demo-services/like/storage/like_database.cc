@@ -1,0 +1,372 @@
+#include "storage/like_database.h"
+
+#include <chrono>
+#include <map>
+
+#include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/sqlite_connection.h"
+#include "storage/like_schema.h"
+
+namespace ferry::like {
+
+using storage::AsInt;
+using storage::AsText;
+using storage::SqlConnection;
+using storage::SqlDialect;
+using storage::SqlRow;
+using storage::SqlValue;
+
+namespace {
+
+constexpr int kTransactionAttempts = 8;
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The pair's row, locked until the transaction ends (SQLite's BEGIN IMMEDIATE already holds
+// the whole database).
+std::string_view SelectStateSql(SqlDialect dialect) {
+  return dialect == SqlDialect::kSqlite
+             ? "SELECT liked, version FROM like_state WHERE content_id = ? AND user_id = ?"
+             : "SELECT liked, version FROM like_state WHERE content_id = ? AND user_id = ? "
+               "FOR UPDATE";
+}
+
+// Writes the pair's new state and version; a state that flipped moves its bucket's count.
+Status WriteState(SqlConnection& c, bool row_exists, int64_t content_id, const std::string& user_id,
+                  bool liked, int64_t version, uint32_t bucket, bool changed) {
+  const int64_t l = liked ? 1 : 0;
+  const int64_t b = bucket;
+  Status s = row_exists ? c.Execute(
+                              "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
+                              "WHERE content_id = ? AND user_id = ?",
+                              {l, version, b, content_id, user_id})
+                        : c.Execute(
+                              "INSERT INTO like_state (content_id, user_id, liked, version, "
+                              "bucket) VALUES (?, ?, ?, ?, ?)",
+                              {content_id, user_id, l, version, b});
+  if (!s.ok() || !changed) return s;
+  return c.Execute(AddToCountSql(c.dialect()), {content_id, b, int64_t{liked ? 1 : -1}});
+}
+
+}  // namespace
+
+std::unique_ptr<storage::SqlConnectionPool> SqliteLikePool(const std::string& path,
+                                                           uint32_t connections) {
+  storage::SqliteOptions options{.path = path};
+  return std::make_unique<storage::SqlConnectionPool>(
+      [options](std::unique_ptr<SqlConnection>* c) {
+        return storage::SqliteConnection::Open(options, c);
+      },
+      connections);
+}
+
+std::unique_ptr<storage::SqlConnectionPool> MariaDbLikePool(const storage::MariaDbOptions& options,
+                                                            uint32_t connections) {
+  return std::make_unique<storage::SqlConnectionPool>(
+      [options](std::unique_ptr<SqlConnection>* c) {
+        return storage::MariaDbConnection::Open(options, c);
+      },
+      connections);
+}
+
+Status LikeDatabase::Initialize() {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  return lease->Check((*lease)->ExecuteScript(LikeSchema((*lease)->dialect())));
+}
+
+Status LikeDatabase::InTransaction(const std::function<Status(SqlConnection&)>& body) {
+  Status last;
+  for (int attempt = 0; attempt < kTransactionAttempts; ++attempt) {
+    std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+    if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+    SqlConnection& c = **lease;
+    if (Status s = lease->Check(c.Begin()); !s.ok()) return s;
+    last = lease->Check(body(c));
+    if (last.ok()) last = lease->Check(c.Commit());
+    if (last.ok()) return last;
+    c.Rollback();
+    // Two writers inserting the first row of one pair: the loser reads the winner's row.
+    if (last.code() != StatusCode::ABORTED && last.code() != StatusCode::ALREADY_EXISTS) {
+      return last;
+    }
+  }
+  return last;
+}
+
+Status LikeDatabase::Apply(const LikeEvent& event, bool* applied, bool* changed) {
+  return InTransaction([&](SqlConnection& c) {
+    *applied = false;
+    *changed = false;
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query(SelectStateSql(c.dialect()), {event.content_id, event.user_id}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    const bool exists = !rows.empty();
+    if (exists && AsInt(rows[0][1]) >= event.version) return Status::Ok();  // stale or repeated
+    const bool was_liked = exists && AsInt(rows[0][0]) != 0;
+    *applied = true;
+    *changed = was_liked != event.liked;
+    return WriteState(c, exists, event.content_id, event.user_id, event.liked, event.version,
+                      event.bucket, *changed);
+  });
+}
+
+Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uint32_t bucket,
+                             bool liked, int64_t now_us, SetLikeResult* out) {
+  return InTransaction([&](SqlConnection& c) {
+    *out = SetLikeResult{.bucket = bucket};
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query(SelectStateSql(c.dialect()), {content_id, user_id}, &rows); !s.ok()) {
+      return s;
+    }
+    const bool exists = !rows.empty();
+    const bool was_liked = exists && AsInt(rows[0][0]) != 0;
+    out->version = exists ? AsInt(rows[0][1]) : 0;
+    if (was_liked != liked) {
+      out->changed = true;
+      out->version = std::max(out->version + 1, now_us);
+      if (Status s = WriteState(c, exists, content_id, user_id, liked, out->version, bucket, true);
+          !s.ok()) {
+        return s;
+      }
+      if (Status s = c.Execute(
+              "INSERT INTO like_outbox (content_id, user_id, liked, version, bucket, created_ms) "
+              "VALUES (?, ?, ?, ?, ?, ?)",
+              {content_id, user_id, int64_t{liked ? 1 : 0}, out->version, int64_t{bucket},
+               WallMs()});
+          !s.ok()) {
+        return s;
+      }
+    }
+    rows.clear();
+    if (Status s = c.Query("SELECT count FROM like_count WHERE content_id = ? AND bucket = ?",
+                           {content_id, int64_t{bucket}}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    out->bucket_count = rows.empty() ? 0 : AsInt(rows[0][0]);
+    return Status::Ok();
+  });
+}
+
+Status LikeDatabase::BucketCounts(int64_t content_id, uint32_t buckets, std::vector<int64_t>* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(
+          "SELECT bucket, count FROM like_count WHERE content_id = ?", {content_id}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->assign(buckets, 0);
+  for (const SqlRow& row : rows) {
+    const int64_t bucket = AsInt(row[0]);
+    // A row of a bucket the layout no longer has still counts (until a repair moves it).
+    if (bucket >= 0 && bucket < static_cast<int64_t>(buckets)) {
+      (*out)[static_cast<size_t>(bucket)] += AsInt(row[1]);
+    } else if (!out->empty()) {
+      (*out)[0] += AsInt(row[1]);
+    }
+  }
+  return Status::Ok();
+}
+
+Status LikeDatabase::HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
+                              std::vector<bool>* out) {
+  out->assign(content_ids.size(), false);
+  if (content_ids.empty()) return Status::Ok();
+  std::string sql =
+      "SELECT content_id FROM like_state WHERE user_id = ? AND liked = 1 AND "
+      "content_id IN (";
+  std::vector<SqlValue> params = {user_id};
+  for (size_t i = 0; i < content_ids.size(); ++i) {
+    sql += i == 0 ? "?" : ", ?";
+    params.emplace_back(content_ids[i]);
+  }
+  sql += ")";
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(sql, params, &rows)); !s.ok()) return s;
+  for (const SqlRow& row : rows) {
+    const int64_t id = AsInt(row[0]);
+    for (size_t i = 0; i < content_ids.size(); ++i) {
+      if (content_ids[i] == id) (*out)[i] = true;
+    }
+  }
+  return Status::Ok();
+}
+
+Status LikeDatabase::ListLikers(int64_t content_id, const std::string& after_user, uint32_t limit,
+                                std::vector<std::string>* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(
+          "SELECT user_id FROM like_state WHERE content_id = ? AND liked = 1 AND user_id > ? "
+          "ORDER BY user_id LIMIT ?",
+          {content_id, after_user, int64_t{limit}}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->clear();
+  for (const SqlRow& row : rows) out->push_back(AsText(row[0]));
+  return Status::Ok();
+}
+
+Status LikeDatabase::ListLiked(const std::string& user_id, int64_t after_content, uint32_t limit,
+                               std::vector<int64_t>* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(
+          "SELECT content_id FROM like_state WHERE user_id = ? AND liked = 1 AND content_id > ? "
+          "ORDER BY content_id LIMIT ?",
+          {user_id, after_content, int64_t{limit}}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->clear();
+  for (const SqlRow& row : rows) out->push_back(AsInt(row[0]));
+  return Status::Ok();
+}
+
+Status LikeDatabase::CountedContents(std::vector<int64_t>* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(
+          "SELECT DISTINCT content_id FROM like_count ORDER BY content_id", {}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->clear();
+  for (const SqlRow& row : rows) out->push_back(AsInt(row[0]));
+  return Status::Ok();
+}
+
+Status LikeDatabase::BucketRows(int64_t content_id, uint32_t bucket, std::vector<LikeRow>* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(
+          "SELECT user_id, liked, version FROM like_state WHERE content_id = ? AND bucket = ?",
+          {content_id, int64_t{bucket}}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->clear();
+  for (const SqlRow& row : rows) {
+    out->push_back(
+        {.user_id = AsText(row[0]), .liked = AsInt(row[1]) != 0, .version = AsInt(row[2])});
+  }
+  return Status::Ok();
+}
+
+Status LikeDatabase::Counts(int64_t content_id, DatabaseCounts* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  SqlConnection& c = **lease;
+  if (Status s = lease->Check(c.BeginSnapshot()); !s.ok()) return s;
+  auto scalar = [&](std::string_view sql, int64_t* value) {
+    std::vector<SqlRow> rows;
+    Status s = lease->Check(c.Query(sql, {content_id}, &rows));
+    *value = s.ok() && !rows.empty() ? AsInt(rows[0][0]) : 0;
+    return s;
+  };
+  Status s =
+      scalar("SELECT COUNT(*) FROM like_state WHERE content_id = ? AND liked = 1", &out->likes);
+  if (s.ok()) {
+    s = scalar("SELECT COALESCE(SUM(count), 0) FROM like_count WHERE content_id = ?",
+               &out->counted);
+  }
+  if (s.ok()) s = scalar("SELECT COUNT(*) FROM like_outbox WHERE content_id = ?", &out->outbox);
+  if (!s.ok()) {
+    c.Rollback();
+    return s;
+  }
+  return lease->Check(c.Commit());
+}
+
+Status LikeDatabase::RepairCounts(int64_t content_id, const BucketLayout& layout, bool* changed) {
+  return InTransaction([&](SqlConnection& c) {
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query("SELECT user_id, liked, bucket FROM like_state WHERE content_id = ?",
+                           {content_id}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    std::map<int64_t, int64_t> want;
+    for (const SqlRow& row : rows) {
+      const std::string user = AsText(row[0]);
+      const int64_t bucket = layout.BucketOf(content_id, user);
+      if (AsInt(row[1]) != 0) ++want[bucket];
+      if (AsInt(row[2]) != bucket) {
+        if (Status s =
+                c.Execute("UPDATE like_state SET bucket = ? WHERE content_id = ? AND user_id = ?",
+                          {bucket, content_id, user});
+            !s.ok()) {
+          return s;
+        }
+      }
+    }
+    rows.clear();
+    if (Status s = c.Query("SELECT bucket, count FROM like_count WHERE content_id = ?",
+                           {content_id}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    std::map<int64_t, int64_t> have;
+    for (const SqlRow& row : rows) have[AsInt(row[0])] = AsInt(row[1]);
+    std::erase_if(want, [](const auto& entry) { return entry.second == 0; });
+    std::erase_if(have, [](const auto& entry) { return entry.second == 0; });
+    *changed = want != have;
+    if (!*changed) return Status::Ok();
+    if (Status s = c.Execute("DELETE FROM like_count WHERE content_id = ?", {content_id});
+        !s.ok()) {
+      return s;
+    }
+    for (const auto& [bucket, count] : want) {
+      if (Status s = c.Execute(AddToCountSql(c.dialect()), {content_id, bucket, count}); !s.ok()) {
+        return s;
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+Status LikeDatabase::AddDeadLetter(const LikeEvent& event, const std::string& reason) {
+  return InTransaction([&](SqlConnection& c) {
+    Status s = c.Execute(
+        "INSERT INTO like_dead_letter (event_id, content_id, user_id, liked, version, bucket, "
+        "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        {event.event_id(), event.content_id, event.user_id, int64_t{event.liked ? 1 : 0},
+         event.version, int64_t{event.bucket}, reason.substr(0, 1000)});
+    // Dead-lettered before (a second claim of the same entry): kept once.
+    return s.code() == StatusCode::ALREADY_EXISTS ? Status::Ok() : s;
+  });
+}
+
+Status LikeDatabase::CountDeadLetters(int64_t* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = lease->Check((*lease)->Query("SELECT COUNT(*) FROM like_dead_letter", {}, &rows));
+  *out = s.ok() && !rows.empty() ? AsInt(rows[0][0]) : 0;
+  return s;
+}
+
+Status LikeDatabase::TrimOutbox(int64_t before_ms, int64_t* deleted) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  return lease->Check(
+      (*lease)->Execute("DELETE FROM like_outbox WHERE created_ms < ?", {before_ms}, deleted));
+}
+
+}  // namespace ferry::like
