@@ -344,10 +344,11 @@ Status LikeDatabase::RepairCounts(int64_t content_id, const BucketLayout& layout
 Status LikeDatabase::AddDeadLetter(const LikeEvent& event, const std::string& reason) {
   return InTransaction([&](SqlConnection& c) {
     Status s = c.Execute(
-        "INSERT INTO like_dead_letter (event_id, content_id, user_id, liked, version, bucket, "
-        "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        {event.event_id(), event.content_id, event.user_id, int64_t{event.liked ? 1 : 0},
-         event.version, int64_t{event.bucket}, reason.substr(0, 1000)});
+        "INSERT INTO like_dead_letter (stream, entry_id, content_id, user_id, liked, version, "
+        "bucket, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        {event.stream, event.entry_id, event.content_id, event.user_id,
+         int64_t{event.liked ? 1 : 0}, event.version, int64_t{event.bucket},
+         reason.substr(0, 1000)});
     // Dead-lettered before (a second claim of the same entry): kept once.
     return s.code() == StatusCode::ALREADY_EXISTS ? Status::Ok() : s;
   });

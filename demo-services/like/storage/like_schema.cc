@@ -29,13 +29,15 @@ CREATE TABLE IF NOT EXISTS like_outbox (
   bucket INTEGER NOT NULL,
   created_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS like_dead_letter (
-  event_id BLOB PRIMARY KEY,
+  stream BLOB NOT NULL,
+  entry_id BLOB NOT NULL,
   content_id INTEGER NOT NULL,
   user_id BLOB NOT NULL,
   liked INTEGER NOT NULL,
   version INTEGER NOT NULL,
   bucket INTEGER NOT NULL,
-  reason BLOB NOT NULL)
+  reason BLOB NOT NULL,
+  PRIMARY KEY (stream, entry_id))
 )sql";
 
 constexpr std::string_view kMariaDb = R"sql(
@@ -62,13 +64,15 @@ CREATE TABLE IF NOT EXISTS like_outbox (
   bucket INT NOT NULL,
   created_ms BIGINT NOT NULL) ENGINE=InnoDB;
 CREATE TABLE IF NOT EXISTS like_dead_letter (
-  event_id VARBINARY(200) NOT NULL PRIMARY KEY,
+  stream VARBINARY(255) NOT NULL,
+  entry_id VARBINARY(64) NOT NULL,
   content_id BIGINT NOT NULL,
-  user_id VARBINARY(128) NOT NULL,
+  user_id BLOB NOT NULL,
   liked TINYINT NOT NULL,
   version BIGINT NOT NULL,
   bucket INT NOT NULL,
-  reason VARBINARY(1000) NOT NULL) ENGINE=InnoDB
+  reason VARBINARY(1000) NOT NULL,
+  PRIMARY KEY (stream, entry_id)) ENGINE=InnoDB
 )sql";
 
 }  // namespace
