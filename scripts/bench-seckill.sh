@@ -16,6 +16,7 @@
 #   FERRY_SECKILL_SCRIPT_CALLS (default 200000): redis-benchmark calls
 #   FERRY_SECKILL_SALE=0 skips the extra row of a contended sale (100 units, 10% duplicates)
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/seckill_user_token.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
 cd "$FERRY_ROOT"
@@ -33,6 +34,7 @@ ferry_build "$BUILD_DIR" -- seckill-server ferry-bench
 BIN="$BUILD_DIR/bin"
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench-seckill.XXXXXX)"
+ferry_seckill_user_token "$RUN_DIR"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
 
 REDIS_PORT="$(ferry_free_port)"
@@ -51,6 +53,7 @@ server:
   listen: 127.0.0.1:0
   io_threads: 1
   business_pool: {threads: 16, queue_capacity: 8192}
+$SECKILL_FILTERS_YAML
 service:
 $backend_yaml
   idgen: {worker_id: 1}
@@ -112,7 +115,8 @@ run() {
   log "ferry-bench seckill ($label): stock $stock, $buyers buyers, dup-ratio $dup, $CONNS x $DEPTH"
   "$BIN/ferry-bench" seckill --target "127.0.0.1:$port" --stock "$stock" --buyers "$buyers" \
     --dup-ratio "$dup" --conns "$CONNS" --depth "$DEPTH" --duration-limit 300 \
-    --settle-timeout 300 --timeout-ms 10000 | tee "$RUN_DIR/$label.out" || true
+    --settle-timeout 300 --timeout-ms 10000 "${SECKILL_TOKEN_FLAGS[@]}" |
+    tee "$RUN_DIR/$label.out" || true
 }
 field() { sed -n "s/.* $2=\(-\{0,1\}[0-9]*\).*/\1/p" "$RUN_DIR/$1.out" | tail -n 1; }
 check() { sed -n 's/^check: \([A-Z]*\).*/\1/p' "$RUN_DIR/$1.out"; }

@@ -17,6 +17,7 @@ source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/zookeeper.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
+source "$(dirname "$0")/lib/seckill_user_token.sh"
 cd "$FERRY_ROOT"
 
 BACKEND=redis+mariadb
@@ -105,12 +106,14 @@ else
 fi
 # No idgen.worker_id: on redis+mariadb each provider leases its own from the registry's
 # ZooKeeper (/ferry/idgen/seckill-orders/workers/<id>); the embedded one is alone on its file.
+ferry_seckill_user_token "$SECKILL_DIR"
 cat >"$SECKILL_DIR/seckill-server.yaml" <<YAML
 log: {level: info}
 server:
   listen: 127.0.0.1:0
   io_threads: 1
   business_pool: {threads: 4, queue_capacity: 4096}
+$SECKILL_FILTERS_YAML
 service:
 $BACKEND_YAML
 YAML
@@ -134,7 +137,7 @@ fi
 log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): $STOCK units, $BUYERS buyers, 10% try twice"
 "$BUILD_DIR"/bin/ferry-bench seckill "${SECKILL_TARGET[@]}" --stock "$STOCK" --buyers "$BUYERS" \
   --dup-ratio 0.1 --conns 2 --depth 8 --duration-limit 60 --settle-timeout 90 "${VERIFY_DB[@]}" \
-  >"$RUN_DIR/seckill.out" 2>&1 &
+  "${SECKILL_TOKEN_FLAGS[@]}" >"$RUN_DIR/seckill.out" 2>&1 &
 BENCH_PID=$!
 KILL_TEXT="no provider killed (one provider)"
 if [ "$PROVIDERS" -gt 1 ]; then

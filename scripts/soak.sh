@@ -16,6 +16,7 @@ source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/zookeeper.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
+source "$(dirname "$0")/lib/seckill_user_token.sh"
 cd "$FERRY_ROOT"
 
 DURATION="${FERRY_SOAK_SECONDS:-600}"
@@ -46,6 +47,7 @@ BIN="$FERRY_ROOT/$BUILD_DIR/bin"
 CHECKS="$FERRY_ROOT/scripts/lib/soak_checks.py"
 
 RUN="$(mktemp -d /tmp/ferry-soak.XXXXXX)"
+ferry_seckill_user_token "$RUN"
 EVENTS="$RUN/events.log"
 FAILURES="$RUN/failures"  # one line per failed check, the first is the verdict's reason
 : >"$FAILURES"
@@ -115,6 +117,7 @@ server:
   io_threads: 1
   drain_delay_ms: 300
   business_pool: {threads: 4, queue_capacity: 4096}
+$SECKILL_FILTERS_YAML
 service:
   backend: redis+mariadb
   redis: {host: 127.0.0.1, port: $REDIS_PORT, connections: 4, timeout_ms: 1000}
@@ -263,6 +266,7 @@ seckill_loop() {
     timeout -k 10 240 "$BIN/ferry-bench" seckill --registry "$REGISTRY" --conns 2 --depth 4 \
       --stock 3000 --buyers 6000 --dup-ratio 0.1 --duration-limit 30 --settle-timeout 90 \
       --timeout-ms 3000 --accepted-out "$RUN/seckill-round-$round.accepted" \
+      "${SECKILL_TOKEN_FLAGS[@]}" \
       >"$RUN/seckill-round-$round.out" 2>&1 &
     echo $! >"$RUN/seckill-loop.pid"
     wait $! || rc=$?

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@
 #include "ferry/bench/load_report.h"
 #include "ferry/bench/single_writer_counter.h"
 #include "ferry/framework/call_options.h"
+#include "ferry/plugins/user_token.h"
 #include "seckill.ferry.h"
 
 namespace ferry::bench {
@@ -253,7 +255,11 @@ class Sale {
     uint64_t index = 0;
     Clock::time_point sent;
     seckill::PurchaseRequest request;
+    CallOptions options;
   };
+
+  // `base` with a user token for `user` when --user-token-key is set.
+  CallOptions AsBuyer(const CallOptions& base, const std::string& user) const;
 
   void IssuePurchase(uint64_t index, uint32_t slot);
   void OnPurchase(PurchaseSlot& slot, uint32_t slot_number,
@@ -339,6 +345,7 @@ void Sale::IssuePurchase(uint64_t index, uint32_t slot_number) {
   slot.request.set_user_id(UserId(activity_id_, attempt.buyer));
   slot.request.set_request_id(
       RequestId(activity_id_, attempt.buyer, attempt.kind == AttemptKind::kNewRequest));
+  slot.options = AsBuyer(call_options_, slot.request.user_id());
   slot.sent = Clock::now();
   ProxyOf(slot_number)
       .PurchaseWithCallback(
@@ -346,7 +353,19 @@ void Sale::IssuePurchase(uint64_t index, uint32_t slot_number) {
           [this, &slot, slot_number](Result<seckill::PurchaseResponse> result) {
             OnPurchase(slot, slot_number, result);
           },
-          call_options_);
+          slot.options);
+}
+
+CallOptions Sale::AsBuyer(const CallOptions& base, const std::string& user) const {
+  CallOptions options = base;
+  if (options_.user_token_key_id.empty()) return options;
+  // Good for the whole run: the burst, settling and the checks after it.
+  const int64_t now_s = WallMs() / 1000;
+  const auto ttl_s =
+      static_cast<int64_t>(options_.duration_limit_s + 2 * options_.settle_timeout_s) + 3600;
+  options.attachments[std::string(plugins::kUserTokenAttachment)] = plugins::MakeUserToken(
+      options_.user_token_key_id, options_.user_token_secret, user, now_s, now_s + ttl_s);
+  return options;
 }
 
 void Sale::OnPurchase(PurchaseSlot& slot, uint32_t slot_number,
@@ -675,7 +694,7 @@ bool Sale::Check(SeckillBenchOutcome* o) {
               }
               checker->Next(slot);
             },
-            admin_options_);
+            AsBuyer(admin_options_, request.user_id()));
       });
   checker->Start();
   const Clock::time_point lookup_deadline =
@@ -893,6 +912,36 @@ int RunSeckill(int argc, const char* const* argv) {
   flags.AddString("--db-user", "USER", &db.user, "MariaDB user (default root)");
   flags.AddString("--db-password", "PASSWORD", &db.password, "MariaDB password (default empty)");
   flags.AddString("--db-name", "NAME", &db.database, "MariaDB database (default ferry_seckill)");
+  std::string user_token_key;
+  flags.AddString("--user-token-key", "ID:SECRET_FILE", &user_token_key,
+                  "sign a user token for each buyer with key ID and the secret in SECRET_FILE "
+                  "(the provider's user_token filter; default: no tokens)");
+  flags.AddCheck([&options, &user_token_key](std::string* error) {
+    if (user_token_key.empty()) return true;
+    const size_t colon = user_token_key.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == user_token_key.size()) {
+      *error = "--user-token-key: expected ID:SECRET_FILE, got '" + user_token_key + "'";
+      return false;
+    }
+    const std::string file = user_token_key.substr(colon + 1);
+    std::ifstream in(file);
+    std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+    if (!in.good() && !in.eof()) secret.clear();
+    if (secret.empty()) {
+      *error = "--user-token-key: cannot read a secret from '" + file + "'";
+      return false;
+    }
+    options.user_token_key_id = user_token_key.substr(0, colon);
+    options.user_token_secret = std::move(secret);
+    if (plugins::MakeUserToken(options.user_token_key_id, options.user_token_secret, "probe", 0, 1)
+            .empty()) {
+      *error = "--user-token-key: '" + options.user_token_key_id +
+               "' is not a key id (1-64 of A-Z a-z 0-9 . _ @ -)";
+      return false;
+    }
+    return true;
+  });
   flags.AddCheck([&options](std::string* error) {
     const SeckillDatabaseOptions& d = options.database;
     if (!d.kind.empty() && d.kind != "sqlite" && d.kind != "mariadb") {

@@ -36,6 +36,10 @@ struct SeckillBenchOptions {
   std::string accepted_out;
   // --verify-db and the --db-* flags: also read the provider's database directly.
   SeckillDatabaseOptions database;
+  // --user-token-key ID:SECRET_FILE: every buyer call carries a user token for its buyer, made
+  // with this key (the provider's `user_token` filter verifies it); empty id: none.
+  std::string user_token_key_id;
+  std::string user_token_secret;
 };
 
 // What one run found; the RESULT line carries the first figures.

@@ -29,10 +29,23 @@ std::string LastLine(const std::string& text) {
   return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
 }
 
+// The provider verifies user tokens as the shipped configs make it, and ferry-bench signs them.
+constexpr const char* kUserTokenSecret = "bench-user-secret";
+ServerOptions VerifyingUserTokens() {
+  ServerOptions options;
+  options.filters = {FilterSpec::FromYaml(
+      "user_token", std::string("{secret: ") + kUserTokenSecret +
+                        ", exempt: [ferry.seckill.SeckillService/CreateActivity, "
+                        "ferry.seckill.SeckillService/Preheat, "
+                        "ferry.seckill.SeckillService/GetActivity, "
+                        "ferry.seckill.SeckillService/Reconcile]}")};
+  return options;
+}
+
 // An in-process provider on an ephemeral loopback port.
 class Provider {
  public:
-  explicit Provider(std::span<Service* const> services) : server_(ServerOptions{}) {
+  explicit Provider(std::span<Service* const> services) : server_(VerifyingUserTokens()) {
     for (Service* service : services) EXPECT_TRUE(server_.AddService(service).ok());
     const Status started = server_.Start();
     EXPECT_TRUE(started.ok()) << started;
@@ -72,6 +85,8 @@ struct EmbeddedSeckill {
 SeckillBenchOptions SmallSale(const std::string& target) {
   SeckillBenchOptions options;
   options.load.target = target;
+  options.user_token_key_id = "default";
+  options.user_token_secret = kUserTokenSecret;
   options.load.conns = 2;
   options.load.depth = 8;
   options.stock = 5;

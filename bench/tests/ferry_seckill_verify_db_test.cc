@@ -20,6 +20,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// The provider verifies user tokens as the shipped configs make it, and ferry-bench signs them.
+constexpr const char* kUserTokenSecret = "bench-user-secret";
+ServerOptions VerifyingUserTokens() {
+  ServerOptions options;
+  options.filters = {FilterSpec::FromYaml(
+      "user_token", std::string("{secret: ") + kUserTokenSecret +
+                        ", exempt: [ferry.seckill.SeckillService/CreateActivity, "
+                        "ferry.seckill.SeckillService/Preheat, "
+                        "ferry.seckill.SeckillService/GetActivity, "
+                        "ferry.seckill.SeckillService/Reconcile]}")};
+  return options;
+}
+
 TEST(SeckillVerifyDbTest, VerifyDbReadsTheMariaDbOrdersTheOrderWriterWrote) {
   testsupport::RedisServer redis({.appendonly = true, .extra_args = {"--appendfsync", "everysec"}});
   ASSERT_TRUE(redis.Start());
@@ -42,11 +55,13 @@ TEST(SeckillVerifyDbTest, VerifyDbReadsTheMariaDbOrdersTheOrderWriterWrote) {
   const Status created = seckill::SeckillApp::Create(config, "", &app);
   ASSERT_TRUE(created.ok()) << created;
 
-  Server server(ServerOptions{});
+  Server server(VerifyingUserTokens());
   for (Service* service : app->services()) ASSERT_TRUE(server.AddService(service).ok());
   ASSERT_TRUE(server.Start().ok());
   SeckillBenchOptions options;
   options.load.target = "127.0.0.1:" + std::to_string(server.port());
+  options.user_token_key_id = "default";
+  options.user_token_secret = kUserTokenSecret;
   options.load.conns = 2;
   options.load.depth = 8;
   options.stock = 5;

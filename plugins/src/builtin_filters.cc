@@ -9,6 +9,7 @@ namespace {
 void RegisterBuiltinFilters(ExtensionRegistry& registry) {
   RegisterAuthFilters(registry);
   RegisterRateLimitFilter(registry);
+  RegisterUserTokenFilter(registry);
 }
 
 }  // namespace

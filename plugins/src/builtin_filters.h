@@ -10,5 +10,7 @@ namespace ferry::plugins {
 void RegisterAuthFilters(ExtensionRegistry& registry);
 // Server `ratelimit`.
 void RegisterRateLimitFilter(ExtensionRegistry& registry);
+// Server `user_token`.
+void RegisterUserTokenFilter(ExtensionRegistry& registry);
 
 }  // namespace ferry::plugins

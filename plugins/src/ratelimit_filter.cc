@@ -39,13 +39,15 @@ struct MethodLimits {
   FieldRateLimits::Rules* const field_rules;  // null: none
 };
 
-// Token buckets per method, per caller and per request field; a call must find a token in
-// every bucket that applies to it.
+// Token buckets per method, per caller, per user, per peer host and per request field; a call must
+// find a token in every bucket that applies to it.
 class RateLimitFilter final : public ServerFilter {
  public:
   void Configure(config::ConfigReader& config) override {
     if (config.Has("per_method")) per_method_ = ReadRateLimit(config.Section("per_method"));
     if (config.Has("per_caller")) per_caller_ = ReadRateLimit(config.Section("per_caller"));
+    if (config.Has("per_user")) per_user_ = ReadRateLimit(config.Section("per_user"));
+    if (config.Has("per_peer")) per_peer_ = ReadRateLimit(config.Section("per_peer"));
     config::ConfigReader methods = config.Section("methods");
     for (const std::string& name : config.KeysOf("methods")) {
       if (name.find('/') == std::string::npos) {
@@ -57,11 +59,15 @@ class RateLimitFilter final : public ServerFilter {
     int64_t max_callers = kDefaultMaxCallers;
     config.Integer("max_callers", 1, kMaxCallers, &max_callers);
     per_field_.Configure(config, static_cast<size_t>(max_callers));
-    if (!per_method_ && !per_caller_ && method_overrides_.empty() && per_field_.empty()) {
+    if (!per_method_ && !per_caller_ && !per_user_ && !per_peer_ && method_overrides_.empty() &&
+        per_field_.empty()) {
       config.Invalid("per_method",
-                     "set at least one of per_method, per_caller, methods or per_field");
+                     "set at least one of per_method, per_caller, per_user, per_peer, methods or "
+                     "per_field");
     }
     callers_.emplace(static_cast<size_t>(max_callers));
+    users_.emplace(static_cast<size_t>(max_callers));
+    peers_.emplace(static_cast<size_t>(max_callers));
   }
 
   std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
@@ -90,6 +96,20 @@ class RateLimitFilter final : public ServerFilter {
         return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
       }
     }
+    // The user a filter before this one verified (user_token); a call without one (a method
+    // that needs no user) has no user bucket.
+    if (per_user_ && !request.context.verified_user().empty() &&
+        !users_->TryTake(request.context.verified_user(), *per_user_, now)) {
+      return Exhausted("user '" + request.context.verified_user() + "'", *per_user_);
+    }
+    // The client's address whoever it says or proves it is: one host rotating identities (or
+    // users) still shares one bucket.
+    if (per_peer_) {
+      const std::string_view host = HostOf(request.context.peer());
+      if (!peers_->TryTake(host, *per_peer_, now)) {
+        return Exhausted("peer " + std::string(host), *per_peer_);
+      }
+    }
     if (method.bucket && !method.bucket->TryTake(now)) {
       return Exhausted("method " + method.key, *method.limit);
     }
@@ -112,8 +132,12 @@ class RateLimitFilter final : public ServerFilter {
 
   std::optional<RateLimit> per_method_;
   std::optional<RateLimit> per_caller_;
+  std::optional<RateLimit> per_user_;
+  std::optional<RateLimit> per_peer_;
   std::map<std::string, RateLimit, std::less<>> method_overrides_;
   std::optional<BucketMap> callers_;
+  std::optional<BucketMap> users_;
+  std::optional<BucketMap> peers_;
   FieldRateLimits per_field_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "ferry/framework/config.h"
 #include "ferry/framework/server.h"
 #include "ferry/plugins/auth_token.h"
+#include "ferry/plugins/user_token.h"
 #include "raw_http_client.h"
 #include "service/echo_service.h"
 
@@ -27,7 +29,21 @@ class RoutedEcho final : public demo::EchoServiceBase {
  public:
   Status Echo(ServerContext& context, const demo::EchoRequest& request,
               demo::EchoResponse* response) override {
+    {
+      std::lock_guard lock(mu_);
+      last_user_ = context.verified_user();
+      last_attachments_ = context.attachments();
+    }
     return echo_.Echo(context, request, response);
+  }
+  // ServerContext::verified_user() and attachments() of the last Echo served.
+  std::string last_user() const {
+    std::lock_guard lock(mu_);
+    return last_user_;
+  }
+  Attachments last_attachments() const {
+    std::lock_guard lock(mu_);
+    return last_attachments_;
   }
   Status Delay(ServerContext& context, const demo::DelayRequest& request,
                demo::EchoResponse* response) override {
@@ -70,6 +86,9 @@ class RoutedEcho final : public demo::EchoServiceBase {
 
  private:
   demo::EchoServiceImpl echo_;
+  mutable std::mutex mu_;
+  std::string last_user_;
+  Attachments last_attachments_;
 };
 
 class HttpTest : public ::testing::Test {
@@ -375,6 +394,59 @@ TEST_F(HttpTest, AnAuthFilterReadsTheBearerTokenAndRateLimitsAnswer429) {
   EXPECT_EQ(first->status, 200);
   EXPECT_EQ(second->status, 429);
   EXPECT_EQ(second->headers.count("retry-after"), 1u);
+}
+
+TEST_F(HttpTest, AttachmentHeadersBecomeAttachmentsAndCarryAUserToken) {
+  Start(
+      "  filters:\n"
+      "    - {name: auth, secret: s3cr3t}\n"
+      "    - {name: user_token, secret: u5er}\n");
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  const std::string user_token =
+      plugins::MakeUserToken("default", "u5er", "alice", now_s, now_s + 60);
+  // The auth token signs the attachments the headers make, as they arrive (lower-cased names).
+  const auto auth_token = [](const Attachments& attachments) {
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    return plugins::MakeAuthToken("default", "s3cr3t",
+                                  plugins::AuthRequest{.service = "ferry.demo.EchoService",
+                                                       .method = "Echo",
+                                                       .body = "{}",
+                                                       .attachments = &attachments},
+                                  "", now_ms, plugins::NewAuthNonce());
+  };
+  RawHttpClient client(port());
+  const Attachments none;
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "Authorization: Bearer " + auth_token(none) + "\r\n")));
+  auto missing = client.Read();
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 401);
+  EXPECT_NE(missing->body.find("missing user token"), std::string::npos) << missing->body;
+  const Attachments sent{{"user-token", user_token}, {"tenant", "Blue"}};
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "Authorization: Bearer " + auth_token(sent) +
+                                      "\r\nX-Ferry-Attachment-User-Token: " + user_token +
+                                      "\r\nx-ferry-attachment-TENANT: Blue\r\n")));
+  auto served = client.Read();
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200) << served->body;
+  EXPECT_EQ(echo_.last_user(), "alice");
+  EXPECT_EQ(echo_.last_attachments(), sent);
+  // A forged user token is refused, however good the auth token.
+  std::string forged = user_token;
+  forged.replace(forged.find(":alice:"), 7, ":bob:");
+  const Attachments forged_sent{{"user-token", forged}};
+  ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
+                                  "Authorization: Bearer " + auth_token(forged_sent) +
+                                      "\r\nX-Ferry-Attachment-User-Token: " + forged + "\r\n")));
+  auto refused = client.Read();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  EXPECT_NE(refused->body.find("invalid user token signature"), std::string::npos) << refused->body;
 }
 
 TEST_F(HttpTest, AdminPagesMoveToTheirOwnListenerWhenOneIsSet) {

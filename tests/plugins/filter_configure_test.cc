@@ -146,7 +146,8 @@ TEST(FilterConfigureTest, RatelimitAcceptsEveryDocumentedKey) {
 
 TEST(FilterConfigureTest, RatelimitNeedsSomeLimit) {
   ExpectInvalid(Configure<ServerFilter>("ratelimit", "{name: ratelimit}"),
-                "set at least one of per_method, per_caller, methods or per_field");
+                "set at least one of per_method, per_caller, per_user, per_peer, methods or "
+                "per_field");
 }
 
 TEST(FilterConfigureTest, RatelimitNamesTheBadKey) {

@@ -7,12 +7,18 @@ namespace ferry::plugins_test {
 void CountingEchoService::Count(const ServerContext& context) {
   std::lock_guard lock(mu_);
   last_verified_caller_ = context.verified_caller();
+  last_verified_user_ = context.verified_user();
   ++handled_;
 }
 
 std::string CountingEchoService::last_verified_caller() const {
   std::lock_guard lock(mu_);
   return last_verified_caller_;
+}
+
+std::string CountingEchoService::last_verified_user() const {
+  std::lock_guard lock(mu_);
+  return last_verified_user_;
 }
 
 Status CountingEchoService::Echo(ServerContext& context, const demo::EchoRequest& request,

@@ -25,6 +25,8 @@ class CountingEchoService final : public demo::EchoServiceBase {
   int handled() const { return handled_.load(); }
   // ServerContext::verified_caller() of the last call handled.
   std::string last_verified_caller() const;
+  // ServerContext::verified_user() of the last call handled.
+  std::string last_verified_user() const;
 
  private:
   void Count(const ServerContext& context);
@@ -33,6 +35,7 @@ class CountingEchoService final : public demo::EchoServiceBase {
   std::atomic<int> handled_{0};
   mutable std::mutex mu_;
   std::string last_verified_caller_;
+  std::string last_verified_user_;
 };
 
 // The filter specs of a YAML `filters:` list, read by the real config loader, e.g.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "ferry/plugins/user_token.h"
 #include "filter_fixture.h"
 
 namespace ferry::plugins_test {
@@ -43,6 +44,17 @@ CallOptions Claiming(const std::string& caller) {
 // The client filters of a caller whose identity `auth` signs.
 std::string SignedAs(const std::string& caller) {
   return "[{name: auth, secret: s3cr3t, caller: " + caller + "}]";
+}
+
+// Options carrying a user token for `user`, as the `user_token` filter verifies it.
+CallOptions ActingFor(const std::string& user) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  CallOptions options;
+  options.attachments[std::string(plugins::kUserTokenAttachment)] =
+      plugins::MakeUserToken("default", "u5er", user, now, now + 3600);
+  return options;
 }
 
 using RateLimitTest = FilterFixture;
@@ -123,6 +135,35 @@ TEST_F(RateLimitTest, CallerWithoutANameIsItsAddress) {
   const Status rejected = CallUntilRejected(second, 5);
   EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
   EXPECT_THAT(rejected.message(), HasSubstr("caller '127.0.0.1'"));
+}
+
+TEST_F(RateLimitTest, PerUserBucketsAreKeyedByTheVerifiedUserNotByWhatTheRequestSays) {
+  StartServer(
+      "[{name: user_token, secret: u5er}, {name: ratelimit, per_user: {rate: 0.001, burst: 2}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  // One user whatever payload (or user id field) the request carries.
+  ASSERT_TRUE(proxy.Echo(EchoOf("alice"), ActingFor("alice")).ok());
+  ASSERT_TRUE(proxy.Echo(EchoOf("bob"), ActingFor("alice")).ok());
+  const Status rejected = proxy.Echo(EchoOf("carol"), ActingFor("alice")).status();
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(),
+              AllOf(HasSubstr("rate limit of user 'alice' exceeded"), HasSubstr("burst 2")));
+  // Another user, on the same connection, has a bucket of its own.
+  EXPECT_TRUE(proxy.Echo(EchoOf("x"), ActingFor("bob")).ok());
+}
+
+// A host stays one host whoever auth says its callers are: per_caller would give each signed
+// caller a bucket of its own, per_peer gives them one together.
+TEST_F(RateLimitTest, PerPeerBucketsAreTheClientsAddressEvenWithVerifiedCallers) {
+  StartServer(
+      "[{name: auth, secret: s3cr3t}, {name: ratelimit, per_peer: {rate: 0.001, burst: 2}}]");
+  demo::EchoServiceProxy alice = NewProxy(SignedAs("alice"));
+  demo::EchoServiceProxy bob = NewProxy(SignedAs("bob"));
+  ASSERT_TRUE(alice.Echo(EchoOf("x")).ok());
+  ASSERT_TRUE(bob.Echo(EchoOf("x")).ok());
+  const Status rejected = NewProxy(SignedAs("carol")).Echo(EchoOf("x")).status();
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(), HasSubstr("rate limit of peer 127.0.0.1 exceeded"));
 }
 
 TEST_F(RateLimitTest, PerFieldBucketsAreKeyedByTheRequestFieldValue) {

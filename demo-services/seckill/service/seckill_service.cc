@@ -1,6 +1,7 @@
 #include "service/seckill_service.h"
 
 #include "service/activity_rules.h"
+#include "service/buyer_identity.h"
 #include "service/cache_generation.h"
 #include "service/reconciler.h"
 
@@ -90,8 +91,14 @@ Status SeckillServiceImpl::GetActivity(ServerContext&, const ActivityRef& reques
   return Status::Ok();
 }
 
-Status SeckillServiceImpl::Purchase(ServerContext&, const PurchaseRequest& request,
+Status SeckillServiceImpl::Purchase(ServerContext& context, const PurchaseRequest& sent,
                                     PurchaseResponse* response) {
+  // The purchase is the token's user's, whatever user id the request carries (or none).
+  PurchaseRequest request;
+  if (Status s = BuyerOf(context, sent.user_id(), request.mutable_user_id()); !s.ok()) return s;
+  request.set_activity_id(sent.activity_id());
+  request.set_sku_id(sent.sku_id());
+  request.set_request_id(sent.request_id());
   if (Status s = ValidatePurchase(request); !s.ok()) return s;
   const RequestScope scope{request.activity_id(), request.sku_id(), request.user_id(),
                            request.request_id()};
@@ -229,11 +236,13 @@ Status SeckillServiceImpl::Decide(const ActivityRecord& activity, const Purchase
   return Status::Ok();
 }
 
-Status SeckillServiceImpl::GetResult(ServerContext&, const GetResultRequest& request,
+Status SeckillServiceImpl::GetResult(ServerContext& context, const GetResultRequest& request,
                                      GetResultResponse* response) {
+  std::string user;
+  if (Status s = BuyerOf(context, request.user_id(), &user); !s.ok()) return s;
   if (request.request_id().empty()) return Invalid("request_id: must not be empty");
-  const RequestScope scope{request.activity_id(), request.sku_id(), request.user_id(),
-                           request.request_id()};
+  // Only the caller's own requests: another user's request id is unknown here.
+  const RequestScope scope{request.activity_id(), request.sku_id(), user, request.request_id()};
   RequestRecord decided;
   Status s = core_->deps.store->GetRequest(scope, &decided);
   if (s.ok()) {
@@ -249,11 +258,11 @@ Status SeckillServiceImpl::GetResult(ServerContext&, const GetResultRequest& req
 
   // Not in the database yet: only a fully scoped request can be looked up further, since the
   // provider's answers and the cache's records are kept per (user, activity, sku, request id).
-  if (scope.user_id.empty() || scope.activity_id <= 0) {
+  if (scope.activity_id <= 0) {
     return Status(StatusCode::NOT_FOUND,
                   "request " + request.request_id() +
-                      " has no order or decision in the database (give user_id, activity_id and "
-                      "sku_id to see a pending one)");
+                      " has no order or decision in the database (give activity_id and sku_id "
+                      "to see a pending one)");
   }
   if (auto earlier = core_->answers.Find(RequestKeyText(scope))) {
     if (earlier->answer != ACCEPTED) {
@@ -290,9 +299,15 @@ Status ValidPayment(const std::string& channel, const std::string& channel_txn_i
 
 }  // namespace
 
-Status SeckillServiceImpl::Pay(ServerContext&, const PayRequest& request, PayResponse* response) {
+Status SeckillServiceImpl::Pay(ServerContext& context, const PayRequest& request,
+                               PayResponse* response) {
+  std::string user;
+  if (Status s = BuyerOf(context, "", &user); !s.ok()) return s;
   if (request.order_no() <= 0) return Invalid("order_no: must be > 0");
   if (Status s = ValidPayment(request.channel(), request.channel_txn_id()); !s.ok()) return s;
+  // An order's buyer never changes, so a check before the payment's transaction holds in it.
+  OrderRecord order;
+  if (Status s = OwnOrder(*core_->deps.store, request.order_no(), user, &order); !s.ok()) return s;
   ChannelReport report = ChannelReport::kSucceeded;
   switch (request.report()) {
     case PAYMENT_SUCCEEDED:
@@ -348,14 +363,16 @@ Status SeckillServiceImpl::Refund(ServerContext&, const RefundRequest& request,
   return Status::Ok();
 }
 
-Status SeckillServiceImpl::CancelOrder(ServerContext&, const CancelOrderRequest& request,
+Status SeckillServiceImpl::CancelOrder(ServerContext& context, const CancelOrderRequest& request,
                                        CancelOrderResponse* response) {
+  std::string user;
+  if (Status s = BuyerOf(context, "", &user); !s.ok()) return s;
   if (request.order_no() <= 0) return Invalid("order_no: must be > 0");
+  OrderRecord order;
+  if (Status s = OwnOrder(*core_->deps.store, request.order_no(), user, &order); !s.ok()) return s;
   CancelResult result;
   if (Status s = core_->deps.store->CancelUnpaid(request.order_no(), &result); !s.ok()) return s;
   if (result.cancelled) {
-    OrderRecord order;
-    if (Status s = core_->deps.store->GetOrder(request.order_no(), &order); !s.ok()) return s;
     // Best effort now; the order closer retries whatever is still pending.
     (void)core_->PublishRelease(
         {order.order_no, order.activity_id, order.sku_id, result.cache_epoch, result.cache_epoch});

@@ -122,6 +122,7 @@ class HandBuiltProvider {
   Status TryBuy(int64_t activity_id, const std::string& user, const std::string& request,
                 PurchaseAnswer* answer) {
     ServerContext context;
+    context.set_verified_user(user);
     PurchaseResponse response;
     Status s = service_->Purchase(context, Purchase(activity_id, kSku, user, request), &response);
     *answer = response.answer();
@@ -152,8 +153,12 @@ class HandBuiltProvider {
     return response;
   }
 
+  // As the order's buyer.
   CancelOrderResponse Cancel(int64_t order_no) {
+    OrderRecord order;
+    EXPECT_TRUE(store_->GetOrder(order_no, &order).ok());
     ServerContext context;
+    context.set_verified_user(order.user_id);
     CancelOrderRequest request;
     request.set_order_no(order_no);
     CancelOrderResponse response;
@@ -859,6 +864,7 @@ std::string ServerYaml(const SeckillConfig& c, int worker_id, int writer_threads
   y << "log:\n  level: warn\n"
     << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
     << "    queue_capacity: 4096\n"
+    << "  filters:\n    - " << BuyerFiltersYaml() << "\n"
     << "service:\n  backend: redis+mariadb\n"
     << "  redis:\n    host: " << c.redis_host << "\n    port: " << c.redis_port
     << "\n    timeout_ms: 5000\n"
@@ -946,11 +952,12 @@ TEST_F(SeckillFailureTest, TheOrderConsumerKilledMidStreamLosesAndDuplicatesNoth
   auto state = proxy->GetResult(pending);
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_EQ(state->state(), PENDING);
-  // The cache keeps pending requests per buyer: without the user there is nothing to look up.
-  pending.clear_user_id();
+  // The cache keeps pending requests per activity: without it there is nothing to look up.
+  pending.clear_activity_id();
+  pending.clear_sku_id();
   state = proxy->GetResult(pending);
   EXPECT_EQ(state.status().code(), StatusCode::NOT_FOUND) << state.status();
-  EXPECT_NE(state.status().message().find("user_id"), std::string::npos) << state.status();
+  EXPECT_NE(state.status().message().find("activity_id"), std::string::npos) << state.status();
 
   first.Kill();
   lock->Rollback();

@@ -7,7 +7,17 @@
 #include <cstdlib>
 #include <thread>
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/reflection.h>
+
+#include <map>
+#include <mutex>
+
+#include "ferry/codec/extension_registry.h"
 #include "ferry/framework/channel.h"
+#include "ferry/framework/filter.h"
+#include "ferry/plugins/user_token.h"
 
 namespace ferry::seckill::testing {
 
@@ -25,7 +35,90 @@ void StopSharedServers() {
   g_mariadb = nullptr;
 }
 
+// Who bought what, process-wide: request ids and order numbers are unique across tests.
+struct BuyerBook {
+  std::mutex mu;
+  std::map<std::string, std::string> by_request;
+  std::map<int64_t, std::string> by_order;
+};
+
+BuyerBook& Book() {
+  static BuyerBook* const book = new BuyerBook();
+  return *book;
+}
+
+std::string FieldText(const google::protobuf::Message& m, const char* name) {
+  const auto* field = m.GetDescriptor()->FindFieldByName(name);
+  if (field == nullptr || field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_STRING) {
+    return "";
+  }
+  return m.GetReflection()->GetString(m, field);
+}
+
+int64_t FieldInt(const google::protobuf::Message& m, const char* name) {
+  const auto* field = m.GetDescriptor()->FindFieldByName(name);
+  if (field == nullptr || field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_INT64) {
+    return 0;
+  }
+  return m.GetReflection()->GetInt64(m, field);
+}
+
+// The test proxies' front end (see AsUser).
+class TestBuyerFilter final : public ClientFilter {
+ public:
+  void Configure(config::ConfigReader&) override {}
+  Status OnCall(ClientCall& call) override {
+    const std::string attachment(plugins::kUserTokenAttachment);
+    if (call.options.attachments.count(attachment) != 0) return Status::Ok();
+    std::string user = FieldText(call.request, "user_id");
+    const std::string request_id = FieldText(call.request, "request_id");
+    const int64_t order_no = FieldInt(call.request, "order_no");
+    {
+      BuyerBook& book = Book();
+      std::lock_guard lock(book.mu);
+      if (!user.empty() && !request_id.empty()) book.by_request[request_id] = user;
+      if (user.empty() && !request_id.empty() && book.by_request.count(request_id) != 0) {
+        user = book.by_request[request_id];
+      }
+      if (user.empty() && order_no != 0 && book.by_order.count(order_no) != 0) {
+        user = book.by_order[order_no];
+      }
+    }
+    if (!user.empty()) call.options.attachments = AsUser(user).attachments;
+    return Status::Ok();
+  }
+  bool ObservesDone() const override { return false; }
+};
+
+void RegisterTestBuyerFilter(ExtensionRegistry& registry) {
+  registry.Register<ClientFilter>("test_buyer", [] { return std::make_shared<TestBuyerFilter>(); });
+}
+
+FERRY_REGISTER_BUILTIN_EXTENSIONS(RegisterTestBuyerFilter)
+
 }  // namespace
+
+std::string BuyerFiltersYaml() {
+  return std::string("{name: user_token, keys: [{id: ") + kUserTokenKeyId +
+         ", secret: " + kUserTokenSecret +
+         "}], exempt: [ferry.seckill.SeckillService/CreateActivity, "
+         "ferry.seckill.SeckillService/Preheat, ferry.seckill.SeckillService/GetActivity, "
+         "ferry.seckill.SeckillService/Refund, ferry.seckill.SeckillService/Reconcile]}";
+}
+
+CallOptions AsUser(const std::string& user) {
+  const int64_t now_s = WallMs() / 1000;
+  CallOptions options;
+  options.attachments[std::string(plugins::kUserTokenAttachment)] =
+      plugins::MakeUserToken(kUserTokenKeyId, kUserTokenSecret, user, now_s, now_s + 3600);
+  return options;
+}
+
+void RememberOrderOf(int64_t order_no, const std::string& user) {
+  BuyerBook& book = Book();
+  std::lock_guard lock(book.mu);
+  book.by_order[order_no] = user;
+}
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -116,6 +209,7 @@ void InProcessProvider::Start(const SeckillConfig& config) {
   options.io_threads = 2;
   options.worker_threads = 8;
   options.queue_capacity = 8192;
+  options.filters = {FilterSpec::FromYaml("user_token", BuyerFiltersYaml())};
   server_ = std::make_unique<Server>(options);
   for (Service* service : app_->services()) {
     s = server_->AddService(service);
@@ -142,6 +236,7 @@ std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port, std::chrono::millis
   options.connect_timeout = 5s;
   options.reconnect_initial = 10ms;
   options.reconnect_max = 200ms;
+  options.filters = {FilterSpec::FromYaml("test_buyer", "{name: test_buyer}")};
   std::shared_ptr<Channel> channel;
   Status s = NewChannel(options, &channel);
   EXPECT_TRUE(s.ok()) << s;
@@ -223,6 +318,12 @@ int64_t WaitCreated(SeckillServiceProxy& proxy, int64_t activity_id, int64_t sku
       },
       timeout);
   EXPECT_TRUE(created && order_no > 0) << "request " << request_id << ": " << last;
+  if (order_no > 0) {
+    BuyerBook& book = Book();
+    std::lock_guard lock(book.mu);
+    if (book.by_request.count(request_id) != 0)
+      book.by_order[order_no] = book.by_request[request_id];
+  }
   return order_no;
 }
 

@@ -46,6 +46,22 @@ SeckillConfig EmbeddedConfig(const std::filesystem::path& dir);
 
 using testsupport::TempDir;
 
+// The key the providers of these tests verify user tokens with (their `user_token` filter),
+// which exempts the admin methods (CreateActivity, Preheat, GetActivity, Refund, Reconcile).
+inline constexpr const char* kUserTokenKeyId = "test";
+inline constexpr const char* kUserTokenSecret = "seckill-test-user-secret";
+// The server filters of such a provider, as YAML.
+std::string BuyerFiltersYaml();
+
+// Options carrying a valid user token for `user`; CallOptions for a call made as that buyer.
+CallOptions AsUser(const std::string& user);
+
+// The proxies of these tests act as a front end that holds each buyer's token: a call that
+// carries no user token gets one for the user it is made for (the request's user_id; else the
+// buyer of its request_id or order_no, as purchases and WaitCreated learnt them), none when
+// that is unknown.
+void RememberOrderOf(int64_t order_no, const std::string& user);
+
 // SeckillApp served by an in-process ferry::Server on an ephemeral loopback port.
 class InProcessProvider {
  public:

@@ -27,6 +27,18 @@ constexpr uint64_t kMaxTimeoutUs = uint64_t{365} * 24 * 3600 * 1000 * 1000;
 // The call whose handler this thread is running: a completion on it needs no atomic handoff.
 thread_local server::ServerCall* invoking = nullptr;
 
+// A gateway request's `X-Ferry-Attachment-<name>: <value>` header is the call's attachment
+// <name>, lower-cased (HTTP names are case-insensitive, attachment names are not), so that
+// what travels in attachments over the binary protocol (a user token) travels over HTTP too.
+void AddHeaderAttachment(std::string_view header, std::string_view value, ServerContext* context) {
+  constexpr std::string_view kPrefix = "x-ferry-attachment-";
+  if (header.size() <= kPrefix.size()) return;
+  std::string name(header);
+  for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (!std::string_view(name).starts_with(kPrefix)) return;
+  (*context->mutable_attachments())[name.substr(kPrefix.size())].assign(value);
+}
+
 }  // namespace
 
 ServerDone::ServerDone(Target* target) : target_(target), exceptions_(std::uncaught_exceptions()) {}
@@ -161,6 +173,7 @@ Status ServerCall::Fill(codec::Frame* frame, wire::RpcMeta* meta,
       meta->max_response_bytes() != 0 ? meta->max_response_bytes() : codec::kDefaultMaxFrameBytes;
   context.auth_token_.swap(*meta->mutable_auth_token());
   context.verified_caller_.clear();
+  context.verified_user_.clear();
   context.attachments_.clear();
   if (!meta->attachments().empty()) {
     context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());
@@ -221,7 +234,9 @@ Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::ti
                                  ? authorization.substr(kBearer.size())
                                  : std::string_view());
   context.verified_caller_.clear();
+  context.verified_user_.clear();
   context.attachments_.clear();
+  for (const auto& [name, value] : request.headers()) AddHeaderAttachment(name, value, &context);
   context.cancelled_.store(false, std::memory_order_relaxed);
   body_kind_ = Body::kJson;
   body_.assign(request.body());

@@ -25,6 +25,10 @@ class HttpRequest {
   std::string_view peer_identity() const { return peer_identity_; }
   // The value of a header (names compare case-insensitively); "" when absent.
   std::string_view Header(std::string_view name) const;
+  // Every header as (name as sent, value), in the order they came.
+  const std::vector<std::pair<std::string_view, std::string_view>>& headers() const {
+    return headers_;
+  }
   // A named segment of the route's pattern: for `GET /{code}` and "/Ab3", Param("code") is
   // "Ab3" (as sent, percent-encoded). "" for a name the pattern does not have.
   std::string_view Param(std::string_view name) const;

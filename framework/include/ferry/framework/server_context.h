@@ -48,6 +48,11 @@ class ServerContext {
   // caller its token signs); empty when none did. Unlike an attachment, the caller cannot
   // choose it: use it, not attachments, to tell callers apart (per-caller rate limits).
   const std::string& verified_caller() const { return verified_caller_; }
+  // On whose behalf the call is made, as a server filter verified it in OnAdmit (the
+  // `user_token` filter: the user its token names); empty when none did. Not the caller: a
+  // gateway or front end (the verified caller) calls for many users. Handlers act for this
+  // user, never for a user id the request merely names.
+  const std::string& verified_user() const { return verified_user_; }
   // True once the caller cancelled (it timed out or gave up); long handlers may stop early.
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
@@ -63,6 +68,8 @@ class ServerContext {
   void set_auth_token(std::string token) { auth_token_ = std::move(token); }
   // For a filter's OnAdmit that verified the caller's identity, and only then.
   void set_verified_caller(std::string_view caller) { verified_caller_.assign(caller); }
+  // For a filter's OnAdmit that verified the user's identity, and only then.
+  void set_verified_user(std::string_view user) { verified_user_.assign(user); }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
  private:
@@ -80,6 +87,7 @@ class ServerContext {
   Attachments attachments_;
   std::string auth_token_;
   std::string verified_caller_;
+  std::string verified_user_;
   std::atomic<bool> cancelled_{false};
 };
 

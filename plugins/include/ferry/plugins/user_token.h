@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ferry::plugins {
+
+// The credential of the `user_token` server filter (docs/plugins.md): who a call is made for,
+// signed by whoever issues users their tokens (a login service, the `ferry-user-token` tool):
+//
+//   u1:<key_id>:<user>:<issued_unix_s>:<expires_unix_s>:<43 unpadded base64url digits of
+//      HMAC-SHA256(secret, "u1\n" key_id "\n" user "\n" issued_unix_s "\n" expires_unix_s)>
+//
+// `key_id` names the key (rotation) and is 1-64 characters of [A-Za-z0-9._@-], `user` 1-128 of
+// the same; the times are decimal seconds. Unlike an `auth` token it is not bound to one
+// request: a user holds it until it expires, for every call.
+inline constexpr size_t kMaxUserIdChars = 128;
+
+// The attachment a user token travels in (over the HTTP gateway: the header
+// `X-Ferry-Attachment-User-Token`). Not the frame's auth_token, which service-to-service `auth`
+// uses: both can be on at once.
+inline constexpr std::string_view kUserTokenAttachment = "user-token";
+
+// A token for `user`, good from `issued_unix_s` until `expires_unix_s` (exclusive). Empty when
+// an argument is not valid (see above, and expires after issued) or OpenSSL fails.
+std::string MakeUserToken(std::string_view key_id, std::string_view secret, std::string_view user,
+                          int64_t issued_unix_s, int64_t expires_unix_s);
+
+}  // namespace ferry::plugins

@@ -1,0 +1,102 @@
+#include "ferry/plugins/user_token.h"
+
+#include <openssl/crypto.h>
+
+#include <array>
+#include <charconv>
+
+#include "auth_token_v3.h"
+#include "base64url.h"
+#include "user_token_codec.h"
+
+namespace ferry::plugins {
+namespace {
+
+constexpr std::string_view kPrefix = "u1:";
+// The whole HMAC: the token lives for hours, not for one call.
+constexpr size_t kMacChars = 43;
+
+bool IsBase64Url(std::string_view text) {
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+          c == '_')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Digits only (no sign, no leading '+'), within int64.
+bool ParseSeconds(std::string_view text, int64_t* out) {
+  if (text.empty() || text.size() > 18 || text[0] == '-' || text[0] == '+') return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// The next field up to its ':' (or, for the last, the rest, which must have none).
+bool NextField(std::string_view* rest, std::string_view* field, bool last) {
+  const size_t colon = rest->find(':');
+  if (last) {
+    *field = *rest;
+    return colon == std::string_view::npos;
+  }
+  if (colon == std::string_view::npos) return false;
+  *field = rest->substr(0, colon);
+  rest->remove_prefix(colon + 1);
+  return true;
+}
+
+}  // namespace
+
+bool ParseUserToken(std::string_view token, UserTokenFields* out) {
+  if (!token.starts_with(kPrefix)) return false;
+  std::string_view rest = token.substr(kPrefix.size());
+  return NextField(&rest, &out->key_id, false) && NextField(&rest, &out->user, false) &&
+         NextField(&rest, &out->issued, false) && NextField(&rest, &out->expires, false) &&
+         NextField(&rest, &out->mac, true) && IsAuthTokenWord(out->key_id, 1, kMaxKeyIdChars) &&
+         IsAuthTokenWord(out->user, 1, kMaxUserIdChars) &&
+         ParseSeconds(out->issued, &out->issued_unix_s) &&
+         ParseSeconds(out->expires, &out->expires_unix_s) && out->mac.size() == kMacChars &&
+         IsBase64Url(out->mac);
+}
+
+std::optional<Sha256Digest> UserTokenMac(const HmacSha256Key& key, const UserTokenFields& token) {
+  return key.Mac({"u1\n", token.key_id, "\n", token.user, "\n", token.issued, "\n", token.expires});
+}
+
+bool UserTokenMacMatches(const Sha256Digest& mac, const UserTokenFields& token) {
+  std::array<char, kMacChars> expected;
+  Base64UrlEncode(mac.data(), mac.size(), expected.data());
+  // Constant time, so that response timing reveals nothing about the expected MAC.
+  return token.mac.size() == kMacChars &&
+         CRYPTO_memcmp(expected.data(), token.mac.data(), kMacChars) == 0;
+}
+
+std::string EncodeUserToken(const HmacSha256Key& key, std::string_view key_id,
+                            std::string_view user, int64_t issued_unix_s, int64_t expires_unix_s) {
+  const std::string issued = std::to_string(issued_unix_s);
+  const std::string expires = std::to_string(expires_unix_s);
+  UserTokenFields fields{.key_id = key_id, .user = user, .issued = issued, .expires = expires};
+  const std::optional<Sha256Digest> mac = UserTokenMac(key, fields);
+  if (!mac) return "";
+  std::string token(kPrefix);
+  token.append(key_id).append(":").append(user).append(":").append(issued).append(":");
+  token.append(expires).append(":");
+  const size_t at = token.size();
+  token.resize(at + kMacChars);
+  Base64UrlEncode(mac->data(), mac->size(), token.data() + at);
+  return token;
+}
+
+std::string MakeUserToken(std::string_view key_id, std::string_view secret, std::string_view user,
+                          int64_t issued_unix_s, int64_t expires_unix_s) {
+  if (!IsAuthTokenWord(key_id, 1, kMaxKeyIdChars) || !IsAuthTokenWord(user, 1, kMaxUserIdChars) ||
+      secret.empty() || issued_unix_s < 0 || expires_unix_s <= issued_unix_s) {
+    return "";
+  }
+  const HmacSha256Key key(secret);
+  if (!key.ok()) return "";
+  return EncodeUserToken(key, key_id, user, issued_unix_s, expires_unix_s);
+}
+
+}  // namespace ferry::plugins

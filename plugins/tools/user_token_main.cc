@@ -1,0 +1,82 @@
+// ferry-user-token: mints a user token for the `user_token` server filter, for operators,
+// scripts and tests (docs/plugins.md). A login service mints them in code with
+// ferry::plugins::MakeUserToken.
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "ferry/plugins/user_token.h"
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: ferry-user-token --key-id ID --secret-file FILE --user USER [--ttl SECONDS]\n"
+    "Prints a user token (u1:...) for USER, signed with key ID whose secret is FILE's content\n"
+    "(one trailing newline ignored), good for SECONDS from now (default 3600).\n";
+
+int Fail(const std::string& why) {
+  std::cerr << "ferry-user-token: " << why << "\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string key_id;
+  std::string secret_file;
+  std::string user;
+  int64_t ttl_s = 3600;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (i + 1 >= argc) return Fail(std::string(flag) + ": expected a value");
+    const std::string value = argv[++i];
+    if (flag == "--key-id") {
+      key_id = value;
+    } else if (flag == "--secret-file") {
+      secret_file = value;
+    } else if (flag == "--user") {
+      user = value;
+    } else if (flag == "--ttl") {
+      try {
+        size_t used = 0;
+        ttl_s = std::stoll(value, &used);
+        if (used != value.size() || ttl_s <= 0) throw std::invalid_argument(value);
+      } catch (const std::exception&) {
+        return Fail("--ttl: expected seconds > 0, got '" + value + "'");
+      }
+    } else {
+      return Fail("unknown flag " + std::string(flag));
+    }
+  }
+  if (key_id.empty() || secret_file.empty() || user.empty()) {
+    return Fail("--key-id, --secret-file and --user are required");
+  }
+  std::ifstream in(secret_file);
+  if (!in) return Fail("--secret-file: cannot open '" + secret_file + "'");
+  std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (secret.ends_with('\n')) secret.pop_back();
+  if (secret.ends_with('\r')) secret.pop_back();
+  if (secret.empty()) return Fail("--secret-file: '" + secret_file + "' is empty");
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  const std::string token =
+      ferry::plugins::MakeUserToken(key_id, secret, user, now_s, now_s + ttl_s);
+  if (token.empty()) {
+    return Fail(
+        "cannot make a token: the key id must be 1-64 and the user 1-128 characters of "
+        "A-Z a-z 0-9 . _ @ -");
+  }
+  std::cout << token << "\n";
+  return 0;
+}
