@@ -2,12 +2,19 @@
 
 namespace ferry::like {
 
-Status CallerUser(const ServerContext&, std::string_view requested, std::string* user) {
-  if (requested.empty() || requested.size() > 128) {
-    return Status(StatusCode::INVALID_ARGUMENT,
-                  "user_id: expected 1 to 128 bytes, got " + std::to_string(requested.size()));
+Status CallerUser(const ServerContext& context, std::string_view requested, std::string* user) {
+  const std::string& verified = context.verified_user();
+  if (verified.empty()) {
+    return Status(StatusCode::UNAUTHENTICATED,
+                  "no verified user: likes need a user token (the server's user_token filter "
+                  "verifies it)");
   }
-  *user = std::string(requested);
+  if (!requested.empty() && requested != verified) {
+    return Status(StatusCode::PERMISSION_DENIED, "user_id '" + std::string(requested) +
+                                                     "' is not the user of the call's token ('" +
+                                                     verified + "')");
+  }
+  *user = verified;
   return Status::Ok();
 }
 

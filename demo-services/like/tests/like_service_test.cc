@@ -40,16 +40,16 @@ class LikeServiceTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
   Start();
-  auto first = proxy().SetLike(Like(5, "ann", true));
+  auto first = proxy().SetLike(Like(5, "ann", true), AsUser("ann"));
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_TRUE(first->changed());
   EXPECT_EQ(first->count(), 1);
-  auto retry = proxy().SetLike(Like(5, "ann", true));
+  auto retry = proxy().SetLike(Like(5, "ann", true), AsUser("ann"));
   ASSERT_TRUE(retry.ok()) << retry.status();
   EXPECT_FALSE(retry->changed());
   EXPECT_EQ(retry->count(), 1);
-  ASSERT_TRUE(proxy().SetLike(Like(5, "ben", true)).ok());
-  ASSERT_TRUE(proxy().SetLike(Like(6, "ben", true)).ok());
+  ASSERT_TRUE(proxy().SetLike(Like(5, "ben", true), AsUser("ben")).ok());
+  ASSERT_TRUE(proxy().SetLike(Like(6, "ben", true), AsUser("ben")).ok());
 
   GetCountsRequest counts;
   for (int64_t id : {5, 6, 7}) counts.add_content_ids(id);
@@ -61,7 +61,7 @@ TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
   HasLikedRequest has;
   has.set_user_id("ben");
   for (int64_t id : {5, 6, 7}) has.add_content_ids(id);
-  auto liked = proxy().HasLiked(has);
+  auto liked = proxy().HasLiked(has, AsUser("ben"));
   ASSERT_TRUE(liked.ok()) << liked.status();
   EXPECT_EQ(std::vector<bool>(liked->liked().begin(), liked->liked().end()),
             (std::vector<bool>{true, true, false}));
@@ -82,7 +82,7 @@ TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
 
   ListLikedRequest mine;
   mine.set_user_id("ben");
-  auto contents = proxy().ListLiked(mine);
+  auto contents = proxy().ListLiked(mine, AsUser("ben"));
   ASSERT_TRUE(contents.ok()) << contents.status();
   EXPECT_EQ(std::vector<int64_t>(contents->content_ids().begin(), contents->content_ids().end()),
             (std::vector<int64_t>{5, 6}));
@@ -91,10 +91,8 @@ TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
 
 TEST_P(LikeServiceTest, BadRequestsAreRefusedWithTheReason) {
   Start();
-  auto no_content = proxy().SetLike(Like(0, "ann", true));
+  auto no_content = proxy().SetLike(Like(0, "ann", true), AsUser("ann"));
   EXPECT_EQ(no_content.status().code(), StatusCode::INVALID_ARGUMENT);
-  auto no_user = proxy().SetLike(Like(1, "", true));
-  EXPECT_EQ(no_user.status().code(), StatusCode::INVALID_ARGUMENT);
   GetCountsRequest too_many;
   for (int i = 1; i <= kMaxBatch + 1; ++i) too_many.add_content_ids(i);
   auto refused = proxy().GetCounts(too_many);
@@ -103,7 +101,40 @@ TEST_P(LikeServiceTest, BadRequestsAreRefusedWithTheReason) {
   ListLikedRequest bad_token;
   bad_token.set_user_id("ann");
   bad_token.set_page_token("zz");
-  EXPECT_EQ(proxy().ListLiked(bad_token).status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(proxy().ListLiked(bad_token, AsUser("ann")).status().code(),
+            StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_P(LikeServiceTest, TheUserIsTheTokensNeverARequestField) {
+  Start();
+  auto anonymous = proxy().SetLike(Like(4, "ann", true));
+  EXPECT_EQ(anonymous.status().code(), StatusCode::UNAUTHENTICATED) << anonymous.status();
+  auto impostor = proxy().SetLike(Like(4, "ann", true), AsUser("mallory"));
+  EXPECT_EQ(impostor.status().code(), StatusCode::PERMISSION_DENIED) << impostor.status();
+  HasLikedRequest peek;
+  peek.set_user_id("ann");
+  peek.add_content_ids(4);
+  EXPECT_EQ(proxy().HasLiked(peek, AsUser("mallory")).status().code(),
+            StatusCode::PERMISSION_DENIED);
+  ListLikedRequest list;
+  list.set_user_id("ann");
+  EXPECT_EQ(proxy().ListLiked(list, AsUser("mallory")).status().code(),
+            StatusCode::PERMISSION_DENIED);
+  // The field may be left out: the token says who.
+  auto own = proxy().SetLike(Like(4, "", true), AsUser("ann"));
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_TRUE(own->changed());
+  HasLikedRequest mine;
+  mine.add_content_ids(4);
+  auto liked = proxy().HasLiked(mine, AsUser("ann"));
+  ASSERT_TRUE(liked.ok()) << liked.status();
+  ASSERT_EQ(liked->liked_size(), 1);
+  EXPECT_TRUE(liked->liked(0));
+  GetCountsRequest counts;
+  counts.add_content_ids(4);
+  auto public_count = proxy().GetCounts(counts);  // public: no token needed
+  ASSERT_TRUE(public_count.ok()) << public_count.status();
+  EXPECT_EQ(public_count->counts(0), 1);
 }
 
 TEST_P(LikeServiceTest, TheJsonGatewayServesTheSameCalls) {
@@ -112,7 +143,9 @@ TEST_P(LikeServiceTest, TheJsonGatewayServesTheSameCalls) {
   ASSERT_TRUE(http.connected());
   ASSERT_TRUE(http.Send(http_test::Request("POST", "/ferry.like.LikeService/SetLike",
                                            R"({"contentId":"8","userId":"json","liked":true})",
-                                           "Content-Type: application/json\r\n")));
+                                           "Content-Type: application/json\r\n"
+                                           "X-Ferry-Attachment-User-Token: " +
+                                               UserToken("json") + "\r\n")));
   auto response = http.Read();
   ASSERT_TRUE(response.has_value());
   EXPECT_EQ(response->status, 200) << response->body;
@@ -128,7 +161,10 @@ TEST_P(LikeServiceTest, TheJsonGatewayServesTheSameCalls) {
 TEST_P(LikeServiceTest, ReconcileReportsDriftAndRepairsItFromTheDatabase) {
   Start();
   for (int i = 0; i < 10; ++i)
-    ASSERT_TRUE(proxy().SetLike(Like(21, "r" + std::to_string(i), true)).ok());
+    ASSERT_TRUE(
+        proxy()
+            .SetLike(Like(21, "r" + std::to_string(i), true), AsUser("r" + std::to_string(i)))
+            .ok());
   ASSERT_TRUE(Drain(provider_.app()).ok());
   ReconcileRequest request;
   request.set_content_id(21);

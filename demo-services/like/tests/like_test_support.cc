@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "ferry/framework/channel.h"
+#include "ferry/plugins/user_token.h"
 #include "service/event_writer.h"
 #include "service/reconciler.h"
 
@@ -133,6 +134,26 @@ void ExpectAllLevels(LikeApp& app, int64_t content, int64_t expected) {
   EXPECT_EQ(sum, expected) << "content " << content << ": the store's buckets";
 }
 
+std::string UserFiltersYaml() {
+  return std::string("{name: user_token, keys: [{id: ") + kUserTokenKeyId +
+         ", secret: " + kUserTokenSecret +
+         "}], exempt: [ferry.like.LikeService/GetCounts, ferry.like.LikeService/ListLikers, "
+         "ferry.like.LikeService/Reconcile]}";
+}
+
+std::string UserToken(const std::string& user) {
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  return plugins::MakeUserToken(kUserTokenKeyId, kUserTokenSecret, user, now_s, now_s + 3600);
+}
+
+CallOptions AsUser(const std::string& user) {
+  CallOptions options;
+  options.attachments[std::string(plugins::kUserTokenAttachment)] = UserToken(user);
+  return options;
+}
+
 void InProcessProvider::Start(const LikeConfig& config) {
   Status s = LikeApp::Create(config, &app_);
   ASSERT_TRUE(s.ok()) << s;
@@ -141,6 +162,7 @@ void InProcessProvider::Start(const LikeConfig& config) {
   options.io_threads = 2;
   options.worker_threads = 8;
   options.queue_capacity = 8192;
+  options.filters = {FilterSpec::FromYaml("user_token", UserFiltersYaml())};
   server_ = std::make_unique<Server>(options);
   for (Service* service : app_->services()) {
     s = server_->AddService(service);

@@ -63,6 +63,15 @@ class Truth {
 // Reconcile (no repair) after a drain: every level must equal `expected`, with no violation.
 void ExpectAllLevels(LikeApp& app, int64_t content, int64_t expected);
 
+// The key the in-process providers verify user tokens with (their `user_token` filter, which
+// exempts the public reads GetCounts and ListLikers and the admin Reconcile).
+inline constexpr const char* kUserTokenKeyId = "test";
+inline constexpr const char* kUserTokenSecret = "like-test-user-secret";
+std::string UserFiltersYaml();
+// A valid user token for `user`, and CallOptions carrying it: a call made as that user.
+std::string UserToken(const std::string& user);
+CallOptions AsUser(const std::string& user);
+
 // LikeApp served by an in-process ferry::Server on an ephemeral loopback port.
 class InProcessProvider {
  public:
