@@ -6,8 +6,7 @@
 
 #include "ferry/framework/logging.h"
 #include "service/reconciler.h"
-#include "storage/redis_like_store.h"
-#include "storage/sql_like_store.h"
+#include "storage/database_first_store.h"
 
 #include <spdlog/spdlog.h>
 
@@ -47,23 +46,32 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
   LikeCore& core = app->core_;
   core.database = app->database_.get();
   core.layout = app->layout_.get();
-  if (config.backend == "redis+mariadb" && config.write_mode == "redis-first") {
+  if (config.backend == "redis+mariadb") {
     storage::RedisOptions redis;
     redis.host = config.redis_host;
     redis.port = config.redis_port;
     redis.pool_size = static_cast<int>(config.redis_connections);
     redis.timeout_ms = static_cast<int>(config.redis_timeout_ms);
     app->redis_pool_ = std::make_unique<storage::RedisConnectionPool>(redis);
-    auto store = std::make_unique<RedisLikeStore>(app->redis_pool_.get(), app->database_.get(),
-                                                  app->layout_.get());
-    if (Status s = store->Connect(); !s.ok()) return s;
-    core.redis = store.get();
-    app->store_ = std::move(store);
+    app->redis_store_ = std::make_unique<RedisLikeStore>(app->redis_pool_.get(),
+                                                         app->database_.get(), app->layout_.get());
+    if (Status s = app->redis_store_->Connect(); !s.ok()) return s;
+    core.redis = app->redis_store_.get();
+  }
+  if (core.redis != nullptr && config.write_mode == "redis-first") {
+    core.store = app->redis_store_.get();
     app->stream_ = std::make_unique<RedisEventStream>(app->redis_pool_.get());
   } else {
-    app->store_ = std::make_unique<SqlLikeStore>(app->database_.get(), app->layout_.get());
+    app->sql_store_ = std::make_unique<SqlLikeStore>(app->database_.get(), app->layout_.get());
+    core.store = app->sql_store_.get();
+    if (core.redis != nullptr) {
+      app->store_ =
+          std::make_unique<DatabaseFirstStore>(app->sql_store_.get(), app->redis_store_.get());
+      core.outbox_relayed = true;
+      app->relay_ = std::make_unique<OutboxRelay>(app->database_.get(), app->redis_store_.get(),
+                                                  config.writer_batch);
+    }
   }
-  core.store = app->store_.get();
   core.counts = std::make_unique<CountCache>(
       std::chrono::milliseconds(config.count_cache_ms), 1 << 20,
       [store = core.store](int64_t content, std::vector<int64_t>* buckets) {
@@ -98,15 +106,30 @@ void LikeApp::StartJobs(const LikeConfig& config) {
                                            [w = writers_.back().get()] { return w->Step(); }));
     }
   }
-  const int64_t retention = config.outbox_retention_ms;
-  jobs_.push_back(std::make_unique<PeriodicWorker>(
-      milliseconds(std::min<int64_t>(retention, 60000)), [db = database_.get(), retention] {
-        int64_t deleted = 0;
-        if (Status s = db->TrimOutbox(WallMs() - retention, &deleted); !s.ok()) {
-          Logger().warn("like outbox: trim: {}", s.ToString());
-        }
-        return false;
-      }));
+  if (relay_ && config.writer_threads > 0) {
+    jobs_.push_back(std::make_unique<PeriodicWorker>(
+        milliseconds(config.writer_interval_ms), [relay = relay_.get()] {
+          size_t relayed = 0;
+          if (Status s = relay->Step(&relayed); !s.ok()) {
+            Logger().warn("like outbox: relay: {}", s.ToString());
+            return false;
+          }
+          return relayed > 0;
+        }));
+  }
+  if (!relay_) {
+    // Embedded: the outbox is the durable change feed for downstream readers, kept for
+    // outbox.retention_ms.
+    const int64_t retention = config.outbox_retention_ms;
+    jobs_.push_back(std::make_unique<PeriodicWorker>(
+        milliseconds(std::min<int64_t>(retention, 60000)), [db = database_.get(), retention] {
+          int64_t deleted = 0;
+          if (Status s = db->TrimOutbox(WallMs() - retention, &deleted); !s.ok()) {
+            Logger().warn("like outbox: trim: {}", s.ToString());
+          }
+          return false;
+        }));
+  }
   if (config.reconcile_interval_ms > 0) {
     jobs_.push_back(std::make_unique<PeriodicWorker>(
         milliseconds(config.reconcile_interval_ms), [core = &core_] {

@@ -12,9 +12,10 @@ namespace ferry::like {
 
 // What the handlers and jobs of one provider share.
 struct LikeCore {
-  LikeStore* store = nullptr;        // the state: SQL (database-first) or Redis (redis-first)
+  LikeStore* store = nullptr;        // the state: SQL (database-first), Redis (redis-first)
   LikeDatabase* database = nullptr;  // the record; lists and reconciliation read it
-  RedisLikeStore* redis = nullptr;   // redis-first only: what reconciliation compares
+  RedisLikeStore* redis = nullptr;   // redis+mariadb: the buckets reconciliation compares
+  bool outbox_relayed = false;       // database-first: outbox rows are changes Redis lacks
   const BucketLayout* layout = nullptr;
   std::unique_ptr<CountCache> counts;  // totals for GetCounts, at most count_cache_ms old
 };

@@ -20,12 +20,13 @@ Status Report(LikeCore& core, int64_t content_id, ReconcileResponse* out) {
   out->set_database_count(db.counted);
   out->set_cache_count(-1);
   out->set_cache_members(-1);
+  if (core.outbox_relayed) out->set_pending_events(db.outbox);
   if (core.redis == nullptr) return Status::Ok();
   CacheCounts cache;
   if (Status s = core.redis->ReadCacheCounts(content_id, &cache); !s.ok()) return s;
   out->set_cache_count(cache.count);
   out->set_cache_members(cache.members);
-  out->set_pending_events(cache.pending);
+  out->set_pending_events(out->pending_events() + cache.pending);
   return Status::Ok();
 }
 

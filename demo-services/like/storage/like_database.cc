@@ -64,8 +64,12 @@ std::unique_ptr<storage::SqlConnectionPool> SqliteLikePool(const std::string& pa
       connections);
 }
 
-std::unique_ptr<storage::SqlConnectionPool> MariaDbLikePool(const storage::MariaDbOptions& options,
+std::unique_ptr<storage::SqlConnectionPool> MariaDbLikePool(storage::MariaDbOptions options,
                                                             uint32_t connections) {
+  // READ COMMITTED: locking the row of a pair that has none takes no gap lock, so writers of
+  // different new pairs never deadlock on each other's gaps; two writers of one new pair meet
+  // on the primary key (ALREADY_EXISTS) and the loser retries.
+  options.isolation = storage::MariaDbIsolation::kReadCommitted;
   return std::make_unique<storage::SqlConnectionPool>(
       [options](std::unique_ptr<SqlConnection>* c) {
         return storage::MariaDbConnection::Open(options, c);
@@ -361,6 +365,43 @@ Status LikeDatabase::CountDeadLetters(int64_t* out) {
   Status s = lease->Check((*lease)->Query("SELECT COUNT(*) FROM like_dead_letter", {}, &rows));
   *out = s.ok() && !rows.empty() ? AsInt(rows[0][0]) : 0;
   return s;
+}
+
+Status LikeDatabase::ReadOutbox(uint32_t limit, std::vector<LikeEvent>* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(
+          "SELECT id, content_id, user_id, liked, version, bucket FROM like_outbox ORDER BY id "
+          "LIMIT ?",
+          {int64_t{limit}}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->clear();
+  for (const SqlRow& row : rows) {
+    out->push_back({.content_id = AsInt(row[1]),
+                    .user_id = AsText(row[2]),
+                    .liked = AsInt(row[3]) != 0,
+                    .version = AsInt(row[4]),
+                    .bucket = static_cast<uint32_t>(AsInt(row[5])),
+                    .entry_id = AsText(row[0])});
+  }
+  return Status::Ok();
+}
+
+Status LikeDatabase::DeleteOutbox(const std::vector<LikeEvent>& relayed) {
+  if (relayed.empty()) return Status::Ok();
+  std::string sql = "DELETE FROM like_outbox WHERE id IN (";
+  std::vector<SqlValue> params;
+  for (size_t i = 0; i < relayed.size(); ++i) {
+    sql += i == 0 ? "?" : ", ?";
+    params.emplace_back(AsInt(relayed[i].entry_id));
+  }
+  sql += ")";
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  return lease->Check((*lease)->Execute(sql, params));
 }
 
 Status LikeDatabase::TrimOutbox(int64_t before_ms, int64_t* deleted) {

@@ -74,6 +74,10 @@ class LikeDatabase {
   // Keeps an event that could not be applied, with why, and drops it from the stream's way.
   Status AddDeadLetter(const LikeEvent& event, const std::string& reason);
   Status CountDeadLetters(int64_t* out);
+  // The oldest outbox rows (database-first changes), at most `limit`, as events whose
+  // entry_id is the row's id; DeleteOutbox removes relayed ones.
+  Status ReadOutbox(uint32_t limit, std::vector<LikeEvent>* out);
+  Status DeleteOutbox(const std::vector<LikeEvent>& relayed);
   // Outbox rows older than `before_ms`, deleted; the number deleted in *deleted.
   Status TrimOutbox(int64_t before_ms, int64_t* deleted);
 
@@ -88,7 +92,7 @@ class LikeDatabase {
 // Pools for the two databases, as the provider opens them.
 std::unique_ptr<storage::SqlConnectionPool> SqliteLikePool(const std::string& path,
                                                            uint32_t connections);
-std::unique_ptr<storage::SqlConnectionPool> MariaDbLikePool(const storage::MariaDbOptions& options,
+std::unique_ptr<storage::SqlConnectionPool> MariaDbLikePool(storage::MariaDbOptions options,
                                                             uint32_t connections);
 
 }  // namespace ferry::like

@@ -58,11 +58,32 @@ redis.call('SET', KEYS[4], '1')
 return 1
 )lua";
 
+// The database decided the version; Redis follows it, never counting a change twice.
+constexpr std::string_view kApplyChangeSource = R"lua(
+if redis.call('EXISTS', KEYS[4]) == 0 then return {-1, 0} end
+local previous = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
+local version = tonumber(ARGV[3])
+if previous >= version then return {0, 0} end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+local changed
+if ARGV[2] == '1' then
+  changed = redis.call('SADD', KEYS[1], ARGV[1])
+  if changed == 1 then redis.call('INCR', KEYS[2]) end
+else
+  changed = redis.call('SREM', KEYS[1], ARGV[1])
+  if changed == 1 and tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then
+    redis.call('DECR', KEYS[2])
+  end
+end
+return {1, changed}
+)lua";
+
 }  // namespace
 
 std::vector<storage::RedisScript> LikeScripts() {
   return {{.name = "set_like", .source = kSetLikeSource},
-          {.name = "load_bucket", .source = kLoadBucketSource}};
+          {.name = "load_bucket", .source = kLoadBucketSource},
+          {.name = "apply_change", .source = kApplyChangeSource}};
 }
 
 }  // namespace ferry::like

@@ -113,6 +113,24 @@ Status RedisLikeStore::LoadBucket(int64_t content_id, uint32_t bucket, bool forc
                        &reply);
 }
 
+Status RedisLikeStore::ApplyChange(const LikeEvent& change) {
+  const BucketKeys keys = BucketKeys::For(change.content_id, change.bucket);
+  RedisReplyPtr reply;
+  if (Status s = scripts_.Eval(
+          kApplyChange, {keys.members, keys.count, keys.versions, keys.ready},
+          {change.user_id, change.liked ? "1" : "0", std::to_string(change.version)}, &reply);
+      !s.ok()) {
+    return s;
+  }
+  const redisReply* r = reply.get();
+  int64_t applied = 0;
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !ReplyInt(r->element[0], &applied)) {
+    return MalformedReply("apply_change");
+  }
+  if (applied >= 0) return Status::Ok();
+  return LoadBucket(change.content_id, change.bucket, false);
+}
+
 Status RedisLikeStore::BucketCounts(int64_t content_id, std::vector<int64_t>* out) {
   const uint32_t buckets = layout_->BucketsOf(content_id);
   for (int attempt = 0; attempt < 2; ++attempt) {

@@ -6,6 +6,7 @@
 #include "ferry/storage/redis_script_set.h"
 #include "storage/bucket_layout.h"
 #include "storage/like_database.h"
+#include "storage/like_event.h"
 #include "storage/like_store.h"
 
 namespace ferry::like {
@@ -40,6 +41,10 @@ class RedisLikeStore final : public LikeStore {
   // Loads the bucket from the database: only if Redis does not hold it, or (`force`, a
   // repair) replacing what it holds; versions never go down either way.
   Status LoadBucket(int64_t content_id, uint32_t bucket, bool force);
+  // Database-first: brings a committed change (an outbox row) into its bucket if newer than
+  // what the bucket holds. A bucket Redis does not hold is loaded from the database, which
+  // already has the change.
+  Status ApplyChange(const LikeEvent& change);
 
  private:
   storage::RedisConnectionPool* const pool_;

@@ -93,10 +93,13 @@ LikeConfig EmbeddedConfig(const std::filesystem::path& dir) {
 
 LikeConfig ConfigFor(const std::string& backend, const std::filesystem::path& dir) {
   if (backend == "embedded") return EmbeddedConfig(dir);
-  return RedisMariaDbConfig(FreshDatabaseName("like"));
+  LikeConfig config = RedisMariaDbConfig(FreshDatabaseName("like"));
+  if (backend == "database-first") config.write_mode = "database-first";
+  return config;
 }
 
 Status Drain(LikeApp& app, const std::string& consumer) {
+  if (app.relay() != nullptr) return app.relay()->Drain();
   if (app.stream() == nullptr) return Status::Ok();
   EventWriter writer(app.stream(), app.core().database, {.consumer = consumer});
   return writer.Drain();

@@ -43,10 +43,12 @@ LikeConfig RedisMariaDbConfig(const std::string& database);
 // embedded with its SQLite file in `dir`.
 LikeConfig EmbeddedConfig(const std::filesystem::path& dir);
 
-// "embedded" or "redis+mariadb": a config for it (a fresh database, or a file in `dir`).
+// "embedded", "redis+mariadb" (redis-first) or "database-first" (redis+mariadb): a config for
+// it (a fresh database, or a file in `dir`).
 LikeConfig ConfigFor(const std::string& backend, const std::filesystem::path& dir);
 
-// Applies every event the streams hold (nothing on embedded). OK once they are empty.
+// Persists every event the streams hold (redis-first) or relays the outbox to Redis
+// (database-first); nothing on embedded. OK once they are empty.
 Status Drain(LikeApp& app, const std::string& consumer = "test-drain");
 
 // Who likes what, as the test's own calls left it (last state per pair).
