@@ -185,6 +185,33 @@ TEST_F(RedisEventsTest, ARebuiltBucketKeepsTheVersionBaselineSoAnOldEventCannotW
   ExpectAllLevels(*app_, 11, 1);
 }
 
+// The record holds a version ahead of Redis's clock (a failover to a server whose clock is
+// behind): after a rebuild, the next change must still outrank it, or the database would
+// ignore it as stale.
+TEST_F(RedisEventsTest, AfterARebuildNewVersionsOutrankTheRecordEvenWithRedisClockBehind) {
+  const SetLikeResult liked = Set(14, "gina", true);
+  ASSERT_TRUE(Drain(*app_).ok());
+  const int64_t ahead = liked.version + 1'000'000'000'000;  // ~11.6 days ahead
+  bool applied = false;
+  bool changed = false;
+  ASSERT_TRUE(app_->core()
+                  .database
+                  ->Apply({.content_id = 14,
+                           .user_id = "gina",
+                           .liked = true,
+                           .version = ahead,
+                           .bucket = liked.bucket},
+                          &applied, &changed)
+                  .ok());
+  ASSERT_TRUE(applied);
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  const SetLikeResult unliked = Set(14, "gina", false);
+  ASSERT_TRUE(unliked.changed);
+  EXPECT_GT(unliked.version, ahead);
+  ASSERT_TRUE(Drain(*app_).ok());
+  ExpectAllLevels(*app_, 14, 0);
+}
+
 TEST_F(RedisEventsTest, ADeadConsumersEntriesAreReclaimed) {
   for (int i = 0; i < 50; ++i) Set(12, "g" + std::to_string(i), true);
   std::vector<LikeEvent> taken;
