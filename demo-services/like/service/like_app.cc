@@ -20,15 +20,16 @@ int64_t WallMs() {
       .count();
 }
 
-// Contents the reconciler looks at on its own: those with count rows.
-Status ReconcileAll(LikeCore& core) {
+// Every content with count rows: reported, and repaired when `repair`.
+Status ReconcileAll(LikeCore& core, bool repair) {
   std::vector<int64_t> contents;
   if (Status s = core.database->CountedContents(&contents); !s.ok()) return s;
   for (int64_t content : contents) {
     ReconcileResponse report;
-    if (Status s = Reconcile(core, content, false, &report); !s.ok()) return s;
+    if (Status s = Reconcile(core, content, repair, &report); !s.ok()) return s;
     for (const std::string& v : report.violations()) {
-      Logger().error("like reconciler: content {}: {}", content, v);
+      Logger().error("like reconciler: content {}: {}{}", content, v,
+                     report.repaired() ? " (repaired from the database)" : "");
     }
   }
   return Status::Ok();
@@ -131,13 +132,14 @@ void LikeApp::StartJobs(const LikeConfig& config) {
         }));
   }
   if (config.reconcile_interval_ms > 0) {
-    jobs_.push_back(std::make_unique<PeriodicWorker>(
-        milliseconds(config.reconcile_interval_ms), [core = &core_] {
-          if (Status s = ReconcileAll(*core); !s.ok()) {
-            Logger().warn("like reconciler: {}", s.ToString());
-          }
-          return false;
-        }));
+    jobs_.push_back(
+        std::make_unique<PeriodicWorker>(milliseconds(config.reconcile_interval_ms),
+                                         [core = &core_, repair = config.reconcile_repair] {
+                                           if (Status s = ReconcileAll(*core, repair); !s.ok()) {
+                                             Logger().warn("like reconciler: {}", s.ToString());
+                                           }
+                                           return false;
+                                         }));
   }
   for (auto& job : jobs_) job->Start();
 }

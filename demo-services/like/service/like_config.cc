@@ -72,6 +72,7 @@ void ReadLikeConfig(config::ConfigReader& service, LikeConfig* out) {
 
   config::ConfigReader reconciler = service.Section("reconciler");
   reconciler.Integer("interval_ms", 0, 86400000, &c.reconcile_interval_ms);
+  reconciler.Bool("repair", &c.reconcile_repair);
   reconciler.RejectUnknownKeys();
 
   config::ConfigReader outbox = service.Section("outbox");

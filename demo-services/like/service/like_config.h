@@ -40,6 +40,7 @@ struct LikeConfig {
   int64_t writer_max_deliveries = 5;    // event_writer.max_deliveries, then dead-lettered
 
   int64_t reconcile_interval_ms = 0;       // reconciler.interval_ms; 0: only on request
+  bool reconcile_repair = false;           // reconciler.repair: the job repairs what it finds
   int64_t outbox_retention_ms = 86400000;  // outbox.retention_ms
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <hiredis.h>
 
+#include "ferry/storage/mariadb_connection.h"
 #include "ferry/storage/sqlite_connection.h"
 #include "like_test_support.h"
 #include "raw_http_client.h"
@@ -203,6 +204,37 @@ TEST_P(LikeServiceTest, ReconcileReportsDriftAndRepairsItFromTheDatabase) {
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_EQ(after->violations_size(), 0) << after->ShortDebugString();
   ExpectAllLevels(provider_.app(), 21, 10);
+}
+
+TEST_P(LikeServiceTest, TheReconcilerJobRepairsDriftOnItsOwn) {
+  config_.reconcile_interval_ms = 20;
+  config_.reconcile_repair = true;
+  Start();
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(
+        proxy()
+            .SetLike(Like(22, "j" + std::to_string(i), true), AsUser("j" + std::to_string(i)))
+            .ok());
+  }
+  ASSERT_TRUE(Drain(provider_.app()).ok());
+  // A count row that lies, in the database every backend has.
+  LikeConfig c = config_;
+  std::unique_ptr<storage::SqlConnection> sql;
+  if (GetParam() == "embedded") {
+    ASSERT_TRUE(storage::SqliteConnection::Open({.path = c.sqlite_path}, &sql).ok());
+  } else {
+    ASSERT_TRUE(storage::MariaDbConnection::Open(c.mariadb, &sql).ok());
+  }
+  ASSERT_TRUE(
+      sql->Execute("UPDATE like_count SET count = count + 3 WHERE content_id = 22", {}).ok());
+  ReconcileRequest request;
+  request.set_content_id(22);
+  ReconcileResponse last;
+  EXPECT_TRUE(Eventually([&] {
+    auto r = proxy().Reconcile(request);
+    if (r.ok()) last = *r;
+    return r.ok() && r->violations_size() == 0 && r->database_count() == 6;
+  })) << last.ShortDebugString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LikeServiceTest,
