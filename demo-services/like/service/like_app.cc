@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 
 #include "ferry/framework/logging.h"
 #include "service/reconciler.h"
@@ -44,6 +45,9 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
       config.backend == "embedded" ? SqliteLikePool(config.sqlite_path, config.sqlite_connections)
                                    : MariaDbLikePool(config.mariadb, config.mariadb_connections));
   if (Status s = app->database_->Initialize(); !s.ok()) return s;
+  std::map<int64_t, uint32_t> raised;
+  if (Status s = app->database_->Layouts(&raised); !s.ok()) return s;
+  for (const auto& [content, buckets] : raised) app->layout_->Raise(content, buckets);
   LikeCore& core = app->core_;
   core.database = app->database_.get();
   core.layout = app->layout_.get();
@@ -78,6 +82,9 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
       [store = core.store](int64_t content, std::vector<int64_t>* buckets) {
         return store->BucketCounts(content, buckets);
       });
+  if (config.raise_above_writes_per_s > 0 && !core.outbox_relayed) {
+    core.hot = std::make_unique<HotDetector>(config.raise_above_writes_per_s);
+  }
   app->service_ = std::make_unique<LikeServiceImpl>(&app->core_);
   app->services_.push_back(app->service_.get());
   app->StartJobs(config);
@@ -129,6 +136,22 @@ void LikeApp::StartJobs(const LikeConfig& config) {
             Logger().warn("like outbox: trim: {}", s.ToString());
           }
           return false;
+        }));
+  }
+  if (core_.hot) {
+    jobs_.push_back(std::make_unique<PeriodicWorker>(
+        milliseconds(50), [core = &core_, max = config.max_buckets] {
+          int64_t content = 0;
+          if (!core->hot->Take(&content)) return false;
+          const uint32_t buckets = core->layout->BucketsOf(content);
+          if (buckets * 2 > max) return true;
+          if (Status s = core->store->RaiseBuckets(content, buckets * 2); !s.ok()) {
+            Logger().warn("like: raising content {} to {} buckets: {}", content, buckets * 2,
+                          s.ToString());
+          } else {
+            Logger().info("like: content {} is hot: raised to {} buckets", content, buckets * 2);
+          }
+          return true;
         }));
   }
   if (config.reconcile_interval_ms > 0) {

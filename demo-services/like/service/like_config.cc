@@ -20,6 +20,8 @@ void ReadBuckets(config::ConfigReader& buckets, LikeConfig* c) {
     hot.Integer(key, 1, 1024, &n);
     c->hot[content] = n;
   }
+  buckets.Integer("raise_above_writes_per_s", 0, 100000000, &c->raise_above_writes_per_s);
+  buckets.Integer("max", 1, 1024, &c->max_buckets);
   buckets.RejectUnknownKeys();
 }
 

@@ -31,7 +31,12 @@ struct LikeConfig {
 
   uint32_t default_buckets = 4;     // buckets.default
   std::map<int64_t, uint32_t> hot;  // buckets.hot: {content_id: buckets}
-  int64_t count_cache_ms = 1000;    // count_cache_ms: staleness of GetCounts, 0 to 2000
+  // buckets.raise_above_writes_per_s: a content written more often than this within a second
+  // on one provider gets twice its buckets, up to buckets.max (0: never raised at run time;
+  // redis-first and embedded).
+  int64_t raise_above_writes_per_s = 5000;
+  uint32_t max_buckets = 64;      // buckets.max
+  int64_t count_cache_ms = 1000;  // count_cache_ms: staleness of GetCounts, 0 to 2000
 
   uint32_t writer_threads = 2;          // event_writer.threads; 0: another provider persists
   uint32_t writer_batch = 256;          // event_writer.batch

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "service/count_cache.h"
+#include "service/hot_detector.h"
 #include "storage/bucket_layout.h"
 #include "storage/like_database.h"
 #include "storage/like_store.h"
@@ -16,8 +17,10 @@ struct LikeCore {
   LikeDatabase* database = nullptr;  // the record; lists and reconciliation read it
   RedisLikeStore* redis = nullptr;   // redis+mariadb: the buckets reconciliation compares
   bool outbox_relayed = false;       // database-first: outbox rows are changes Redis lacks
-  const BucketLayout* layout = nullptr;
-  std::unique_ptr<CountCache> counts;  // totals for GetCounts, at most count_cache_ms old
+  BucketLayout* layout = nullptr;
+  std::unique_ptr<CountCache> counts;
+  std::unique_ptr<HotDetector> hot;  // null when raising at run time is off  // totals for
+                                     // GetCounts, at most count_cache_ms old
 };
 
 }  // namespace ferry::like

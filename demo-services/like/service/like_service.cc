@@ -51,6 +51,7 @@ Status LikeServiceImpl::SetLike(ServerContext& context, const SetLikeRequest& re
       !s.ok()) {
     return s;
   }
+  if (core_->hot) core_->hot->Note(request.content_id());
   int64_t count =
       core_->counts->UpdateBucket(request.content_id(), result.bucket, result.bucket_count);
   if (count < 0) {

@@ -25,6 +25,13 @@ class DatabaseFirstStore final : public LikeStore {
                   std::vector<bool>* out) override {
     return database_->HasLiked(user_id, content_ids, out);
   }
+  // The relay applies a change to the bucket computed at its commit, so a layout changing
+  // under it could put a user in two buckets.
+  Status RaiseBuckets(int64_t content_id, uint32_t) override {
+    return Status(StatusCode::FAILED_PRECONDITION,
+                  "content " + std::to_string(content_id) +
+                      ": buckets are raised only by configuration with write_mode database-first");
+  }
 
  private:
   SqlLikeStore* const database_;

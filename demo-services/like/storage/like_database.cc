@@ -30,16 +30,19 @@ int64_t WallMs() {
 // the whole database).
 std::string_view SelectStateSql(SqlDialect dialect) {
   return dialect == SqlDialect::kSqlite
-             ? "SELECT liked, version FROM like_state WHERE content_id = ? AND user_id = ?"
-             : "SELECT liked, version FROM like_state WHERE content_id = ? AND user_id = ? "
+             ? "SELECT liked, version, bucket FROM like_state WHERE content_id = ? AND user_id = ?"
+             : "SELECT liked, version, bucket FROM like_state WHERE content_id = ? AND user_id = ? "
                "FOR UPDATE";
 }
 
-// Writes the pair's new state and version; a state that flipped moves its bucket's count.
+// Writes the pair's new state and version; a state that flipped moves a bucket's count. The
+// row's bucket is where its like was counted: a like counts in (and moves the row to) the
+// user's bucket now, an unlike or a repeat leaves the row where it was counted, so that after
+// a raise moved the user no count row goes below zero.
 Status WriteState(SqlConnection& c, bool row_exists, int64_t content_id, const std::string& user_id,
-                  bool liked, int64_t version, uint32_t bucket, bool changed) {
+                  bool liked, int64_t version, uint32_t bucket, bool changed, int64_t counted_in) {
   const int64_t l = liked ? 1 : 0;
-  const int64_t b = bucket;
+  const int64_t b = !row_exists || (changed && liked) ? int64_t{bucket} : counted_in;
   Status s = row_exists ? c.Execute(
                               "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
                               "WHERE content_id = ? AND user_id = ?",
@@ -117,7 +120,7 @@ Status LikeDatabase::Apply(const LikeEvent& event, bool* applied, bool* changed)
     *applied = true;
     *changed = was_liked != event.liked;
     return WriteState(c, exists, event.content_id, event.user_id, event.liked, event.version,
-                      event.bucket, *changed);
+                      event.bucket, *changed, exists ? AsInt(rows[0][2]) : 0);
   });
 }
 
@@ -135,7 +138,10 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
     if (was_liked != liked) {
       out->changed = true;
       out->version = std::max(out->version + 1, now_us);
-      if (Status s = WriteState(c, exists, content_id, user_id, liked, out->version, bucket, true);
+      // The count that moved: an unlike's is the bucket its like was counted in.
+      if (!liked && exists) out->bucket = static_cast<uint32_t>(AsInt(rows[0][2]));
+      if (Status s = WriteState(c, exists, content_id, user_id, liked, out->version, bucket, true,
+                                exists ? AsInt(rows[0][2]) : 0);
           !s.ok()) {
         return s;
       }
@@ -150,7 +156,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
     }
     rows.clear();
     if (Status s = c.Query("SELECT count FROM like_count WHERE content_id = ? AND bucket = ?",
-                           {content_id, int64_t{bucket}}, &rows);
+                           {content_id, int64_t{out->bucket}}, &rows);
         !s.ok()) {
       return s;
     }
@@ -255,22 +261,72 @@ Status LikeDatabase::CountedContents(std::vector<int64_t>* out) {
   return Status::Ok();
 }
 
-Status LikeDatabase::BucketRows(int64_t content_id, uint32_t bucket, std::vector<LikeRow>* out) {
+Status LikeDatabase::BucketRows(int64_t content_id, uint32_t bucket, uint32_t buckets,
+                                std::vector<LikeRow>* out) {
   std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
   if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
   std::vector<SqlRow> rows;
-  if (Status s = lease->Check((*lease)->Query(
-          "SELECT user_id, liked, version FROM like_state WHERE content_id = ? AND bucket = ?",
-          {content_id, int64_t{bucket}}, &rows));
+  // The rows' bucket column is the layout of their last change; a raise since then moved
+  // users, so the bucket is recomputed here (a scan of the content: buckets load rarely).
+  if (Status s = lease->Check(
+          (*lease)->Query("SELECT user_id, liked, version FROM like_state WHERE content_id = ?",
+                          {content_id}, &rows));
       !s.ok()) {
     return s;
   }
   out->clear();
   for (const SqlRow& row : rows) {
+    std::string user = AsText(row[0]);
+    if (BucketLayout::BucketIn(user, buckets) != bucket) continue;
     out->push_back(
-        {.user_id = AsText(row[0]), .liked = AsInt(row[1]) != 0, .version = AsInt(row[2])});
+        {.user_id = std::move(user), .liked = AsInt(row[1]) != 0, .version = AsInt(row[2])});
   }
   return Status::Ok();
+}
+
+Status LikeDatabase::Layouts(std::map<int64_t, uint32_t>* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s =
+          lease->Check((*lease)->Query("SELECT content_id, buckets FROM like_layout", {}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  out->clear();
+  for (const SqlRow& row : rows) (*out)[AsInt(row[0])] = static_cast<uint32_t>(AsInt(row[1]));
+  return Status::Ok();
+}
+
+Status LikeDatabase::Layout(int64_t content_id, uint32_t* buckets) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = lease->Check((*lease)->Query(
+          "SELECT buckets FROM like_layout WHERE content_id = ?", {content_id}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  *buckets = rows.empty() ? 0 : static_cast<uint32_t>(AsInt(rows[0][0]));
+  return Status::Ok();
+}
+
+Status LikeDatabase::RecordLayout(int64_t content_id, uint32_t buckets) {
+  return InTransaction([&](SqlConnection& c) {
+    std::vector<SqlRow> rows;
+    if (Status s =
+            c.Query("SELECT buckets FROM like_layout WHERE content_id = ?", {content_id}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    if (rows.empty()) {
+      return c.Execute("INSERT INTO like_layout (content_id, buckets) VALUES (?, ?)",
+                       {content_id, int64_t{buckets}});
+    }
+    if (AsInt(rows[0][0]) >= buckets) return Status::Ok();
+    return c.Execute("UPDATE like_layout SET buckets = ? WHERE content_id = ?",
+                     {int64_t{buckets}, content_id});
+  });
 }
 
 Status LikeDatabase::Counts(int64_t content_id, DatabaseCounts* out) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -63,8 +64,16 @@ class LikeDatabase {
 
   // Contents that have count rows (what the periodic reconciler looks at).
   Status CountedContents(std::vector<int64_t>* out);
-  // Every detail row of one bucket (liked or not: the versions are the bucket's baseline).
-  Status BucketRows(int64_t content_id, uint32_t bucket, std::vector<LikeRow>* out);
+  // Every detail row of one bucket of `buckets` (liked or not: the versions are the bucket's
+  // baseline).
+  Status BucketRows(int64_t content_id, uint32_t bucket, uint32_t buckets,
+                    std::vector<LikeRow>* out);
+
+  // The bucket counts contents were raised to (like_layout).
+  Status Layouts(std::map<int64_t, uint32_t>* out);
+  Status Layout(int64_t content_id, uint32_t* buckets);  // 0: never raised
+  // Records that the content now has `buckets` buckets (never lowers a recorded count).
+  Status RecordLayout(int64_t content_id, uint32_t buckets);
   // Detail rows, count rows and outbox of one content, read in one snapshot.
   Status Counts(int64_t content_id, DatabaseCounts* out);
   // Rewrites the content's count rows (and the detail rows' buckets) from its detail rows,

@@ -28,6 +28,9 @@ CREATE TABLE IF NOT EXISTS like_outbox (
   version INTEGER NOT NULL,
   bucket INTEGER NOT NULL,
   created_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS like_layout (
+  content_id INTEGER PRIMARY KEY,
+  buckets INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS like_dead_letter (
   stream BLOB NOT NULL,
   entry_id BLOB NOT NULL,
@@ -63,6 +66,9 @@ CREATE TABLE IF NOT EXISTS like_outbox (
   version BIGINT NOT NULL,
   bucket INT NOT NULL,
   created_ms BIGINT NOT NULL) ENGINE=InnoDB;
+CREATE TABLE IF NOT EXISTS like_layout (
+  content_id BIGINT NOT NULL PRIMARY KEY,
+  buckets INT NOT NULL) ENGINE=InnoDB;
 CREATE TABLE IF NOT EXISTS like_dead_letter (
   stream VARBINARY(255) NOT NULL,
   entry_id VARBINARY(64) NOT NULL,

@@ -33,6 +33,9 @@ class LikeStore {
   // Whether the user likes each content, from the state itself (no cache).
   virtual Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                           std::vector<bool>* out) = 0;
+  // Raises the content's bucket count to `buckets` (twice the current count) while writers
+  // run, for every provider.
+  virtual Status RaiseBuckets(int64_t content_id, uint32_t buckets) = 0;
 };
 
 }  // namespace ferry::like

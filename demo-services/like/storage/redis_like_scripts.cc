@@ -9,7 +9,9 @@ namespace {
 // microseconds when later: after a Redis that lost its data is rebuilt from the database, a
 // new change still outranks an event of the lost data that may yet reach the database.
 constexpr std::string_view kSetLikeSource = R"lua(
-if redis.call('EXISTS', KEYS[5]) == 0 then return {-1, 0, 0} end
+local layout = redis.call('GET', KEYS[5])
+if not layout then return {-1, 0, 0} end
+if layout ~= ARGV[5] then return {-3, 0, 0} end
 local want = ARGV[2] == '1'
 local changed
 if want then
@@ -42,7 +44,7 @@ local flat = redis.call('HGETALL', KEYS[3])
 for i = 1, #flat, 2 do old[flat[i]] = tonumber(flat[i + 1]) end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 local count = 0
-for i = 2, #ARGV, 3 do
+for i = 3, #ARGV, 3 do
   if ARGV[i + 1] == '1' then
     redis.call('SADD', KEYS[1], ARGV[i])
     count = count + 1
@@ -54,7 +56,7 @@ for i = 2, #ARGV, 3 do
 end
 for user, v in pairs(old) do redis.call('HSET', KEYS[3], user, string.format('%.0f', v)) end
 redis.call('SET', KEYS[2], count)
-redis.call('SET', KEYS[4], '1')
+redis.call('SET', KEYS[4], ARGV[2])
 return 1
 )lua";
 
@@ -78,12 +80,37 @@ end
 return {1, changed}
 )lua";
 
+// Raising a content from n to 2n buckets, bucket k at a time: freezing k stops its writers
+// (they wait), and is idempotent, so a split stopped half way is resumed by whoever meets it.
+constexpr std::string_view kFreezeSource = R"lua(
+local layout = redis.call('GET', KEYS[1])
+if layout == ARGV[1] then
+  redis.call('SET', KEYS[1], 'm:' .. ARGV[2])
+  return 1
+end
+if layout == 'm:' .. ARGV[2] then return 1 end
+return 0
+)lua";
+
+// The users that moved to bucket k + n leave bucket k, whose count becomes its set's size.
+constexpr std::string_view kFinishSplitSource = R"lua(
+for i = 2, #ARGV do
+  redis.call('SREM', KEYS[1], ARGV[i])
+  redis.call('HDEL', KEYS[3], ARGV[i])
+end
+redis.call('SET', KEYS[2], redis.call('SCARD', KEYS[1]))
+redis.call('SET', KEYS[4], ARGV[1])
+return 1
+)lua";
+
 }  // namespace
 
 std::vector<storage::RedisScript> LikeScripts() {
   return {{.name = "set_like", .source = kSetLikeSource},
           {.name = "load_bucket", .source = kLoadBucketSource},
-          {.name = "apply_change", .source = kApplyChangeSource}};
+          {.name = "apply_change", .source = kApplyChangeSource},
+          {.name = "freeze", .source = kFreezeSource},
+          {.name = "finish_split", .source = kFinishSplitSource}};
 }
 
 }  // namespace ferry::like

@@ -2,6 +2,8 @@
 
 #include <hiredis.h>
 
+#include <chrono>
+
 #include "storage/redis_like_keys.h"
 #include "storage/redis_like_scripts.h"
 
@@ -45,22 +47,31 @@ Status CheckReplies(std::string_view what, const std::vector<RedisReplyPtr>& rep
 
 }  // namespace
 
+int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               since)
+      .count();
+}
+
 RedisLikeStore::RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database,
-                               const BucketLayout* layout)
+                               BucketLayout* layout)
     : pool_(pool), database_(database), layout_(layout), scripts_(pool, LikeScripts()) {}
 
 Status RedisLikeStore::Connect() { return scripts_.LoadAll(); }
 
 Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, bool liked,
                                SetLikeResult* out) {
-  const uint32_t bucket = layout_->BucketOf(content_id, user_id);
-  const BucketKeys keys = BucketKeys::For(content_id, bucket);
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    const uint32_t buckets = layout_->BucketsOf(content_id);
+    const uint32_t bucket = BucketLayout::BucketIn(user_id, buckets);
+    const BucketKeys keys = BucketKeys::For(content_id, bucket);
     RedisReplyPtr reply;
-    if (Status s = scripts_.Eval(
-            kSetLike, {keys.members, keys.count, keys.versions, keys.events, keys.ready},
-            {user_id, liked ? "1" : "0", std::to_string(content_id), std::to_string(bucket)},
-            &reply);
+    if (Status s = scripts_.Eval(kSetLike,
+                                 {keys.members, keys.count, keys.versions, keys.events, keys.ready},
+                                 {user_id, liked ? "1" : "0", std::to_string(content_id),
+                                  std::to_string(bucket), std::to_string(buckets)},
+                                 &reply);
         !s.ok()) {
       return s;
     }
@@ -77,19 +88,34 @@ Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, b
       *out = {.changed = changed == 1, .version = version, .bucket = bucket, .bucket_count = count};
       return Status::Ok();
     }
-    if (Status s = LoadBucket(content_id, bucket, false); !s.ok()) return s;
+    Status next;
+    if (changed == -1) {
+      next = LoadBucket(content_id, bucket, false);
+    } else {
+      std::string marker;
+      next = ReadyMarker(content_id, bucket, &marker);
+      if (next.ok()) next = AwaitLayout(content_id, buckets, marker, ElapsedMs(start));
+    }
+    if (!next.ok()) return next;
   }
-  return Status(StatusCode::UNAVAILABLE, "like bucket " + keys.ready + " keeps disappearing");
 }
 
-Status RedisLikeStore::LoadBucket(int64_t content_id, uint32_t bucket, bool force) {
-  const BucketKeys keys = BucketKeys::For(content_id, bucket);
+Status RedisLikeStore::ReadyMarker(int64_t content_id, uint32_t bucket, std::string* marker) {
+  RedisReplyPtr reply;
+  if (Status s = pool_->Run({"GET", BucketKeys::For(content_id, bucket).ready}, &reply); !s.ok()) {
+    return s;
+  }
+  if (reply->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET", reply.get());
+  *marker = reply->type == REDIS_REPLY_STRING ? std::string(ReplyText(reply.get())) : "";
+  return Status::Ok();
+}
+
+Status RedisLikeStore::RegisterStream(const std::string& stream) {
   // The stream is known to the writers, with their group, before any script can append to it.
   std::vector<RedisReplyPtr> replies;
-  if (Status s =
-          pool_->RunPipeline({{"SADD", kStreamRegistry, keys.events},
-                              {"XGROUP", "CREATE", keys.events, kWritersGroup, "0", "MKSTREAM"}},
-                             &replies);
+  if (Status s = pool_->RunPipeline({{"SADD", kStreamRegistry, stream},
+                                     {"XGROUP", "CREATE", stream, kWritersGroup, "0", "MKSTREAM"}},
+                                    &replies);
       !s.ok()) {
     return s;
   }
@@ -99,10 +125,21 @@ Status RedisLikeStore::LoadBucket(int64_t content_id, uint32_t bucket, bool forc
   if (replies[1]->type == REDIS_REPLY_ERROR && !IsErrorReply(replies[1].get(), "BUSYGROUP")) {
     return ErrorReplyStatus("XGROUP CREATE", replies[1].get());
   }
+  return Status::Ok();
+}
+
+Status RedisLikeStore::LoadBucket(int64_t content_id, uint32_t bucket, bool force) {
+  return LoadBucketOf(content_id, bucket, layout_->BucketsOf(content_id), force);
+}
+
+Status RedisLikeStore::LoadBucketOf(int64_t content_id, uint32_t bucket, uint32_t buckets,
+                                    bool force) {
+  const BucketKeys keys = BucketKeys::For(content_id, bucket);
+  if (Status s = RegisterStream(keys.events); !s.ok()) return s;
   std::vector<LikeRow> rows;
-  if (Status s = database_->BucketRows(content_id, bucket, &rows); !s.ok()) return s;
-  std::vector<std::string> args = {force ? "1" : "0"};
-  args.reserve(1 + 3 * rows.size());
+  if (Status s = database_->BucketRows(content_id, bucket, buckets, &rows); !s.ok()) return s;
+  std::vector<std::string> args = {force ? "1" : "0", std::to_string(buckets)};
+  args.reserve(2 + 3 * rows.size());
   for (const LikeRow& row : rows) {
     args.push_back(row.user_id);
     args.push_back(row.liked ? "1" : "0");
@@ -132,65 +169,74 @@ Status RedisLikeStore::ApplyChange(const LikeEvent& change) {
 }
 
 Status RedisLikeStore::BucketCounts(int64_t content_id, std::vector<int64_t>* out) {
-  const uint32_t buckets = layout_->BucketsOf(content_id);
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    const uint32_t buckets = layout_->BucketsOf(content_id);
+    const std::string expected = std::to_string(buckets);
     std::vector<std::vector<std::string>> commands;
     for (uint32_t b = 0; b < buckets; ++b) {
       const BucketKeys keys = BucketKeys::For(content_id, b);
-      commands.push_back({"EXISTS", keys.ready});
+      commands.push_back({"GET", keys.ready});
       commands.push_back({"GET", keys.count});
     }
     std::vector<RedisReplyPtr> replies;
     if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
     if (Status s = CheckReplies("GET", replies); !s.ok()) return s;
     out->assign(buckets, 0);
-    bool all_loaded = true;
-    for (uint32_t b = 0; b < buckets; ++b) {
-      int64_t ready = 0;
-      if (!ReplyInt(replies[2 * b].get(), &ready) ||
-          !ReplyInt(replies[2 * b + 1].get(), &(*out)[b])) {
-        return MalformedReply("GET");
-      }
-      if (ready == 0) {
-        all_loaded = false;
-        if (Status s = LoadBucket(content_id, b, false); !s.ok()) return s;
+    Status retry = Status::Ok();
+    bool again = false;
+    for (uint32_t b = 0; b < buckets && retry.ok(); ++b) {
+      const redisReply* ready = replies[2 * b].get();
+      if (!ReplyInt(replies[2 * b + 1].get(), &(*out)[b])) return MalformedReply("GET");
+      if (ready->type != REDIS_REPLY_STRING) {
+        again = true;
+        retry = LoadBucket(content_id, b, false);
+      } else if (ReplyText(ready) != expected) {
+        again = true;
+        retry = AwaitLayout(content_id, buckets, std::string(ReplyText(ready)), ElapsedMs(start));
       }
     }
-    if (all_loaded) return Status::Ok();
+    if (!retry.ok()) return retry;
+    if (!again) return Status::Ok();
   }
-  return Status::Ok();  // loaded on the first pass and read on the second
 }
 
 Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                                 std::vector<bool>* out) {
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    std::vector<uint32_t> layouts;
     std::vector<std::vector<std::string>> commands;
     for (int64_t content : content_ids) {
-      const BucketKeys keys = BucketKeys::For(content, layout_->BucketOf(content, user_id));
-      commands.push_back({"EXISTS", keys.ready});
+      layouts.push_back(layout_->BucketsOf(content));
+      const BucketKeys keys =
+          BucketKeys::For(content, BucketLayout::BucketIn(user_id, layouts.back()));
+      commands.push_back({"GET", keys.ready});
       commands.push_back({"SISMEMBER", keys.members, user_id});
     }
     std::vector<RedisReplyPtr> replies;
     if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
     if (Status s = CheckReplies("SISMEMBER", replies); !s.ok()) return s;
     out->assign(content_ids.size(), false);
-    bool all_loaded = true;
-    for (size_t i = 0; i < content_ids.size(); ++i) {
-      int64_t ready = 0;
+    Status retry = Status::Ok();
+    bool again = false;
+    for (size_t i = 0; i < content_ids.size() && retry.ok(); ++i) {
+      const redisReply* ready = replies[2 * i].get();
       int64_t member = 0;
-      if (!ReplyInt(replies[2 * i].get(), &ready) || !ReplyInt(replies[2 * i + 1].get(), &member)) {
-        return MalformedReply("SISMEMBER");
-      }
+      if (!ReplyInt(replies[2 * i + 1].get(), &member)) return MalformedReply("SISMEMBER");
       (*out)[i] = member == 1;
-      if (ready == 0) {
-        all_loaded = false;
-        const uint32_t bucket = layout_->BucketOf(content_ids[i], user_id);
-        if (Status s = LoadBucket(content_ids[i], bucket, false); !s.ok()) return s;
+      if (ready->type != REDIS_REPLY_STRING) {
+        again = true;
+        retry = LoadBucket(content_ids[i], BucketLayout::BucketIn(user_id, layouts[i]), false);
+      } else if (ReplyText(ready) != std::to_string(layouts[i])) {
+        again = true;
+        retry = AwaitLayout(content_ids[i], layouts[i], std::string(ReplyText(ready)),
+                            ElapsedMs(start));
       }
     }
-    if (all_loaded) return Status::Ok();
+    if (!retry.ok()) return retry;
+    if (!again) return Status::Ok();
   }
-  return Status::Ok();
 }
 
 Status RedisLikeStore::ReadCacheCounts(int64_t content_id, CacheCounts* out) {

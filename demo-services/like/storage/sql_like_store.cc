@@ -29,4 +29,10 @@ Status SqlLikeStore::HasLiked(const std::string& user_id, std::span<const int64_
   return database_->HasLiked(user_id, content_ids, out);
 }
 
+Status SqlLikeStore::RaiseBuckets(int64_t content_id, uint32_t buckets) {
+  if (Status s = database_->RecordLayout(content_id, buckets); !s.ok()) return s;
+  layout_->Raise(content_id, buckets);
+  return Status::Ok();
+}
+
 }  // namespace ferry::like

@@ -11,7 +11,7 @@ namespace ferry::like {
 // the database survives. The embedded backend (SQLite); its buckets are the count rows.
 class SqlLikeStore final : public LikeStore {
  public:
-  SqlLikeStore(LikeDatabase* database, const BucketLayout* layout)
+  SqlLikeStore(LikeDatabase* database, BucketLayout* layout)
       : database_(database), layout_(layout) {}
 
   Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
@@ -19,10 +19,12 @@ class SqlLikeStore final : public LikeStore {
   Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override;
   Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                   std::vector<bool>* out) override;
+  // The count rows are per bucket; a raise only changes which row a user's changes go to.
+  Status RaiseBuckets(int64_t content_id, uint32_t buckets) override;
 
  private:
   LikeDatabase* const database_;
-  const BucketLayout* const layout_;
+  BucketLayout* const layout_;
 };
 
 }  // namespace ferry::like

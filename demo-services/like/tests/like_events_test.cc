@@ -92,7 +92,7 @@ TEST_P(LikeEventsTest, DuplicatedAndShuffledEventsConvergeToTheLastVersions) {
     for (const std::string& user : likers) EXPECT_TRUE(last[user]) << user;
     for (uint32_t b = 0; b < 4; ++b) {
       std::vector<LikeRow> rows;
-      ASSERT_TRUE(db->BucketRows(9, b, &rows).ok());
+      ASSERT_TRUE(db->BucketRows(9, b, 4, &rows).ok());
       for (const LikeRow& row : rows) EXPECT_EQ(row.liked, last[row.user_id]) << row.user_id;
     }
   }
