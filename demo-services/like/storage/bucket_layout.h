@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -18,10 +19,11 @@ class BucketLayout {
       : default_(default_buckets), hot_(std::move(hot)) {}
 
   uint32_t BucketsOf(int64_t content_id) const {
-    std::lock_guard lock(mutex_);
-    if (auto it = raised_.find(content_id); it != raised_.end()) return it->second;
     auto it = hot_.find(content_id);
-    return it == hot_.end() ? default_ : it->second;
+    const uint32_t configured = it == hot_.end() ? default_ : it->second;
+    std::lock_guard lock(mutex_);
+    auto raised = raised_.find(content_id);
+    return raised == raised_.end() ? configured : std::max(configured, raised->second);
   }
   uint32_t BucketOf(int64_t content_id, std::string_view user_id) const {
     return BucketIn(user_id, BucketsOf(content_id));

@@ -90,7 +90,7 @@ Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, b
     }
     Status next;
     if (changed == -1) {
-      next = LoadBucket(content_id, bucket, false);
+      next = LoadMissing(content_id, bucket, buckets, ElapsedMs(start));
     } else {
       std::string marker;
       next = ReadyMarker(content_id, bucket, &marker);
@@ -126,6 +126,20 @@ Status RedisLikeStore::RegisterStream(const std::string& stream) {
     return ErrorReplyStatus("XGROUP CREATE", replies[1].get());
   }
   return Status::Ok();
+}
+
+Status RedisLikeStore::LoadMissing(int64_t content_id, uint32_t bucket, uint32_t buckets,
+                                   int64_t waited_ms) {
+  // Bucket 0 exists in every layout: when Redis holds it for another count, loading this one
+  // from the database would put its users in two buckets.
+  if (bucket != 0) {
+    std::string marker;
+    if (Status s = ReadyMarker(content_id, 0, &marker); !s.ok()) return s;
+    if (!marker.empty() && marker != std::to_string(buckets)) {
+      return AwaitLayout(content_id, buckets, marker, waited_ms);
+    }
+  }
+  return LoadBucketOf(content_id, bucket, buckets, false);
 }
 
 Status RedisLikeStore::LoadBucket(int64_t content_id, uint32_t bucket, bool force) {
@@ -190,7 +204,7 @@ Status RedisLikeStore::BucketCounts(int64_t content_id, std::vector<int64_t>* ou
       if (!ReplyInt(replies[2 * b + 1].get(), &(*out)[b])) return MalformedReply("GET");
       if (ready->type != REDIS_REPLY_STRING) {
         again = true;
-        retry = LoadBucket(content_id, b, false);
+        retry = LoadMissing(content_id, b, buckets, ElapsedMs(start));
       } else if (ReplyText(ready) != expected) {
         again = true;
         retry = AwaitLayout(content_id, buckets, std::string(ReplyText(ready)), ElapsedMs(start));
@@ -227,7 +241,8 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
       (*out)[i] = member == 1;
       if (ready->type != REDIS_REPLY_STRING) {
         again = true;
-        retry = LoadBucket(content_ids[i], BucketLayout::BucketIn(user_id, layouts[i]), false);
+        retry = LoadMissing(content_ids[i], BucketLayout::BucketIn(user_id, layouts[i]), layouts[i],
+                            ElapsedMs(start));
       } else if (ReplyText(ready) != std::to_string(layouts[i])) {
         again = true;
         retry = AwaitLayout(content_ids[i], layouts[i], std::string(ReplyText(ready)),

@@ -57,6 +57,8 @@ class RedisLikeStore final : public LikeStore {
   // refuses a layout that shrank without a repair. OK: try again with the current layout.
   Status AwaitLayout(int64_t content_id, uint32_t buckets, const std::string& marker,
                      int64_t waited_ms);
+  // A bucket Redis does not hold, loaded unless Redis holds the content for another layout.
+  Status LoadMissing(int64_t content_id, uint32_t bucket, uint32_t buckets, int64_t waited_ms);
   Status LoadBucketOf(int64_t content_id, uint32_t bucket, uint32_t buckets, bool force);
   Status ReadyMarker(int64_t content_id, uint32_t bucket, std::string* marker);
   Status RegisterStream(const std::string& stream);

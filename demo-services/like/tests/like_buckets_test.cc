@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "like_test_support.h"
+#include "service/reconciler.h"
 #include "storage/redis_like_keys.h"
 
 namespace ferry::like::testing {
@@ -164,6 +165,36 @@ TEST(LikeBucketsResumeTest, ARaiseStoppedHalfWayIsFinishedByTheNextWriter) {
   EXPECT_EQ(app->core().layout->BucketsOf(5), 4u);
   ASSERT_TRUE(Drain(*app).ok());
   ExpectAllLevels(*app, 5, truth.Count(5));
+}
+
+TEST(LikeBucketsResumeTest, ALayoutChangedByConfigurationIsRefusedUntilRepaired) {
+  SharedServers::Start();
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  LikeConfig config = RedisMariaDbConfig(FreshDatabaseName("like_relayout"));
+  config.default_buckets = 4;
+  std::unique_ptr<LikeApp> before;
+  ASSERT_TRUE(LikeApp::Create(config, &before).ok());
+  for (int i = 0; i < 30; ++i) {
+    SetLikeResult result;
+    ASSERT_TRUE(before->core().store->SetLike(6, "q" + std::to_string(i), true, &result).ok());
+  }
+  ASSERT_TRUE(Drain(*before).ok());
+  before.reset();
+
+  config.hot[6] = 8;  // more buckets, by configuration (no raise moved the users)
+  std::unique_ptr<LikeApp> after;
+  ASSERT_TRUE(LikeApp::Create(config, &after).ok());
+  SetLikeResult result;
+  Status refused = after->core().store->SetLike(6, "q0", false, &result);
+  EXPECT_EQ(refused.code(), StatusCode::FAILED_PRECONDITION) << refused;
+  EXPECT_NE(refused.message().find("Reconcile"), std::string::npos) << refused;
+  ReconcileResponse report;
+  ASSERT_TRUE(Reconcile(after->core(), 6, true, &report).ok());
+  Status s = after->core().store->SetLike(6, "q0", false, &result);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(result.changed);
+  ASSERT_TRUE(Drain(*after).ok());
+  ExpectAllLevels(*after, 6, 29);
 }
 
 }  // namespace
