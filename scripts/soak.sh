@@ -373,6 +373,22 @@ for activity in $ACTIVITIES; do
 done
 event "drained and reconciled $(echo "$ACTIVITIES" | wc -w) activities"
 
+# Queues: no order event was given up (nothing here is poison), and acknowledged entries were
+# trimmed (untrimmed, a stream holds every reservation of its activity).
+STREAM_BOUND=1000
+: >"$RUN/queues.txt"
+while read -r activity sku; do
+  [ -n "$activity" ] || continue
+  tag="seckill:{$activity:$sku}"
+  letters=$(redis-cli -p "$REDIS_PORT" XLEN "$tag:dead_letters" 2>&1)
+  length=$(redis-cli -p "$REDIS_PORT" XLEN "$tag:orders" 2>&1)
+  [ "$letters" = "0" ] || fail "activity $activity: dead letters: $letters"
+  [[ "$length" =~ ^[0-9]+$ ]] && [ "$length" -le "$STREAM_BOUND" ] ||
+    fail "activity $activity: order stream length $length (bound $STREAM_BOUND)"
+  echo "activity $activity: order stream length $length, dead letters $letters" >>"$RUN/queues.txt"
+done < <("${MARIADB[@]}" -e 'SELECT activity_id, sku_id FROM seckill_activity')
+event "queues: longest order stream $(awk '{print $6+0}' "$RUN/queues.txt" | sort -n | tail -n1) entries, $(awk '{n += $9} END {print n+0}' "$RUN/queues.txt") dead letters"
+
 "${MARIADB[@]}" -e 'SELECT a.activity_id, a.initial_stock, s.remaining FROM seckill_activity a
   JOIN seckill_stock s ON s.activity_id = a.activity_id' >"$RUN/activities.tsv"
 "${MARIADB[@]}" -e 'SELECT activity_id, request_id, user_id, state FROM seckill_order' >"$RUN/orders.tsv"

@@ -16,6 +16,7 @@
 
 #include "ferry/framework/server.h"
 #include "service/seckill_app.h"
+#include "user_token_server_options.h"
 
 namespace ferry::bench {
 namespace {
@@ -27,19 +28,6 @@ std::string LastLine(const std::string& text) {
   const size_t end = text.find_last_not_of('\n');
   const size_t begin = text.rfind('\n', end);
   return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
-}
-
-// The provider verifies user tokens as the shipped configs make it, and ferry-bench signs them.
-constexpr const char* kUserTokenSecret = "bench-user-secret";
-ServerOptions VerifyingUserTokens() {
-  ServerOptions options;
-  options.filters = {FilterSpec::FromYaml(
-      "user_token", std::string("{secret: ") + kUserTokenSecret +
-                        ", exempt: [ferry.seckill.SeckillService/CreateActivity, "
-                        "ferry.seckill.SeckillService/Preheat, "
-                        "ferry.seckill.SeckillService/GetActivity, "
-                        "ferry.seckill.SeckillService/Reconcile]}")};
-  return options;
 }
 
 // An in-process provider on an ephemeral loopback port.

@@ -14,24 +14,12 @@
 #include "redis_server.h"
 #include "seckill_command.h"
 #include "service/seckill_app.h"
+#include "user_token_server_options.h"
 
 namespace ferry::bench {
 namespace {
 
 using ::testing::HasSubstr;
-
-// The provider verifies user tokens as the shipped configs make it, and ferry-bench signs them.
-constexpr const char* kUserTokenSecret = "bench-user-secret";
-ServerOptions VerifyingUserTokens() {
-  ServerOptions options;
-  options.filters = {FilterSpec::FromYaml(
-      "user_token", std::string("{secret: ") + kUserTokenSecret +
-                        ", exempt: [ferry.seckill.SeckillService/CreateActivity, "
-                        "ferry.seckill.SeckillService/Preheat, "
-                        "ferry.seckill.SeckillService/GetActivity, "
-                        "ferry.seckill.SeckillService/Reconcile]}")};
-  return options;
-}
 
 TEST(SeckillVerifyDbTest, VerifyDbReadsTheMariaDbOrdersTheOrderWriterWrote) {
   testsupport::RedisServer redis({.appendonly = true, .extra_args = {"--appendfsync", "everysec"}});

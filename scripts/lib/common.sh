@@ -10,7 +10,9 @@ export CCACHE_BASEDIR="$FERRY_ROOT" CCACHE_NOHASHDIR=1
 # Everything the build and the tests need, from Debian's archive only.
 FERRY_PACKAGES=(
   build-essential cmake pkg-config ccache clang-format curl
-  libboost-dev protobuf-compiler libprotobuf-dev libprotoc-dev
+  # Boost 1.81 rather than Debian 12's default 1.74 (libboost-dev): Boost.URL is only in 1.81,
+  # and the two -dev packages conflict.
+  libboost1.81-dev libboost-url1.81-dev protobuf-compiler libprotobuf-dev libprotoc-dev
   libzstd-dev libyaml-cpp-dev libspdlog-dev rapidjson-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ferry/framework/logging.h"
+#include "service/dead_letter.h"
 #include "service/seckill_metrics.h"
 
 namespace ferry::seckill {
@@ -39,8 +40,18 @@ bool OrderWriter::Drain(const ActivityRecord& activity) {
     return false;
   }
   std::vector<std::string> acknowledged;
+  bool given_up = false;
   for (const ReservationEvent& event : events) {
-    if (Write(activity, event)) acknowledged.push_back(event.event_id);
+    if (!event.malformed.empty()) {
+      given_up |= GiveUpIfDue(activity, event, kReasonUnparsable, event.malformed);
+      continue;
+    }
+    s = WriteOrder(activity, event);
+    if (s.ok()) {
+      acknowledged.push_back(event.event_id);
+    } else if (s.code() != StatusCode::UNAVAILABLE && s.code() != StatusCode::ABORTED) {
+      given_up |= GiveUpIfDue(activity, event, kReasonWriteFailed, s.ToString());
+    }
   }
   if (!acknowledged.empty()) {
     if (s = cache.Ack(activity.activity_id, activity.sku_id, acknowledged); !s.ok()) {
@@ -48,10 +59,33 @@ bool OrderWriter::Drain(const ActivityRecord& activity) {
       Logger().warn("order writer: ack failed: {}", s.ToString());
     }
   }
+  if (options_.trim_acknowledged && (!acknowledged.empty() || given_up)) {
+    int64_t removed = 0;
+    if (s = cache.TrimAcknowledged(activity.activity_id, activity.sku_id, &removed); !s.ok()) {
+      Logger().warn("order writer: activity {}: trim failed: {}", activity.activity_id,
+                    s.ToString());
+    }
+  }
   return !events.empty();
 }
 
+bool OrderWriter::GiveUpIfDue(const ActivityRecord& activity, const ReservationEvent& event,
+                              const char* reason, const std::string& detail) {
+  if (event.deliveries < options_.max_deliveries) return false;
+  if (Status s = GiveUpEvent(*core_, activity, event, reason, detail, options_.max_dead_letters);
+      !s.ok()) {
+    Logger().warn("order writer: activity {}: cannot give event {} up: {}", activity.activity_id,
+                  event.event_id, s.ToString());
+    return false;
+  }
+  return true;
+}
+
 bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& event) {
+  return WriteOrder(activity, event).ok();
+}
+
+Status OrderWriter::WriteOrder(const ActivityRecord& activity, const ReservationEvent& event) {
   // The order is created, and the buyer can learn of it, only now: the pay timeout runs from
   // here, not from the reservation, so a writer that lagged does not write orders already due.
   if (event.cache_epoch != 0 && event.cache_epoch != activity.cache_epoch) {
@@ -62,14 +96,14 @@ bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& 
                                                       event.cache_epoch, &ours);
         !s.ok()) {
       Logger().warn("order writer: request {}: {}", event.request_id, s.ToString());
-      return false;
+      return s;
     }
     if (!ours) {
       Logger().warn(
           "order writer: request {} was reserved in generation {}, unknown to activity "
           "{}; dropped",
           event.request_id, event.cache_epoch, event.activity_id);
-      return true;
+      return Status::Ok();
     }
   }
   const int64_t now = core_->deps.now_ms();
@@ -86,7 +120,7 @@ bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& 
   if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) {
     Metrics().orders_failed->Increment();
     Logger().warn("order writer: request {}: {}", event.request_id, s.ToString());
-    return false;
+    return s;
   }
   Metrics().OrdersWith(placed.outcome)->Increment();
   if (placed.outcome == PlaceOutcome::kAlreadyJoined) {
@@ -101,13 +135,13 @@ bool OrderWriter::Write(const ActivityRecord& activity, const ReservationEvent& 
     }
     if (!s.ok()) {
       Logger().warn("order writer: release for request {}: {}", event.request_id, s.ToString());
-      return false;  // redelivered later; the decision replays and the release is retried
+      return s;  // redelivered later; the decision replays and the release is retried
     }
     if (released == ReleaseOutcome::kReleased) {
       core_->sold_out.Clear(event.activity_id, event.sku_id);
     }
   }
-  return true;
+  return Status::Ok();
 }
 
 }  // namespace ferry::seckill

@@ -15,6 +15,14 @@ struct OrderWriterOptions {
   int64_t claim_idle_ms = 5000;
   // How often the list of open activities (whose queues are read) is refreshed.
   int64_t refresh_ms = 1000;
+  // An event still unwritten on its max_deliveries-th delivery (or unreadable) is given up:
+  // dead-lettered and its reservation compensated (GiveUpEvent). Failures with UNAVAILABLE or
+  // ABORTED (the database unreachable, or contention outlasting the store's retries: no
+  // event's own fault) never give an event up.
+  int64_t max_deliveries = 5;
+  int64_t max_dead_letters = 100000;  // per activity; the oldest letters go first
+  // After acknowledging, the acknowledged front of the queue is removed (TrimAcknowledged).
+  bool trim_acknowledged = true;
 };
 
 // Drains the reservation queues into the order store (redis+mariadb backend). Per event: the
@@ -32,11 +40,15 @@ class OrderWriter {
   // when it wrote anything (the caller runs it again at once).
   bool Step();
 
-  // Writes one event; true when it was acknowledged.
+  // Writes one event; true when it can be acknowledged.
   bool Write(const ActivityRecord& activity, const ReservationEvent& event);
 
  private:
   bool Drain(const ActivityRecord& activity);
+  Status WriteOrder(const ActivityRecord& activity, const ReservationEvent& event);
+  // Gives the event up when it has had its deliveries; true when it was (or is done).
+  bool GiveUpIfDue(const ActivityRecord& activity, const ReservationEvent& event,
+                   const char* reason, const std::string& detail);
 
   SeckillCore* core_;
   const OrderWriterOptions options_;

@@ -1,5 +1,6 @@
 #include "service/reconciler.h"
 
+#include <optional>
 #include <string>
 
 #include "service/cache_generation.h"
@@ -10,7 +11,10 @@ namespace {
 
 std::string N(int64_t v) { return std::to_string(v); }
 
-// Re-queues accepted reservations the database has not decided after the grace period.
+// Re-queues accepted reservations the database has not decided after the grace period: at most
+// redrive_batch per pass, each at most once per grace period, and only while this provider
+// holds the activity's re-drive lease (taken when there is something to re-drive), so that
+// providers reconciling at once do not all queue the same reservations again.
 Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, ReconcileResponse* out) {
   std::vector<ReservationEvent> reservations;
   if (Status s =
@@ -21,6 +25,7 @@ Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, Reconcile
   out->set_reservations(static_cast<int64_t>(reservations.size()));
   const int64_t now = core.deps.now_ms();
   int64_t undecided = 0;
+  std::optional<bool> leased;
   for (ReservationEvent& reservation : reservations) {
     reservation.cache_epoch = activity.cache_epoch;
     RequestRecord decided;
@@ -31,7 +36,25 @@ Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, Reconcile
     if (s.code() != StatusCode::NOT_FOUND) return s;
     ++undecided;
     if (now - reservation.reserved_ms < core.deps.redrive_after_ms) continue;
-    if (s = core.deps.cache->Requeue(reservation); !s.ok()) return s;
+    if (out->redriven() >= core.deps.redrive_batch) continue;
+    if (!leased) {
+      bool held = false;
+      if (s = core.deps.cache->HoldRedriveLease(activity.activity_id, activity.sku_id,
+                                                core.deps.provider_id, core.deps.redrive_lease_ms,
+                                                &held);
+          !s.ok()) {
+        return s;
+      }
+      leased = held;
+    }
+    if (!*leased) continue;
+    const std::string key = RequestKeyText(
+        {reservation.activity_id, reservation.sku_id, reservation.user_id, reservation.request_id});
+    if (!core.redriven.Due(key, now, core.deps.redrive_after_ms)) continue;
+    if (s = core.deps.cache->Requeue(reservation); !s.ok()) {
+      core.redriven.Forget(key);
+      return s;
+    }
     out->set_redriven(out->redriven() + 1);
   }
   out->set_reservations_without_order(undecided);

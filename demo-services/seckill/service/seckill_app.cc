@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 
@@ -98,6 +99,16 @@ Status CheckRedisPersistenceSettings(const SeckillConfig& config,
   return Status::Ok();
 }
 
+// Unique per provider (host, process, start time, and a count for providers started together in
+// one process): the order writers' consumer names and the re-drive lease holder.
+std::string ProviderName() {
+  static std::atomic<uint64_t> started{0};
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs()) + "-" +
+         std::to_string(started++);
+}
+
 }  // namespace
 
 Status SeckillApp::Create(const SeckillConfig& config, const std::string& registry_url,
@@ -125,6 +136,9 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   deps.sold_out_ttl_ms = config.sold_out_ttl_ms;
   deps.answer_cache_entries = static_cast<size_t>(config.answer_cache_entries);
   deps.redrive_after_ms = config.redrive_after_ms;
+  deps.redrive_batch = config.redrive_batch;
+  deps.redrive_lease_ms = config.redrive_lease_ms;
+  deps.provider_id = ProviderName();
   app->core_ = std::make_unique<SeckillCore>(std::move(deps));
   app->service_ = std::make_unique<SeckillServiceImpl>(app->core_.get());
   app->services_.push_back(app->service_.get());
@@ -137,19 +151,19 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
   using std::chrono::milliseconds;
   SeckillCore* core = core_.get();
   if (cache_) {
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
     // Several writers, each its own consumer in the group: the stream hands each event to one
     // of them, and their transactions overlap on the database (group commit) instead of paying
     // one commit's round trips after another. Names are unique per process, so a restarted
     // provider's stale deliveries are claimed, not mistaken for its own.
-    const std::string process =
-        std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs());
+    const std::string& process = core->deps.provider_id;
     for (uint32_t i = 0; i < config.writer_threads; ++i) {
       OrderWriterOptions options;
       options.consumer = process + "-" + std::to_string(i);
       options.batch = static_cast<int>(config.writer_batch);
       options.claim_idle_ms = config.writer_claim_idle_ms;
+      options.max_deliveries = config.writer_max_deliveries;
+      options.max_dead_letters = config.writer_max_dead_letters;
+      options.trim_acknowledged = config.writer_trim_acknowledged;
       writers_.push_back(std::make_unique<OrderWriter>(core, options));
       jobs_.push_back(std::make_unique<PeriodicWorker>(
           milliseconds(config.writer_interval_ms),

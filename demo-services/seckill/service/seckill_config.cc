@@ -51,6 +51,9 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   writer.Integer("batch", 1, 10000, &c.writer_batch);
   writer.Integer("interval_ms", 1, 60000, &c.writer_interval_ms);
   writer.Integer("claim_idle_ms", 1, 3600000, &c.writer_claim_idle_ms);
+  writer.Integer("max_deliveries", 1, 1000, &c.writer_max_deliveries);
+  writer.Integer("max_dead_letters", 1, 100000000, &c.writer_max_dead_letters);
+  writer.Bool("trim_acknowledged", &c.writer_trim_acknowledged);
   writer.RejectUnknownKeys();
 
   config::ConfigReader closer = service.Section("order_closer");
@@ -60,6 +63,8 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   config::ConfigReader reconciler = service.Section("reconciler");
   reconciler.Integer("interval_ms", 0, 3600000, &c.reconcile_interval_ms);
   reconciler.Integer("redrive_after_ms", 1, 86400000, &c.redrive_after_ms);
+  reconciler.Integer("redrive_batch", 1, 100000, &c.redrive_batch);
+  reconciler.Integer("redrive_lease_ms", 1, 86400000, &c.redrive_lease_ms);
   reconciler.RejectUnknownKeys();
 
   service.Integer("sold_out_ttl_ms", 0, 60000, &c.sold_out_ttl_ms);

@@ -41,14 +41,19 @@ struct SeckillConfig {
   // order_writer.threads; 0: this provider only reserves, and another seckill-server on the
   // same Redis and MariaDB writes the orders.
   uint32_t writer_threads = 4;
-  uint32_t writer_batch = 128;             // order_writer.batch
-  int64_t writer_interval_ms = 5;          // order_writer.interval_ms (when idle)
-  int64_t writer_claim_idle_ms = 5000;     // order_writer.claim_idle_ms
-  int64_t closer_interval_ms = 200;        // order_closer.interval_ms
-  int64_t reconcile_interval_ms = 5000;    // reconciler.interval_ms; 0: only on request
-  int64_t redrive_after_ms = 10000;        // reconciler.redrive_after_ms
-  int64_t sold_out_ttl_ms = 500;           // sold_out_ttl_ms
-  int64_t answer_cache_entries = 1 << 20;  // answer_cache_entries
+  uint32_t writer_batch = 128;               // order_writer.batch
+  int64_t writer_interval_ms = 5;            // order_writer.interval_ms (when idle)
+  int64_t writer_claim_idle_ms = 5000;       // order_writer.claim_idle_ms
+  int64_t writer_max_deliveries = 5;         // order_writer.max_deliveries
+  int64_t writer_max_dead_letters = 100000;  // order_writer.max_dead_letters
+  bool writer_trim_acknowledged = true;      // order_writer.trim_acknowledged
+  int64_t closer_interval_ms = 200;          // order_closer.interval_ms
+  int64_t reconcile_interval_ms = 5000;      // reconciler.interval_ms; 0: only on request
+  int64_t redrive_after_ms = 10000;          // reconciler.redrive_after_ms
+  int64_t redrive_batch = 100;               // reconciler.redrive_batch
+  int64_t redrive_lease_ms = 30000;          // reconciler.redrive_lease_ms
+  int64_t sold_out_ttl_ms = 500;             // sold_out_ttl_ms
+  int64_t answer_cache_entries = 1 << 20;    // answer_cache_entries
 };
 
 // Reads the provider's `service:` section (absent keys keep their defaults), reporting mistakes

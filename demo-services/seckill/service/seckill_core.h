@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "service/activity_directory.h"
+#include "service/redrive_log.h"
 #include "service/request_answer_cache.h"
 #include "service/sold_out_flags.h"
 #include "storage/order_store.h"
@@ -21,8 +23,13 @@ struct SeckillDeps {
   std::function<int64_t()> now_ms;
   int64_t sold_out_ttl_ms = 500;
   size_t answer_cache_entries = 1 << 20;
-  // The reconciler re-drives reservations that have had no database decision for this long.
+  // The reconciler re-drives reservations that have had no database decision for this long,
+  // at most `redrive_batch` per activity and pass, while this provider holds the activity's
+  // re-drive lease (`redrive_lease_ms`, renewed as it re-drives) under `provider_id`.
   int64_t redrive_after_ms = 10000;
+  int64_t redrive_batch = 100;
+  int64_t redrive_lease_ms = 30000;
+  std::string provider_id = "seckill-provider";  // unique per process; SeckillApp sets it
 };
 
 // The state behind the handlers: dependencies plus the provider-local caches.
@@ -41,6 +48,7 @@ struct SeckillCore {
   ActivityDirectory activities;
   RequestAnswerCache answers;
   SoldOutFlags sold_out;
+  RedriveLog redriven;
 };
 
 }  // namespace ferry::seckill

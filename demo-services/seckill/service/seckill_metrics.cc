@@ -14,6 +14,10 @@ metrics::Counter* SeckillMetrics::OrdersWith(PlaceOutcome outcome) const {
   return orders_failed;
 }
 
+metrics::Counter* SeckillMetrics::DeadLettersWith(std::string_view reason) const {
+  return reason == kReasonUnparsable ? dead_letters_unparsable : dead_letters_write_failed;
+}
+
 const SeckillMetrics& Metrics() {
   static const SeckillMetrics metrics = [] {
     metrics::MetricsRegistry& registry = metrics::Metrics();
@@ -22,6 +26,12 @@ const SeckillMetrics& Metrics() {
             .AddCounter("seckill_orders_written_total",
                         "Reservations the order writer decided in the database, by outcome.",
                         {"outcome"})
+            .value();
+    metrics::CounterFamily* dead_letters =
+        registry
+            .AddCounter("seckill_dead_letters_total",
+                        "Order events given up and moved to a dead-letter queue, by reason.",
+                        {"reason"})
             .value();
     return SeckillMetrics{
         .orders_created = orders->WithLabels({"created"}).value(),
@@ -49,7 +59,9 @@ const SeckillMetrics& Metrics() {
                             "Broken invariants found by the reconciler, one per finding per pass.")
                 .value()
                 ->WithLabels({})
-                .value()};
+                .value(),
+        .dead_letters_unparsable = dead_letters->WithLabels({kReasonUnparsable}).value(),
+        .dead_letters_write_failed = dead_letters->WithLabels({kReasonWriteFailed}).value()};
   }();
   return metrics;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 #include "ferry/framework/metrics.h"
 #include "storage/order_store.h"
 
@@ -22,8 +24,14 @@ struct SeckillMetrics {
   metrics::Gauge* cache_difference;
   // Broken invariants the reconciler found, one per finding per pass.
   metrics::Counter* reconcile_violations;
+  // Order events given up and moved to a dead-letter queue, by reason: unparsable,
+  // write_failed.
+  metrics::Counter* dead_letters_unparsable;
+  metrics::Counter* dead_letters_write_failed;
 
   metrics::Counter* OrdersWith(PlaceOutcome outcome) const;
+  // kReasonUnparsable or kReasonWriteFailed.
+  metrics::Counter* DeadLettersWith(std::string_view reason) const;
 };
 
 const SeckillMetrics& Metrics();

@@ -74,12 +74,16 @@ struct PlaceResult {
 // Why a request got no order; stored in the database and returned by GetResult.
 inline constexpr const char* kReasonSoldOut = "sold_out";
 inline constexpr const char* kReasonAlreadyJoined = "already_joined";
+// The order writer gave the reservation's event up (order_writer.max_deliveries): it did not
+// parse, or its transaction kept failing.
+inline constexpr const char* kReasonUnparsable = "unparsable";
+inline constexpr const char* kReasonWriteFailed = "write_failed";
 
 // What the database decided for a request id.
 struct RequestRecord {
   bool created = false;  // true: order_no is its order; false: failed for `reason`
   int64_t order_no = 0;
-  std::string reason;  // kReasonSoldOut or kReasonAlreadyJoined
+  std::string reason;  // kReasonSoldOut, kReasonAlreadyJoined, kReasonUnparsable, ...
 };
 
 // What the payment channel said about a payment.
@@ -181,6 +185,11 @@ class OrderStore {
   // kSoldOut) and the order inserted UNPAID. Failed decisions are recorded under the request id
   // too, so the same request always gets the same answer.
   virtual Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) = 0;
+  // Decides that the request gets no order, for `reason` (1..32 bytes), unless it was decided
+  // before; *decided is the request's decision either way. Takes no stock. A later PlaceOrder
+  // of the request replays the failure (as kAlreadyJoined unless the reason is sold_out).
+  virtual Status FailRequest(const RequestScope& scope, const std::string& reason,
+                             RequestRecord* decided) = 0;
   // The decision recorded under `scope`. A zero activity_id (and sku_id) or an empty user_id
   // leaves that part open: answered when exactly one decision matches, INVALID_ARGUMENT naming
   // the missing fields when several do. NOT_FOUND when none was decided.

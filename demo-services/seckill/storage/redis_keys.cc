@@ -13,6 +13,8 @@ RedisActivityKeys RedisActivityKeys::For(int64_t activity_id, int64_t sku_id) {
       .accepted = prefix + "accepted",
       .released = prefix + "released",
       .orders = prefix + "orders",
+      .dead_letters = prefix + "dead_letters",
+      .redrive_lease = prefix + "redrive_lease",
   };
 }
 

@@ -20,6 +20,10 @@ namespace ferry::seckill {
 //   seckill:{A:S}:accepted  string   count of "A:" answers; the last reservation's sequence number
 //   seckill:{A:S}:released  set      release keys already given back to stock
 //   seckill:{A:S}:orders    stream   pending-order events, read through group "order-writers"
+//   seckill:{A:S}:dead_letters  stream  order events given up on: reason, detail, event_id and
+//                                    payload (the event's fields as a JSON array)
+//   seckill:{A:S}:redrive_lease string  the provider re-driving the activity's reservations;
+//                                    expires unless renewed
 struct RedisActivityKeys {
   static RedisActivityKeys For(int64_t activity_id, int64_t sku_id);
 
@@ -30,6 +34,8 @@ struct RedisActivityKeys {
   std::string accepted;
   std::string released;
   std::string orders;
+  std::string dead_letters;
+  std::string redrive_lease;
 };
 
 // The consumer group every order writer reads the orders stream through.

@@ -32,20 +32,28 @@ bool ParseInt64(std::string_view text, int64_t* value) {
   return ec == std::errc() && ptr == end;
 }
 
-// A stream entry [id, [field, value, ...]] written by the reserve script or Requeue.
+// A stream entry [id, [field, value, ...]] written by the reserve script or Requeue. False when
+// it is not even that (no id); otherwise *event has its id and, when it is not a readable
+// event, `malformed` says why (with the user and request id when it names them).
 bool ParseEvent(const redisReply* entry, ReservationEvent* event) {
-  if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements != 2) return false;
-  const redisReply* id = entry->element[0];
-  const redisReply* fields = entry->element[1];
-  if (!IsTextReply(id) || fields == nullptr || fields->type != REDIS_REPLY_ARRAY ||
-      fields->elements % 2 != 0) {
+  if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements != 2 ||
+      !IsTextReply(entry->element[0])) {
     return false;
   }
   ReservationEvent parsed;
-  parsed.event_id = std::string(ReplyText(id));
+  parsed.event_id = std::string(ReplyText(entry->element[0]));
+  const redisReply* fields = entry->element[1];
+  if (fields == nullptr || fields->type != REDIS_REPLY_ARRAY || fields->elements % 2 != 0) {
+    parsed.malformed = "the entry has no field list";
+    *event = std::move(parsed);
+    return true;
+  }
   unsigned seen = 0;
   for (size_t i = 0; i < fields->elements; i += 2) {
-    if (!IsTextReply(fields->element[i]) || !IsTextReply(fields->element[i + 1])) return false;
+    if (!IsTextReply(fields->element[i]) || !IsTextReply(fields->element[i + 1])) {
+      parsed.malformed = "a field is not text";
+      break;
+    }
     const std::string_view name = ReplyText(fields->element[i]);
     const std::string_view value = ReplyText(fields->element[i + 1]);
     bool ok = true;
@@ -72,14 +80,18 @@ bool ParseEvent(const redisReply* entry, ReservationEvent* event) {
     } else if (name == "seq") {
       ok = ParseInt64(value, &parsed.cache_seq);
     }
-    if (!ok) return false;
+    if (!ok && parsed.malformed.empty()) {
+      parsed.malformed = "field " + std::string(name) + " is not an integer";
+    }
   }
-  if (seen != 63u) return false;
+  if (parsed.malformed.empty() && seen != 63u) {
+    parsed.malformed = "the entry lacks fields of an order event";
+  }
   *event = std::move(parsed);
   return true;
 }
 
-// Appends the entries that parse; the others stay pending in the group and are skipped.
+// Appends every entry, readable or not (`malformed` set).
 void AppendEvents(const redisReply* entries, std::vector<ReservationEvent>* out) {
   for (size_t i = 0; i < entries->elements; ++i) {
     ReservationEvent event;
@@ -182,7 +194,8 @@ constexpr int kMaxCountedUndelivered = 1000;
 
 RedisReservationCache::RedisReservationCache(RedisOptions options)
     : pool_(std::move(options)),
-      scripts_(&pool_, {kReserveScript, kPreheatScript, kReleaseScript, kMarkStaleScript}) {}
+      scripts_(&pool_, {kReserveScript, kPreheatScript, kReleaseScript, kMarkStaleScript,
+                        kDeadLetterScript, kTrimScript, kLeaseScript}) {}
 
 Status RedisReservationCache::Command(const std::vector<std::string>& args, RedisReplyPtr* reply) {
   if (Status status = pool_.Run(args, reply); !status.ok()) return status;
@@ -539,6 +552,30 @@ Status RedisReservationCache::ClaimStale(int64_t activity_id, int64_t sku_id,
     claimed += r->element[1]->elements;
     AppendEvents(r->element[1], out);
   } while (start != "0-0" && claimed < static_cast<size_t>(max_count));
+  return ReadDeliveries(keys.orders, out);
+}
+
+Status RedisReservationCache::ReadDeliveries(const std::string& stream,
+                                             std::vector<ReservationEvent>* events) {
+  if (events->empty()) return Status::Ok();
+  std::vector<std::vector<std::string>> commands;
+  commands.reserve(events->size());
+  for (const ReservationEvent& event : *events) {
+    commands.push_back(
+        {"XPENDING", stream, kOrderWritersGroup, event.event_id, event.event_id, "1"});
+  }
+  std::vector<RedisReplyPtr> replies;
+  if (Status status = pool_.RunPipeline(commands, &replies); !status.ok()) return status;
+  for (size_t i = 0; i < events->size() && i < replies.size(); ++i) {
+    const redisReply* r = replies[i].get();
+    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XPENDING", r);
+    // [[id, consumer, idle ms, deliveries]], or [] when it was acknowledged meanwhile.
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+        r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 4 &&
+        r->element[0]->element[3]->type == REDIS_REPLY_INTEGER) {
+      (*events)[i].deliveries = r->element[0]->element[3]->integer;
+    }
+  }
   return Status::Ok();
 }
 
@@ -552,6 +589,62 @@ Status RedisReservationCache::Ack(int64_t activity_id, int64_t sku_id,
   if (Status status = pool_.Run(command, &reply); !status.ok()) return status;
   if (IsErrorReply(reply.get(), "NOGROUP")) return Status::Ok();  // nothing was pending
   if (reply->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XACK", reply.get());
+  return Status::Ok();
+}
+
+Status RedisReservationCache::DeadLetter(int64_t activity_id, int64_t sku_id,
+                                         const std::string& event_id, const std::string& reason,
+                                         const std::string& detail, int64_t max_letters,
+                                         bool* moved) {
+  if (event_id.empty() || reason.empty()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "a dead letter needs an event id and a reason");
+  }
+  if (max_letters < 1) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "max_letters must be at least 1, got " + std::to_string(max_letters));
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  RedisReplyPtr reply;
+  if (Status status = scripts_.Eval(
+          kDeadLetter, {keys.orders, keys.dead_letters},
+          {kOrderWritersGroup, event_id, reason, detail, std::to_string(max_letters)}, &reply);
+      !status.ok()) {
+    return status;
+  }
+  if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the dead_letter script");
+  if (moved != nullptr) *moved = reply->integer == 1;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::TrimAcknowledged(int64_t activity_id, int64_t sku_id,
+                                               int64_t* removed) {
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  RedisReplyPtr reply;
+  if (Status status = scripts_.Eval(kTrim, {keys.orders}, {}, &reply); !status.ok()) {
+    return status;
+  }
+  if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the trim script");
+  if (removed != nullptr) *removed = reply->integer;
+  return Status::Ok();
+}
+
+Status RedisReservationCache::HoldRedriveLease(int64_t activity_id, int64_t sku_id,
+                                               const std::string& holder, int64_t ttl_ms,
+                                               bool* held) {
+  if (holder.empty()) return Status(StatusCode::INVALID_ARGUMENT, "empty lease holder");
+  if (ttl_ms < 1) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "ttl_ms must be at least 1, got " + std::to_string(ttl_ms));
+  }
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  RedisReplyPtr reply;
+  if (Status status =
+          scripts_.Eval(kLease, {keys.redrive_lease}, {holder, std::to_string(ttl_ms)}, &reply);
+      !status.ok()) {
+    return status;
+  }
+  if (reply->type != REDIS_REPLY_INTEGER) return MalformedReply("the lease script");
+  *held = reply->integer == 1;
   return Status::Ok();
 }
 

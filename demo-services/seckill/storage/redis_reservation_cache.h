@@ -30,7 +30,11 @@ namespace ferry::seckill {
 // stream after Redis lost its data), ReadEvents recreates it at id 0 on an existing stream and
 // reads again; with no stream at all there are no events and it returns none with OK.
 // ClaimStale and Ack likewise treat a missing group as "nothing pending". Entries of the
-// stream that do not parse as events (written by something else) are left pending and skipped.
+// stream that do not parse as events (written by something else, or damaged) are returned with
+// `malformed` set, for the caller to dead-letter. ClaimStale reads each claimed entry's
+// delivery count (XPENDING); ReadEvents' entries are on their first delivery.
+// The dead-letter queue is the stream `seckill:{A:S}:dead_letters`; the re-drive lease the
+// string `seckill:{A:S}:redrive_lease` (SET PX by script, compare-and-renew).
 class RedisReservationCache : public ReservationCache {
  public:
   explicit RedisReservationCache(storage::RedisOptions options);
@@ -62,11 +66,20 @@ class RedisReservationCache : public ReservationCache {
                     std::vector<ReservationEvent>* out) override;
   Status Ack(int64_t activity_id, int64_t sku_id,
              const std::vector<std::string>& event_ids) override;
+  Status DeadLetter(int64_t activity_id, int64_t sku_id, const std::string& event_id,
+                    const std::string& reason, const std::string& detail, int64_t max_letters,
+                    bool* moved) override;
+  Status TrimAcknowledged(int64_t activity_id, int64_t sku_id, int64_t* removed) override;
+  Status HoldRedriveLease(int64_t activity_id, int64_t sku_id, const std::string& holder,
+                          int64_t ttl_ms, bool* held) override;
   Status Requeue(const ReservationEvent& event) override;
 
  private:
   // Indices into scripts_, in the order the constructor hands the scripts over.
-  enum ScriptId { kReserve, kPreheat, kRelease, kMarkStale };
+  enum ScriptId { kReserve, kPreheat, kRelease, kMarkStale, kDeadLetter, kTrim, kLease };
+
+  // Sets each event's delivery count from the group's pending list.
+  Status ReadDeliveries(const std::string& stream, std::vector<ReservationEvent>* events);
 
   // Runs a command; an error reply becomes a status.
   Status Command(const std::vector<std::string>& args, storage::RedisReplyPtr* reply);

@@ -178,6 +178,98 @@ redis.call('INCR', KEYS[2])
 return 1
 )lua";
 
+constexpr std::string_view kDeadLetterSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 2 or #ARGV ~= 5 then
+  return redis.error_reply('ERR seckill dead_letter: expected 2 keys and 5 arguments')
+end
+if ARGV[1] == '' or ARGV[2] == '' then
+  return redis.error_reply('ERR seckill dead_letter: the group and the event id must not be empty')
+end
+if not is_int(ARGV[5]) or tonumber(ARGV[5]) < 1 then
+  return redis.error_reply('ERR seckill dead_letter: max letters must be a positive integer')
+end
+for i = 1, 2 do
+  local err = type_error('dead_letter', KEYS[i], 'stream')
+  if err then return err end
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+local acked = redis.pcall('XACK', KEYS[1], ARGV[1], ARGV[2])
+if type(acked) == 'table' and acked['err'] then
+  if string.sub(acked['err'], 1, 7) == 'NOGROUP' then return 0 end
+  return redis.error_reply(acked['err'])
+end
+if acked == 0 then
+  return 0
+end
+local entry = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2])
+local payload = '[]'
+if #entry == 1 and #entry[1][2] > 0 then
+  payload = cjson.encode(entry[1][2])
+end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'reason', ARGV[3], 'detail', ARGV[4],
+           'event_id', ARGV[2], 'payload', payload)
+return 1
+)lua";
+
+constexpr std::string_view kTrimSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 1 or #ARGV ~= 0 then
+  return redis.error_reply('ERR seckill trim: expected 1 key and no arguments')
+end
+local err = type_error('trim', KEYS[1], 'stream')
+if err then return err end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+-- Stream ids "<ms>-<seq>" compared as pairs of numbers (exact below 2^53).
+local function split(id)
+  local ms, seq = string.match(id, '^(%d+)%-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function before(a, b)
+  local am, as = split(a)
+  local bm, bs = split(b)
+  return am < bm or (am == bm and as < bs)
+end
+local keep = nil
+for _, group in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+  local name, delivered
+  for i = 1, #group, 2 do
+    if group[i] == 'name' then name = group[i + 1] end
+    if group[i] == 'last-delivered-id' then delivered = group[i + 1] end
+  end
+  local summary = redis.call('XPENDING', KEYS[1], name)
+  local oldest = delivered
+  if summary[1] > 0 then oldest = summary[2] end
+  if keep == nil or before(oldest, keep) then keep = oldest end
+end
+if keep == nil then
+  return 0
+end
+return redis.call('XTRIM', KEYS[1], 'MINID', keep)
+)lua";
+
+constexpr std::string_view kLeaseSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 1 or #ARGV ~= 2 then
+  return redis.error_reply('ERR seckill lease: expected 1 key and 2 arguments')
+end
+if ARGV[1] == '' then
+  return redis.error_reply('ERR seckill lease: the holder must not be empty')
+end
+if not is_int(ARGV[2]) or tonumber(ARGV[2]) < 1 then
+  return redis.error_reply('ERR seckill lease: ttl_ms must be a positive integer')
+end
+local err = type_error('lease', KEYS[1], 'string')
+if err then return err end
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+)lua";
+
 constexpr std::string_view kMarkStaleSource = FERRY_SECKILL_LUA_HELPERS R"lua(
 if #KEYS ~= 1 or #ARGV ~= 1 or not is_int(ARGV[1]) then
   return redis.error_reply('ERR seckill mark_stale: expected 1 key and an integer epoch')
@@ -198,6 +290,9 @@ return 1
 const storage::RedisScript kReserveScript{"reserve", kReserveSource};
 const storage::RedisScript kPreheatScript{"preheat", kPreheatSource};
 const storage::RedisScript kReleaseScript{"release", kReleaseSource};
+const storage::RedisScript kDeadLetterScript{"dead_letter", kDeadLetterSource};
+const storage::RedisScript kTrimScript{"trim", kTrimSource};
+const storage::RedisScript kLeaseScript{"lease", kLeaseSource};
 const storage::RedisScript kMarkStaleScript{"mark_stale", kMarkStaleSource};
 
 }  // namespace ferry::seckill

@@ -9,7 +9,7 @@ namespace ferry::seckill {
 // redis_keys.h), so they run unchanged on Redis Cluster. Each script checks its arguments and
 // the types of its keys before its first write; a malformed call or a stock that is not an
 // integer gets an error reply "ERR seckill <script>: ...", a key of the wrong type
-// "WRONGTYPE seckill <script>: ...", and nothing is written. No script sets an expiry.
+// "WRONGTYPE seckill <script>: ...", and nothing is written. Only the re-drive lease expires.
 
 // The loaded marker holds the cache generation (a decimal epoch the database also records) the
 // keys were loaded as, or "stale:<epoch>" once the keys were found to have lost reservations.
@@ -45,6 +45,25 @@ extern const storage::RedisScript kPreheatScript;
 // one) or hold no stock, writing nothing.
 extern const storage::RedisScript kReleaseScript;
 
+// KEYS: orders, dead_letters
+// ARGV: consumer group, event id, reason, detail, max letters
+// Returns 1 when the event was pending and is now acknowledged and appended to dead_letters as
+// {reason, detail, event_id, payload: its fields as a JSON array (`[]` when the entry is
+// gone)}, trimmed to about max letters; 0 when it was not pending (or there is no group),
+// writing nothing.
+extern const storage::RedisScript kDeadLetterScript;
+
+// KEYS: orders
+// Returns how many entries XTRIM MINID removed: every entry before the oldest one some group
+// still holds pending or has not delivered yet (per group: its oldest pending entry, else its
+// last delivered one, which is kept). A stream without groups is left alone.
+extern const storage::RedisScript kTrimScript;
+
+// KEYS: redrive_lease
+// ARGV: holder, ttl_ms
+// Returns 1 when the lease is now the holder's for ttl_ms (taken, or renewed by its holder);
+// 0 while another holder's lease runs.
+extern const storage::RedisScript kLeaseScript;
 // KEYS: loaded
 // ARGV: epoch
 // Returns 1 when the marker was epoch and is now "stale:<epoch>", 0 otherwise (nothing written).

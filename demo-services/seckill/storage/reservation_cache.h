@@ -42,6 +42,11 @@ struct ReservationEvent {
   std::string request_id;
   int64_t order_no = 0;
   int64_t reserved_ms = 0;
+  // How often the queue has handed this entry out, this delivery included.
+  int64_t deliveries = 1;
+  // Why the entry is not a readable event (empty when it is). Such an entry keeps its id, and
+  // user_id and request_id when it carries them, so its reservation can still be named.
+  std::string malformed;
   int64_t cache_epoch = 0;  // the generation that accepted it (0: not recorded)
   int64_t cache_seq = 0;    // its sequence number in that generation (0: not recorded)
 };
@@ -108,7 +113,8 @@ class ReservationCache {
                                   std::vector<ReservationEvent>* out) = 0;
 
   // The order queue, one per activity+sku, read through one consumer group.
-  // New events for `consumer`; returns at once when there are none.
+  // New events for `consumer`; returns at once when there are none. Entries that are not
+  // readable events come back too, with `malformed` set.
   virtual Status ReadEvents(int64_t activity_id, int64_t sku_id, const std::string& consumer,
                             int max_count, std::vector<ReservationEvent>* out) = 0;
   // Takes over events another consumer left unacknowledged for at least `min_idle_ms`.
@@ -117,6 +123,19 @@ class ReservationCache {
                             std::vector<ReservationEvent>* out) = 0;
   virtual Status Ack(int64_t activity_id, int64_t sku_id,
                      const std::vector<std::string>& event_ids) = 0;
+  // Acknowledges the pending event and, in the same step, copies it to the activity's
+  // dead-letter queue with `reason` and `detail` (the queue keeps its newest `max_letters`,
+  // roughly). *moved is false, and nothing is written, when the event was not pending.
+  virtual Status DeadLetter(int64_t activity_id, int64_t sku_id, const std::string& event_id,
+                            const std::string& reason, const std::string& detail,
+                            int64_t max_letters, bool* moved) = 0;
+  // Removes the acknowledged entries from the front of the queue: those before the oldest
+  // one still pending or not yet delivered. *removed counts them.
+  virtual Status TrimAcknowledged(int64_t activity_id, int64_t sku_id, int64_t* removed) = 0;
+  // Takes or renews the activity's re-drive lease for `holder` for `ttl_ms`; *held is false
+  // while another holder's lease runs.
+  virtual Status HoldRedriveLease(int64_t activity_id, int64_t sku_id, const std::string& holder,
+                                  int64_t ttl_ms, bool* held) = 0;
   // Queues an existing reservation again (the reconciler's re-drive).
   virtual Status Requeue(const ReservationEvent& event) = 0;
 };

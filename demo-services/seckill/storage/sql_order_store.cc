@@ -336,6 +336,41 @@ Status SqlOrderStore::PlaceOrder(const OrderDraft& d, PlaceResult* result) {
   });
 }
 
+Status SqlOrderStore::FailRequest(const RequestScope& scope, const std::string& reason,
+                                  RequestRecord* decided) {
+  if (scope.user_id.empty() || scope.request_id.empty() || scope.activity_id == 0) {
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "failing a request needs its user, activity, sku and request id");
+  }
+  if (reason.empty() || reason.size() > 32) {
+    return Status(StatusCode::INVALID_ARGUMENT, "a failure's reason must be 1..32 bytes");
+  }
+  return InTransaction([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query(
+        "SELECT created, order_no, reason FROM seckill_request"
+        " WHERE user_id = ? AND activity_id = ? AND sku_id = ? AND request_id = ?",
+        {scope.user_id, scope.activity_id, scope.sku_id, scope.request_id}, &rows);
+    if (!s.ok()) return s;
+    if (!rows.empty()) {
+      *decided = RequestRecord{.created = AsInt(rows[0][0]) != 0,
+                               .order_no = AsInt(rows[0][1]),
+                               .reason = AsText(rows[0][2])};
+      return Status::Ok();
+    }
+    // A concurrent PlaceOrder of the request makes this ALREADY_EXISTS; the retry reads it.
+    s = RecordFailure(db,
+                      OrderDraft{.activity_id = scope.activity_id,
+                                 .sku_id = scope.sku_id,
+                                 .user_id = scope.user_id,
+                                 .request_id = scope.request_id},
+                      reason.c_str());
+    if (!s.ok()) return s;
+    *decided = RequestRecord{.created = false, .order_no = 0, .reason = reason};
+    return Status::Ok();
+  });
+}
+
 Status SqlOrderStore::GetRequest(const RequestScope& scope, RequestRecord* out) {
   return WithConnection([&](SqlConnection& db) {
     std::string sql = "SELECT created, order_no, reason FROM seckill_request WHERE request_id = ?";

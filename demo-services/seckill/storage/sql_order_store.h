@@ -28,6 +28,8 @@ class SqlOrderStore final : public OrderStore {
   Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) override;
   Status ListBuyers(int64_t activity_id, int64_t sku_id, std::vector<std::string>* out) override;
   Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) override;
+  Status FailRequest(const RequestScope& scope, const std::string& reason,
+                     RequestRecord* decided) override;
   Status GetRequest(const RequestScope& scope, RequestRecord* out) override;
   Status GetOrder(int64_t order_no, OrderRecord* out) override;
   Status Pay(int64_t order_no, const std::string& channel, const std::string& channel_txn_id,

@@ -606,6 +606,145 @@ TEST_F(RedisReservationCacheTest, ConsumersReadClaimAckAndRequeue) {
             StatusCode::INVALID_ARGUMENT);
 }
 
+// An entry that is not a readable event is handed out like any other, marked, with what it
+// names of its reservation, and its deliveries are counted as it is claimed again.
+TEST_F(RedisReservationCacheTest, AnUnreadableEntryComesBackMarkedWithItsDeliveries) {
+  Preheat(5);
+  ASSERT_EQ(Reserve(Request("u", "r", 1)).answer, ReserveAnswer::kAccepted);
+  const std::string orders = kPrefix + "orders";
+  ASSERT_EQ(raw_->Run({"XADD", orders, "*", "activity", "7", "sku", "42", "user", "v", "request",
+                       "q", "order_no", "twelve", "reserved_ms", "5"})
+                .find("ERR"),
+            std::string::npos);
+  ASSERT_EQ(raw_->Run({"XADD", orders, "*", "note", "written by something else"}).find("ERR"),
+            std::string::npos);
+  std::vector<ReservationEvent> read;
+  ASSERT_TRUE(cache_->ReadEvents(kActivity, kSku, "c1", 10, &read).ok());
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_TRUE(read[0].malformed.empty());
+  EXPECT_EQ(read[0].deliveries, 1);
+  EXPECT_NE(read[1].malformed.find("order_no"), std::string::npos) << read[1].malformed;
+  EXPECT_EQ(read[1].user_id, "v");
+  EXPECT_EQ(read[1].request_id, "q");
+  EXPECT_FALSE(read[2].malformed.empty());
+  EXPECT_TRUE(read[2].user_id.empty());
+
+  for (int64_t delivery = 2; delivery <= 3; ++delivery) {
+    std::vector<ReservationEvent> claimed;
+    ASSERT_TRUE(cache_->ClaimStale(kActivity, kSku, "c2", 0, 10, &claimed).ok());
+    ASSERT_EQ(claimed.size(), 3u);
+    for (const ReservationEvent& event : claimed) EXPECT_EQ(event.deliveries, delivery);
+    EXPECT_EQ(claimed[1].malformed, read[1].malformed);
+  }
+}
+
+TEST_F(RedisReservationCacheTest, ADeadLetterAcknowledgesAndCopiesTheEventOnce) {
+  Preheat(5);
+  ASSERT_EQ(Reserve(Request("u", "r", 31)).answer, ReserveAnswer::kAccepted);
+  std::vector<ReservationEvent> read;
+  ASSERT_TRUE(cache_->ReadEvents(kActivity, kSku, "c1", 10, &read).ok());
+  ASSERT_EQ(read.size(), 1u);
+  bool moved = false;
+  ASSERT_TRUE(
+      cache_->DeadLetter(kActivity, kSku, read[0].event_id, "write_failed", "boom", 10, &moved)
+          .ok());
+  EXPECT_TRUE(moved);
+  EXPECT_EQ(Snap().queue_pending, 0);
+  const std::string letters = kPrefix + "dead_letters";
+  EXPECT_EQ(raw_->Int({"XLEN", letters}), 1);
+  const std::string letter = raw_->Run({"XRANGE", letters, "-", "+"});
+  EXPECT_NE(letter.find("reason,write_failed,detail,boom,event_id," + read[0].event_id),
+            std::string::npos)
+      << letter;
+  EXPECT_NE(letter.find(R"("user","u","request","r","order_no","31")"), std::string::npos)
+      << letter;
+
+  // Not pending any more: nothing is written twice.
+  ASSERT_TRUE(
+      cache_->DeadLetter(kActivity, kSku, read[0].event_id, "write_failed", "boom", 10, &moved)
+          .ok());
+  EXPECT_FALSE(moved);
+  EXPECT_EQ(raw_->Int({"XLEN", letters}), 1);
+  EXPECT_EQ(cache_->DeadLetter(kActivity, kSku, "", "write_failed", "", 10, &moved).code(),
+            StatusCode::INVALID_ARGUMENT);
+}
+
+// Trimming removes acknowledged entries only: the oldest pending one and every undelivered one
+// stay, and the backlog reads the same before and after.
+TEST_F(RedisReservationCacheTest, TrimRemovesOnlyAcknowledgedEntries) {
+  Preheat(20);
+  for (int i = 0; i < 6; ++i) {
+    const std::string n = std::to_string(i);
+    ASSERT_EQ(Reserve(Request("u" + n, "r" + n, i + 1)).answer, ReserveAnswer::kAccepted);
+  }
+  const std::string orders = kPrefix + "orders";
+  std::vector<ReservationEvent> read;
+  ASSERT_TRUE(cache_->ReadEvents(kActivity, kSku, "c1", 4, &read).ok());
+  ASSERT_EQ(read.size(), 4u);
+  ASSERT_TRUE(cache_->Ack(kActivity, kSku, {read[1].event_id, read[2].event_id}).ok());
+  int64_t removed = -1;
+  ASSERT_TRUE(cache_->TrimAcknowledged(kActivity, kSku, &removed).ok());
+  EXPECT_EQ(removed, 0);  // the first entry is still pending
+  ASSERT_TRUE(cache_->Ack(kActivity, kSku, {read[0].event_id}).ok());
+  ASSERT_TRUE(cache_->TrimAcknowledged(kActivity, kSku, &removed).ok());
+  EXPECT_EQ(removed, 3);
+  EXPECT_EQ(raw_->Int({"XLEN", orders}), 3);
+  CacheSnapshot snapshot = Snap();
+  EXPECT_EQ(snapshot.queue_pending, 1);
+  EXPECT_EQ(snapshot.queue_undelivered, 2);
+
+  // The pending one can still be claimed, the undelivered ones still read.
+  std::vector<ReservationEvent> claimed;
+  ASSERT_TRUE(cache_->ClaimStale(kActivity, kSku, "c2", 0, 10, &claimed).ok());
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(claimed[0].request_id, "r3");
+  ASSERT_TRUE(cache_->Ack(kActivity, kSku, {claimed[0].event_id}).ok());
+  std::vector<ReservationEvent> rest;
+  ASSERT_TRUE(cache_->ReadEvents(kActivity, kSku, "c1", 10, &rest).ok());
+  ASSERT_EQ(rest.size(), 2u);
+  ASSERT_TRUE(cache_->Ack(kActivity, kSku, {rest[0].event_id, rest[1].event_id}).ok());
+  ASSERT_TRUE(cache_->TrimAcknowledged(kActivity, kSku, &removed).ok());
+  EXPECT_EQ(removed, 2);
+  EXPECT_EQ(raw_->Int({"XLEN", orders}), 1);  // the last delivered entry marks the position
+  snapshot = Snap();
+  EXPECT_EQ(snapshot.queue_pending, 0);
+  EXPECT_EQ(snapshot.queue_undelivered, 0);
+
+  ASSERT_EQ(Reserve(Request("u9", "r9", 99)).answer, ReserveAnswer::kAccepted);
+  EXPECT_EQ(Snap().queue_undelivered, 1);
+  ASSERT_TRUE(cache_->TrimAcknowledged(kActivity, kSku, &removed).ok());
+  EXPECT_EQ(removed, 0);
+  ASSERT_TRUE(cache_->ReadEvents(kActivity, kSku, "c1", 10, &rest).ok());
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].request_id, "r9");
+  // No stream: nothing to trim.
+  ASSERT_TRUE(cache_->TrimAcknowledged(kActivity + 1, kSku, &removed).ok());
+  EXPECT_EQ(removed, 0);
+}
+
+TEST_F(RedisReservationCacheTest, TheRedriveLeaseHasOneHolderUntilItLapses) {
+  bool held = false;
+  ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "a", 60000, &held).ok());
+  EXPECT_TRUE(held);
+  ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "b", 60000, &held).ok());
+  EXPECT_FALSE(held);
+  ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "a", 100, &held).ok());
+  EXPECT_TRUE(held);  // renewed, now with a short lifetime
+  EXPECT_GT(raw_->Int({"PTTL", kPrefix + "redrive_lease"}), 0);
+  // Once a's lease lapses (it is not renewed), b takes it.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  for (;;) {
+    ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "b", 60000, &held).ok());
+    if (held || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_TRUE(held);
+  ASSERT_TRUE(cache_->HoldRedriveLease(kActivity, kSku, "a", 60000, &held).ok());
+  EXPECT_FALSE(held);
+  EXPECT_EQ(cache_->HoldRedriveLease(kActivity, kSku, "", 100, &held).code(),
+            StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(RedisReservationCacheTest, ReadEventsRecreatesALostGroupOnAnExistingStream) {
   Preheat(5);
   ASSERT_EQ(Reserve(Request("u", "r", 1)).answer, ReserveAnswer::kAccepted);
@@ -801,6 +940,39 @@ TEST_F(RedisReservationCacheReplayTest, UndeliveredEventsAreCountedWhenRedisCann
   ASSERT_TRUE(server_.Restart());
   EXPECT_EQ(Snap().queue_undelivered, 6);
   ASSERT_EQ(ReadAndAck(100), 6u);
+  EXPECT_EQ(Snap().queue_undelivered, 0);
+}
+
+// Trimmed acknowledged entries do not change what the backlog reads after Redis replays its
+// append-only file, with a rewrite in between (a stale lag) or without (no lag).
+TEST_F(RedisReservationCacheReplayTest, ATrimmedStreamKeepsAnExactBacklogAcrossRestarts) {
+  ReserveMany(0, 10);
+  ASSERT_EQ(ReadAndAck(4), 4u);
+  int64_t removed = 0;
+  ASSERT_TRUE(cache_->TrimAcknowledged(kActivity, kSku, &removed).ok());
+  EXPECT_EQ(removed, 3);
+  ASSERT_TRUE(server_.Restart());
+  EXPECT_EQ(Snap().queue_undelivered, 6);
+
+  RawRedis raw(server_);
+  ASSERT_EQ(raw.Run({"BGREWRITEAOF"}).find("ERR"), std::string::npos);
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (raw.Run({"INFO", "persistence"}).find("aof_rewrite_in_progress:0") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(ReadAndAck(100), 6u);
+  ASSERT_TRUE(cache_->TrimAcknowledged(kActivity, kSku, &removed).ok());
+  EXPECT_EQ(removed, 6);
+  EXPECT_EQ(Snap().queue_undelivered, 0);
+  ASSERT_TRUE(server_.Restart());
+  CacheSnapshot snapshot = Snap();
+  EXPECT_EQ(snapshot.queue_undelivered, 0);
+  EXPECT_EQ(snapshot.queue_pending, 0);
+
+  ReserveMany(10, 3);
+  EXPECT_GE(Snap().queue_undelivered, 3);
+  ASSERT_EQ(ReadAndAck(100), 3u);
   EXPECT_EQ(Snap().queue_undelivered, 0);
 }
 

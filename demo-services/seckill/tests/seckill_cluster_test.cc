@@ -15,7 +15,6 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,23 +35,6 @@ using namespace ferry::seckill::testing;
 constexpr char kService[] = "ferry.seckill.SeckillService";
 constexpr char kWorkersPath[] = "/ferry/idgen/seckill-orders/workers";
 constexpr int64_t kSku = 91;
-
-// A provider's config: no worker id, so the registry's ZooKeeper leases one.
-std::string ProviderYaml(const SeckillConfig& c) {
-  std::ostringstream y;
-  y << "log:\n  level: warn\n"
-    << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
-    << "    queue_capacity: 4096\n"
-    << "service:\n  backend: redis+mariadb\n"
-    << "  redis:\n    host: " << c.redis_host << "\n    port: " << c.redis_port
-    << "\n    timeout_ms: 5000\n"
-    << "  mariadb:\n    host: " << c.mariadb.host << "\n    port: " << c.mariadb.port
-    << "\n    user: " << c.mariadb.user << "\n    database: " << c.mariadb.database
-    << "\n    timeout_ms: 20000\n"
-    << "  order_writer:\n    threads: 2\n    batch: 16\n    claim_idle_ms: 500\n"
-    << "  reconciler:\n    interval_ms: 0\n    redrive_after_ms: 3000\n";
-  return y.str();
-}
 
 uint16_t PortOf(const std::string& address) {
   return static_cast<uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
@@ -86,7 +68,7 @@ class SeckillClusterTest : public ::testing::Test {
     ASSERT_TRUE(zookeeper_.Start());
     config_ = RedisMariaDbConfig(FreshDatabaseName("cluster"));
     const std::filesystem::path yaml = dir_.path() / "provider.yaml";
-    std::ofstream(yaml) << ProviderYaml(config_);
+    std::ofstream(yaml) << ServerYaml(config_, /*worker_id=*/-1, /*writer_threads=*/2);
     for (testsupport::ReadyProcess& provider : providers_) {
       ASSERT_TRUE(provider.Start(
           {SECKILL_SERVER_BINARY, "--config", yaml.string(), "--registry", zookeeper_.url()},
@@ -174,7 +156,8 @@ TEST_F(SeckillClusterTest, AProviderKilledMidSaleLosesNoOrderAndChangesNoAnswer)
         // A call lost with the killed provider is retried with the same id, as a client would.
         bool answered = false;
         for (int attempt = 0; attempt < 10 && !answered; ++attempt) {
-          auto r = client.Purchase(Purchase(activity, kSku, calls[i].first, calls[i].second));
+          auto r = client.Purchase(Purchase(activity, kSku, calls[i].first, calls[i].second),
+                                   AsUser(calls[i].first));
           if (!r.ok()) continue;
           answered = true;
           if (record(calls[i], r->answer()) && r->answer() == ACCEPTED &&
@@ -195,7 +178,7 @@ TEST_F(SeckillClusterTest, AProviderKilledMidSaleLosesNoOrderAndChangesNoAnswer)
 
   // Every request again, after the kill: the same answer, wherever the ring sends it now.
   for (const auto& [call, answer] : decided) {
-    auto r = client.Purchase(Purchase(activity, kSku, call.first, call.second));
+    auto r = client.Purchase(Purchase(activity, kSku, call.first, call.second), AsUser(call.first));
     ASSERT_TRUE(r.ok()) << call.second << ": " << r.status();
     EXPECT_EQ(r->answer(), answer) << call.second;
   }
@@ -221,7 +204,7 @@ TEST_F(SeckillClusterTest, AProviderKilledMidSaleLosesNoOrderAndChangesNoAnswer)
     query.set_activity_id(activity);
     query.set_sku_id(kSku);
     query.set_user_id(call.first);
-    auto result = client.GetResult(query);
+    auto result = client.GetResult(query, AsUser(call.first));
     ASSERT_TRUE(result.ok()) << call.second << ": " << result.status();
     ASSERT_EQ(result->state(), CREATED) << call.second << ": " << result->ShortDebugString();
     EXPECT_TRUE(order_numbers.insert(result->order_no()).second) << result->order_no();

@@ -859,6 +859,10 @@ class HoldingStore final : public OrderStore {
     }
     return s;
   }
+  Status FailRequest(const RequestScope& scope, const std::string& reason,
+                     RequestRecord* decided) override {
+    return real_->FailRequest(scope, reason, decided);
+  }
   Status GetRequest(const RequestScope& id, RequestRecord* out) override {
     return real_->GetRequest(id, out);
   }

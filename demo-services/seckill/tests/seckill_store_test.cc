@@ -309,6 +309,47 @@ TEST_P(OrderStoreTest, SameUserWithANewRequestIsAlreadyJoined) {
   EXPECT_EQ(counts.users_with_two_orders, 0);
 }
 
+// A request the order writer gave up on is decided FAILED without taking stock; a decision made
+// before is kept, and a later PlaceOrder of the request replays the failure.
+TEST_P(OrderStoreTest, AFailedRequestTakesNoStockAndIsReplayed) {
+  const ActivityRecord a = NewActivity(3);
+  const RequestScope scope{a.activity_id, a.sku_id, "eve", "eve-1"};
+  RequestRecord decided;
+  ASSERT_TRUE(store_->FailRequest(scope, kReasonWriteFailed, &decided).ok());
+  EXPECT_FALSE(decided.created);
+  EXPECT_EQ(decided.reason, kReasonWriteFailed);
+  ASSERT_TRUE(store_->FailRequest(scope, kReasonUnparsable, &decided).ok());
+  EXPECT_EQ(decided.reason, kReasonWriteFailed);  // the first decision stands
+  RequestRecord read;
+  ASSERT_TRUE(store_->GetRequest(scope, &read).ok());
+  EXPECT_FALSE(read.created);
+  EXPECT_EQ(read.reason, kReasonWriteFailed);
+  EXPECT_EQ(Remaining(a), 3);
+
+  const PlaceResult replay = Place(Draft(a, "eve", "eve-1"));
+  EXPECT_TRUE(replay.replayed);
+  EXPECT_NE(replay.outcome, PlaceOutcome::kCreated);
+  EXPECT_EQ(Remaining(a), 3);
+  EXPECT_EQ(Counts(a).orders_unpaid, 0);
+
+  // A request that has its order keeps it.
+  const int64_t order_no = MustOrder(a, "fay");
+  ASSERT_TRUE(store_
+                  ->FailRequest({a.activity_id, a.sku_id, "fay", RequestOf(a, "fay")},
+                                kReasonWriteFailed, &decided)
+                  .ok());
+  EXPECT_TRUE(decided.created);
+  EXPECT_EQ(decided.order_no, order_no);
+  EXPECT_EQ(Remaining(a), 2);
+
+  EXPECT_EQ(store_->FailRequest(scope, "", &decided).code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(store_->FailRequest(scope, std::string(33, 'x'), &decided).code(),
+            StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      store_->FailRequest({a.activity_id, a.sku_id, "", "r"}, kReasonWriteFailed, &decided).code(),
+      StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_P(OrderStoreTest, SoldOutAtZeroWithExactStock) {
   const ActivityRecord a = NewActivity(3);
   for (const char* user : {"u1", "u2", "u3"}) MustOrder(a, user);

@@ -172,6 +172,27 @@ void QuickJobs(SeckillConfig* config) {
 
 }  // namespace
 
+std::string ServerYaml(const SeckillConfig& c, int worker_id, int writer_threads) {
+  std::ostringstream y;
+  y << "log:\n  level: warn\n"
+    << "server:\n  listen: 127.0.0.1:0\n  business_pool:\n    threads: 4\n"
+    << "    queue_capacity: 4096\n"
+    << "  filters:\n    - " << BuyerFiltersYaml() << "\n"
+    << "service:\n  backend: redis+mariadb\n"
+    << "  redis:\n    host: " << c.redis_host << "\n    port: " << c.redis_port
+    << "\n    timeout_ms: 5000\n"
+    << "  mariadb:\n    host: " << c.mariadb.host << "\n    port: " << c.mariadb.port
+    << "\n    user: " << c.mariadb.user << "\n    database: " << c.mariadb.database
+    << "\n    timeout_ms: 20000\n";
+  if (worker_id >= 0) y << "  idgen:\n    worker_id: " << worker_id << "\n";
+  y << "  order_writer:\n    threads: " << writer_threads
+    << "\n    batch: 16\n    claim_idle_ms: 500\n    max_deliveries: 5\n"
+    << "    max_dead_letters: 1000\n    trim_acknowledged: true\n"
+    << "  reconciler:\n    interval_ms: 0\n    redrive_after_ms: 3000\n    redrive_batch: 50\n"
+    << "    redrive_lease_ms: 10000\n";
+  return y.str();
+}
+
 SeckillConfig RedisMariaDbConfig(const std::string& database) {
   SeckillConfig config;
   config.backend = "redis+mariadb";

@@ -41,6 +41,9 @@ std::string FreshDatabaseName(const std::string& prefix);
 // A config for the redis+mariadb backend on the shared servers, with a fresh database and
 // quick background jobs.
 SeckillConfig RedisMariaDbConfig(const std::string& database);
+// A seckill-server YAML for the redis+mariadb backend of `c`, verifying buyers' tokens
+// (BuyerFiltersYaml), with quick background jobs; `worker_id` -1 leaves it to the lease.
+std::string ServerYaml(const SeckillConfig& c, int worker_id, int writer_threads = 4);
 // A config for the embedded backend with its SQLite file in `dir`.
 SeckillConfig EmbeddedConfig(const std::filesystem::path& dir);
 
