@@ -1,0 +1,85 @@
+#include "service/like_config.h"
+
+#include <charconv>
+
+namespace ferry::like {
+
+namespace {
+
+void ReadBuckets(config::ConfigReader& buckets, LikeConfig* c) {
+  buckets.Integer("default", 1, 1024, &c->default_buckets);
+  config::ConfigReader hot = buckets.Section("hot");
+  for (const std::string& key : buckets.KeysOf("hot")) {
+    int64_t content = 0;
+    auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), content);
+    if (ec != std::errc() || end != key.data() + key.size() || content <= 0) {
+      buckets.Invalid("hot", "expected content ids (integers > 0) as keys, got '" + key + "'");
+      continue;
+    }
+    uint32_t n = c->default_buckets;
+    hot.Integer(key, 1, 1024, &n);
+    c->hot[content] = n;
+  }
+  buckets.Integer("raise_above_writes_per_s", 0, 100000000, &c->raise_above_writes_per_s);
+  buckets.Integer("max", 1, 1024, &c->max_buckets);
+  buckets.RejectUnknownKeys();
+}
+
+}  // namespace
+
+void ReadLikeConfig(config::ConfigReader& service, LikeConfig* out) {
+  LikeConfig& c = *out;
+  service.String("backend", &c.backend);
+  if (c.backend != "embedded" && c.backend != "redis+mariadb") {
+    service.Invalid("backend", "expected embedded or redis+mariadb, got '" + c.backend + "'");
+  }
+  config::ConfigReader embedded = service.Section("embedded");
+  embedded.String("path", &c.sqlite_path);
+  embedded.Integer("connections", 1, 64, &c.sqlite_connections);
+  embedded.RejectUnknownKeys();
+
+  config::ConfigReader redis = service.Section("redis");
+  redis.String("host", &c.redis_host);
+  redis.Integer("port", 1, 65535, &c.redis_port);
+  redis.Integer("connections", 1, 256, &c.redis_connections);
+  redis.Integer("timeout_ms", 1, 60000, &c.redis_timeout_ms);
+  redis.RejectUnknownKeys();
+
+  config::ConfigReader maria = service.Section("mariadb");
+  maria.String("host", &c.mariadb.host);
+  maria.Integer("port", 1, 65535, &c.mariadb.port);
+  maria.String("user", &c.mariadb.user);
+  maria.String("password", &c.mariadb.password);
+  maria.String("database", &c.mariadb.database);
+  maria.Integer("timeout_ms", 1, 60000, &c.mariadb.timeout_ms);
+  maria.Integer("connections", 1, 256, &c.mariadb_connections);
+  maria.RejectUnknownKeys();
+
+  service.String("write_mode", &c.write_mode);
+  if (c.write_mode != "redis-first" && c.write_mode != "database-first") {
+    service.Invalid("write_mode",
+                    "expected redis-first or database-first, got '" + c.write_mode + "'");
+  }
+  config::ConfigReader buckets = service.Section("buckets");
+  ReadBuckets(buckets, &c);
+  service.Integer("count_cache_ms", 0, 2000, &c.count_cache_ms);
+
+  config::ConfigReader writer = service.Section("event_writer");
+  writer.Integer("threads", 0, 64, &c.writer_threads);
+  writer.Integer("batch", 1, 10000, &c.writer_batch);
+  writer.Integer("interval_ms", 1, 60000, &c.writer_interval_ms);
+  writer.Integer("claim_idle_ms", 1, 3600000, &c.writer_claim_idle_ms);
+  writer.Integer("max_deliveries", 1, 1000, &c.writer_max_deliveries);
+  writer.RejectUnknownKeys();
+
+  config::ConfigReader reconciler = service.Section("reconciler");
+  reconciler.Integer("interval_ms", 0, 86400000, &c.reconcile_interval_ms);
+  reconciler.Bool("repair", &c.reconcile_repair);
+  reconciler.RejectUnknownKeys();
+
+  config::ConfigReader outbox = service.Section("outbox");
+  outbox.Integer("retention_ms", 1, 31536000000, &c.outbox_retention_ms);
+  outbox.RejectUnknownKeys();
+}
+
+}  // namespace ferry::like

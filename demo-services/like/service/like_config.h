@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "ferry/framework/config_reader.h"
+#include "ferry/storage/mariadb_connection.h"
+
+namespace ferry::like {
+
+// The provider's own `service:` section (README, "like-server configuration").
+struct LikeConfig {
+  std::string backend = "embedded";  // embedded | redis+mariadb
+
+  std::string sqlite_path = "like.db";  // embedded.path
+  uint32_t sqlite_connections = 4;      // embedded.connections
+
+  std::string redis_host = "127.0.0.1";  // redis.host
+  uint16_t redis_port = 6379;            // redis.port
+  uint32_t redis_connections = 8;        // redis.connections
+  uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
+
+  storage::MariaDbOptions mariadb{.database = "ferry_like"};  // mariadb.{host,...,timeout_ms}
+  uint32_t mariadb_connections = 8;                           // mariadb.connections
+
+  // write_mode (redis+mariadb): redis-first (a change is confirmed once Redis holds it and its
+  // stream entry; the event writers persist it) or database-first (confirmed once the database
+  // committed it; Redis is not written).
+  std::string write_mode = "redis-first";
+
+  uint32_t default_buckets = 4;     // buckets.default
+  std::map<int64_t, uint32_t> hot;  // buckets.hot: {content_id: buckets}
+  // buckets.raise_above_writes_per_s: a content written more often than this within a second
+  // on one provider gets twice its buckets, up to buckets.max (0: never raised at run time;
+  // redis-first and embedded).
+  int64_t raise_above_writes_per_s = 5000;
+  uint32_t max_buckets = 64;      // buckets.max
+  int64_t count_cache_ms = 1000;  // count_cache_ms: staleness of GetCounts, 0 to 2000
+
+  uint32_t writer_threads = 2;          // event_writer.threads; 0: another provider persists
+  uint32_t writer_batch = 256;          // event_writer.batch
+  int64_t writer_interval_ms = 5;       // event_writer.interval_ms (when idle)
+  int64_t writer_claim_idle_ms = 5000;  // event_writer.claim_idle_ms
+  int64_t writer_max_deliveries = 5;    // event_writer.max_deliveries, then dead-lettered
+
+  int64_t reconcile_interval_ms = 0;       // reconciler.interval_ms; 0: only on request
+  bool reconcile_repair = false;           // reconciler.repair: the job repairs what it finds
+  int64_t outbox_retention_ms = 86400000;  // outbox.retention_ms
+};
+
+// Reads the provider's `service:` section (absent keys keep their defaults), reporting mistakes
+// through `service` (App::ReadServiceConfig).
+void ReadLikeConfig(config::ConfigReader& service, LikeConfig* out);
+
+}  // namespace ferry::like

@@ -1,0 +1,214 @@
+#include "storage/like_database.h"
+
+#include <chrono>
+#include <map>
+
+#include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/sqlite_connection.h"
+#include "storage/like_schema.h"
+
+namespace ferry::like {
+
+using storage::AsInt;
+using storage::AsText;
+using storage::SqlConnection;
+using storage::SqlDialect;
+using storage::SqlRow;
+using storage::SqlValue;
+
+namespace {
+
+constexpr int kTransactionAttempts = 8;
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The pair's row, locked until the transaction ends (SQLite's BEGIN IMMEDIATE already holds
+// the whole database).
+std::string_view SelectStateSql(SqlDialect dialect) {
+  return dialect == SqlDialect::kSqlite
+             ? "SELECT liked, version, bucket FROM like_state WHERE content_id = ? AND user_id = ?"
+             : "SELECT liked, version, bucket FROM like_state WHERE content_id = ? AND user_id = ? "
+               "FOR UPDATE";
+}
+
+// Writes the pair's new state and version; a state that flipped moves a bucket's count. The
+// row's bucket is where its like was counted: a like counts in (and moves the row to) the
+// user's bucket now, an unlike or a repeat leaves the row where it was counted, so that after
+// a raise moved the user no count row goes below zero.
+Status WriteState(SqlConnection& c, bool row_exists, int64_t content_id, const std::string& user_id,
+                  bool liked, int64_t version, uint32_t bucket, bool changed, int64_t counted_in) {
+  const int64_t l = liked ? 1 : 0;
+  const int64_t b = !row_exists || (changed && liked) ? int64_t{bucket} : counted_in;
+  Status s = row_exists ? c.Execute(
+                              "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
+                              "WHERE content_id = ? AND user_id = ?",
+                              {l, version, b, content_id, user_id})
+                        : c.Execute(
+                              "INSERT INTO like_state (content_id, user_id, liked, version, "
+                              "bucket) VALUES (?, ?, ?, ?, ?)",
+                              {content_id, user_id, l, version, b});
+  if (!s.ok() || !changed) return s;
+  return c.Execute(AddToCountSql(c.dialect()), {content_id, b, int64_t{liked ? 1 : -1}});
+}
+
+}  // namespace
+
+std::unique_ptr<storage::SqlConnectionPool> SqliteLikePool(const std::string& path,
+                                                           uint32_t connections) {
+  storage::SqliteOptions options{.path = path};
+  return std::make_unique<storage::SqlConnectionPool>(
+      [options](std::unique_ptr<SqlConnection>* c) {
+        return storage::SqliteConnection::Open(options, c);
+      },
+      connections);
+}
+
+std::unique_ptr<storage::SqlConnectionPool> MariaDbLikePool(storage::MariaDbOptions options,
+                                                            uint32_t connections) {
+  // READ COMMITTED: locking the row of a pair that has none takes no gap lock, so writers of
+  // different new pairs never deadlock on each other's gaps; two writers of one new pair meet
+  // on the primary key (ALREADY_EXISTS) and the loser retries.
+  options.isolation = storage::MariaDbIsolation::kReadCommitted;
+  return std::make_unique<storage::SqlConnectionPool>(
+      [options](std::unique_ptr<SqlConnection>* c) {
+        return storage::MariaDbConnection::Open(options, c);
+      },
+      connections);
+}
+
+Status LikeDatabase::Initialize() {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  return lease->Check((*lease)->ExecuteScript(LikeSchema((*lease)->dialect())));
+}
+
+Status LikeDatabase::InTransaction(const std::function<Status(SqlConnection&)>& body) {
+  Status last;
+  for (int attempt = 0; attempt < kTransactionAttempts; ++attempt) {
+    std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+    if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+    SqlConnection& c = **lease;
+    if (Status s = lease->Check(c.Begin()); !s.ok()) return s;
+    last = lease->Check(body(c));
+    if (last.ok()) last = lease->Check(c.Commit());
+    if (last.ok()) return last;
+    c.Rollback();
+    // Two writers inserting the first row of one pair: the loser reads the winner's row.
+    if (last.code() != StatusCode::ABORTED && last.code() != StatusCode::ALREADY_EXISTS) {
+      return last;
+    }
+  }
+  return last;
+}
+
+Status LikeDatabase::Apply(const LikeEvent& event, bool* applied, bool* changed) {
+  return InTransaction([&](SqlConnection& c) {
+    *applied = false;
+    *changed = false;
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query(SelectStateSql(c.dialect()), {event.content_id, event.user_id}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    const bool exists = !rows.empty();
+    if (exists && AsInt(rows[0][1]) >= event.version) return Status::Ok();  // stale or repeated
+    const bool was_liked = exists && AsInt(rows[0][0]) != 0;
+    *applied = true;
+    *changed = was_liked != event.liked;
+    return WriteState(c, exists, event.content_id, event.user_id, event.liked, event.version,
+                      event.bucket, *changed, exists ? AsInt(rows[0][2]) : 0);
+  });
+}
+
+Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uint32_t bucket,
+                             bool liked, int64_t now_us, SetLikeResult* out) {
+  return InTransaction([&](SqlConnection& c) {
+    *out = SetLikeResult{.bucket = bucket};
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query(SelectStateSql(c.dialect()), {content_id, user_id}, &rows); !s.ok()) {
+      return s;
+    }
+    const bool exists = !rows.empty();
+    const bool was_liked = exists && AsInt(rows[0][0]) != 0;
+    out->version = exists ? AsInt(rows[0][1]) : 0;
+    if (was_liked != liked) {
+      out->changed = true;
+      out->version = std::max(out->version + 1, now_us);
+      // The count that moved: an unlike's is the bucket its like was counted in.
+      if (!liked && exists) out->bucket = static_cast<uint32_t>(AsInt(rows[0][2]));
+      if (Status s = WriteState(c, exists, content_id, user_id, liked, out->version, bucket, true,
+                                exists ? AsInt(rows[0][2]) : 0);
+          !s.ok()) {
+        return s;
+      }
+      if (Status s = c.Execute(
+              "INSERT INTO like_outbox (content_id, user_id, liked, version, bucket, created_ms) "
+              "VALUES (?, ?, ?, ?, ?, ?)",
+              {content_id, user_id, int64_t{liked ? 1 : 0}, out->version, int64_t{bucket},
+               WallMs()});
+          !s.ok()) {
+        return s;
+      }
+    }
+    rows.clear();
+    if (Status s = c.Query("SELECT count FROM like_count WHERE content_id = ? AND bucket = ?",
+                           {content_id, int64_t{out->bucket}}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    out->bucket_count = rows.empty() ? 0 : AsInt(rows[0][0]);
+    return Status::Ok();
+  });
+}
+
+Status LikeDatabase::RepairCounts(int64_t content_id, const BucketLayout& layout, bool* changed) {
+  return InTransaction([&](SqlConnection& c) {
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query("SELECT user_id, liked, bucket FROM like_state WHERE content_id = ?",
+                           {content_id}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    std::map<int64_t, int64_t> want;
+    for (const SqlRow& row : rows) {
+      const std::string user = AsText(row[0]);
+      const int64_t bucket = layout.BucketOf(content_id, user);
+      if (AsInt(row[1]) != 0) ++want[bucket];
+      if (AsInt(row[2]) != bucket) {
+        if (Status s =
+                c.Execute("UPDATE like_state SET bucket = ? WHERE content_id = ? AND user_id = ?",
+                          {bucket, content_id, user});
+            !s.ok()) {
+          return s;
+        }
+      }
+    }
+    rows.clear();
+    if (Status s = c.Query("SELECT bucket, count FROM like_count WHERE content_id = ?",
+                           {content_id}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    std::map<int64_t, int64_t> have;
+    for (const SqlRow& row : rows) have[AsInt(row[0])] = AsInt(row[1]);
+    std::erase_if(want, [](const auto& entry) { return entry.second == 0; });
+    std::erase_if(have, [](const auto& entry) { return entry.second == 0; });
+    *changed = want != have;
+    if (!*changed) return Status::Ok();
+    if (Status s = c.Execute("DELETE FROM like_count WHERE content_id = ?", {content_id});
+        !s.ok()) {
+      return s;
+    }
+    for (const auto& [bucket, count] : want) {
+      if (Status s = c.Execute(AddToCountSql(c.dialect()), {content_id, bucket, count}); !s.ok()) {
+        return s;
+      }
+    }
+    return Status::Ok();
+  });
+}
+}  // namespace ferry::like

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ferry/codec/status.h"
+
+namespace ferry::like {
+
+// What SetLike did to one (content, user).
+struct SetLikeResult {
+  bool changed = false;      // false: the state already was the one asked for; nothing moved
+  int64_t version = 0;       // the pair's version after the call (0: never changed)
+  uint32_t bucket = 0;       // the user's bucket of the content
+  int64_t bucket_count = 0;  // that bucket's count after the call
+};
+
+// The live state of likes: who likes what, and per-bucket counts that move only when a state
+// really changes. Implemented over SQLite (embedded: the database is the state) and over Redis
+// (redis+mariadb: Redis is the state, a stream carries each change to the database).
+class LikeStore {
+ public:
+  virtual ~LikeStore() = default;
+
+  // Sets (content, user) to `liked`. A real change gets a new version, greater than every
+  // earlier version of the pair, and moves its bucket's count by one; a repeat changes nothing.
+  virtual Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
+                         SetLikeResult* out) = 0;
+  // The content's count in each of its buckets (their sum is the count).
+  virtual Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) = 0;
+  // Whether the user likes each content, from the state itself (no cache).
+  virtual Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
+                          std::vector<bool>* out) = 0;
+  // Raises the content's bucket count to `buckets` (twice the current count) while writers
+  // run, for every provider.
+  virtual Status RaiseBuckets(int64_t content_id, uint32_t buckets) = 0;
+};
+
+}  // namespace ferry::like

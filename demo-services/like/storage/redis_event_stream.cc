@@ -1,0 +1,199 @@
+#include "storage/redis_event_stream.h"
+
+#include <hiredis.h>
+
+#include <charconv>
+
+#include "storage/redis_like_keys.h"
+
+namespace ferry::like {
+
+using storage::ErrorReplyStatus;
+using storage::IsErrorReply;
+using storage::IsTextReply;
+using storage::MalformedReply;
+using storage::RedisReplyPtr;
+using storage::ReplyText;
+
+namespace {
+
+// Streams per XREADGROUP: one call reads many buckets, without an unbounded command.
+constexpr size_t kStreamsPerRead = 64;
+
+bool ParseInt(std::string_view text, int64_t* value) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *value);
+  return !text.empty() && ec == std::errc() && ptr == end;
+}
+
+// [id, [field, value, ...]] as the set_like script appends it.
+bool ParseEntry(const std::string& stream, const redisReply* entry, LikeEvent* event) {
+  if (entry == nullptr || entry->type != REDIS_REPLY_ARRAY || entry->elements != 2) return false;
+  const redisReply* fields = entry->element[1];
+  if (!IsTextReply(entry->element[0]) || fields == nullptr || fields->type != REDIS_REPLY_ARRAY ||
+      fields->elements % 2 != 0) {
+    return false;
+  }
+  *event = LikeEvent{.stream = stream, .entry_id = std::string(ReplyText(entry->element[0]))};
+  int64_t bucket = -1;
+  unsigned seen = 0;
+  for (size_t i = 0; i < fields->elements; i += 2) {
+    if (!IsTextReply(fields->element[i]) || !IsTextReply(fields->element[i + 1])) return false;
+    const std::string_view name = ReplyText(fields->element[i]);
+    const std::string_view value = ReplyText(fields->element[i + 1]);
+    bool ok = true;
+    if (name == "c") {
+      ok = ParseInt(value, &event->content_id);
+      seen |= 1;
+    } else if (name == "u") {
+      event->user_id = std::string(value);
+      seen |= 2;
+    } else if (name == "l") {
+      event->liked = value == "1";
+      seen |= 4;
+    } else if (name == "v") {
+      ok = ParseInt(value, &event->version);
+      seen |= 8;
+    } else if (name == "b") {
+      ok = ParseInt(value, &bucket) && bucket >= 0;
+      seen |= 16;
+    }
+    if (!ok) return false;
+  }
+  event->bucket = static_cast<uint32_t>(bucket);
+  return seen == 31;
+}
+
+// Entries that do not parse are still returned (content 0) so that they are dead-lettered
+// instead of blocking their stream.
+void AppendEntries(const std::string& stream, const redisReply* entries,
+                   std::vector<LikeEvent>* out) {
+  for (size_t i = 0; i < entries->elements; ++i) {
+    LikeEvent event;
+    if (!ParseEntry(stream, entries->element[i], &event)) {
+      const redisReply* e = entries->element[i];
+      if (e == nullptr || e->type != REDIS_REPLY_ARRAY || e->elements < 1 ||
+          !IsTextReply(e->element[0])) {
+        continue;  // an entry deleted while pending (XAUTOCLAIM's nil)
+      }
+      event = LikeEvent{.stream = stream, .entry_id = std::string(ReplyText(e->element[0]))};
+    }
+    out->push_back(std::move(event));
+  }
+}
+
+}  // namespace
+
+Status RedisEventStream::Streams(std::vector<std::string>* out) {
+  RedisReplyPtr reply;
+  if (Status s = pool_->Run({"SMEMBERS", kStreamRegistry}, &reply); !s.ok()) return s;
+  if (reply->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("SMEMBERS", reply.get());
+  out->clear();
+  for (size_t i = 0; i < reply->elements; ++i) out->emplace_back(ReplyText(reply->element[i]));
+  return Status::Ok();
+}
+
+Status RedisEventStream::Read(const std::string& consumer, int max_count,
+                              std::vector<LikeEvent>* out) {
+  out->clear();
+  std::vector<std::string> streams;
+  if (Status s = Streams(&streams); !s.ok()) return s;
+  for (size_t first = 0; first < streams.size(); first += kStreamsPerRead) {
+    const size_t n = std::min(kStreamsPerRead, streams.size() - first);
+    std::vector<std::string> command = {"XREADGROUP", "GROUP", kWritersGroup,
+                                        consumer,     "COUNT", std::to_string(max_count),
+                                        "STREAMS"};
+    for (size_t i = 0; i < n; ++i) command.push_back(streams[first + i]);
+    for (size_t i = 0; i < n; ++i) command.emplace_back(">");
+    RedisReplyPtr reply;
+    if (Status s = pool_->Run(command, &reply); !s.ok()) return s;
+    const redisReply* r = reply.get();
+    if (IsErrorReply(r, "NOGROUP")) {
+      // A registered stream without its group (Redis lost data between the two): recreate
+      // both, and read it on the next step.
+      std::vector<std::vector<std::string>> create;
+      for (size_t i = 0; i < n; ++i) {
+        create.push_back({"XGROUP", "CREATE", streams[first + i], kWritersGroup, "0", "MKSTREAM"});
+      }
+      std::vector<RedisReplyPtr> ignored;
+      if (Status s = pool_->RunPipeline(create, &ignored); !s.ok()) return s;
+      continue;
+    }
+    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XREADGROUP", r);
+    if (r->type == REDIS_REPLY_NIL) continue;
+    if (r->type != REDIS_REPLY_ARRAY) return MalformedReply("XREADGROUP");
+    // [[stream, [entry, ...]], ...]
+    for (size_t i = 0; i < r->elements; ++i) {
+      const redisReply* s = r->element[i];
+      if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 || !IsTextReply(s->element[0]) ||
+          s->element[1]->type != REDIS_REPLY_ARRAY) {
+        return MalformedReply("XREADGROUP");
+      }
+      AppendEntries(std::string(ReplyText(s->element[0])), s->element[1], out);
+    }
+  }
+  return Status::Ok();
+}
+
+Status RedisEventStream::Claim(const std::string& consumer, int64_t min_idle_ms, int max_count,
+                               std::vector<LikeEvent>* out) {
+  out->clear();
+  std::vector<std::string> streams;
+  if (Status s = Streams(&streams); !s.ok()) return s;
+  for (const std::string& stream : streams) {
+    RedisReplyPtr reply;
+    if (Status s =
+            pool_->Run({"XAUTOCLAIM", stream, kWritersGroup, consumer, std::to_string(min_idle_ms),
+                        "0-0", "COUNT", std::to_string(max_count)},
+                       &reply);
+        !s.ok()) {
+      return s;
+    }
+    const redisReply* r = reply.get();
+    if (IsErrorReply(r, "NOGROUP")) continue;  // Read recreates it
+    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XAUTOCLAIM", r);
+    // [cursor, [entry, ...], [deleted id, ...]]
+    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 ||
+        r->element[1]->type != REDIS_REPLY_ARRAY) {
+      return MalformedReply("XAUTOCLAIM");
+    }
+    const size_t first = out->size();
+    AppendEntries(stream, r->element[1], out);
+    if (out->size() == first) continue;
+    // The delivery counts, for dead-lettering: XPENDING of each claimed entry.
+    std::vector<std::vector<std::string>> commands;
+    for (size_t i = first; i < out->size(); ++i) {
+      const std::string& id = (*out)[i].entry_id;
+      commands.push_back({"XPENDING", stream, kWritersGroup, id, id, "1"});
+    }
+    std::vector<RedisReplyPtr> pending;
+    if (Status s = pool_->RunPipeline(commands, &pending); !s.ok()) return s;
+    for (size_t i = first; i < out->size(); ++i) {
+      const redisReply* p = pending[i - first].get();
+      // [[id, consumer, idle, deliveries]]
+      if (p != nullptr && p->type == REDIS_REPLY_ARRAY && p->elements == 1 &&
+          p->element[0]->type == REDIS_REPLY_ARRAY && p->element[0]->elements == 4 &&
+          p->element[0]->element[3]->type == REDIS_REPLY_INTEGER) {
+        (*out)[i].deliveries = p->element[0]->element[3]->integer;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status RedisEventStream::Ack(const std::vector<LikeEvent>& events) {
+  if (events.empty()) return Status::Ok();
+  std::vector<std::vector<std::string>> commands;
+  for (const LikeEvent& e : events) {
+    commands.push_back({"XACK", e.stream, kWritersGroup, e.entry_id});
+    commands.push_back({"XDEL", e.stream, e.entry_id});
+  }
+  std::vector<RedisReplyPtr> replies;
+  if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
+  for (const RedisReplyPtr& r : replies) {
+    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XACK", r.get());
+  }
+  return Status::Ok();
+}
+
+}  // namespace ferry::like

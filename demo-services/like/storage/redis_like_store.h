@@ -1,0 +1,77 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "ferry/storage/redis_connection_pool.h"
+#include "ferry/storage/redis_script_set.h"
+#include "storage/bucket_layout.h"
+#include "storage/like_database.h"
+#include "storage/like_event.h"
+#include "storage/like_store.h"
+
+namespace ferry::like {
+
+// What Redis holds of one content, summed over its buckets.
+struct CacheCounts {
+  int64_t count = 0;    // the count strings
+  int64_t members = 0;  // the membership sets' sizes
+  int64_t pending = 0;  // stream entries not yet persisted
+};
+
+// Redis-first: the bucket's membership, count, version and stream entry change in one script;
+// the event writers carry each entry to the database afterwards. A bucket Redis does not hold
+// (first use, or Redis restarted empty) is loaded from the database before it is used, with
+// the rows' versions as its baseline.
+class RedisLikeStore final : public LikeStore {
+ public:
+  // `pool`, `database` and `layout` must outlive the store.
+  RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database, BucketLayout* layout);
+
+  // Loads the scripts (UNAVAILABLE when Redis is unreachable).
+  Status Connect();
+
+  Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
+                 SetLikeResult* out) override;
+  Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override;
+  Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
+                  std::vector<bool>* out) override;
+  // Doubles the content's buckets while writers run (redis_bucket_split.cc): bucket k at a
+  // time is frozen (its writers wait), the users that hash to k + n move there with their
+  // versions, and k keeps the rest; then the database records the new count for every
+  // provider. Safe to run twice at once and to resume after a crash half way.
+  Status RaiseBuckets(int64_t content_id, uint32_t buckets) override;
+
+  Status ReadCacheCounts(int64_t content_id, CacheCounts* out);
+  // Loads the bucket (of the content's current layout) from the database: only if Redis does
+  // not hold it, or (`force`, a repair) replacing what it holds; versions never go down.
+  Status LoadBucket(int64_t content_id, uint32_t bucket, bool force);
+  // Database-first: brings a committed change (an outbox row) into its bucket if newer than
+  // what the bucket holds. A bucket Redis does not hold is loaded from the database, which
+  // already has the change.
+  Status ApplyChange(const LikeEvent& change);
+
+ private:
+  // A bucket whose ready marker is not `buckets` (the layout this provider used): learns a
+  // raise from the database, waits for a raise in progress (resuming it when it stalls), and
+  // refuses a layout that shrank without a repair. OK: try again with the current layout.
+  Status AwaitLayout(int64_t content_id, uint32_t buckets, const std::string& marker,
+                     int64_t waited_ms);
+  // A bucket Redis does not hold, loaded unless Redis holds the content for another layout.
+  Status LoadMissing(int64_t content_id, uint32_t bucket, uint32_t buckets, int64_t waited_ms);
+  Status LoadBucketOf(int64_t content_id, uint32_t bucket, uint32_t buckets, bool force);
+  Status ReadyMarker(int64_t content_id, uint32_t bucket, std::string* marker);
+  Status RegisterStream(const std::string& stream);
+  // Moves the users of bucket k that hash to k + buckets (one step of RaiseBuckets).
+  Status SplitBucket(int64_t content_id, uint32_t k, uint32_t buckets);
+
+  storage::RedisConnectionPool* const pool_;
+  LikeDatabase* const database_;
+  BucketLayout* const layout_;
+  storage::RedisScriptSet scripts_;
+};
+
+// Milliseconds since `since` (the stores' waits on a raise in progress).
+int64_t ElapsedMs(std::chrono::steady_clock::time_point since);
+
+}  // namespace ferry::like

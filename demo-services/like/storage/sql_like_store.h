@@ -1,0 +1,30 @@
+#pragma once
+
+#include "storage/bucket_layout.h"
+#include "storage/like_database.h"
+#include "storage/like_store.h"
+
+namespace ferry::like {
+
+// Database-first: every SetLike is one local transaction on the database of record (state,
+// version, bucket count row and outbox row together), so a confirmed like survives any crash
+// the database survives. The embedded backend (SQLite); its buckets are the count rows.
+class SqlLikeStore final : public LikeStore {
+ public:
+  SqlLikeStore(LikeDatabase* database, BucketLayout* layout)
+      : database_(database), layout_(layout) {}
+
+  Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
+                 SetLikeResult* out) override;
+  Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override;
+  Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
+                  std::vector<bool>* out) override;
+  // The count rows are per bucket; a raise only changes which row a user's changes go to.
+  Status RaiseBuckets(int64_t content_id, uint32_t buckets) override;
+
+ private:
+  LikeDatabase* const database_;
+  BucketLayout* const layout_;
+};
+
+}  // namespace ferry::like

@@ -1,0 +1,201 @@
+// Raising a hot content's bucket count while its writers run: on embedded and redis-first,
+// with a provider whose layout is stale, through hot detection, and resumed after a raiser
+// stopped half way.
+
+#include <gtest/gtest.h>
+#include <hiredis.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "like_test_support.h"
+#include "service/reconciler.h"
+#include "storage/redis_like_keys.h"
+
+namespace ferry::like::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class LikeBucketsTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() != "embedded") {
+      SharedServers::Start();
+      ASSERT_TRUE(SharedServers::FlushRedis());
+    }
+    config_ = ConfigFor(GetParam(), dir_.path());
+    config_.default_buckets = 2;
+  }
+  std::unique_ptr<LikeApp> Open() {
+    std::unique_ptr<LikeApp> app;
+    Status s = LikeApp::Create(config_, &app);
+    EXPECT_TRUE(s.ok()) << s;
+    return app;
+  }
+
+  TempDir dir_;
+  LikeConfig config_;
+};
+
+// Writers (some on a provider that has not heard of the raise) set and unset at random while
+// the content goes from 2 to 16 buckets; afterwards every level equals the truth.
+TEST_P(LikeBucketsTest, RaisingWhileWritersRunKeepsEveryLevelExact) {
+  std::unique_ptr<LikeApp> app = Open();
+  ASSERT_NE(app, nullptr);
+  std::unique_ptr<LikeApp> stale;
+  if (GetParam() != "embedded") stale = Open();  // a second provider, its layout still 2
+  Truth truth;
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 6; ++t) {
+    LikeStore* store = (stale && t % 2 == 1 ? stale : app)->core().store;
+    writers.emplace_back([&, t, store] {
+      std::mt19937 rng(static_cast<uint32_t>(100 + t));
+      while (!done) {
+        const std::string user = "w" + std::to_string(t) + "-" + std::to_string(rng() % 60);
+        const bool liked = rng() % 3 != 0;
+        SetLikeResult result;
+        Status s = store->SetLike(1, user, liked, &result);
+        if (!s.ok()) {
+          if (failures++ == 0) ADD_FAILURE() << s;
+          continue;
+        }
+        truth.Set(1, user, liked);
+      }
+    });
+  }
+  for (uint32_t buckets : {4u, 8u, 16u}) {
+    std::this_thread::sleep_for(50ms);  // let writes land in the current layout first
+    Status s = app->core().store->RaiseBuckets(1, buckets);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  std::this_thread::sleep_for(50ms);
+  done = true;
+  for (auto& w : writers) w.join();
+  ASSERT_EQ(failures.load(), 0);
+  EXPECT_EQ(app->core().layout->BucketsOf(1), 16u);
+  ASSERT_TRUE(Drain(*app).ok());
+  ExpectAllLevels(*app, 1, truth.Count(1));
+  std::vector<int64_t> buckets;
+  ASSERT_TRUE(app->core().store->BucketCounts(1, &buckets).ok());
+  ASSERT_EQ(buckets.size(), 16u);
+  // Redis moved the users with the raise; embedded's count rows keep each like where it was
+  // counted (only new likes reach the new buckets), never below zero.
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    EXPECT_GE(buckets[b], GetParam() == "embedded" ? 0 : 1) << "bucket " << b;
+  }
+  if (stale) {
+    ASSERT_TRUE(stale->core().store->BucketCounts(1, &buckets).ok());
+    EXPECT_EQ(buckets.size(), 16u);           // it learnt the raise
+    std::unique_ptr<LikeApp> later = Open();  // a provider started afterwards reads it
+    EXPECT_EQ(later->core().layout->BucketsOf(1), 16u);
+  }
+}
+
+TEST_P(LikeBucketsTest, AContentDetectedHotGetsMoreBuckets) {
+  config_.raise_above_writes_per_s = 50;
+  config_.max_buckets = 8;
+  InProcessProvider provider;
+  provider.Start(config_);
+  Truth truth;
+  int i = 0;
+  const bool raised = Eventually(
+      [&] {
+        for (int n = 0; n < 100; ++n, ++i) {
+          const std::string user = "hot" + std::to_string(i % 500);
+          SetLikeRequest request;
+          request.set_content_id(3);
+          request.set_liked(i % 7 != 0);
+          auto r = provider.proxy().SetLike(request, AsUser(user));
+          if (!r.ok()) {
+            ADD_FAILURE() << r.status();
+            return true;
+          }
+          truth.Set(3, user, request.liked());
+        }
+        return provider.app().core().layout->BucketsOf(3) == 8;
+      },
+      30s, 1ms);
+  EXPECT_TRUE(raised) << "buckets: " << provider.app().core().layout->BucketsOf(3);
+  EXPECT_EQ(provider.app().core().layout->BucketsOf(4), 2u);  // others keep theirs
+  ASSERT_TRUE(Drain(provider.app()).ok());
+  ExpectAllLevels(provider.app(), 3, truth.Count(3));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LikeBucketsTest, ::testing::Values("embedded", "redis+mariadb"),
+                         [](const auto& info) {
+                           return info.param == "embedded" ? std::string("Embedded")
+                                                           : std::string("RedisFirst");
+                         });
+
+// A raiser that froze a bucket and died: the next writer of that bucket finishes the raise.
+TEST(LikeBucketsResumeTest, ARaiseStoppedHalfWayIsFinishedByTheNextWriter) {
+  SharedServers::Start();
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  LikeConfig config = RedisMariaDbConfig(FreshDatabaseName("like_resume"));
+  config.default_buckets = 2;
+  std::unique_ptr<LikeApp> app;
+  ASSERT_TRUE(LikeApp::Create(config, &app).ok());
+  Truth truth;
+  std::string in_bucket_zero;
+  for (int i = 0; i < 40; ++i) {
+    const std::string user = "r" + std::to_string(i);
+    SetLikeResult result;
+    ASSERT_TRUE(app->core().store->SetLike(5, user, true, &result).ok());
+    truth.Set(5, user, true);
+    if (result.bucket == 0) in_bucket_zero = user;
+  }
+  ASSERT_FALSE(in_bucket_zero.empty());
+  const timeval timeout{.tv_sec = 5, .tv_usec = 0};
+  redisContext* c = redisConnectWithTimeout(SharedServers::redis().host().c_str(),
+                                            SharedServers::redis().port(), timeout);
+  ASSERT_NE(c, nullptr);
+  const std::string ready = BucketKeys::For(5, 0).ready;
+  freeReplyObject(redisCommand(c, "SET %s m:4", ready.c_str()));  // frozen, then nothing
+  redisFree(c);
+
+  SetLikeResult result;
+  Status s = app->core().store->SetLike(5, in_bucket_zero, false, &result);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(result.changed);
+  truth.Set(5, in_bucket_zero, false);
+  EXPECT_EQ(app->core().layout->BucketsOf(5), 4u);
+  ASSERT_TRUE(Drain(*app).ok());
+  ExpectAllLevels(*app, 5, truth.Count(5));
+}
+
+TEST(LikeBucketsResumeTest, ALayoutChangedByConfigurationIsRefusedUntilRepaired) {
+  SharedServers::Start();
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  LikeConfig config = RedisMariaDbConfig(FreshDatabaseName("like_relayout"));
+  config.default_buckets = 4;
+  std::unique_ptr<LikeApp> before;
+  ASSERT_TRUE(LikeApp::Create(config, &before).ok());
+  for (int i = 0; i < 30; ++i) {
+    SetLikeResult result;
+    ASSERT_TRUE(before->core().store->SetLike(6, "q" + std::to_string(i), true, &result).ok());
+  }
+  ASSERT_TRUE(Drain(*before).ok());
+  before.reset();
+
+  config.hot[6] = 8;  // more buckets, by configuration (no raise moved the users)
+  std::unique_ptr<LikeApp> after;
+  ASSERT_TRUE(LikeApp::Create(config, &after).ok());
+  SetLikeResult result;
+  Status refused = after->core().store->SetLike(6, "q0", false, &result);
+  EXPECT_EQ(refused.code(), StatusCode::FAILED_PRECONDITION) << refused;
+  EXPECT_NE(refused.message().find("Reconcile"), std::string::npos) << refused;
+  ReconcileResponse report;
+  ASSERT_TRUE(Reconcile(after->core(), 6, true, &report).ok());
+  Status s = after->core().store->SetLike(6, "q0", false, &result);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(result.changed);
+  ASSERT_TRUE(Drain(*after).ok());
+  ExpectAllLevels(*after, 6, 29);
+}
+
+}  // namespace
+}  // namespace ferry::like::testing

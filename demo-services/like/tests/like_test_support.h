@@ -1,0 +1,100 @@
+#pragma once
+
+// Shared by the like tests: the real servers of the redis+mariadb backend (one of each per
+// test process), configs for both backends, an in-process provider with a client proxy, the
+// truth a test keeps of who likes what, and bounded polling.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ferry/framework/server.h"
+#include "like.ferry.h"
+#include "mariadb_server.h"
+#include "redis_server.h"
+#include "service/like_app.h"
+#include "temp_dir.h"
+
+namespace ferry::like::testing {
+
+// One Redis and one MariaDB per test process, started on first use and stopped at exit.
+class SharedServers {
+ public:
+  static void Start();  // fatal gtest failure when they cannot start
+  static testsupport::RedisServer& redis();
+  static testsupport::MariaDbServer& mariadb();
+  static ::testing::AssertionResult FlushRedis();
+};
+
+using testsupport::TempDir;
+
+std::string FreshDatabaseName(const std::string& prefix);
+
+// redis+mariadb (redis-first) on the shared servers with a fresh database, no event writers
+// (the tests drain the streams themselves) and no periodic reconciler.
+LikeConfig RedisMariaDbConfig(const std::string& database);
+// embedded with its SQLite file in `dir`.
+LikeConfig EmbeddedConfig(const std::filesystem::path& dir);
+
+// "embedded", "redis+mariadb" (redis-first) or "database-first" (redis+mariadb): a config for
+// it (a fresh database, or a file in `dir`).
+LikeConfig ConfigFor(const std::string& backend, const std::filesystem::path& dir);
+
+// Persists every event the streams hold (redis-first) or relays the outbox to Redis
+// (database-first); nothing on embedded. OK once they are empty.
+Status Drain(LikeApp& app, const std::string& consumer = "test-drain");
+
+// Who likes what, as the test's own calls left it (last state per pair).
+class Truth {
+ public:
+  void Set(int64_t content, const std::string& user, bool liked);
+  int64_t Count(int64_t content) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<int64_t, std::string>, bool> state_;
+};
+
+// Reconcile (no repair) after a drain: every level must equal `expected`, with no violation.
+void ExpectAllLevels(LikeApp& app, int64_t content, int64_t expected);
+
+// The key the in-process providers verify user tokens with (their `user_token` filter, which
+// exempts the public reads GetCounts and ListLikers and the admin Reconcile).
+inline constexpr const char* kUserTokenKeyId = "test";
+inline constexpr const char* kUserTokenSecret = "like-test-user-secret";
+std::string UserFiltersYaml();
+// A valid user token for `user`, and CallOptions carrying it: a call made as that user.
+std::string UserToken(const std::string& user);
+CallOptions AsUser(const std::string& user);
+
+// LikeApp served by an in-process ferry::Server on an ephemeral loopback port.
+class InProcessProvider {
+ public:
+  ~InProcessProvider() { Stop(); }
+  void Start(const LikeConfig& config);  // fatal gtest failure when it cannot start
+  void Stop();
+  LikeServiceProxy& proxy() { return *proxy_; }
+  LikeApp& app() { return *app_; }
+  uint16_t port() const { return server_->port(); }
+
+ private:
+  std::unique_ptr<LikeApp> app_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<LikeServiceProxy> proxy_;
+};
+
+std::unique_ptr<LikeServiceProxy> NewProxy(
+    uint16_t port, std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds timeout = std::chrono::seconds(20),
+                std::chrono::milliseconds interval = std::chrono::milliseconds(20));
+
+}  // namespace ferry::like::testing
