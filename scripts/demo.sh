@@ -117,12 +117,13 @@ $SECKILL_FILTERS_YAML
 service:
 $BACKEND_YAML
 YAML
-SECKILL_PIDS=()
+SECKILL_PIDS=() SECKILL_PORTS=()
 for i in $(seq "$PROVIDERS"); do
+  SECKILL_PORTS+=("$(ferry_free_port)")
   ferry_start "seckill-server #$i ($BACKEND)" "seckill-server listening on" 60 \
     "$SECKILL_DIR/seckill-server-$i.log" \
     "$BUILD_DIR"/bin/seckill-server --config "$SECKILL_DIR/seckill-server.yaml" \
-    --port "$(ferry_free_port)" ${SK_REGISTRY:+--registry "$SK_REGISTRY"}
+    --port "${SECKILL_PORTS[-1]}" ${SK_REGISTRY:+--registry "$SK_REGISTRY"}
   SECKILL_PIDS+=("${FERRY_PIDS[-1]}")
 done
 if [ "$PROVIDERS" -gt 1 ]; then
@@ -131,7 +132,7 @@ if [ "$PROVIDERS" -gt 1 ]; then
     log "seckill-server #$i: $(grep -ho 'worker id lease [^ ]*' "$SECKILL_DIR/seckill-server-$i.log" || echo 'worker id lease: see its log')"
   done
 else
-  SECKILL_TARGET=(--target "$(grep -o 'listening on [0-9.:]*' "$SECKILL_DIR/seckill-server-1.log" | cut -d' ' -f3)")
+  SECKILL_TARGET=(--target "127.0.0.1:${SECKILL_PORTS[0]}")
 fi
 
 log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): $STOCK units, $BUYERS buyers, 10% try twice"
