@@ -3,6 +3,7 @@
 #include "service/api_key_filter.h"
 #include "service/code_rules.h"
 #include "service/shortlink_metrics.h"
+#include "service/web_page.h"
 
 namespace ferry::shortlink {
 
@@ -128,7 +129,20 @@ void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply)
 }
 
 std::vector<HttpRoute> ShortLinkServiceImpl::http_routes() {
-  return {{.method = "GET",
+  // "links" is a reserved word, never a code.
+  HttpRoute page{.method = "GET",
+                 .pattern = "/links",
+                 .handler =
+                     [](const HttpRequest&, HttpReply reply) {
+                       HttpResponse response;
+                       response.Set("Content-Type", "text/html; charset=utf-8");
+                       response.Set("Cache-Control", "no-cache");
+                       response.body = std::string(WebPageHtml());
+                       reply(std::move(response));
+                     },
+                 .on_io_thread = true};
+  return {std::move(page),
+          {.method = "GET",
            .pattern = "/{code}",
            .handler = [this](const HttpRequest& request, HttpReply reply) {
              Redirect(request, std::move(reply));
