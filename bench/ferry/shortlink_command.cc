@@ -290,7 +290,8 @@ int RunShortLinkCommand(int argc, const char* const* argv) {
   flags.AddDouble("--zipf", "S", &options.zipf_s, 0, 5, "Zipf exponent of the link mix (1.1)");
   flags.AddDouble("--unknown-ratio", "R", &options.unknown_ratio, 0, 1,
                   "share of unknown codes in the mix (0.05)");
-  flags.AddInteger("--unknown-probe", "N", &options.unknown_probe, uint64_t{0}, uint64_t{100'000'000},
+  flags.AddInteger("--unknown-probe", "N", &options.unknown_probe, uint64_t{0},
+                   uint64_t{100'000'000},
                    "unknown-only requests measuring database queries (10000)");
   flags.AddDouble("--settle-timeout", "S", &options.settle_timeout_s, 0, 3600,
                   "seconds the statistics may take to settle (60)");
