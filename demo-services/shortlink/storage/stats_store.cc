@@ -3,6 +3,9 @@
 #include <openssl/rand.h>
 
 #include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "storage/stats_schema.h"
 
@@ -75,44 +78,98 @@ Status StatsStore::VisitorSecret(std::string* secret) {
 // A counter row made if missing, then moved: the INSERT of a row another transaction holds
 // waits for it and then reports the duplicate, so the UPDATE always finds the row.
 Status StatsStore::Bump(SqlConnection& db, std::string_view insert, std::string_view update,
-                        const std::vector<SqlValue>& key) {
+                        const std::vector<SqlValue>& key, std::vector<SqlValue> increments) {
   Status s = db.Execute(insert, key, nullptr);
   if (!s.ok() && !Exists(s)) return s;
-  return db.Execute(update, key, nullptr);
+  increments.insert(increments.end(), key.begin(), key.end());
+  return db.Execute(update, increments, nullptr);
 }
 
-Status StatsStore::CountOne(SqlConnection& db, const VisitEvent& e, int64_t now_ms, bool* counted) {
-  *counted = false;
-  Status s = db.Execute("INSERT INTO shortlink_stat_events (event_id, counted_at_ms) VALUES (?, ?)",
-                        {e.event_id, now_ms}, nullptr);
-  if (Exists(s)) return Status::Ok();  // counted before: a redelivery or a replay
-  if (!s.ok()) return s;
-  *counted = true;
-  const std::vector<SqlValue> day_key = {e.code, UtcDay(e.at_ms)};
-  constexpr std::string_view kNewDay = "INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)";
-  if (e.bot) {
-    return Bump(db, kNewDay,
-                "UPDATE shortlink_stat_days SET bots = bots + 1 WHERE code = ? AND day = ?",
-                day_key);
+// The events whose ids are new, their ids recorded: one multi-row INSERT when none was counted
+// before (the usual case); otherwise, that statement having failed alone, one INSERT per event.
+Status StatsStore::Fresh(SqlConnection& db, const std::vector<VisitEvent>& events, int64_t now_ms,
+                         std::vector<const VisitEvent*>* fresh) {
+  std::string sql = "INSERT INTO shortlink_stat_events (event_id, counted_at_ms) VALUES ";
+  std::vector<SqlValue> params;
+  for (size_t i = 0; i < events.size(); ++i) {
+    sql += i == 0 ? "(?, ?)" : ", (?, ?)";
+    params.emplace_back(events[i].event_id);
+    params.emplace_back(now_ms);
   }
-  if (s = Bump(db, kNewDay, "UPDATE shortlink_stat_days SET pv = pv + 1 WHERE code = ? AND day = ?",
-               day_key);
-      !s.ok()) {
+  Status s = db.Execute(sql, params, nullptr);
+  if (s.ok()) {
+    for (const VisitEvent& e : events) fresh->push_back(&e);
     return s;
   }
-  s = db.Execute("INSERT INTO shortlink_stat_visitors (code, day, visitor) VALUES (?, ?, ?)",
-                 {e.code, UtcDay(e.at_ms), e.visitor}, nullptr);
-  if (s.ok()) {
-    s = db.Execute("UPDATE shortlink_stat_days SET uv = uv + 1 WHERE code = ? AND day = ?", day_key,
-                   nullptr);
-  } else if (Exists(s)) {
-    s = Status::Ok();  // seen today already
+  if (!Exists(s)) return s;
+  for (const VisitEvent& e : events) {
+    s = db.Execute("INSERT INTO shortlink_stat_events (event_id, counted_at_ms) VALUES (?, ?)",
+                   {e.event_id, now_ms}, nullptr);
+    if (s.ok()) {
+      fresh->push_back(&e);
+    } else if (!Exists(s)) {  // Exists: counted before, a redelivery or a replay
+      return s;
+    }
   }
-  if (!s.ok() || e.referrer_host.empty()) return s;
-  return Bump(db, "INSERT INTO shortlink_stat_referrers (code, day, host) VALUES (?, ?, ?)",
-              "UPDATE shortlink_stat_referrers SET pv = pv + 1 WHERE code = ? AND day = ? AND "
-              "host = ?",
-              {e.code, UtcDay(e.at_ms), e.referrer_host});
+  return Status::Ok();
+}
+
+// New events' counters summed per (code, day) and per (code, day, host) before they are written,
+// in key order (so that consumers lock rows in one order); a visitor is new to its day when its
+// row goes in.
+Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& events,
+                              int64_t now_ms, int* counted) {
+  std::vector<const VisitEvent*> fresh;
+  if (Status s = Fresh(db, events, now_ms, &fresh); !s.ok()) return s;
+  struct Day {
+    int64_t pv = 0, uv = 0, bots = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Day> days;
+  std::map<std::tuple<std::string, std::string, std::string>, int64_t> referrers;
+  std::set<std::tuple<std::string, std::string, std::string>> visitors;
+  for (const VisitEvent* e : fresh) {
+    const std::string day = UtcDay(e->at_ms);
+    Day& d = days[{e->code, day}];
+    if (e->bot) {
+      ++d.bots;
+      continue;
+    }
+    ++d.pv;
+    visitors.emplace(e->code, day, e->visitor);
+    if (!e->referrer_host.empty()) ++referrers[{e->code, day, e->referrer_host}];
+  }
+  for (const auto& [code, day, visitor] : visitors) {
+    Status s =
+        db.Execute("INSERT INTO shortlink_stat_visitors (code, day, visitor) VALUES (?, ?, ?)",
+                   {code, day, visitor}, nullptr);
+    if (s.ok()) {
+      ++days[{code, day}].uv;
+    } else if (!Exists(s)) {  // Exists: seen that day already
+      return s;
+    }
+  }
+  for (const auto& [key, d] : days) {
+    if (Status s = Bump(db, "INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)",
+                        "UPDATE shortlink_stat_days SET pv = pv + ?, uv = uv + ?, bots = bots + ? "
+                        "WHERE code = ? AND day = ?",
+                        {key.first, key.second}, {d.pv, d.uv, d.bots});
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const auto& [key, pv] : referrers) {
+    const auto& [code, day, host] = key;
+    if (Status s =
+            Bump(db, "INSERT INTO shortlink_stat_referrers (code, day, host) VALUES (?, ?, ?)",
+                 "UPDATE shortlink_stat_referrers SET pv = pv + ? WHERE code = ? AND day = ? "
+                 "AND host = ?",
+                 {code, day, host}, {pv});
+        !s.ok()) {
+      return s;
+    }
+  }
+  *counted = static_cast<int>(fresh.size());
+  return Status::Ok();
 }
 
 Status StatsStore::Apply(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
@@ -122,12 +179,7 @@ Status StatsStore::Apply(const std::vector<VisitEvent>& events, int64_t now_ms, 
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
   SqlConnection& db = **c;
   if (Status s = c->Check(db.Begin()); !s.ok()) return s;
-  Status s = Status::Ok();
-  for (size_t i = 0; s.ok() && i < events.size(); ++i) {
-    bool one = false;
-    s = c->Check(CountOne(db, events[i], now_ms, &one));
-    if (one) ++*counted;
-  }
+  Status s = events.empty() ? Status::Ok() : c->Check(CountBatch(db, events, now_ms, counted));
   if (s.ok() && outbox_through > 0) {
     s = c->Check(
         db.Execute("DELETE FROM shortlink_visit_outbox WHERE id <= ?", {outbox_through}, nullptr));

@@ -49,10 +49,12 @@ class StatsStore {
               int referrer_limit, LinkStats* out);
 
  private:
-  Status CountOne(storage::SqlConnection& db, const VisitEvent& event, int64_t now_ms,
-                  bool* counted);
+  Status Fresh(storage::SqlConnection& db, const std::vector<VisitEvent>& events, int64_t now_ms,
+               std::vector<const VisitEvent*>* fresh);
+  Status CountBatch(storage::SqlConnection& db, const std::vector<VisitEvent>& events,
+                    int64_t now_ms, int* counted);
   Status Bump(storage::SqlConnection& db, std::string_view insert, std::string_view update,
-              const std::vector<storage::SqlValue>& key);
+              const std::vector<storage::SqlValue>& key, std::vector<storage::SqlValue> increments);
 
   std::unique_ptr<storage::SqlConnectionPool> pool_;
 };
