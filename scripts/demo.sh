@@ -3,7 +3,10 @@
 # (all on loopback, temporary directories); drives one provider directly and then both through
 # discovery with ferry-bench. Then the seckill scenario on the chosen backend, with
 # `ferry-bench seckill` selling to many buyers (10% of them trying twice) and checking the
-# orders. Calls Echo through the JSON gateway with curl and reads the provider's /status page.
+# orders. Then the short-link scenario on the same backend: a tenant and its key, links, a real
+# `curl -i` of a redirect, `ferry-bench shortlink` (Zipf mix, unknown codes, PV == 302s) and the
+# link's statistics. Calls Echo through the JSON gateway with curl and reads the provider's
+# /status page.
 # Prints what happened and stops everything by PID. Safe to rerun.
 #   scripts/demo.sh [--backend redis+mariadb|embedded]
 #     redis+mariadb (default): Redis, MariaDB and ZooKeeper (Debian's packages) on loopback,
@@ -18,6 +21,7 @@ source "$(dirname "$0")/lib/zookeeper.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
 source "$(dirname "$0")/lib/seckill_user_token.sh"
+source "$(dirname "$0")/lib/shortlink.sh"
 cd "$FERRY_ROOT"
 
 BACKEND=redis+mariadb
@@ -36,7 +40,7 @@ esac
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
-ferry_build "$BUILD_DIR" -- echo-server seckill-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server seckill-server shortlink-server ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-demo.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
@@ -157,12 +161,51 @@ cat "$RUN_DIR/seckill.out"
 
 log "stopping seckill-server${REDIS_PORT:+, Redis, MariaDB and ZooKeeper}"
 ferry_stop_all
+
+# --- short links ---------------------------------------------------------------------------
+SL_DIR="$RUN_DIR/shortlink"
+mkdir -p "$SL_DIR"
+if [ "$BACKEND" = "redis+mariadb" ]; then
+  SL_REDIS_PORT="$(ferry_free_port)"
+  ferry_start_redis "$SL_REDIS_PORT" "$SL_DIR/redis"
+  SL_MARIADB_PORT="$(ferry_free_port)"
+  ferry_start_mariadb "$SL_MARIADB_PORT" "$SL_DIR/mariadb" ferry_shortlink
+  SL_BACKEND_YAML="  backend: redis+mariadb
+  redis: {host: 127.0.0.1, port: $SL_REDIS_PORT}
+  mariadb: {host: 127.0.0.1, port: $SL_MARIADB_PORT, user: root, password: '', database: ferry_shortlink}"
+else
+  SL_BACKEND_YAML="  backend: embedded
+  embedded: {path: $SL_DIR/shortlink.db}"
+fi
+SL_TOKEN="demo-admin-$RANDOM$RANDOM"
+SL_PORT="$(ferry_free_port)"
+ferry_shortlink_start "$BUILD_DIR/bin" "$SL_DIR" "$SL_PORT" "$SL_TOKEN" "$SL_BACKEND_YAML"
+SL_KEY="$(ferry_shortlink_key "$SL_PORT" "$SL_TOKEN" demo)"
+SL_API="http://127.0.0.1:$SL_PORT/ferry.shortlink.ShortLinkService"
+SL_CREATED="$(curl -s -XPOST "$SL_API/CreateLink" -H "Authorization: Bearer $SL_KEY" \
+  -d '{"requestId":"demo-1","longUrl":"https://example.com/ferry?from=demo"}')"
+log "CreateLink: $SL_CREATED"
+SL_CODE="$(sed -n 's/.*"code":"\([^"]*\)".*/\1/p' <<<"$SL_CREATED")"
+log "curl -i http://127.0.0.1:$SL_PORT/$SL_CODE"
+curl -si -A "Mozilla/5.0 (demo)" -e "https://news.example/post" "http://127.0.0.1:$SL_PORT/$SL_CODE" |
+  tee "$RUN_DIR/redirect.txt"
+log "ferry-bench shortlink: 1000 links, 100000 redirects (Zipf s=1.1, 5% unknown codes)"
+SL_RC=0
+"$BUILD_DIR"/bin/ferry-bench shortlink --target "127.0.0.1:$SL_PORT" --api-key "$SL_KEY" \
+  --links 1000 --requests 100000 --conns 8 --unknown-probe 10000 | tee "$RUN_DIR/shortlink.out" ||
+  SL_RC=$?
+SL_STATS="$(curl -s -XPOST "$SL_API/Stats" -H "Authorization: Bearer $SL_KEY" -d "{\"code\":\"$SL_CODE\"}")"
+log "Stats of /$SL_CODE: $SL_STATS"
+log "stopping shortlink-server${SL_REDIS_PORT:+, Redis and MariaDB}"
+ferry_stop_all
 log "direct:    $(tail -n 1 "$RUN_DIR/direct.out")"
 log "discovery: $(tail -n 1 "$RUN_DIR/discovery.out")"
 log "seckill ($BACKEND): $(grep '^answers:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(grep '^check:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(tail -n 1 "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $KILL_TEXT"
+log "shortlink ($BACKEND): $(head -n 1 "$RUN_DIR/redirect.txt" | tr -d '\r'), $(grep -i '^location:' "$RUN_DIR/redirect.txt" | tr -d '\r')"
+log "shortlink ($BACKEND): $(tail -n 1 "$RUN_DIR/shortlink.out")"
 log "echo-server's status page, while it ran: $STATUS_URL (also /status.json, /metrics, /health, /ready)"
 log "Echo through the JSON gateway: $CURL_LINE"
 log "  answered: $GATEWAY_ANSWER"
@@ -175,6 +218,10 @@ log "What it did: created an activity ($STOCK units, open from a second ago for 
     Reconcile, GetResult and the database itself (--verify-db): exactly $STOCK orders, nobody
     with two, every retry answered as its first purchase, every ACCEPTED purchase an order of
     its buyer."
+if [ "$SL_RC" -ne 0 ]; then
+  echo "demo.sh: ferry-bench shortlink failed (exit $SL_RC): $(tail -n 1 "$RUN_DIR/shortlink.out")" >&2
+  exit 1
+fi
 if [ "$BENCH_RC" -ne 0 ]; then
   echo "demo.sh: ferry-bench seckill failed (exit $BENCH_RC): $(grep '^check:' "$RUN_DIR/seckill.out")" >&2
   exit 1

@@ -1,9 +1,12 @@
 #include "service/shortlink_app.h"
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include "ferry/framework/logging.h"
 #include "service/api_key_filter.h"
+#include "service/redis_stats_consumer.h"
 #include "service/shortlink_metrics.h"
 #include "storage/local_link_cache.h"
 #include "storage/redis_link_cache.h"
@@ -13,6 +16,17 @@
 namespace ferry::shortlink {
 
 namespace {
+
+constexpr std::string_view kVisitStream = "shortlink:visits";
+
+// Unique per process, so that a restarted provider's group member is a new one and the dead
+// one's pending entries are claimed by whoever is alive.
+std::string DefaultConsumerName() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + "-" + std::to_string(getpid()) + "-" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+}
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -70,13 +84,15 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
     app->codes_ = std::make_unique<RandomCodeGenerator>(static_cast<int>(config.random_length));
   }
   app->keys_ = std::make_unique<TenantKeys>(store, config.admin_token_sha256);
+  if (Status s = app->StartStatistics(); !s.ok()) return s;
 
   ShortLinkDeps deps;
   deps.store = store;
   deps.resolver = app->resolver_.get();
   deps.codes = app->codes_.get();
   deps.keys = app->keys_.get();
-  deps.visits = &app->visits_;
+  deps.visits = app->recorder_.get();
+  deps.stats = app->stats_.get();
   deps.url_policy.max_length = config.max_url_length;
   deps.url_policy.own_hosts = config.own_hosts;
   if (std::string own = HostOf(config.public_base_url); !own.empty()) {
@@ -132,7 +148,50 @@ Status ShortLinkApp::CleanupOnce(int* purged) {
   return Status::Ok();
 }
 
+// Its own connections, so statistics never hold the ones redirects need.
+Status ShortLinkApp::StartStatistics() {
+  const ShortLinkConfig& config = config_;
+  const bool embedded = config.backend == "embedded";
+  stats_ = std::make_unique<StatsStore>(embedded ? SqliteLinkDatabase(config.sqlite_path, 2)
+                                                 : MariaDbLinkDatabase(config.mariadb, 2));
+  if (Status s = stats_->Initialize(); !s.ok()) return s;
+  std::string secret;
+  if (Status s = stats_->VisitorSecret(&secret); !s.ok()) return s;
+  const int batch = static_cast<int>(config.stats_batch);
+  if (embedded) {
+    visit_log_ = std::make_unique<OutboxVisitLog>(stats_.get());
+    consumer_ = std::make_unique<OutboxStatsConsumer>(stats_.get(), batch, WallMs);
+  } else {
+    visit_log_ = std::make_unique<RedisVisitLog>(redis_.get(), std::string(kVisitStream));
+    StreamConsumerOptions options{
+        .stream = std::string(kVisitStream),
+        .consumer = config.stats_consumer.empty() ? DefaultConsumerName() : config.stats_consumer,
+        .batch = batch,
+        .claim_idle_ms = config.stats_claim_idle_ms,
+        .max_deliveries = config.stats_max_deliveries};
+    consumer_ = std::make_unique<RedisStatsConsumer>(redis_.get(), stats_.get(), std::move(options),
+                                                     WallMs);
+  }
+  recorder_ = std::make_unique<VisitRecorder>(
+      visit_log_.get(),
+      RecorderOptions{
+          .secret = secret, .max_queued = config.stats_queue, .batch = config.stats_batch});
+  StatsConsumer* consumer = consumer_.get();
+  jobs_.push_back(std::make_unique<PeriodicJob>(
+      std::chrono::milliseconds(config.stats_interval_ms), [consumer] {
+        bool more = false;
+        if (Status s = consumer->Step(&more); !s.ok()) {
+          Logger().warn("shortlink: statistics: {}", s.ToString());
+          return false;
+        }
+        return more;
+      }));
+  return Status::Ok();
+}
+
 void ShortLinkApp::Stop() {
+  // Visits still queued reach the log before the consumer stops.
+  if (recorder_) recorder_->Stop();
   for (auto& job : jobs_) job->Stop();
   jobs_.clear();
 }

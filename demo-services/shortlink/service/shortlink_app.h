@@ -13,13 +13,17 @@
 #include "service/periodic_job.h"
 #include "service/shortlink_config.h"
 #include "service/shortlink_service.h"
+#include "service/stats_consumer.h"
 #include "service/tenant_keys.h"
-#include "service/visit_sink.h"
+#include "service/visit_log.h"
+#include "service/visit_recorder.h"
+#include "storage/stats_store.h"
 
 namespace ferry::shortlink {
 
-// One short-link provider: its store, caches, filter, code generator, handlers and jobs (the
-// expired-link cleanup; on redis+mariadb the filter's reload after Redis lost it).
+// One short-link provider: its store, caches, filter, code generator, handlers, statistics
+// (recorder, log, consumer) and jobs (the expired-link cleanup, the statistics consumer; on
+// redis+mariadb the filter's reload after Redis lost it).
 class ShortLinkApp final {
  public:
   static Status Create(const ShortLinkConfig& config, std::unique_ptr<ShortLinkApp>* out);
@@ -32,12 +36,16 @@ class ShortLinkApp final {
 
   LinkStore& store() { return *store_; }
   ShortLinkServiceImpl& service() { return *service_; }
-  CountingVisitSink& visits() { return visits_; }
+  StatsStore& stats() { return *stats_; }
+  VisitRecorder& visits() { return *recorder_; }
+  // One step of the statistics consumer (the stats job runs it too).
+  Status ConsumeStatsOnce(bool* more) { return consumer_->Step(more); }
   // One pass of the cleanup job; the number of links purged.
   Status CleanupOnce(int* purged);
 
  private:
   ShortLinkApp() = default;
+  Status StartStatistics();
 
   ShortLinkConfig config_;
   std::unique_ptr<LinkStore> store_;
@@ -48,7 +56,10 @@ class ShortLinkApp final {
   std::unique_ptr<LinkResolver> resolver_;
   std::unique_ptr<CodeGenerator> codes_;
   std::unique_ptr<TenantKeys> keys_;
-  CountingVisitSink visits_;
+  std::unique_ptr<StatsStore> stats_;
+  std::unique_ptr<VisitLog> visit_log_;
+  std::unique_ptr<VisitRecorder> recorder_;
+  std::unique_ptr<StatsConsumer> consumer_;
   std::unique_ptr<ShortLinkServiceImpl> service_;
   std::shared_ptr<ServerFilter> api_key_filter_;
   std::vector<Service*> services_;

@@ -77,6 +77,15 @@ void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
   cleanup.Integer("interval_ms", 0, 86'400'000, &c.cleanup_interval_ms);
   cleanup.Integer("batch", 1, 100'000, &c.cleanup_batch);
   cleanup.RejectUnknownKeys();
+
+  config::ConfigReader stats = service.Section("stats");
+  stats.Integer("interval_ms", 10, 60'000, &c.stats_interval_ms);
+  stats.Integer("batch", 1, 10'000, &c.stats_batch);
+  stats.Integer("queue", 1, 10'000'000, &c.stats_queue);
+  stats.Integer("claim_idle_ms", 1, 86'400'000, &c.stats_claim_idle_ms);
+  stats.Integer("max_deliveries", 1, 1000, &c.stats_max_deliveries);
+  stats.String("consumer", &c.stats_consumer);
+  stats.RejectUnknownKeys();
 }
 
 }  // namespace ferry::shortlink

@@ -50,6 +50,13 @@ struct ShortLinkConfig {
 
   int64_t cleanup_interval_ms = 60'000;  // cleanup.interval_ms; 0: off
   uint32_t cleanup_batch = 500;          // cleanup.batch
+
+  int64_t stats_interval_ms = 200;       // stats.interval_ms: the consumer's polling period
+  uint32_t stats_batch = 500;            // stats.batch: events per database transaction
+  uint32_t stats_queue = 100'000;        // stats.queue: visits queued for the log at most
+  int64_t stats_claim_idle_ms = 30'000;  // stats.claim_idle_ms: XAUTOCLAIM's idle time
+  uint32_t stats_max_deliveries = 5;     // stats.max_deliveries: then the dead-letter stream
+  std::string stats_consumer;            // stats.consumer: group member name; empty: host-pid
 };
 
 void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out);

@@ -20,7 +20,13 @@ const ShortLinkMetrics& Metrics() {
                              "Unknown codes answered by the cache's short-lived null entries."),
       .redirects = Counter("shortlink_redirects_total", "Redirects answered 302."),
       .refused_redirects =
-          Counter("shortlink_refused_redirects_total", "Redirects answered 404 or 410.")};
+          Counter("shortlink_refused_redirects_total", "Redirects answered 404 or 410."),
+      .dropped_visits = Counter("shortlink_dropped_visits_total",
+                                "Visits the statistics lost: recorder queue full or log away."),
+      .counted_visits = Counter("shortlink_counted_visits_total",
+                                "Visit events the statistics counted (each event id once)."),
+      .dead_visits =
+          Counter("shortlink_dead_visits_total", "Visit events moved to the dead-letter stream.")};
   return metrics;
 }
 

@@ -3,10 +3,13 @@
 #include "service/api_key_filter.h"
 #include "service/code_rules.h"
 #include "service/shortlink_metrics.h"
+#include "service/web_page.h"
 
 namespace ferry::shortlink {
 
 namespace {
+
+constexpr int kStatsReferrers = 20;  // the top referrer hosts Stats lists
 
 std::string Page(int status, const std::string& title, const std::string& text) {
   return "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + std::to_string(status) +
@@ -126,7 +129,20 @@ void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply)
 }
 
 std::vector<HttpRoute> ShortLinkServiceImpl::http_routes() {
-  return {{.method = "GET",
+  // "links" is a reserved word, never a code.
+  HttpRoute page{.method = "GET",
+                 .pattern = "/links",
+                 .handler =
+                     [](const HttpRequest&, HttpReply reply) {
+                       HttpResponse response;
+                       response.Set("Content-Type", "text/html; charset=utf-8");
+                       response.Set("Cache-Control", "no-cache");
+                       response.body = std::string(WebPageHtml());
+                       reply(std::move(response));
+                     },
+                 .on_io_thread = true};
+  return {std::move(page),
+          {.method = "GET",
            .pattern = "/{code}",
            .handler = [this](const HttpRequest& request, HttpReply reply) {
              Redirect(request, std::move(reply));
@@ -206,11 +222,40 @@ Status ShortLinkServiceImpl::ListLinks(ServerContext& context, const ListLinksRe
   return Status::Ok();
 }
 
-Status ShortLinkServiceImpl::Stats(ServerContext& context, const StatsRequest&, StatsResponse*) {
+Status ShortLinkServiceImpl::Stats(ServerContext& context, const StatsRequest& request,
+                                   StatsResponse* response) {
   int64_t tenant_id = 0;
   if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
-  return Status(StatusCode::UNIMPLEMENTED,
-                "Stats: visit statistics are not collected yet (the statistics stream is to come)");
+  const int64_t to_ms = request.to_ms() == 0 ? deps_.now_ms() : request.to_ms();
+  if (request.from_ms() < 0 || to_ms < request.from_ms()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "from_ms..to_ms: expected 0 <= from_ms <= to_ms");
+  }
+  std::optional<LinkRecord> record;
+  if (Status s = deps_.store->FindByCode(request.code(), &record); !s.ok()) return s;
+  if (!record || record->tenant_id != tenant_id) {
+    return Status(StatusCode::NOT_FOUND, "no link " + request.code() + " of this tenant");
+  }
+  LinkStats stats;
+  if (Status s = deps_.stats->Read(request.code(), UtcDay(request.from_ms()), UtcDay(to_ms),
+                                   kStatsReferrers, &stats);
+      !s.ok()) {
+    return s;
+  }
+  for (const DayCount& day : stats.days) {
+    DayStats* out = response->add_days();
+    out->set_day(day.day);
+    out->set_pv(day.pv);
+    out->set_uv(day.uv);
+    response->set_pv(response->pv() + day.pv);
+    response->set_uv(response->uv() + day.uv);
+    response->set_bot_visits(response->bot_visits() + day.bots);
+  }
+  for (const auto& [host, pv] : stats.referrers) {
+    ReferrerStats* out = response->add_referrers();
+    out->set_host(host);
+    out->set_pv(pv);
+  }
+  return Status::Ok();
 }
 
 Status ShortLinkServiceImpl::CreateTenant(ServerContext& context,

@@ -11,6 +11,7 @@
 #include "service/url_policy.h"
 #include "service/visit_sink.h"
 #include "shortlink.ferry.h"
+#include "storage/stats_store.h"
 
 namespace ferry::shortlink {
 
@@ -20,6 +21,7 @@ struct ShortLinkDeps {
   CodeGenerator* codes = nullptr;
   TenantKeys* keys = nullptr;
   VisitSink* visits = nullptr;
+  StatsStore* stats = nullptr;
   UrlPolicy url_policy;
   std::string public_base_url;  // short_url = public_base_url + "/" + code
   int code_attempts = 8;        // generated codes tried against the UNIQUE code per create

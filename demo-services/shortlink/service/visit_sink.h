@@ -1,6 +1,5 @@
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -15,22 +14,12 @@ struct Visit {
   std::string referrer;
 };
 
-// Where the redirect path hands its visits, without waiting: the place where the statistics
-// stream (PV, UV, referrers, bots) will append its events. Record must never block.
+// Where the redirect path hands its visits, without waiting (VisitRecorder). Record must never
+// block.
 class VisitSink {
  public:
   virtual ~VisitSink() = default;
   virtual void Record(Visit visit) = 0;
-};
-
-// Until then: counts every visit, dropping none.
-class CountingVisitSink final : public VisitSink {
- public:
-  void Record(Visit) override { count_.fetch_add(1, std::memory_order_relaxed); }
-  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<uint64_t> count_{0};
 };
 
 }  // namespace ferry::shortlink

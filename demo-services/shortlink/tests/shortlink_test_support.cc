@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
@@ -82,6 +83,7 @@ ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir) {
   config.cleanup_interval_ms = 0;  // the tests run it themselves
   config.bloom_check_interval_ms = 20;
   config.segment_step = 50;
+  config.stats_interval_ms = 20;
   if (backend == Backend::kEmbedded) {
     config.backend = "embedded";
     config.sqlite_path = (dir / "shortlink.db").string();
@@ -181,9 +183,12 @@ HttpAnswer HttpCall(uint16_t port, const std::string& method, const std::string&
   const int fd = ferry::test::ConnectLoopback(port);
   if (fd < 0) return answer;
   std::string request = method + " " + path +
-                        " HTTP/1.1\r\nHost: s.test\r\nUser-Agent: shortlink-test\r\n"
-                        "Connection: close\r\nContent-Length: " +
+                        " HTTP/1.1\r\nHost: s.test\r\nConnection: close\r\nContent-Length: " +
                         std::to_string(body.size()) + "\r\n";
+  if (std::none_of(headers.begin(), headers.end(),
+                   [](const std::string& h) { return h.starts_with("User-Agent:"); })) {
+    request += "User-Agent: shortlink-test\r\n";
+  }
   for (const std::string& header : headers) request += header + "\r\n";
   request += "\r\n" + body;
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=

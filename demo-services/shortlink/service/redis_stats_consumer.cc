@@ -1,0 +1,207 @@
+#include "service/redis_stats_consumer.h"
+
+#include <hiredis.h>
+
+#include <map>
+
+#include "ferry/framework/logging.h"
+#include "service/visit_log.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ferry::shortlink {
+
+namespace {
+
+using storage::RedisReplyPtr;
+
+std::string Text(const redisReply* r) { return std::string(storage::ReplyText(r)); }
+
+// One stream entry `[id, [field, value, ...]]`; an entry deleted meanwhile has no fields.
+bool ParseEntry(const redisReply* r, std::string* id,
+                std::vector<std::pair<std::string, std::string>>* fields) {
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !storage::IsTextReply(r->element[0])) {
+    return false;
+  }
+  *id = Text(r->element[0]);
+  const redisReply* f = r->element[1];
+  if (f->type != REDIS_REPLY_ARRAY) return true;
+  for (size_t i = 0; i + 1 < f->elements; i += 2) {
+    fields->emplace_back(Text(f->element[i]), Text(f->element[i + 1]));
+  }
+  return true;
+}
+
+}  // namespace
+
+Status RedisStatsConsumer::EnsureGroup() {
+  RedisReplyPtr reply;
+  if (Status s = redis_->Run({"XGROUP", "CREATE", options_.stream, options_.group, "0", "MKSTREAM"},
+                             &reply);
+      !s.ok()) {
+    return s;
+  }
+  if (reply->type == REDIS_REPLY_ERROR && !storage::IsErrorReply(reply.get(), "BUSYGROUP")) {
+    return storage::ErrorReplyStatus("XGROUP CREATE", reply.get());
+  }
+  group_ready_ = true;
+  return Status::Ok();
+}
+
+Status RedisStatsConsumer::Claim(std::vector<Entry>* entries) {
+  RedisReplyPtr reply;
+  if (Status s = redis_->Run(
+          {"XAUTOCLAIM", options_.stream, options_.group, options_.consumer,
+           std::to_string(options_.claim_idle_ms), "0-0", "COUNT", std::to_string(options_.batch)},
+          &reply);
+      !s.ok()) {
+    return s;
+  }
+  if (storage::IsErrorReply(reply.get(), "NOGROUP")) {
+    group_ready_ = false;
+    return Status::Ok();
+  }
+  if (reply->type == REDIS_REPLY_ERROR) return storage::ErrorReplyStatus("XAUTOCLAIM", reply.get());
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 2 ||
+      reply->element[1]->type != REDIS_REPLY_ARRAY) {
+    return storage::MalformedReply("XAUTOCLAIM");
+  }
+  const redisReply* list = reply->element[1];
+  for (size_t i = 0; i < list->elements; ++i) {
+    Entry e;
+    if (!ParseEntry(list->element[i], &e.id, &e.fields))
+      return storage::MalformedReply("XAUTOCLAIM");
+    entries->push_back(std::move(e));
+  }
+  return Status::Ok();
+}
+
+Status RedisStatsConsumer::ReadNew(std::vector<Entry>* entries, bool* no_group) {
+  RedisReplyPtr reply;
+  if (Status s = redis_->Run({"XREADGROUP", "GROUP", options_.group, options_.consumer, "COUNT",
+                              std::to_string(options_.batch), "STREAMS", options_.stream, ">"},
+                             &reply);
+      !s.ok()) {
+    return s;
+  }
+  if (storage::IsErrorReply(reply.get(), "NOGROUP")) {
+    *no_group = true;
+    group_ready_ = false;
+    return Status::Ok();
+  }
+  if (reply->type == REDIS_REPLY_NIL) return Status::Ok();
+  if (reply->type == REDIS_REPLY_ERROR) return storage::ErrorReplyStatus("XREADGROUP", reply.get());
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 1 ||
+      reply->element[0]->type != REDIS_REPLY_ARRAY || reply->element[0]->elements != 2) {
+    return storage::MalformedReply("XREADGROUP");
+  }
+  const redisReply* list = reply->element[0]->element[1];
+  for (size_t i = 0; i < list->elements; ++i) {
+    Entry e;
+    if (!ParseEntry(list->element[i], &e.id, &e.fields))
+      return storage::MalformedReply("XREADGROUP");
+    entries->push_back(std::move(e));
+  }
+  return Status::Ok();
+}
+
+// Claimed entries delivered more than max_deliveries times go to `<stream>:dead` (their
+// original id and fields) and are acknowledged there and then: an event that keeps failing
+// must not stop the others.
+Status RedisStatsConsumer::DropOverDelivered(std::vector<Entry>* entries) {
+  if (entries->empty()) return Status::Ok();
+  RedisReplyPtr reply;
+  if (Status s =
+          redis_->Run({"XPENDING", options_.stream, options_.group, entries->front().id,
+                       entries->back().id, std::to_string(entries->size() + 16), options_.consumer},
+                      &reply);
+      !s.ok()) {
+    return s;
+  }
+  if (reply->type != REDIS_REPLY_ARRAY) return storage::ErrorReplyStatus("XPENDING", reply.get());
+  std::map<std::string, int64_t> deliveries;
+  for (size_t i = 0; i < reply->elements; ++i) {
+    const redisReply* p = reply->element[i];
+    if (p->type != REDIS_REPLY_ARRAY || p->elements != 4)
+      return storage::MalformedReply("XPENDING");
+    deliveries[Text(p->element[0])] = p->element[3]->integer;
+  }
+  std::vector<std::vector<std::string>> commands;
+  std::vector<Entry> keep;
+  for (Entry& e : *entries) {
+    if (deliveries[e.id] <= options_.max_deliveries) {
+      keep.push_back(std::move(e));
+      continue;
+    }
+    std::vector<std::string> add = {"XADD", options_.stream + ":dead", "*", "entry", e.id};
+    for (auto& [name, value] : e.fields) {
+      add.push_back(name);
+      add.push_back(value);
+    }
+    commands.push_back(std::move(add));
+    commands.push_back({"XACK", options_.stream, options_.group, e.id});
+    commands.push_back({"XDEL", options_.stream, e.id});
+    Logger().warn("shortlink: visit {} delivered {} times; moved to {}:dead", e.id,
+                  deliveries[e.id], options_.stream);
+    Metrics().dead_visits->Increment();
+  }
+  *entries = std::move(keep);
+  if (commands.empty()) return Status::Ok();
+  std::vector<RedisReplyPtr> replies;
+  return redis_->RunPipeline(commands, &replies);
+}
+
+Status RedisStatsConsumer::CountAndAck(const std::vector<Entry>& entries) {
+  if (entries.empty()) return Status::Ok();
+  std::vector<VisitEvent> events;
+  std::vector<std::string> ack = {"XACK", options_.stream, options_.group};
+  std::vector<std::string> del = {"XDEL", options_.stream};
+  std::vector<std::vector<std::string>> dead;
+  for (const Entry& e : entries) {
+    VisitEvent event;
+    if (e.fields.empty()) {
+      // Deleted before this delivery: nothing left to count.
+    } else if (EventFromFields(e.fields, &event)) {
+      events.push_back(std::move(event));
+    } else {
+      std::vector<std::string> add = {"XADD", options_.stream + ":dead", "*", "entry", e.id};
+      for (auto& [name, value] : e.fields) {
+        add.push_back(name);
+        add.push_back(value);
+      }
+      dead.push_back(std::move(add));
+      Metrics().dead_visits->Increment();
+    }
+    ack.push_back(e.id);
+    del.push_back(e.id);
+  }
+  int counted = 0;
+  if (Status s = stats_->Apply(events, now_ms_(), &counted); !s.ok()) return s;
+  Metrics().counted_visits->Increment(static_cast<uint64_t>(counted));
+  // Committed: a failure from here on leaves the entries pending, to be claimed and found
+  // counted already.
+  dead.push_back(std::move(ack));
+  dead.push_back(std::move(del));
+  std::vector<RedisReplyPtr> replies;
+  return redis_->RunPipeline(dead, &replies);
+}
+
+Status RedisStatsConsumer::Step(bool* more) {
+  *more = false;
+  if (!group_ready_) {
+    if (Status s = EnsureGroup(); !s.ok()) return s;
+  }
+  std::vector<Entry> claimed;
+  if (Status s = Claim(&claimed); !s.ok()) return s;
+  const bool claimed_full = static_cast<int>(claimed.size()) == options_.batch;
+  if (Status s = DropOverDelivered(&claimed); !s.ok()) return s;
+  if (Status s = CountAndAck(claimed); !s.ok()) return s;
+  std::vector<Entry> fresh;
+  bool no_group = false;
+  if (Status s = ReadNew(&fresh, &no_group); !s.ok()) return s;
+  if (Status s = CountAndAck(fresh); !s.ok()) return s;
+  *more = no_group || claimed_full || static_cast<int>(fresh.size()) == options_.batch;
+  return Status::Ok();
+}
+
+}  // namespace ferry::shortlink

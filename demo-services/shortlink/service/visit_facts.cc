@@ -1,0 +1,65 @@
+#include "service/visit_facts.h"
+
+#include <boost/url/parse.hpp>
+
+#include <algorithm>
+#include <array>
+
+#include "service/sha256_hex.h"
+
+namespace ferry::shortlink {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Matched case-insensitively anywhere in the user agent. "bot" covers Googlebot, bingbot,
+// Slackbot, Twitterbot, Discordbot, TelegramBot, ...; the others are the preview fetchers and
+// clients that do not call themselves bots.
+constexpr std::array<std::string_view, 14> kBotMarks = {
+    "bot",      "crawler", "spider", "slurp",   "facebookexternalhit", "preview", "embedly",
+    "whatsapp", "curl/",   "wget/",  "python-", "go-http-client/",     "okhttp/", "java/"};
+
+}  // namespace
+
+std::string VisitorHash(std::string_view secret, std::string_view day, std::string_view ip,
+                        std::string_view user_agent) {
+  std::string input;
+  input.reserve(secret.size() + day.size() + ip.size() + user_agent.size() + 3);
+  input.append(secret).append("\n").append(day).append("\n").append(ip).append("\n").append(
+      user_agent);
+  return Sha256Hex(input).substr(0, 16);
+}
+
+bool IsBotUserAgent(std::string_view user_agent) {
+  if (user_agent.empty()) return true;  // browsers always send one
+  const std::string ua = Lower(user_agent);
+  return std::any_of(kBotMarks.begin(), kBotMarks.end(),
+                     [&](std::string_view mark) { return ua.find(mark) != std::string::npos; });
+}
+
+std::string ReferrerHost(std::string_view referrer) {
+  auto url = boost::urls::parse_absolute_uri(referrer);
+  if (!url) return "";
+  const std::string scheme = Lower(url->scheme());
+  if (scheme != "http" && scheme != "https") return "";
+  std::string host = Lower(url->encoded_host().decode());
+  if (host.size() > 255) host.clear();
+  return host;
+}
+
+std::string_view PeerIp(std::string_view peer) {
+  if (!peer.empty() && peer.front() == '[') {
+    const size_t close = peer.find(']');
+    return close == std::string_view::npos ? peer : peer.substr(1, close - 1);
+  }
+  const size_t colon = peer.rfind(':');
+  return colon == std::string_view::npos ? peer : peer.substr(0, colon);
+}
+
+}  // namespace ferry::shortlink

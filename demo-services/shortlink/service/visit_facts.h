@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "storage/visit_event.h"
+
+namespace ferry::shortlink {
+
+// 16 hex digits of SHA-256(secret, day, IP, user agent): the same visitor on one UTC day gives
+// the same hash on every provider (the secret is shared through the database), and hashes of
+// different days cannot be linked.
+std::string VisitorHash(std::string_view secret, std::string_view day, std::string_view ip,
+                        std::string_view user_agent);
+
+// Crawlers and link-preview fetchers (Slackbot, facebookexternalhit, Twitterbot, ...) and
+// command-line clients (curl, wget, ...): README, "Statistics".
+bool IsBotUserAgent(std::string_view user_agent);
+
+// The lower-case host of an absolute http(s) Referer; empty otherwise.
+std::string ReferrerHost(std::string_view referrer);
+
+// The address part of "ip:port" or "[ipv6]:port".
+std::string_view PeerIp(std::string_view peer);
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,83 @@
+#include "storage/stats_schema.h"
+
+namespace ferry::shortlink {
+
+namespace {
+
+constexpr std::string_view kSqlite = R"sql(
+CREATE TABLE IF NOT EXISTS shortlink_stat_events (
+  event_id TEXT PRIMARY KEY,
+  counted_at_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS shortlink_stat_days (
+  code TEXT NOT NULL,
+  day TEXT NOT NULL,
+  pv INTEGER NOT NULL DEFAULT 0,
+  uv INTEGER NOT NULL DEFAULT 0,
+  bots INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (code, day));
+CREATE TABLE IF NOT EXISTS shortlink_stat_visitors (
+  code TEXT NOT NULL,
+  day TEXT NOT NULL,
+  visitor TEXT NOT NULL,
+  PRIMARY KEY (code, day, visitor));
+CREATE TABLE IF NOT EXISTS shortlink_stat_referrers (
+  code TEXT NOT NULL,
+  day TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pv INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (code, day, host));
+CREATE TABLE IF NOT EXISTS shortlink_visit_outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL,
+  code TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  visitor TEXT NOT NULL,
+  referrer_host TEXT NOT NULL,
+  bot INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS shortlink_secrets (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL)
+)sql";
+
+constexpr std::string_view kMariaDb = R"sql(
+CREATE TABLE IF NOT EXISTS shortlink_stat_events (
+  event_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+  counted_at_ms BIGINT NOT NULL) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_stat_days (
+  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  day CHAR(10) CHARACTER SET ascii NOT NULL,
+  pv BIGINT NOT NULL DEFAULT 0,
+  uv BIGINT NOT NULL DEFAULT 0,
+  bots BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (code, day)) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_stat_visitors (
+  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  day CHAR(10) CHARACTER SET ascii NOT NULL,
+  visitor CHAR(16) CHARACTER SET ascii NOT NULL,
+  PRIMARY KEY (code, day, visitor)) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_stat_referrers (
+  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  day CHAR(10) CHARACTER SET ascii NOT NULL,
+  host VARCHAR(255) CHARACTER SET ascii NOT NULL,
+  pv BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (code, day, host)) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_visit_outbox (
+  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  event_id VARCHAR(64) CHARACTER SET ascii NOT NULL,
+  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  at_ms BIGINT NOT NULL,
+  visitor CHAR(16) CHARACTER SET ascii NOT NULL,
+  referrer_host VARCHAR(255) CHARACTER SET ascii NOT NULL,
+  bot TINYINT NOT NULL) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_secrets (
+  name VARCHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+  value VARCHAR(255) CHARACTER SET ascii NOT NULL) ENGINE = InnoDB
+)sql";
+
+}  // namespace
+
+std::string_view StatsSchemaSql(storage::SqlDialect dialect) {
+  return dialect == storage::SqlDialect::kSqlite ? kSqlite : kMariaDb;
+}
+
+}  // namespace ferry::shortlink

@@ -1,0 +1,263 @@
+#include "storage/stats_store.h"
+
+#include <openssl/rand.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "storage/stats_schema.h"
+
+namespace ferry::shortlink {
+
+using storage::AsInt;
+using storage::AsText;
+using storage::SqlConnection;
+using storage::SqlConnectionPool;
+using storage::SqlRow;
+using storage::SqlValue;
+
+std::string UtcDay(int64_t at_ms) {
+  // Days since the epoch to a civil date (Howard Hinnant's algorithm), UTC.
+  int64_t z = (at_ms >= 0 ? at_ms : at_ms - 86'399'999) / 86'400'000 + 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  char text[40];
+  std::snprintf(text, sizeof(text), "%04d-%02d-%02d", static_cast<int>(y), static_cast<int>(m),
+                static_cast<int>(d));
+  return text;
+}
+
+namespace {
+
+bool Exists(const Status& s) { return s.code() == StatusCode::ALREADY_EXISTS; }
+
+}  // namespace
+
+Status StatsStore::Initialize() {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  return c->Check((*c)->ExecuteScript(StatsSchemaSql((*c)->dialect())));
+}
+
+Status StatsStore::VisitorSecret(std::string* secret) {
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof(bytes)) != 1) {
+    return Status(StatusCode::INTERNAL, "RAND_bytes failed for the visitor secret");
+  }
+  std::string fresh;
+  for (unsigned char b : bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    fresh += kHex[b >> 4];
+    fresh += kHex[b & 15];
+  }
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  // The first provider's insert wins; everybody reads the winner's value.
+  Status inserted = c->Check((*c)->Execute(
+      "INSERT INTO shortlink_secrets (name, value) VALUES ('visitor', ?)", {fresh}, nullptr));
+  if (!inserted.ok() && !Exists(inserted)) return inserted;
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(
+          (*c)->Query("SELECT value FROM shortlink_secrets WHERE name = 'visitor'", {}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  if (rows.empty()) return Status(StatusCode::INTERNAL, "visitor secret missing");
+  *secret = AsText(rows[0][0]);
+  return Status::Ok();
+}
+
+// A counter row made if missing, then moved: the INSERT of a row another transaction holds
+// waits for it and then reports the duplicate, so the UPDATE always finds the row.
+Status StatsStore::Bump(SqlConnection& db, std::string_view insert, std::string_view update,
+                        const std::vector<SqlValue>& key, std::vector<SqlValue> increments) {
+  Status s = db.Execute(insert, key, nullptr);
+  if (!s.ok() && !Exists(s)) return s;
+  increments.insert(increments.end(), key.begin(), key.end());
+  return db.Execute(update, increments, nullptr);
+}
+
+// The events whose ids are new, their ids recorded: one multi-row INSERT when none was counted
+// before (the usual case); otherwise, that statement having failed alone, one INSERT per event.
+Status StatsStore::Fresh(SqlConnection& db, const std::vector<VisitEvent>& events, int64_t now_ms,
+                         std::vector<const VisitEvent*>* fresh) {
+  std::string sql = "INSERT INTO shortlink_stat_events (event_id, counted_at_ms) VALUES ";
+  std::vector<SqlValue> params;
+  for (size_t i = 0; i < events.size(); ++i) {
+    sql += i == 0 ? "(?, ?)" : ", (?, ?)";
+    params.emplace_back(events[i].event_id);
+    params.emplace_back(now_ms);
+  }
+  Status s = db.Execute(sql, params, nullptr);
+  if (s.ok()) {
+    for (const VisitEvent& e : events) fresh->push_back(&e);
+    return s;
+  }
+  if (!Exists(s)) return s;
+  for (const VisitEvent& e : events) {
+    s = db.Execute("INSERT INTO shortlink_stat_events (event_id, counted_at_ms) VALUES (?, ?)",
+                   {e.event_id, now_ms}, nullptr);
+    if (s.ok()) {
+      fresh->push_back(&e);
+    } else if (!Exists(s)) {  // Exists: counted before, a redelivery or a replay
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
+// New events' counters summed per (code, day) and per (code, day, host) before they are written,
+// in key order (so that consumers lock rows in one order); a visitor is new to its day when its
+// row goes in.
+Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& events,
+                              int64_t now_ms, int* counted) {
+  std::vector<const VisitEvent*> fresh;
+  if (Status s = Fresh(db, events, now_ms, &fresh); !s.ok()) return s;
+  struct Day {
+    int64_t pv = 0, uv = 0, bots = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Day> days;
+  std::map<std::tuple<std::string, std::string, std::string>, int64_t> referrers;
+  std::set<std::tuple<std::string, std::string, std::string>> visitors;
+  for (const VisitEvent* e : fresh) {
+    const std::string day = UtcDay(e->at_ms);
+    Day& d = days[{e->code, day}];
+    if (e->bot) {
+      ++d.bots;
+      continue;
+    }
+    ++d.pv;
+    visitors.emplace(e->code, day, e->visitor);
+    if (!e->referrer_host.empty()) ++referrers[{e->code, day, e->referrer_host}];
+  }
+  for (const auto& [code, day, visitor] : visitors) {
+    Status s =
+        db.Execute("INSERT INTO shortlink_stat_visitors (code, day, visitor) VALUES (?, ?, ?)",
+                   {code, day, visitor}, nullptr);
+    if (s.ok()) {
+      ++days[{code, day}].uv;
+    } else if (!Exists(s)) {  // Exists: seen that day already
+      return s;
+    }
+  }
+  for (const auto& [key, d] : days) {
+    if (Status s = Bump(db, "INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)",
+                        "UPDATE shortlink_stat_days SET pv = pv + ?, uv = uv + ?, bots = bots + ? "
+                        "WHERE code = ? AND day = ?",
+                        {key.first, key.second}, {d.pv, d.uv, d.bots});
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const auto& [key, pv] : referrers) {
+    const auto& [code, day, host] = key;
+    if (Status s =
+            Bump(db, "INSERT INTO shortlink_stat_referrers (code, day, host) VALUES (?, ?, ?)",
+                 "UPDATE shortlink_stat_referrers SET pv = pv + ? WHERE code = ? AND day = ? "
+                 "AND host = ?",
+                 {code, day, host}, {pv});
+        !s.ok()) {
+      return s;
+    }
+  }
+  *counted = static_cast<int>(fresh.size());
+  return Status::Ok();
+}
+
+Status StatsStore::Apply(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
+                         int64_t outbox_through) {
+  *counted = 0;
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  SqlConnection& db = **c;
+  if (Status s = c->Check(db.Begin()); !s.ok()) return s;
+  Status s = events.empty() ? Status::Ok() : c->Check(CountBatch(db, events, now_ms, counted));
+  if (s.ok() && outbox_through > 0) {
+    s = c->Check(
+        db.Execute("DELETE FROM shortlink_visit_outbox WHERE id <= ?", {outbox_through}, nullptr));
+  }
+  if (!s.ok()) {
+    db.Rollback();
+    *counted = 0;
+    return s;
+  }
+  return c->Check(db.Commit());
+}
+
+Status StatsStore::AppendOutbox(const std::vector<VisitEvent>& events) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  SqlConnection& db = **c;
+  if (Status s = c->Check(db.Begin()); !s.ok()) return s;
+  Status s = Status::Ok();
+  for (size_t i = 0; s.ok() && i < events.size(); ++i) {
+    const VisitEvent& e = events[i];
+    s = c->Check(db.Execute(
+        "INSERT INTO shortlink_visit_outbox (event_id, code, at_ms, visitor, referrer_host, bot) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        {e.event_id, e.code, e.at_ms, e.visitor, e.referrer_host, int64_t{e.bot ? 1 : 0}},
+        nullptr));
+  }
+  if (!s.ok()) {
+    db.Rollback();
+    return s;
+  }
+  return c->Check(db.Commit());
+}
+
+Status StatsStore::ReadOutbox(int limit, std::vector<VisitEvent>* events, int64_t* last_id) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s =
+          c->Check((*c)->Query("SELECT id, event_id, code, at_ms, visitor, referrer_host, bot FROM "
+                               "shortlink_visit_outbox ORDER BY id LIMIT ?",
+                               {int64_t{limit}}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  for (const SqlRow& row : rows) {
+    events->push_back(VisitEvent{.event_id = AsText(row[1]),
+                                 .code = AsText(row[2]),
+                                 .at_ms = AsInt(row[3]),
+                                 .visitor = AsText(row[4]),
+                                 .referrer_host = AsText(row[5]),
+                                 .bot = AsInt(row[6]) != 0});
+    *last_id = AsInt(row[0]);
+  }
+  return Status::Ok();
+}
+
+Status StatsStore::Read(const std::string& code, const std::string& from_day,
+                        const std::string& to_day, int referrer_limit, LinkStats* out) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = c->Check((*c)->Query(
+      "SELECT day, pv, uv, bots FROM shortlink_stat_days WHERE code = ? AND day >= ? AND day <= ? "
+      "ORDER BY day",
+      {code, from_day, to_day}, &rows));
+  if (!s.ok()) return s;
+  for (const SqlRow& row : rows) {
+    out->days.push_back(DayCount{
+        .day = AsText(row[0]), .pv = AsInt(row[1]), .uv = AsInt(row[2]), .bots = AsInt(row[3])});
+  }
+  rows.clear();
+  s = c->Check((*c)->Query(
+      "SELECT host, SUM(pv) AS total FROM shortlink_stat_referrers WHERE code = ? AND day >= ? "
+      "AND day <= ? GROUP BY host ORDER BY total DESC, host LIMIT ?",
+      {code, from_day, to_day, int64_t{referrer_limit}}, &rows));
+  if (!s.ok()) return s;
+  for (const SqlRow& row : rows) out->referrers.emplace_back(AsText(row[0]), AsInt(row[1]));
+  return Status::Ok();
+}
+
+}  // namespace ferry::shortlink

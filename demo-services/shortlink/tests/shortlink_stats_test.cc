@@ -1,0 +1,235 @@
+#include <gtest/gtest.h>
+#include <hiredis.h>
+
+#include <thread>
+
+#include "ferry/storage/redis_connection_pool.h"
+#include "service/visit_log.h"
+#include "shortlink_test_support.h"
+
+namespace ferry::shortlink::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::string_view kBrowser = "User-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0";
+
+// Waits until `done` holds for the link's Stats, or 20 s; the last answer.
+StatsResponse WaitForStats(ShortLinkServiceProxy& proxy, const std::string& key,
+                           const std::string& code,
+                           const std::function<bool(const StatsResponse&)>& done) {
+  StatsRequest request;
+  request.set_code(code);
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  StatsResponse last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = proxy.Stats(request, WithToken(key));
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return last;
+    last = *r;
+    if (done(last)) return last;
+    std::this_thread::sleep_for(10ms);
+  }
+  ADD_FAILURE() << "stats did not settle: pv " << last.pv() << " bots " << last.bot_visits();
+  return last;
+}
+
+// Everything recorded appended and consumed: later counts can only come from double counting.
+void Settle(ShortLinkApp& app) {
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (app.visits().appended() + app.visits().dropped() < app.visits().recorded()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    std::this_thread::sleep_for(5ms);
+  }
+  bool more = true;
+  while (more) ASSERT_TRUE(app.ConsumeStatsOnce(&more).ok());
+}
+
+class ShortLinkStatsTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    provider_.Start(ConfigFor(GetParam(), dir_.path()));
+    key_ = NewTenantKey(provider_.proxy(), "acme");
+    ASSERT_FALSE(key_.empty());
+    CreateLinkRequest request;
+    request.set_request_id("r1");
+    request.set_long_url("https://example.com/landing");
+    auto created = provider_.proxy().CreateLink(request, WithToken(key_));
+    ASSERT_TRUE(created.ok()) << created.status();
+    code_ = created->code();
+  }
+  int Visit(const std::vector<std::string>& headers) {
+    return HttpCall(provider_.port(), "GET", "/" + code_, headers).status;
+  }
+
+  TempDir dir_;
+  InProcessProvider provider_;
+  std::string key_;
+  std::string code_;
+};
+
+// PV equals the 302s once settled; each (IP, user agent) is one visitor of the day; referrers by
+// host; link-preview fetchers and command-line clients counted apart; HEAD counts nothing.
+TEST_P(ShortLinkStatsTest, PvIsTheNumberOf302sWithVisitorsReferrersAndBotsApart) {
+  int redirects = 0;
+  auto visit = [&](const std::vector<std::string>& headers) {
+    if (Visit(headers) == 302) ++redirects;
+  };
+  for (int i = 0; i < 10; ++i) {
+    visit({std::string(kBrowser)});
+    visit({"User-Agent: Mozilla/5.0 (Macintosh) Safari/17", "Referer: https://News.Example/a?b"});
+    visit({"User-Agent: Mozilla/5.0 (Windows) Chrome/130", "Referer: https://mail.example/"});
+  }
+  for (const char* bot : {"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+                          "facebookexternalhit/1.1", "Twitterbot/1.0", "curl/8.5.0"}) {
+    visit({std::string("User-Agent: ") + bot});
+  }
+  EXPECT_EQ(HttpCall(provider_.port(), "HEAD", "/" + code_, {std::string(kBrowser)}).status, 302);
+  ASSERT_EQ(redirects, 34);
+
+  StatsResponse stats = WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse& s) {
+    return s.pv() + s.bot_visits() >= 34;
+  });
+  Settle(provider_.app());
+  stats = WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 30);
+  EXPECT_EQ(stats.bot_visits(), 4);
+  EXPECT_EQ(stats.uv(), 3);
+  ASSERT_EQ(stats.days_size(), 1);
+  EXPECT_EQ(stats.days(0).day(), UtcDay(WallMs()));
+  EXPECT_EQ(stats.days(0).pv(), 30);
+  ASSERT_EQ(stats.referrers_size(), 2);
+  EXPECT_EQ(stats.referrers(0).host(), "mail.example");
+  EXPECT_EQ(stats.referrers(0).pv(), 10);
+  EXPECT_EQ(stats.referrers(1).host(), "news.example");
+  EXPECT_EQ(stats.referrers(1).pv(), 10);
+
+  StatsRequest yesterday;
+  yesterday.set_code(code_);
+  yesterday.set_from_ms(WallMs() - 2 * 86'400'000);
+  yesterday.set_to_ms(WallMs() - 86'400'000 - 1);
+  auto none = provider_.proxy().Stats(yesterday, WithToken(key_));
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->pv(), 0);
+}
+
+// The same event applied twice (a redelivery, a replay) counts once.
+TEST_P(ShortLinkStatsTest, ARedeliveredEventCountsOnce) {
+  const VisitEvent event{.event_id = "replayed-1",
+                         .code = code_,
+                         .at_ms = WallMs(),
+                         .visitor = "0123456789abcdef",
+                         .referrer_host = "news.example"};
+  int counted = 0;
+  ASSERT_TRUE(provider_.app().stats().Apply({event, event}, WallMs(), &counted).ok());
+  EXPECT_EQ(counted, 1);
+  ASSERT_TRUE(provider_.app().stats().Apply({event}, WallMs(), &counted).ok());
+  EXPECT_EQ(counted, 0);
+  StatsResponse stats =
+      WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 1);
+  EXPECT_EQ(stats.uv(), 1);
+  ASSERT_EQ(stats.referrers_size(), 1);
+  EXPECT_EQ(stats.referrers(0).pv(), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkStatsTest,
+                         ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
+                         BackendName);
+
+// The provider's own stream and a hand-driven Redis client playing other group members.
+class ShortLinkStatsStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ShortLinkConfig config = ConfigFor(Backend::kRedisMariaDb, dir_.path());
+    config.stats_interval_ms = 60'000;  // the test drives the consumer
+    config.stats_claim_idle_ms = 50;
+    config.stats_max_deliveries = 2;
+    provider_.Start(config);
+    key_ = NewTenantKey(provider_.proxy(), "acme");
+    CreateLinkRequest request;
+    request.set_request_id("r1");
+    request.set_long_url("https://example.com/landing");
+    auto created = provider_.proxy().CreateLink(request, WithToken(key_));
+    ASSERT_TRUE(created.ok()) << created.status();
+    code_ = created->code();
+    storage::RedisOptions options;
+    options.host = SharedServers::redis().host();
+    options.port = SharedServers::redis().port();
+    redis_ = std::make_unique<storage::RedisConnectionPool>(options);
+    Run({"XGROUP", "CREATE", "shortlink:visits", "shortlink-stats", "0", "MKSTREAM"});
+  }
+  storage::RedisReplyPtr Run(const std::vector<std::string>& command) {
+    storage::RedisReplyPtr reply;
+    EXPECT_TRUE(redis_->Run(command, &reply).ok());
+    return reply;
+  }
+  void Add(const VisitEvent& event) {
+    std::vector<std::string> command = {"XADD", "shortlink:visits", "*"};
+    for (std::string& f : StreamFields(event)) command.push_back(std::move(f));
+    Run(command);
+  }
+  VisitEvent Event(const std::string& id) {
+    return VisitEvent{
+        .event_id = id, .code = code_, .at_ms = WallMs(), .visitor = "0123456789abcdef"};
+  }
+
+  TempDir dir_;
+  InProcessProvider provider_;
+  std::string key_;
+  std::string code_;
+  std::unique_ptr<storage::RedisConnectionPool> redis_;
+};
+
+// A consumer that read entries and died is taken over after claim_idle_ms and its entries count
+// once; an event delivered more than max_deliveries times, or malformed, goes to the dead-letter
+// stream; a replayed entry counts once; every entry ends acknowledged.
+TEST_F(ShortLinkStatsStreamTest, AbandonedEntriesAreClaimedPoisonIsDeadLetteredReplaysCountOnce) {
+  Add(Event("abandoned"));
+  Add(Event("too-often"));
+  auto read = Run({"XREADGROUP", "GROUP", "shortlink-stats", "dead", "COUNT", "10", "STREAMS",
+                   "shortlink:visits", ">"});
+  ASSERT_EQ(read->type, REDIS_REPLY_ARRAY);
+  const std::string too_often_id(
+      storage::ReplyText(read->element[0]->element[1]->element[1]->element[0]));
+  Run({"XCLAIM", "shortlink:visits", "shortlink-stats", "dead-too", "0", too_often_id});
+  Add(Event("replayed"));
+  Add(Event("replayed"));
+  Run({"XADD", "shortlink:visits", "*", "id", "broken", "code", code_, "at", "soon"});
+
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (true) {
+    bool more = false;
+    ASSERT_TRUE(provider_.app().ConsumeStatsOnce(&more).ok());
+    auto pending = Run({"XPENDING", "shortlink:visits", "shortlink-stats"});
+    if (pending->element[0]->integer == 0 && Run({"XLEN", "shortlink:visits"})->integer == 0) break;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "entries left pending";
+    std::this_thread::sleep_for(10ms);
+  }
+  StatsResponse stats =
+      WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 2);  // "abandoned" and "replayed", once each
+  EXPECT_EQ(Run({"XLEN", "shortlink:visits:dead"})->integer, 2);  // "too-often" and "broken"
+}
+
+// Redis restarted empty: redirects keep answering from the database, the group is made again,
+// and what was counted before is not counted again.
+TEST_F(ShortLinkStatsStreamTest, RedisRestartedEmptyDoubleCountsNothing) {
+  auto visit = [&] {
+    return HttpCall(provider_.port(), "GET", "/" + code_, {std::string(kBrowser)}).status;
+  };
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(visit(), 302);
+  Settle(provider_.app());
+  ASSERT_TRUE(SharedServers::redis().RestartEmpty());
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(visit(), 302);
+  Settle(provider_.app());
+  bool more = true;
+  for (int i = 0; i < 3 || more; ++i) ASSERT_TRUE(provider_.app().ConsumeStatsOnce(&more).ok());
+  StatsResponse stats =
+      WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 20);
+  EXPECT_EQ(stats.uv(), 1);
+}
+
+}  // namespace
+}  // namespace ferry::shortlink::testing

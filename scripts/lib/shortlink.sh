@@ -1,0 +1,30 @@
+# shortlink-server for the scripts: a config, the provider started by ferry_start (its PID in
+# FERRY_PIDS), and a tenant with an API key made through the admin calls. Source after common.sh.
+
+# ferry_shortlink_start <bin_dir> <dir> <port> <admin_token> <backend_yaml> [io_threads]
+# <backend_yaml>: the `service:` lines choosing the backend (indented two spaces).
+ferry_shortlink_start() {
+  local bin="$1" dir="$2" port="$3" token="$4" backend="$5" io="${6:-1}"
+  mkdir -p "$dir"
+  cat >"$dir/shortlink-server.yaml" <<YAML
+log: {level: warn}
+server: {listen: 127.0.0.1:$port, io_threads: $io}
+service:
+$backend
+  public_base_url: http://127.0.0.1:$port
+  admin_token_sha256: "$(printf %s "$token" | sha256sum | cut -d' ' -f1)"
+  codes: {generator: random, length: 8}
+YAML
+  ferry_start shortlink-server "shortlink-server listening on" 60 "$dir/shortlink-server.log" \
+    "$bin/shortlink-server" --config "$dir/shortlink-server.yaml"
+}
+
+# ferry_shortlink_key <port> <admin_token> <tenant_name>: prints a new tenant's API key.
+ferry_shortlink_key() {
+  local base="http://127.0.0.1:$1/ferry.shortlink.ShortLinkService" tenant
+  tenant=$(curl -sf -XPOST "$base/CreateTenant" -H "Authorization: Bearer $2" \
+    -d "{\"name\":\"$3\"}" | sed -n 's/.*"tenantId":"\{0,1\}\([0-9]*\).*/\1/p')
+  [ -n "$tenant" ] || { echo "CreateTenant failed on port $1" >&2; return 1; }
+  curl -sf -XPOST "$base/IssueApiKey" -H "Authorization: Bearer $2" \
+    -d "{\"tenantId\":$tenant}" | sed -n 's/.*"apiKey":"\(slk_[0-9a-f]*\)".*/\1/p'
+}
