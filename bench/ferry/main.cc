@@ -5,12 +5,13 @@
 
 #include "command.h"
 #include "echo_command.h"
+#include "like_command.h"
 #include "seckill_command.h"
 
 namespace ferry::bench {
 namespace {
 
-constexpr const Command* kCommands[] = {&kEchoCommand, &kSeckillCommand};
+constexpr const Command* kCommands[] = {&kEchoCommand, &kSeckillCommand, &kLikeCommand};
 
 void PrintUsage(std::ostream& out) {
   out << "usage: ferry-bench <command> [flags]   (ferry-bench <command> --help for its flags)\n"
