@@ -3,7 +3,9 @@
 # (all on loopback, temporary directories); drives one provider directly and then both through
 # discovery with ferry-bench. Then the seckill scenario on the chosen backend, with
 # `ferry-bench seckill` selling to many buyers (10% of them trying twice) and checking the
-# orders. Calls Echo through the JSON gateway with curl and reads the provider's /status page.
+# orders. Then the like scenario (scripts/lib/like_demo.sh): one like-server on the same kind of
+# backend and `ferry-bench like`, checking every count against the truth the bench kept.
+# Calls Echo through the JSON gateway with curl and reads the provider's /status page.
 # Prints what happened and stops everything by PID. Safe to rerun.
 #   scripts/demo.sh [--backend redis+mariadb|embedded]
 #     redis+mariadb (default): Redis, MariaDB and ZooKeeper (Debian's packages) on loopback,
@@ -18,6 +20,7 @@ source "$(dirname "$0")/lib/zookeeper.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
 source "$(dirname "$0")/lib/seckill_user_token.sh"
+source "$(dirname "$0")/lib/like_demo.sh"
 cd "$FERRY_ROOT"
 
 BACKEND=redis+mariadb
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --backend) BACKEND="${2:-}"; shift 2 || { echo "--backend: needs a value" >&2; exit 2; } ;;
     --backend=*) BACKEND="${1#--backend=}"; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -36,7 +39,7 @@ esac
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
-ferry_build "$BUILD_DIR" -- echo-server seckill-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server seckill-server like-server ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-demo.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
@@ -176,5 +179,14 @@ log "What it did: created an activity ($STOCK units, open from a second ago for 
     its buyer."
 if [ "$BENCH_RC" -ne 0 ]; then
   echo "demo.sh: ferry-bench seckill failed (exit $BENCH_RC): $(grep '^check:' "$RUN_DIR/seckill.out")" >&2
+  exit 1
+fi
+
+# --- like ----------------------------------------------------------------------------------
+ferry_like_demo "$BACKEND" "$BUILD_DIR" "$RUN_DIR"
+log "like ($BACKEND): $LIKE_CHECK_LINE"
+log "like ($BACKEND): $LIKE_RESULT_LINE"
+if [ "$LIKE_RC" -ne 0 ]; then
+  echo "demo.sh: ferry-bench like failed (exit $LIKE_RC): $LIKE_CHECK_LINE" >&2
   exit 1
 fi
