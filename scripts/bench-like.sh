@@ -112,7 +112,7 @@ run() {
   shift
   log "ferry-bench like ($label): $*"
   "$BIN/ferry-bench" like --target "127.0.0.1:$LIKE_PORT" --conns "$CONNS" --depth "$DEPTH" \
-    --content-base "$CONTENT_BASE" --contents 1000 --duration-limit 300 --settle-timeout 120 \
+    --content-base "$CONTENT_BASE" --contents 1000 --duration-limit 300 --settle-timeout 600 \
     --timeout-ms 10000 "${TOKEN_FLAGS[@]}" "$@" | tee "$RUN_DIR/$label.out" || true
 }
 field() { sed -n "s/^RESULT.* $2=\(-\{0,1\}[0-9]*\).*/\1/p" "$RUN_DIR/$1.out" | tail -n 1; }
@@ -140,7 +140,7 @@ SET_QPS="$(field set set_qps)"
 RATIO="$(awk -v a="$SET_QPS" -v b="$BARE_QPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')"
 echo "SetLike through Ferry / bare script QPS: $SET_QPS / $BARE_QPS = $RATIO (target >= 0.50)"
 echo "GetCounts from the cache: $(field get get_qps)/s (target > 100,000/s on one provider)"
-echo "SetLike run: $(grep '^LIKE check' "$RUN_DIR/set.out")"
+echo "SetLike run: $(grep '^LIKE check' "$RUN_DIR/set.out"); $(grep '^settled:' "$RUN_DIR/set.out")"
 for label in set get; do
   [ "$(check "$label")" = PASS ] || { echo "check failed in the $label run" >&2; exit 1; }
 done

@@ -73,7 +73,8 @@ class LikeLoad {
   // Polls GetCounts of every content written until each equals its truth or the timeout; the
   // counts last read go to `counts`.
   void Settle(const std::vector<LikeTruth::Tally>& tallies, std::vector<int64_t>* counts);
-  // Reconcile of the hottest contents once nothing is pending: their violations.
+  // Reconcile of the hottest contents once nothing is pending (waiting up to --settle-timeout):
+  // their violations, a content still pending counting as one.
   int64_t ReconcileHottest(const std::vector<LikeTruth::Tally>& tallies);
 
   const LikeBenchOptions& options_;
@@ -94,6 +95,7 @@ class LikeLoad {
   bool cut_short_ = false;
   Clock::time_point load_end_;
   int64_t settle_ms_ = -1;
+  int64_t persisted_ms_ = -1;  // load end to the hottest contents reconciled
   std::string settle_note_;
 };
 
