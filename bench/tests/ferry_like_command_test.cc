@@ -8,8 +8,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "ferry/framework/server.h"
 #include "service/like_app.h"
@@ -177,6 +179,120 @@ TEST(LikeCommandTest, AProviderThatMiscountsFailsTheCheck) {
   EXPECT_THAT(out.str(), HasSubstr("contents' counts are not the truth, content 500"));
   EXPECT_THAT(out.str(), HasSubstr("\nLIKE check=fail "));
   EXPECT_THAT(LastLine(out.str()), StartsWith("RESULT qps="));
+}
+
+// Keeps the state right (a set per content) but answers some calls only after the caller's
+// timeout, having applied them: the bench must resend those with the same request id and state,
+// and count a pair whose every attempt timed out as uncertain, not as its last wish.
+class LateLike final : public like::LikeServiceBase {
+ public:
+  // `late(request_id, attempt)`: whether attempt (1, 2, ...) of that request answers late.
+  explicit LateLike(std::function<bool(const std::string&, int)> late) : late_(std::move(late)) {}
+
+  Status SetLike(ServerContext&, const like::SetLikeRequest& request,
+                 like::SetLikeResponse* response) override {
+    bool late = false;
+    {
+      std::lock_guard lock(mu_);
+      auto& [attempts, liked] = requests_[request.request_id()];
+      if (attempts > 0 && liked != request.liked()) ++resent_with_another_state_;
+      liked = request.liked();
+      late = late_(request.request_id(), ++attempts);
+      bool& state = state_[{request.content_id(), request.user_id()}];
+      if (state != request.liked()) counts_[request.content_id()] += request.liked() ? 1 : -1;
+      state = request.liked();
+      response->set_count(counts_[request.content_id()]);
+    }
+    if (late) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    return Status::Ok();
+  }
+  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
+                   like::GetCountsResponse* response) override {
+    std::lock_guard lock(mu_);
+    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
+    return Status::Ok();
+  }
+  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
+                   like::ReconcileResponse*) override {
+    return Status::Ok();
+  }
+
+  int resent() {
+    std::lock_guard lock(mu_);
+    int n = 0;
+    for (const auto& [id, request] : requests_) n += request.first > 1 ? 1 : 0;
+    return n;
+  }
+  int resent_with_another_state() {
+    std::lock_guard lock(mu_);
+    return resent_with_another_state_;
+  }
+
+ private:
+  const std::function<bool(const std::string&, int)> late_;
+  std::mutex mu_;
+  std::map<std::string, std::pair<int, bool>> requests_;  // request id -> attempts, liked
+  std::map<std::pair<int64_t, std::string>, bool> state_;
+  std::map<int64_t, int64_t> counts_;
+  int resent_with_another_state_ = 0;
+};
+
+LikeBenchOptions LateRun(const std::string& target) {
+  LikeBenchOptions options = SmallRun(target);
+  options.calls = 300;
+  options.get_ratio = 0;
+  options.channel.timeout_ms = 100;
+  options.retries = 2;
+  return options;
+}
+
+bool OneIn(const std::string& request_id, size_t n) {
+  return std::hash<std::string>{}(request_id) % n == 0;
+}
+
+TEST(LikeCommandTest, ATimedOutSetLikeIsResentWithTheSameRequestAndCountedOnce) {
+  LateLike provider_service(
+      [](const std::string& id, int attempt) { return attempt == 1 && OneIn(id, 6); });
+  Service* services[] = {&provider_service};
+  std::ostringstream out;
+  std::ostringstream err;
+  LikeBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(services);
+    exit_code = RunLikeBench(LateRun(provider.target()), out, err, &outcome);
+  }
+
+  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_TRUE(outcome.passed);
+  EXPECT_GT(outcome.retries, 0u);
+  EXPECT_GT(provider_service.resent(), 0);
+  EXPECT_EQ(provider_service.resent_with_another_state(), 0);
+  EXPECT_EQ(outcome.set_calls + outcome.errors, 300u);
+  EXPECT_EQ(outcome.mismatched, 0);
+}
+
+TEST(LikeCommandTest, ASetLikeWhoseEveryAttemptTimedOutIsUncertainNotWrong) {
+  LateLike provider_service([](const std::string& id, int) { return OneIn(id, 10); });
+  Service* services[] = {&provider_service};
+  std::ostringstream out;
+  std::ostringstream err;
+  LikeBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(services);
+    exit_code = RunLikeBench(LateRun(provider.target()), out, err, &outcome);
+  }
+
+  // Applied although never acknowledged: the count may hold them, and the check allows it.
+  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_TRUE(outcome.passed);
+  EXPECT_GT(outcome.errors, 0u);
+  ASSERT_FALSE(outcome.errors_by_status.empty());
+  EXPECT_EQ(outcome.errors_by_status[0].first, "DEADLINE_EXCEEDED");
+  EXPECT_GT(outcome.uncertain_pairs, 0);
+  EXPECT_EQ(outcome.mismatched, 0);
+  EXPECT_THAT(out.str(), HasSubstr(" (content, user) uncertain\n"));
 }
 
 // Each user belongs to one slot of the load, so there must be a user per slot.

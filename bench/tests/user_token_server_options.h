@@ -29,6 +29,7 @@ inline ServerOptions VerifyingLikeUserTokens() {
       "user_token", std::string("{secret: ") + kUserTokenSecret +
                         ", exempt: [ferry.like.LikeService/GetCounts, "
                         "ferry.like.LikeService/ListLikers, ferry.like.LikeService/Reconcile]}")};
+  options.worker_threads = 16;  // room for calls held past their timeout
   return options;
 }
 
