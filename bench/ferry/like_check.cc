@@ -4,7 +4,7 @@
 #include <numeric>
 #include <thread>
 
-#include "like_load.h"
+#include "like_load.h"  // LikeLoad::Settle, ReconcileHottest and Check live here
 
 namespace ferry::bench {
 namespace {

@@ -50,8 +50,8 @@ struct LikeBenchOutcome {
   uint64_t p99_us = 0;
   uint64_t set_p99_us = 0;
   uint64_t get_p99_us = 0;
-  uint64_t set_calls = 0;     // SetLike calls finished (after their retries)
-  uint64_t get_calls = 0;     // GetCounts calls finished
+  uint64_t set_calls = 0;     // SetLike calls answered (after their resends)
+  uint64_t get_calls = 0;     // GetCounts calls answered
   uint64_t retries = 0;       // SetLike resends
   uint64_t rate_limited = 0;  // calls answered RESOURCE_EXHAUSTED (not applied)
   uint64_t errors = 0;        // calls failed otherwise, after their retries
