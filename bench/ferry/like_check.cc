@@ -4,7 +4,7 @@
 #include <numeric>
 #include <thread>
 
-#include "like_load.h"  // LikeLoad::Settle, ReconcileHottest and Check live here
+#include "like_load.h"
 
 namespace ferry::bench {
 namespace {
