@@ -134,7 +134,7 @@ if [ "$PROVIDERS" -gt 1 ]; then
     log "seckill-server #$i: $(grep -ho 'worker id lease [^ ]*' "$SECKILL_DIR/seckill-server-$i.log" || echo 'worker id lease: see its log')"
   done
 else
-  SECKILL_TARGET=(--target "$(grep -o 'listening on [0-9.:]*' "$SECKILL_DIR/seckill-server-1.log" | cut -d' ' -f3)")
+  SECKILL_TARGET=(--target "$(grep -o 'listening on [0-9.:]*' "$SECKILL_DIR/seckill-server-1.log" | head -n 1 | cut -d' ' -f3)")
 fi
 
 log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): $STOCK units, $BUYERS buyers, 10% try twice"
