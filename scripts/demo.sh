@@ -5,8 +5,9 @@
 # `ferry-bench seckill` selling to many buyers (10% of them trying twice) and checking the
 # orders. Then the short-link scenario on the same backend: a tenant and its key, links, a real
 # `curl -i` of a redirect, `ferry-bench shortlink` (Zipf mix, unknown codes, PV == 302s) and the
-# link's statistics. Calls Echo through the JSON gateway with curl and reads the provider's
-# /status page.
+# link's statistics. Then the like scenario (scripts/lib/like_demo.sh): one like-server on the
+# same kind of backend and `ferry-bench like`, checking every count against the truth the bench
+# kept. Calls Echo through the JSON gateway with curl and reads the provider's /status page.
 # Prints what happened and stops everything by PID. Safe to rerun.
 #   scripts/demo.sh [--backend redis+mariadb|embedded]
 #     redis+mariadb (default): Redis, MariaDB and ZooKeeper (Debian's packages) on loopback,
@@ -22,6 +23,7 @@ source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
 source "$(dirname "$0")/lib/seckill_user_token.sh"
 source "$(dirname "$0")/lib/shortlink.sh"
+source "$(dirname "$0")/lib/like_demo.sh"
 cd "$FERRY_ROOT"
 
 BACKEND=redis+mariadb
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --backend) BACKEND="${2:-}"; shift 2 || { echo "--backend: needs a value" >&2; exit 2; } ;;
     --backend=*) BACKEND="${1#--backend=}"; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -40,7 +42,7 @@ esac
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
-ferry_build "$BUILD_DIR" -- echo-server seckill-server shortlink-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server seckill-server shortlink-server like-server ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-demo.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
@@ -224,5 +226,14 @@ if [ "$SL_RC" -ne 0 ]; then
 fi
 if [ "$BENCH_RC" -ne 0 ]; then
   echo "demo.sh: ferry-bench seckill failed (exit $BENCH_RC): $(grep '^check:' "$RUN_DIR/seckill.out")" >&2
+  exit 1
+fi
+
+# --- like ----------------------------------------------------------------------------------
+ferry_like_demo "$BACKEND" "$BUILD_DIR" "$RUN_DIR"
+log "like ($BACKEND): $LIKE_CHECK_LINE"
+log "like ($BACKEND): $LIKE_RESULT_LINE"
+if [ "$LIKE_RC" -ne 0 ]; then
+  echo "demo.sh: ferry-bench like failed (exit $LIKE_RC): $LIKE_CHECK_LINE" >&2
   exit 1
 fi

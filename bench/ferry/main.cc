@@ -5,13 +5,15 @@
 
 #include "command.h"
 #include "echo_command.h"
+#include "like_command.h"
 #include "seckill_command.h"
 #include "shortlink_command.h"
 
 namespace ferry::bench {
 namespace {
 
-constexpr const Command* kCommands[] = {&kEchoCommand, &kSeckillCommand, &kShortLinkCommand};
+constexpr const Command* kCommands[] = {&kEchoCommand, &kSeckillCommand, &kShortLinkCommand,
+                                        &kLikeCommand};
 
 void PrintUsage(std::ostream& out) {
   out << "usage: ferry-bench <command> [flags]   (ferry-bench <command> --help for its flags)\n"

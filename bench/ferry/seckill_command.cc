@@ -21,12 +21,14 @@
 #include <unordered_set>
 #include <utility>
 
+#include "bounded_loop.h"
 #include "ferry/bench/flag_parser.h"
 #include "ferry/bench/latency_histogram.h"
 #include "ferry/bench/load_report.h"
 #include "ferry/bench/single_writer_counter.h"
 #include "ferry/framework/call_options.h"
 #include "ferry/plugins/user_token.h"
+#include "per_thread.h"
 #include "seckill.ferry.h"
 
 namespace ferry::bench {
@@ -119,72 +121,6 @@ std::string RequestId(int64_t activity_id, uint32_t buyer, bool second_request) 
          (second_request ? "-again" : "");
 }
 
-// `total` calls with at most `window` in flight: a slot's completion issues the next call. The
-// issue function must make sure Next(slot) is called exactly once per call, from any thread,
-// possibly before it returns (handled without recursion).
-class BoundedLoop {
- public:
-  using IssueFn = std::function<void(uint64_t index, uint32_t slot)>;
-
-  BoundedLoop(uint64_t total, uint32_t window, IssueFn issue)
-      : total_(total), window_(window), issue_(std::move(issue)) {}
-
-  // Issues every slot's first call.
-  void Start() {
-    for (uint32_t slot = 0; slot < window_; ++slot) Next(slot);
-  }
-
-  void Next(uint32_t slot) {
-    thread_local std::vector<std::pair<BoundedLoop*, uint32_t>> pending;
-    thread_local bool draining = false;
-    pending.emplace_back(this, slot);
-    if (draining) return;
-    draining = true;
-    while (!pending.empty()) {
-      const auto [loop, next_slot] = pending.back();
-      pending.pop_back();
-      loop->IssueOrRetire(next_slot);
-    }
-    draining = false;
-  }
-
-  // No call starts after this; the ones out still complete.
-  void Stop() { stopped_.store(true, std::memory_order_relaxed); }
-
-  // True once every slot has retired; false when `deadline` came first.
-  bool WaitUntil(Clock::time_point deadline) {
-    std::unique_lock lock(mu_);
-    return finished_.wait_until(lock, deadline, [this] { return finished(); });
-  }
-  bool finished() const { return retired_.load(std::memory_order_acquire) == window_; }
-  // Calls started, i.e. the indexes [0, issued()) went out.
-  uint64_t issued() const { return std::min(next_.load(std::memory_order_acquire), total_); }
-
- private:
-  void IssueOrRetire(uint32_t slot) {
-    if (!stopped_.load(std::memory_order_relaxed)) {
-      const uint64_t index = next_.fetch_add(1, std::memory_order_acq_rel);
-      if (index < total_) {
-        issue_(index, slot);
-        return;
-      }
-    }
-    if (retired_.fetch_add(1, std::memory_order_acq_rel) + 1 == window_) {
-      std::lock_guard lock(mu_);
-      finished_.notify_all();
-    }
-  }
-
-  const uint64_t total_;
-  const uint32_t window_;
-  const IssueFn issue_;
-  std::atomic<uint64_t> next_{0};
-  std::atomic<uint32_t> retired_{0};
-  std::atomic<bool> stopped_{false};
-  std::mutex mu_;
-  std::condition_variable finished_;
-};
-
 // What one thread records; it is the only writer, so recording takes no lock.
 struct Recorder {
   LatencyHistogram latency;  // answered purchases
@@ -193,33 +129,7 @@ struct Recorder {
   SingleWriterCounter completed;                             // any outcome
 };
 
-class Recorders {
- public:
-  Recorder& Mine() {
-    struct Cache {
-      uint64_t owner = 0;
-      Recorder* recorder = nullptr;
-    };
-    thread_local Cache cache;
-    if (cache.owner == id_) return *cache.recorder;
-    std::lock_guard lock(mu_);
-    all_.push_back(std::make_unique<Recorder>());
-    cache = {id_, all_.back().get()};
-    return *cache.recorder;
-  }
-
-  template <class Visit>
-  void ForEach(Visit visit) {
-    std::lock_guard lock(mu_);
-    for (const auto& recorder : all_) visit(*recorder);
-  }
-
- private:
-  static inline std::atomic<uint64_t> next_id_{1};
-  const uint64_t id_ = next_id_.fetch_add(1);
-  std::mutex mu_;
-  std::vector<std::unique_ptr<Recorder>> all_;
-};
+using Recorders = PerThread<Recorder>;
 
 std::string_view ErrorName(size_t index) {
   return index == kBadAnswer ? kBadAnswerName : StatusCodeName(static_cast<StatusCode>(index));

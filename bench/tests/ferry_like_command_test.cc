@@ -1,0 +1,309 @@
+#include "like_command.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "ferry/framework/server.h"
+#include "service/like_app.h"
+#include "user_token_server_options.h"
+
+namespace ferry::bench {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of('\n');
+  const size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
+}
+
+// An in-process provider on an ephemeral loopback port.
+class Provider {
+ public:
+  explicit Provider(std::span<Service* const> services) : server_(VerifyingLikeUserTokens()) {
+    for (Service* service : services) EXPECT_TRUE(server_.AddService(service).ok());
+    const Status started = server_.Start();
+    EXPECT_TRUE(started.ok()) << started;
+  }
+  ~Provider() { server_.Stop(); }
+  std::string target() const { return "127.0.0.1:" + std::to_string(server_.port()); }
+
+ private:
+  Server server_;
+};
+
+// A like app on the embedded backend, its SQLite file in a directory of its own that goes with
+// it. Counts are cached, so the bench has to wait for them to settle.
+struct EmbeddedLike {
+  explicit EmbeddedLike(const std::string& name)
+      : dir(std::filesystem::path(::testing::TempDir()) /
+            ("ferry-like-" + name + "-" + std::to_string(getpid()))) {
+    std::filesystem::create_directories(dir);
+    like::LikeConfig config;
+    config.backend = "embedded";
+    config.sqlite_path = (dir / "like.db").string();
+    config.count_cache_ms = 300;
+    const Status created = like::LikeApp::Create(config, &app);
+    EXPECT_TRUE(created.ok()) << created;
+  }
+  ~EmbeddedLike() {
+    if (app != nullptr) app->Stop();
+    app.reset();
+    std::filesystem::remove_all(dir);
+  }
+
+  const std::filesystem::path dir;
+  std::unique_ptr<like::LikeApp> app;
+};
+
+LikeBenchOptions SmallRun(const std::string& target) {
+  LikeBenchOptions options;
+  options.load.target = target;
+  options.user_token_key_id = "default";
+  options.user_token_secret = kUserTokenSecret;
+  options.load.conns = 2;
+  options.load.depth = 8;
+  options.calls = 3000;
+  options.get_ratio = 0.3;
+  options.users = 64;
+  options.contents = 20;
+  options.hot_share = 0.3;
+  options.content_base = 5000;
+  options.duration_limit_s = 60;
+  options.settle_timeout_s = 10;
+  return options;
+}
+
+// The embedded backend (SQLite in a temporary file) behind a real like provider: every count
+// equals the truth the bench kept, and the database agrees.
+TEST(LikeCommandTest, EmbeddedWorkloadEndsWithEveryCountEqualToTheTruth) {
+  EmbeddedLike embedded("bench");
+  ASSERT_NE(embedded.app, nullptr);
+  std::ostringstream out;
+  std::ostringstream err;
+  LikeBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(embedded.app->services());
+    exit_code = RunLikeBench(SmallRun(provider.target()), out, err, &outcome);
+  }
+
+  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_TRUE(outcome.passed);
+  EXPECT_EQ(outcome.set_calls + outcome.get_calls, 3000u);
+  EXPECT_GT(outcome.get_calls, 600u);  // 30% of 3000, give or take
+  EXPECT_LT(outcome.get_calls, 1200u);
+  EXPECT_EQ(outcome.errors, 0u);
+  EXPECT_EQ(outcome.rate_limited, 0u);
+  EXPECT_EQ(outcome.uncertain_pairs, 0);
+  EXPECT_EQ(outcome.mismatched, 0);
+  EXPECT_EQ(outcome.reconcile_violations, 0);
+  EXPECT_EQ(outcome.contents_checked, 20);  // 2100 SetLike over 20 contents touch them all
+  EXPECT_GT(outcome.likes, 0);
+  EXPECT_GE(outcome.settle_ms, 0);
+  // The hottest content (30% of the picks on top of Zipf) as the database of record has it.
+  like::ReconcileResponse reconciled;
+  ServerContext context;
+  like::ReconcileRequest request;
+  request.set_content_id(5001);
+  ASSERT_TRUE(static_cast<like::LikeServiceBase*>(embedded.app->services()[0])
+                  ->Reconcile(context, request, &reconciled)
+                  .ok());
+  EXPECT_GT(reconciled.database_likes(), 0);
+  EXPECT_THAT(out.str(), HasSubstr("\ncheck: PASS\n"));
+  EXPECT_THAT(out.str(), HasSubstr("\nLIKE check=pass contents=20 "));
+  EXPECT_THAT(LastLine(out.str()), StartsWith("RESULT qps="));
+  EXPECT_THAT(LastLine(out.str()), HasSubstr(" errors=0 mismatched=0"));
+}
+
+// A provider that counts every liked=true call, repeats and all, and never an unlike: the check
+// must find the counts off the truth.
+class MiscountingLike final : public like::LikeServiceBase {
+ public:
+  Status SetLike(ServerContext&, const like::SetLikeRequest& request,
+                 like::SetLikeResponse* response) override {
+    std::lock_guard lock(mu_);
+    if (request.liked()) ++counts_[request.content_id()];
+    response->set_changed(true);
+    response->set_count(counts_[request.content_id()]);
+    return Status::Ok();
+  }
+  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
+                   like::GetCountsResponse* response) override {
+    std::lock_guard lock(mu_);
+    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
+    return Status::Ok();
+  }
+  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
+                   like::ReconcileResponse*) override {
+    return Status::Ok();  // claims all is well: the bench must not take its word
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<int64_t, int64_t> counts_;
+};
+
+TEST(LikeCommandTest, AProviderThatMiscountsFailsTheCheck) {
+  MiscountingLike miscounting;
+  Service* services[] = {&miscounting};
+  std::ostringstream out;
+  std::ostringstream err;
+  LikeBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(services);
+    LikeBenchOptions options = SmallRun(provider.target());
+    options.settle_timeout_s = 0.5;
+    exit_code = RunLikeBench(options, out, err, &outcome);
+  }
+
+  EXPECT_EQ(exit_code, 1) << out.str() << err.str();
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.errors, 0u);
+  EXPECT_GT(outcome.mismatched, 0);
+  EXPECT_EQ(outcome.settle_ms, -1);
+  EXPECT_THAT(out.str(), HasSubstr("\ncheck: FAIL; "));
+  EXPECT_THAT(out.str(), HasSubstr("contents' counts are not the truth, content 500"));
+  EXPECT_THAT(out.str(), HasSubstr("\nLIKE check=fail "));
+  EXPECT_THAT(LastLine(out.str()), StartsWith("RESULT qps="));
+}
+
+// Keeps the state right (a set per content) but answers some calls only after the caller's
+// timeout, having applied them: the bench must resend those with the same request id and state,
+// and count a pair whose every attempt timed out as uncertain, not as its last wish.
+class LateLike final : public like::LikeServiceBase {
+ public:
+  // `late(request_id, attempt)`: whether attempt (1, 2, ...) of that request answers late.
+  explicit LateLike(std::function<bool(const std::string&, int)> late) : late_(std::move(late)) {}
+
+  Status SetLike(ServerContext&, const like::SetLikeRequest& request,
+                 like::SetLikeResponse* response) override {
+    bool late = false;
+    {
+      std::lock_guard lock(mu_);
+      auto& [attempts, liked] = requests_[request.request_id()];
+      if (attempts > 0 && liked != request.liked()) ++resent_with_another_state_;
+      liked = request.liked();
+      late = late_(request.request_id(), ++attempts);
+      bool& state = state_[{request.content_id(), request.user_id()}];
+      if (state != request.liked()) counts_[request.content_id()] += request.liked() ? 1 : -1;
+      state = request.liked();
+      response->set_count(counts_[request.content_id()]);
+    }
+    if (late) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    return Status::Ok();
+  }
+  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
+                   like::GetCountsResponse* response) override {
+    std::lock_guard lock(mu_);
+    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
+    return Status::Ok();
+  }
+  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
+                   like::ReconcileResponse*) override {
+    return Status::Ok();
+  }
+
+  int resent() {
+    std::lock_guard lock(mu_);
+    int n = 0;
+    for (const auto& [id, request] : requests_) n += request.first > 1 ? 1 : 0;
+    return n;
+  }
+  int resent_with_another_state() {
+    std::lock_guard lock(mu_);
+    return resent_with_another_state_;
+  }
+
+ private:
+  const std::function<bool(const std::string&, int)> late_;
+  std::mutex mu_;
+  std::map<std::string, std::pair<int, bool>> requests_;  // request id -> attempts, liked
+  std::map<std::pair<int64_t, std::string>, bool> state_;
+  std::map<int64_t, int64_t> counts_;
+  int resent_with_another_state_ = 0;
+};
+
+LikeBenchOptions LateRun(const std::string& target) {
+  LikeBenchOptions options = SmallRun(target);
+  options.calls = 300;
+  options.get_ratio = 0;
+  options.channel.timeout_ms = 100;
+  options.retries = 2;
+  return options;
+}
+
+bool OneIn(const std::string& request_id, size_t n) {
+  return std::hash<std::string>{}(request_id) % n == 0;
+}
+
+TEST(LikeCommandTest, ATimedOutSetLikeIsResentWithTheSameRequestAndCountedOnce) {
+  LateLike provider_service(
+      [](const std::string& id, int attempt) { return attempt == 1 && OneIn(id, 6); });
+  Service* services[] = {&provider_service};
+  std::ostringstream out;
+  std::ostringstream err;
+  LikeBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(services);
+    exit_code = RunLikeBench(LateRun(provider.target()), out, err, &outcome);
+  }
+
+  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_TRUE(outcome.passed);
+  EXPECT_GT(outcome.retries, 0u);
+  EXPECT_GT(provider_service.resent(), 0);
+  EXPECT_EQ(provider_service.resent_with_another_state(), 0);
+  EXPECT_EQ(outcome.set_calls + outcome.errors, 300u);
+  EXPECT_EQ(outcome.mismatched, 0);
+}
+
+TEST(LikeCommandTest, ASetLikeWhoseEveryAttemptTimedOutIsUncertainNotWrong) {
+  LateLike provider_service([](const std::string& id, int) { return OneIn(id, 10); });
+  Service* services[] = {&provider_service};
+  std::ostringstream out;
+  std::ostringstream err;
+  LikeBenchOutcome outcome;
+  int exit_code = 0;
+  {
+    Provider provider(services);
+    exit_code = RunLikeBench(LateRun(provider.target()), out, err, &outcome);
+  }
+
+  // Applied although never acknowledged: the count may hold them, and the check allows it.
+  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_TRUE(outcome.passed);
+  EXPECT_GT(outcome.errors, 0u);
+  ASSERT_FALSE(outcome.errors_by_status.empty());
+  EXPECT_EQ(outcome.errors_by_status[0].first, "DEADLINE_EXCEEDED");
+  EXPECT_GT(outcome.uncertain_pairs, 0);
+  EXPECT_EQ(outcome.mismatched, 0);
+  EXPECT_THAT(out.str(), HasSubstr(" (content, user) uncertain\n"));
+}
+
+// Each user belongs to one slot of the load, so there must be a user per slot.
+TEST(LikeCommandTest, FewerUsersThanCallsInFlightIsRefused) {
+  const char* argv[] = {"like",    "--target", "127.0.0.1:1", "--conns", "2",
+                        "--depth", "8",        "--users",     "15"};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(kLikeCommand.run(9, argv), 2);
+  EXPECT_THAT(testing::internal::GetCapturedStderr(),
+              HasSubstr("--users: at least --conns x --depth = 16, got 15"));
+}
+
+}  // namespace
+}  // namespace ferry::bench
