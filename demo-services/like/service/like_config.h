@@ -5,24 +5,16 @@
 #include <string>
 
 #include "ferry/framework/config_reader.h"
-#include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/backend_config.h"
 
 namespace ferry::like {
 
 // The provider's own `service:` section (README, "like-server configuration").
-struct LikeConfig {
-  std::string backend = "embedded";  // embedded | redis+mariadb
-
-  std::string sqlite_path = "like.db";  // embedded.path
-  uint32_t sqlite_connections = 4;      // embedded.connections
-
-  std::string redis_host = "127.0.0.1";  // redis.host
-  uint16_t redis_port = 6379;            // redis.port
-  uint32_t redis_connections = 8;        // redis.connections
-  uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
-
-  storage::MariaDbOptions mariadb{.database = "ferry_like"};  // mariadb.{host,...,timeout_ms}
-  uint32_t mariadb_connections = 8;                           // mariadb.connections
+struct LikeConfig : storage::BackendConfig {
+  LikeConfig() {
+    sqlite_path = "like.db";
+    mariadb.database = "ferry_like";
+  }
 
   // write_mode (redis+mariadb): redis-first (a change is confirmed once Redis holds it and its
   // stream entry; the event writers persist it) or database-first (confirmed once the database

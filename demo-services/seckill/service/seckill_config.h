@@ -5,29 +5,21 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/config_reader.h"
-#include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/backend_config.h"
 
 namespace ferry::seckill {
 
 // The provider's own `service:` section (README, "seckill-server configuration").
-struct SeckillConfig {
-  std::string backend = "embedded";  // embedded | redis+mariadb
+struct SeckillConfig : storage::BackendConfig {
+  SeckillConfig() {
+    sqlite_path = "seckill.db";
+    mariadb.database = "ferry_seckill";
+  }
 
-  std::string sqlite_path = "seckill.db";  // embedded.path
-  uint32_t sqlite_connections = 4;         // embedded.connections
-
-  std::string redis_host = "127.0.0.1";  // redis.host
-  uint16_t redis_port = 6379;            // redis.port
-  uint32_t redis_connections = 8;        // redis.connections
-  uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
   // redis.persistence_check: at start-up, Redis settings that can lose accepted reservations
   // (no AOF, appendfsync no, an allkeys-* eviction policy) are logged (warn) or stop the
   // provider (refuse).
   std::string redis_persistence_check = "warn";
-
-  storage::MariaDbOptions mariadb{
-      .database = "ferry_seckill"};  // mariadb.{host,port,user,password,database,timeout_ms}
-  uint32_t mariadb_connections = 8;  // mariadb.connections
 
   // idgen.worker_id: a fixed worker id, for a provider that is alone on its database. -1: the
   // id is leased from ZooKeeper (idgen.zookeeper, else a zookeeper:// registry.url); with

@@ -5,24 +5,16 @@
 #include <vector>
 
 #include "ferry/framework/config_reader.h"
-#include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/backend_config.h"
 
 namespace ferry::shortlink {
 
 // The provider's own `service:` section (README, "Configuration").
-struct ShortLinkConfig {
-  std::string backend = "embedded";  // embedded | redis+mariadb
-
-  std::string sqlite_path = "shortlink.db";  // embedded.path
-  uint32_t sqlite_connections = 4;           // embedded.connections
-
-  std::string redis_host = "127.0.0.1";  // redis.host
-  uint16_t redis_port = 6379;            // redis.port
-  uint32_t redis_connections = 8;        // redis.connections
-  uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
-
-  storage::MariaDbOptions mariadb{.database = "ferry_shortlink"};  // mariadb.*
-  uint32_t mariadb_connections = 8;                                // mariadb.connections
+struct ShortLinkConfig : storage::BackendConfig {
+  ShortLinkConfig() {
+    sqlite_path = "shortlink.db";
+    mariadb.database = "ferry_shortlink";
+  }
 
   // public_base_url: what short URLs start with; its host is refused as a target.
   std::string public_base_url = "http://127.0.0.1:7201";
