@@ -17,25 +17,17 @@
 
 #include "ferry/framework/server.h"
 #include "like.ferry.h"
-#include "mariadb_server.h"
-#include "redis_server.h"
 #include "service/like_app.h"
+#include "shared_servers.h"
 #include "temp_dir.h"
 
 namespace ferry::like::testing {
 
-// One Redis and one MariaDB per test process, started on first use and stopped at exit.
-class SharedServers {
- public:
-  static void Start();  // fatal gtest failure when they cannot start
-  static testsupport::RedisServer& redis();
-  static testsupport::MariaDbServer& mariadb();
-  static ::testing::AssertionResult FlushRedis();
-};
+using testsupport::SharedServers;
 
 using testsupport::TempDir;
 
-std::string FreshDatabaseName(const std::string& prefix);
+using testsupport::FreshDatabaseName;
 
 // redis+mariadb (redis-first) on the shared servers with a fresh database, no event writers
 // (the tests drain the streams themselves) and no periodic reconciler.

@@ -60,6 +60,9 @@ Status CreateIdGenerator(const SeckillConfig& config, const std::string& registr
   // A third of it less a tenth (7 s) is how long order numbers go on being issued while
   // ZooKeeper is unreachable (a restart, a failover); a crashed provider's id is free after it.
   options.session_timeout = std::chrono::seconds(30);
+  // The C client's first handshake with a server that is still starting can take a good part
+  // of the session timeout; start-up waits that long rather than fail.
+  options.connect_timeout = std::chrono::seconds(30);
   std::shared_ptr<idgen::ZooKeeperWorkerIdLease> lease;
   if (Status s = idgen::ZooKeeperWorkerIdLease::Acquire(options, &lease); !s.ok()) return s;
   Logger().info("seckill: order numbers use worker id lease {}", lease->znode_path());

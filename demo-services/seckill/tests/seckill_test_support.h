@@ -14,29 +14,18 @@
 #include <string>
 
 #include "ferry/framework/server.h"
-#include "mariadb_server.h"
-#include "redis_server.h"
 #include "seckill.ferry.h"
 #include "service/seckill_app.h"
+#include "shared_servers.h"
 #include "temp_dir.h"
 
 namespace ferry::seckill::testing {
 
 int64_t WallMs();
 
-// One Redis and one MariaDB per test process, started on first use and stopped at exit.
-class SharedServers {
- public:
-  // Starts them if needed; a fatal gtest failure when they cannot start.
-  static void Start();
-  static testsupport::RedisServer& redis();
-  static testsupport::MariaDbServer& mariadb();
-  // Deletes every key (the activity ids of a fresh database start at 1 again).
-  static ::testing::AssertionResult FlushRedis();
-};
+using testsupport::SharedServers;
 
-// A database name not used before in this process.
-std::string FreshDatabaseName(const std::string& prefix);
+using testsupport::FreshDatabaseName;
 
 // A config for the redis+mariadb backend on the shared servers, with a fresh database and
 // quick background jobs.

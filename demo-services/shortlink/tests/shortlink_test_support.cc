@@ -18,26 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-testsupport::RedisServer* g_redis = nullptr;
-testsupport::MariaDbServer* g_mariadb = nullptr;
-
-void StopSharedServers() {
-  delete g_redis;
-  g_redis = nullptr;
-  delete g_mariadb;
-  g_mariadb = nullptr;
-}
-
-void FlushRedis() {
-  const timeval timeout{.tv_sec = 5, .tv_usec = 0};
-  redisContext* c = redisConnectWithTimeout(g_redis->host().c_str(), g_redis->port(), timeout);
-  ASSERT_TRUE(c != nullptr && c->err == 0) << "cannot connect to Redis";
-  auto* reply = static_cast<redisReply*>(redisCommand(c, "FLUSHALL"));
-  ASSERT_NE(reply, nullptr);
-  freeReplyObject(reply);
-  redisFree(c);
-}
-
 std::string HeaderValue(const std::string& head, const std::string& name) {
   std::string lower = head;
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -55,19 +35,6 @@ std::string HeaderValue(const std::string& head, const std::string& name) {
 std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
   return info.param == Backend::kEmbedded ? "Embedded" : "RedisMariaDb";
 }
-
-void SharedServers::Start() {
-  if (g_redis == nullptr) {
-    g_redis = new testsupport::RedisServer();
-    g_mariadb = new testsupport::MariaDbServer();
-    std::atexit(StopSharedServers);
-  }
-  ASSERT_TRUE(g_redis->Start());
-  ASSERT_TRUE(g_mariadb->Start());
-}
-
-testsupport::RedisServer& SharedServers::redis() { return *g_redis; }
-testsupport::MariaDbServer& SharedServers::mariadb() { return *g_mariadb; }
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -90,7 +57,7 @@ ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir) {
     return config;
   }
   SharedServers::Start();
-  FlushRedis();
+  EXPECT_TRUE(SharedServers::FlushRedis());
   config.backend = "redis+mariadb";
   config.redis_host = SharedServers::redis().host();
   config.redis_port = SharedServers::redis().port();

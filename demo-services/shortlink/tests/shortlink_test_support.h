@@ -14,9 +14,8 @@
 #include <vector>
 
 #include "ferry/framework/server.h"
-#include "mariadb_server.h"
-#include "redis_server.h"
 #include "service/shortlink_app.h"
+#include "shared_servers.h"
 #include "shortlink.ferry.h"
 #include "temp_dir.h"
 
@@ -27,12 +26,7 @@ std::string BackendName(const ::testing::TestParamInfo<Backend>& info);
 
 inline constexpr std::string_view kAdminToken = "test-admin-token";
 
-class SharedServers {
- public:
-  static void Start();
-  static testsupport::RedisServer& redis();
-  static testsupport::MariaDbServer& mariadb();
-};
+using testsupport::SharedServers;
 
 // A config for `backend` on a fresh database (an SQLite file in `dir`, or a new MariaDB
 // database; Redis flushed), with the admin token set.
