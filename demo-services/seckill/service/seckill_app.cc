@@ -8,11 +8,11 @@
 
 #include "ferry/framework/logging.h"
 #include "ferry/idgen/zookeeper_worker_id_lease.h"
+#include "ferry/storage/redis_persistence.h"
 #include "service/order_closer.h"
 #include "service/reconciler.h"
 #include "service/seckill_metrics.h"
 #include "storage/order_database.h"
-#include "storage/redis_persistence.h"
 #include "storage/redis_reservation_cache.h"
 #include "storage/sql_order_store.h"
 
@@ -21,6 +21,9 @@
 namespace ferry::seckill {
 
 namespace {
+
+// What an accepted reservation loses with Redis's data until the order writers write it.
+constexpr std::string_view kAtStake = "reservations not yet written as orders";
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -69,39 +72,6 @@ Status CreateIdGenerator(const SeckillConfig& config, const std::string& registr
   return idgen::SnowflakeIdGenerator::Create(std::move(lease), {}, out);
 }
 
-// Before anything is created: a provider told to refuse unsafe Redis settings leaves no trace.
-Status CheckRedisPersistenceSettings(const SeckillConfig& config,
-                                     const storage::RedisOptions& redis) {
-  const bool refuse = config.redis_persistence_check == "refuse";
-  storage::RedisOptions one = redis;
-  one.pool_size = 1;
-  storage::RedisConnectionPool pool(one);
-  std::vector<std::string> risks;
-  Status read = CheckRedisPersistence(pool, &risks);
-  if (read.code() == StatusCode::UNAVAILABLE) return Status::Ok();  // said by the cache's connect
-  if (!read.ok()) {
-    if (refuse) {
-      return Status(StatusCode::FAILED_PRECONDITION,
-                    "Redis at " + pool.address() + ": cannot read its persistence settings (" +
-                        read.ToString() + "), and service.redis.persistence_check is refuse");
-    }
-    Logger().warn("seckill: Redis at {}: cannot read its persistence settings: {}", pool.address(),
-                  read.ToString());
-    return Status::Ok();
-  }
-  if (risks.empty()) return Status::Ok();
-  if (refuse) {
-    std::string message = "Redis at " + pool.address() + ": ";
-    for (size_t i = 0; i < risks.size(); ++i) message += (i > 0 ? "; " : "") + risks[i];
-    return Status(StatusCode::FAILED_PRECONDITION,
-                  message + " (service.redis.persistence_check: refuse)");
-  }
-  for (const std::string& risk : risks) {
-    Logger().warn("seckill: Redis at {}: {}", pool.address(), risk);
-  }
-  return Status::Ok();
-}
-
 // Unique per provider (host, process, start time, and a count for providers started together in
 // one process): the order writers' consumer names and the re-drive lease holder.
 std::string ProviderName() {
@@ -124,7 +94,8 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   redis.pool_size = static_cast<int>(config.redis_connections);
   redis.timeout_ms = static_cast<int>(config.redis_timeout_ms);
   if (config.backend == "redis+mariadb") {
-    if (Status s = CheckRedisPersistenceSettings(config, redis); !s.ok()) return s;
+    // Before anything is created: a provider told to refuse unsafe settings leaves no trace.
+    if (Status s = storage::CheckRedisPersistence(config, "seckill", kAtStake); !s.ok()) return s;
   }
   if (Status s = OpenStore(config, &app->store_); !s.ok()) return s;
   if (config.backend == "redis+mariadb") {

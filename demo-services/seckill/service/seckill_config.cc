@@ -4,13 +4,7 @@ namespace ferry::seckill {
 
 void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   SeckillConfig& c = *out;
-  storage::ReadBackendConfig(service, &c, [&c](config::ConfigReader& redis) {
-    redis.String("persistence_check", &c.redis_persistence_check);
-    if (c.redis_persistence_check != "warn" && c.redis_persistence_check != "refuse") {
-      redis.Invalid("persistence_check",
-                    "expected warn or refuse, got '" + c.redis_persistence_check + "'");
-    }
-  });
+  storage::ReadBackendConfig(service, &c);
 
   config::ConfigReader idgen = service.Section("idgen");
   idgen.Integer("worker_id", 0, 1023, &c.worker_id);

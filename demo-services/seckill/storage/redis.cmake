@@ -2,7 +2,6 @@
 # CMakeLists.txt into ferry_seckill_storage.
 target_sources(ferry_seckill_storage PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/redis_keys.cc
-  ${CMAKE_CURRENT_LIST_DIR}/redis_persistence.cc
   ${CMAKE_CURRENT_LIST_DIR}/redis_reservation_cache.cc
   ${CMAKE_CURRENT_LIST_DIR}/redis_scripts.cc)
 # The cache reads hiredis replies itself; its header does not include hiredis.h.

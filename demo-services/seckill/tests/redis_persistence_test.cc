@@ -1,5 +1,6 @@
-// The start-up check of the Redis settings accepted reservations rely on (AOF, its fsync, the
-// eviction policy), read from real Redis servers started with each setting.
+// seckill's start-up check of the Redis settings accepted reservations rely on (AOF, its fsync,
+// the eviction policy; ferry/storage/redis_persistence.h), against real Redis servers started
+// with each setting.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,46 +18,13 @@
 #include "seckill_test_support.h"
 #include "service/seckill_app.h"
 #include "service/seckill_config.h"
-#include "storage/redis_persistence.h"
 
 namespace ferry::seckill {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testsupport::RedisServer;
-using testsupport::RedisServerOptions;
-
-std::vector<std::string> RisksOf(RedisServerOptions options) {
-  RedisServer server(std::move(options));
-  EXPECT_TRUE(server.Start());
-  storage::RedisConnectionPool pool({.host = server.host(), .port = server.port()});
-  std::vector<std::string> risks;
-  const Status s = CheckRedisPersistence(pool, &risks);
-  EXPECT_TRUE(s.ok()) << s;
-  return risks;
-}
-
-TEST(RedisPersistenceTest, AppendOnlyEverySecWithoutEvictionIsSafe) {
-  EXPECT_THAT(RisksOf({.appendonly = true, .extra_args = {"--appendfsync", "everysec"}}),
-              ElementsAre());
-  EXPECT_THAT(
-      RisksOf({.appendonly = true,
-               .extra_args = {"--appendfsync", "always", "--maxmemory-policy", "volatile-lru"}}),
-      ElementsAre());
-}
-
-TEST(RedisPersistenceTest, NoAppendOnlyFileIsARisk) {
-  EXPECT_THAT(RisksOf({}), ElementsAre(HasSubstr("appendonly is 'no'")));
-}
-
-TEST(RedisPersistenceTest, AnUnsyncedAppendOnlyFileAndAllKeysEvictionAreRisks) {
-  EXPECT_THAT(RisksOf({.appendonly = true,
-                       .extra_args = {"--appendfsync", "no", "--maxmemory-policy", "allkeys-lru"}}),
-              ElementsAre(HasSubstr("appendfsync is 'no'"),
-                          HasSubstr("maxmemory-policy is 'allkeys-lru'")));
-}
 
 TEST(RedisPersistenceTest, TheCheckIsWarnByDefaultAndRefuseOrWarnOnly) {
   const auto read = [](const std::string& yaml, SeckillConfig* out) {

@@ -2,8 +2,7 @@
 
 namespace ferry::storage {
 
-void ReadBackendConfig(config::ConfigReader& service, BackendConfig* out,
-                       const std::function<void(config::ConfigReader& redis)>& more_redis_keys) {
+void ReadBackendConfig(config::ConfigReader& service, BackendConfig* out) {
   BackendConfig& c = *out;
   service.String("backend", &c.backend);
   if (c.backend != "embedded" && c.backend != "redis+mariadb") {
@@ -19,7 +18,11 @@ void ReadBackendConfig(config::ConfigReader& service, BackendConfig* out,
   redis.Integer("port", 1, 65535, &c.redis_port);
   redis.Integer("connections", 1, 256, &c.redis_connections);
   redis.Integer("timeout_ms", 1, 60000, &c.redis_timeout_ms);
-  if (more_redis_keys) more_redis_keys(redis);
+  redis.String("persistence_check", &c.redis_persistence_check);
+  if (c.redis_persistence_check != "warn" && c.redis_persistence_check != "refuse") {
+    redis.Invalid("persistence_check",
+                  "expected warn or refuse, got '" + c.redis_persistence_check + "'");
+  }
   redis.RejectUnknownKeys();
 
   config::ConfigReader maria = service.Section("mariadb");

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
 #include "ferry/framework/config_reader.h"
@@ -20,15 +19,14 @@ struct BackendConfig {
   uint16_t redis_port = 6379;            // redis.port
   uint32_t redis_connections = 8;        // redis.connections
   uint32_t redis_timeout_ms = 1000;      // redis.timeout_ms
-  MariaDbOptions mariadb;                // mariadb.{host,port,user,password,database,timeout_ms}
-  uint32_t mariadb_connections = 8;      // mariadb.connections
+  // redis.persistence_check: warn | refuse, what start-up does when Redis's settings can lose
+  // what the service keeps only there (redis_persistence.h). A service sets its own default.
+  std::string redis_persistence_check = "warn";
+  MariaDbOptions mariadb;            // mariadb.{host,port,user,password,database,timeout_ms}
+  uint32_t mariadb_connections = 8;  // mariadb.connections
 };
 
 // Reads those keys; errors (an unknown backend or key, a value out of range) go to `service`.
-// `more_redis_keys`, when set, reads a service's own keys of the `redis:` section before its
-// unknown keys are refused.
-void ReadBackendConfig(
-    config::ConfigReader& service, BackendConfig* out,
-    const std::function<void(config::ConfigReader& redis)>& more_redis_keys = {});
+void ReadBackendConfig(config::ConfigReader& service, BackendConfig* out);
 
 }  // namespace ferry::storage
