@@ -6,6 +6,7 @@
 #include <map>
 
 #include "ferry/framework/logging.h"
+#include "ferry/storage/redis_persistence.h"
 #include "service/reconciler.h"
 #include "storage/database_first_store.h"
 
@@ -19,6 +20,13 @@ int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// What Redis alone holds, in the words of the persistence check's risks.
+std::string_view AtStake(const std::string& write_mode) {
+  return write_mode == "redis-first"
+             ? "likes and unlikes confirmed but not yet written to the database"
+             : "the counts Redis holds (rebuilt from the database; no confirmed change)";
 }
 
 // Every content with count rows: reported, and repaired when `repair`.
@@ -43,6 +51,13 @@ Status ReconcileAll(LikeCore& core, bool repair) {
 }  // namespace
 
 Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) {
+  if (config.backend == "redis+mariadb") {
+    // Before anything is created: a provider told to refuse unsafe settings leaves no trace.
+    if (Status s = storage::CheckRedisPersistence(config, "like", AtStake(config.write_mode));
+        !s.ok()) {
+      return s;
+    }
+  }
   std::unique_ptr<LikeApp> app(new LikeApp());
   app->layout_ = std::make_unique<BucketLayout>(config.default_buckets, config.hot);
   app->database_ = std::make_unique<LikeDatabase>(

@@ -29,13 +29,14 @@ void ReadBuckets(config::ConfigReader& buckets, LikeConfig* c) {
 
 void ReadLikeConfig(config::ConfigReader& service, LikeConfig* out) {
   LikeConfig& c = *out;
-  storage::ReadBackendConfig(service, &c);
-
   service.String("write_mode", &c.write_mode);
   if (c.write_mode != "redis-first" && c.write_mode != "database-first") {
     service.Invalid("write_mode",
                     "expected redis-first or database-first, got '" + c.write_mode + "'");
   }
+  // Before the backend's keys, which may set it: the default follows the write mode.
+  c.redis_persistence_check = c.write_mode == "database-first" ? "warn" : "refuse";
+  storage::ReadBackendConfig(service, &c);
   config::ConfigReader buckets = service.Section("buckets");
   ReadBuckets(buckets, &c);
   service.Integer("count_cache_ms", 0, 2000, &c.count_cache_ms);

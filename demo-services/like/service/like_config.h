@@ -14,6 +14,11 @@ struct LikeConfig : storage::BackendConfig {
   LikeConfig() {
     sqlite_path = "like.db";
     mariadb.database = "ferry_like";
+    // redis.persistence_check: refuse for redis-first (the default write_mode), where a confirmed
+    // change lives only in Redis until an event writer persists it; ReadLikeConfig makes it warn
+    // for database-first, where Redis holds a copy rebuilt from the database (README, "What
+    // redis-first can lose").
+    redis_persistence_check = "refuse";
   }
 
   // write_mode (redis+mariadb): redis-first (a change is confirmed once Redis holds it and its

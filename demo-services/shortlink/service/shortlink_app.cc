@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "ferry/framework/logging.h"
+#include "ferry/storage/redis_persistence.h"
 #include "service/api_key_filter.h"
 #include "service/redis_stats_consumer.h"
 #include "service/shortlink_metrics.h"
@@ -18,6 +19,8 @@ namespace ferry::shortlink {
 namespace {
 
 constexpr std::string_view kVisitStream = "shortlink:visits";
+// What Redis alone holds (the cache and the Bloom filter are rebuilt from the database).
+constexpr std::string_view kAtStake = "visits not yet counted (the stream shortlink:visits)";
 
 // Unique per process, so that a restarted provider's group member is a new one and the dead
 // one's pending entries are claimed by whoever is alive.
@@ -37,9 +40,15 @@ int64_t WallMs() {
 }  // namespace
 
 Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<ShortLinkApp>* out) {
+  const bool embedded = config.backend == "embedded";
+  if (!embedded) {
+    // Before anything is created: a provider told to refuse unsafe settings leaves no trace.
+    if (Status s = storage::CheckRedisPersistence(config, "shortlink", kAtStake); !s.ok()) {
+      return s;
+    }
+  }
   std::unique_ptr<ShortLinkApp> app(new ShortLinkApp());
   app->config_ = config;
-  const bool embedded = config.backend == "embedded";
   app->store_ = std::make_unique<LinkStore>(
       embedded ? SqliteLinkDatabase(config.sqlite_path, config.sqlite_connections)
                : MariaDbLinkDatabase(config.mariadb, config.mariadb_connections));

@@ -14,6 +14,9 @@ struct ShortLinkConfig : storage::BackendConfig {
   ShortLinkConfig() {
     sqlite_path = "shortlink.db";
     mariadb.database = "ferry_shortlink";
+    // Redis holds caches rebuilt from the database and visits not yet counted, never a link:
+    // unsafe settings are logged, not refused (README, "What can be lost").
+    redis_persistence_check = "warn";
   }
 
   // public_base_url: what short URLs start with; its host is refused as a target.
