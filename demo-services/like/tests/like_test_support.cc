@@ -5,12 +5,11 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <thread>
 
-#include "ferry/framework/channel.h"
 #include "ferry/plugins/user_token.h"
 #include "service/event_writer.h"
 #include "service/reconciler.h"
+#include "shared_servers_backend.h"
 
 namespace ferry::like::testing {
 
@@ -18,18 +17,7 @@ using namespace std::chrono_literals;
 
 LikeConfig RedisMariaDbConfig(const std::string& database) {
   LikeConfig config;
-  config.backend = "redis+mariadb";
-  config.redis_host = SharedServers::redis().host();
-  config.redis_port = SharedServers::redis().port();
-  config.redis_connections = 16;
-  config.redis_timeout_ms = 5000;
-  config.mariadb.host = SharedServers::mariadb().host();
-  config.mariadb.port = SharedServers::mariadb().port();
-  config.mariadb.user = SharedServers::mariadb().user();
-  config.mariadb.password = SharedServers::mariadb().password();
-  config.mariadb.database = database;
-  config.mariadb.timeout_ms = 20000;
-  config.mariadb_connections = 8;
+  storage::testing::UseSharedServers(database, &config);
   config.writer_threads = 0;
   config.count_cache_ms = 0;
   return config;
@@ -110,55 +98,16 @@ CallOptions AsUser(const std::string& user) {
 }
 
 void InProcessProvider::Start(const LikeConfig& config) {
-  Status s = LikeApp::Create(config, &app_);
+  std::unique_ptr<LikeApp> app;
+  Status s = LikeApp::Create(config, &app);
   ASSERT_TRUE(s.ok()) << s;
-  ServerOptions options;
-  options.listen = "127.0.0.1:0";
-  options.io_threads = 2;
-  options.worker_threads = 8;
-  options.queue_capacity = 8192;
-  options.filters = {FilterSpec::FromYaml("user_token", UserFiltersYaml())};
-  server_ = std::make_unique<Server>(options);
-  for (Service* service : app_->services()) {
-    s = server_->AddService(service);
-    ASSERT_TRUE(s.ok()) << s;
-  }
-  s = server_->Start();
-  ASSERT_TRUE(s.ok()) << s;
-  proxy_ = NewProxy(server_->port());
-  ASSERT_NE(proxy_, nullptr);
-}
-
-void InProcessProvider::Stop() {
-  proxy_.reset();
-  if (server_) server_->Stop();
-  server_.reset();
-  if (app_) app_->Stop();
-  app_.reset();
+  Serve(std::move(app), {.filters = {FilterSpec::FromYaml("user_token", UserFiltersYaml())}},
+        testsupport::LoopbackClientOptions(15s));
 }
 
 std::unique_ptr<LikeServiceProxy> NewProxy(uint16_t port, std::chrono::milliseconds timeout) {
-  ClientOptions options;
-  options.target = "127.0.0.1:" + std::to_string(port);
-  options.default_timeout = timeout;
-  options.connect_timeout = 5s;
-  options.reconnect_initial = 10ms;
-  options.reconnect_max = 200ms;
-  std::shared_ptr<Channel> channel;
-  Status s = NewChannel(options, &channel);
-  EXPECT_TRUE(s.ok()) << s;
-  if (!s.ok()) return nullptr;
-  return std::make_unique<LikeServiceProxy>(channel);
-}
-
-bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout,
-                std::chrono::milliseconds interval) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    if (condition()) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(interval);
-  }
+  auto channel = testsupport::LoopbackChannel(port, testsupport::LoopbackClientOptions(timeout));
+  return channel ? std::make_unique<LikeServiceProxy>(channel) : nullptr;
 }
 
 }  // namespace ferry::like::testing

@@ -15,7 +15,8 @@
 #include <mutex>
 #include <string>
 
-#include "ferry/framework/server.h"
+#include "app_provider.h"
+#include "eventually.h"
 #include "like.ferry.h"
 #include "service/like_app.h"
 #include "shared_servers.h"
@@ -67,26 +68,14 @@ std::string UserToken(const std::string& user);
 CallOptions AsUser(const std::string& user);
 
 // LikeApp served by an in-process ferry::Server on an ephemeral loopback port.
-class InProcessProvider {
+class InProcessProvider : public testsupport::AppProvider<LikeApp, LikeServiceProxy> {
  public:
-  ~InProcessProvider() { Stop(); }
   void Start(const LikeConfig& config);  // fatal gtest failure when it cannot start
-  void Stop();
-  LikeServiceProxy& proxy() { return *proxy_; }
-  LikeApp& app() { return *app_; }
-  uint16_t port() const { return server_->port(); }
-
- private:
-  std::unique_ptr<LikeApp> app_;
-  std::unique_ptr<Server> server_;
-  std::unique_ptr<LikeServiceProxy> proxy_;
 };
 
 std::unique_ptr<LikeServiceProxy> NewProxy(
     uint16_t port, std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(20),
-                std::chrono::milliseconds interval = std::chrono::milliseconds(20));
+using testsupport::Eventually;
 
 }  // namespace ferry::like::testing

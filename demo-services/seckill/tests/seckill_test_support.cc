@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <thread>
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
@@ -15,9 +14,9 @@
 #include <mutex>
 
 #include "ferry/codec/extension_registry.h"
-#include "ferry/framework/channel.h"
 #include "ferry/framework/filter.h"
 #include "ferry/plugins/user_token.h"
+#include "shared_servers_backend.h"
 
 namespace ferry::seckill::testing {
 
@@ -150,18 +149,7 @@ std::string ServerYaml(const SeckillConfig& c, int worker_id, int writer_threads
 
 SeckillConfig RedisMariaDbConfig(const std::string& database) {
   SeckillConfig config;
-  config.backend = "redis+mariadb";
-  config.redis_host = SharedServers::redis().host();
-  config.redis_port = SharedServers::redis().port();
-  config.redis_connections = 16;
-  config.redis_timeout_ms = 5000;
-  config.mariadb.host = SharedServers::mariadb().host();
-  config.mariadb.port = SharedServers::mariadb().port();
-  config.mariadb.user = SharedServers::mariadb().user();
-  config.mariadb.password = SharedServers::mariadb().password();
-  config.mariadb.database = database;
-  config.mariadb.timeout_ms = 20000;
-  config.mariadb_connections = 8;
+  storage::testing::UseSharedServers(database, &config);
   config.worker_id = 1;
   QuickJobs(&config);
   return config;
@@ -177,47 +165,28 @@ SeckillConfig EmbeddedConfig(const std::filesystem::path& dir) {
   return config;
 }
 
-void InProcessProvider::Start(const SeckillConfig& config) {
-  Status s = SeckillApp::Create(config, "", &app_);
-  ASSERT_TRUE(s.ok()) << s;
-  ServerOptions options;
-  options.listen = "127.0.0.1:0";
-  options.io_threads = 2;
-  options.worker_threads = 8;
-  options.queue_capacity = 8192;
-  options.filters = {FilterSpec::FromYaml("user_token", BuyerFiltersYaml())};
-  server_ = std::make_unique<Server>(options);
-  for (Service* service : app_->services()) {
-    s = server_->AddService(service);
-    ASSERT_TRUE(s.ok()) << s;
-  }
-  s = server_->Start();
-  ASSERT_TRUE(s.ok()) << s;
-  proxy_ = NewProxy(server_->port());
-  ASSERT_NE(proxy_, nullptr);
+namespace {
+
+// The options of the proxies of these tests, whose front end supplies buyers' tokens.
+ClientOptions BuyerClientOptions(std::chrono::milliseconds timeout) {
+  ClientOptions options = testsupport::LoopbackClientOptions(timeout);
+  options.filters = {FilterSpec::FromYaml("test_buyer", "{name: test_buyer}")};
+  return options;
 }
 
-void InProcessProvider::Stop() {
-  proxy_.reset();
-  if (server_) server_->Stop();
-  server_.reset();
-  if (app_) app_->Stop();
-  app_.reset();
+}  // namespace
+
+void InProcessProvider::Start(const SeckillConfig& config) {
+  std::unique_ptr<SeckillApp> app;
+  Status s = SeckillApp::Create(config, "", &app);
+  ASSERT_TRUE(s.ok()) << s;
+  Serve(std::move(app), {.filters = {FilterSpec::FromYaml("user_token", BuyerFiltersYaml())}},
+        BuyerClientOptions(15s));
 }
 
 std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port, std::chrono::milliseconds timeout) {
-  ClientOptions options;
-  options.target = "127.0.0.1:" + std::to_string(port);
-  options.default_timeout = timeout;
-  options.connect_timeout = 5s;
-  options.reconnect_initial = 10ms;
-  options.reconnect_max = 200ms;
-  options.filters = {FilterSpec::FromYaml("test_buyer", "{name: test_buyer}")};
-  std::shared_ptr<Channel> channel;
-  Status s = NewChannel(options, &channel);
-  EXPECT_TRUE(s.ok()) << s;
-  if (!s.ok()) return nullptr;
-  return std::make_unique<SeckillServiceProxy>(channel);
+  auto channel = testsupport::LoopbackChannel(port, BuyerClientOptions(timeout));
+  return channel ? std::make_unique<SeckillServiceProxy>(channel) : nullptr;
 }
 
 CreateActivityRequest ActivityRequest(const ActivitySpec& spec) {
@@ -259,16 +228,6 @@ PurchaseRequest Purchase(int64_t activity_id, int64_t sku_id, const std::string&
   request.set_user_id(user);
   request.set_request_id(request_id);
   return request;
-}
-
-bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout,
-                std::chrono::milliseconds interval) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    if (condition()) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(interval);
-  }
 }
 
 int64_t WaitCreated(SeckillServiceProxy& proxy, int64_t activity_id, int64_t sku_id,

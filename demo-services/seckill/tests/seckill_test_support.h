@@ -13,7 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "ferry/framework/server.h"
+#include "app_provider.h"
+#include "eventually.h"
 #include "seckill.ferry.h"
 #include "service/seckill_app.h"
 #include "shared_servers.h"
@@ -55,20 +56,10 @@ CallOptions AsUser(const std::string& user);
 void RememberOrderOf(int64_t order_no, const std::string& user);
 
 // SeckillApp served by an in-process ferry::Server on an ephemeral loopback port.
-class InProcessProvider {
+class InProcessProvider : public testsupport::AppProvider<SeckillApp, SeckillServiceProxy> {
  public:
-  ~InProcessProvider() { Stop(); }
   // Fatal gtest failure when it cannot start.
   void Start(const SeckillConfig& config);
-  void Stop();
-  SeckillServiceProxy& proxy() { return *proxy_; }
-  SeckillApp& app() { return *app_; }
-  uint16_t port() const { return server_->port(); }
-
- private:
-  std::unique_ptr<SeckillApp> app_;
-  std::unique_ptr<Server> server_;
-  std::unique_ptr<SeckillServiceProxy> proxy_;
 };
 
 // A proxy to 127.0.0.1:port whose calls give up after `timeout`.
@@ -91,10 +82,7 @@ int64_t CreateActivity(SeckillServiceProxy& proxy, const ActivitySpec& spec, boo
 PurchaseRequest Purchase(int64_t activity_id, int64_t sku_id, const std::string& user,
                          const std::string& request_id);
 
-// Polls `condition` until it is true or `timeout` passes; returns its last value.
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(20),
-                std::chrono::milliseconds interval = std::chrono::milliseconds(20));
+using testsupport::Eventually;
 
 // GetResult until it is CREATED (returns the order number) or FAILED / the timeout (returns 0
 // with a gtest failure).

@@ -8,9 +8,9 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "ferry/framework/channel.h"
 #include "loopback_socket.h"
 #include "service/sha256_hex.h"
+#include "shared_servers_backend.h"
 
 namespace ferry::shortlink::testing {
 
@@ -58,67 +58,36 @@ ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir) {
   }
   SharedServers::Start();
   EXPECT_TRUE(SharedServers::FlushRedis());
-  config.backend = "redis+mariadb";
-  config.redis_host = SharedServers::redis().host();
-  config.redis_port = SharedServers::redis().port();
-  config.redis_connections = 16;
-  config.redis_timeout_ms = 5000;
-  config.mariadb.host = SharedServers::mariadb().host();
-  config.mariadb.port = SharedServers::mariadb().port();
-  config.mariadb.user = SharedServers::mariadb().user();
-  config.mariadb.password = SharedServers::mariadb().password();
-  config.mariadb.database =
-      "shortlink_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
-  config.mariadb.timeout_ms = 20000;
+  storage::testing::UseSharedServers(
+      "shortlink_" + std::to_string(::getpid()) + "_" + std::to_string(++counter), &config);
   config.mariadb_connections = 16;
   return config;
 }
 
+namespace {
+
+// How every provider of these tests serves a ShortLinkApp: with its API-key check.
+testsupport::LoopbackProviderOptions ProviderOptions(const ShortLinkApp& app) {
+  return {.code_filters = {{"shortlink_api_key", app.api_key_filter()}}, .worker_threads = 16};
+}
+
+}  // namespace
+
 void InProcessProvider::Start(const ShortLinkConfig& config) {
-  Status s = ShortLinkApp::Create(config, &owned_);
+  std::unique_ptr<ShortLinkApp> app;
+  Status s = ShortLinkApp::Create(config, &app);
   ASSERT_TRUE(s.ok()) << s;
-  Serve(owned_.get());
+  const testsupport::LoopbackProviderOptions options = ProviderOptions(*app);
+  AppProvider::Serve(std::move(app), options, testsupport::LoopbackClientOptions(20s));
 }
 
 void InProcessProvider::Serve(ShortLinkApp* app) {
-  app_ = app;
-  ServerOptions options;
-  options.listen = "127.0.0.1:0";
-  options.io_threads = 2;
-  options.worker_threads = 16;
-  options.queue_capacity = 8192;
-  server_ = std::make_unique<Server>(options);
-  for (Service* service : app_->services()) {
-    Status s = server_->AddService(service);
-    ASSERT_TRUE(s.ok()) << s;
-  }
-  Status s = server_->AddFilter("shortlink_api_key", app_->api_key_filter());
-  ASSERT_TRUE(s.ok()) << s;
-  s = server_->Start();
-  ASSERT_TRUE(s.ok()) << s;
-  proxy_ = NewProxy(server_->port());
-  ASSERT_NE(proxy_, nullptr);
-}
-
-void InProcessProvider::Stop() {
-  proxy_.reset();
-  if (server_) server_->Stop();
-  server_.reset();
-  if (owned_) owned_->Stop();
-  owned_.reset();
-  app_ = nullptr;
+  AppProvider::Serve(app, ProviderOptions(*app), testsupport::LoopbackClientOptions(20s));
 }
 
 std::unique_ptr<ShortLinkServiceProxy> NewProxy(uint16_t port) {
-  ClientOptions options;
-  options.target = "127.0.0.1:" + std::to_string(port);
-  options.default_timeout = 20s;
-  options.connect_timeout = 5s;
-  std::shared_ptr<Channel> channel;
-  Status s = NewChannel(options, &channel);
-  EXPECT_TRUE(s.ok()) << s;
-  if (!s.ok()) return nullptr;
-  return std::make_unique<ShortLinkServiceProxy>(channel);
+  auto channel = testsupport::LoopbackChannel(port, testsupport::LoopbackClientOptions(20s));
+  return channel ? std::make_unique<ShortLinkServiceProxy>(channel) : nullptr;
 }
 
 CallOptions WithToken(std::string_view token) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "ferry/framework/server.h"
+#include "app_provider.h"
 #include "service/shortlink_app.h"
 #include "shared_servers.h"
 #include "shortlink.ferry.h"
@@ -34,22 +34,11 @@ ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir);
 
 // ShortLinkApp served by an in-process ferry::Server on an ephemeral loopback port; several
 // servers may share one app (one embedded database has one provider process).
-class InProcessProvider {
+class InProcessProvider : public testsupport::AppProvider<ShortLinkApp, ShortLinkServiceProxy> {
  public:
-  ~InProcessProvider() { Stop(); }
   void Start(const ShortLinkConfig& config);
   // Another server in front of `app`.
   void Serve(ShortLinkApp* app);
-  void Stop();
-  ShortLinkServiceProxy& proxy() { return *proxy_; }
-  ShortLinkApp& app() { return *app_; }
-  uint16_t port() const { return server_->port(); }
-
- private:
-  std::unique_ptr<ShortLinkApp> owned_;
-  ShortLinkApp* app_ = nullptr;
-  std::unique_ptr<Server> server_;
-  std::unique_ptr<ShortLinkServiceProxy> proxy_;
 };
 
 std::unique_ptr<ShortLinkServiceProxy> NewProxy(uint16_t port);

@@ -1,0 +1,63 @@
+#pragma once
+
+// The fixture of the seckill provider's end-to-end tests (the seckill_service_test binary, one
+// file per concern): SeckillApp (handlers, order writer, order closer) behind an in-process
+// ferry::Server, called through the generated SeckillServiceProxy, over both backends: embedded
+// (SQLite in a temporary directory) and redis+mariadb (a real Redis and a real MariaDB, one of
+// each per test process). The suite is instantiated once, in seckill_service_fixture.cc.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "seckill_test_support.h"
+
+namespace ferry::seckill::testing {
+
+enum class Backend { kEmbedded, kRedisMariaDb };
+
+class SeckillServiceTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::kEmbedded) {
+      config_ = EmbeddedConfig(dir_.path());
+    } else {
+      ASSERT_NO_FATAL_FAILURE(SharedServers::Start());
+      ASSERT_TRUE(SharedServers::FlushRedis());
+      config_ = RedisMariaDbConfig(FreshDatabaseName("service"));
+    }
+  }
+  void TearDown() override { provider_.Stop(); }
+
+  void StartProvider() { ASSERT_NO_FATAL_FAILURE(provider_.Start(config_)); }
+  SeckillServiceProxy& proxy() { return provider_.proxy(); }
+  OrderStore& store() { return *provider_.app().core().deps.store; }
+  bool cached() const { return GetParam() == Backend::kRedisMariaDb; }
+
+  PurchaseAnswer Buy(int64_t activity_id, const std::string& user, const std::string& request,
+                     int64_t sku_id = 77) {
+    auto r = proxy().Purchase(Purchase(activity_id, sku_id, user, request));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->answer() : PURCHASE_ANSWER_UNSPECIFIED;
+  }
+
+  static ActivityRef Ref(int64_t id) {
+    ActivityRef ref;
+    ref.set_activity_id(id);
+    return ref;
+  }
+
+  OrderState StateOf(int64_t order_no) {
+    OrderRecord order;
+    Status s = store().GetOrder(order_no, &order);
+    EXPECT_TRUE(s.ok()) << s;
+    return order.state;
+  }
+
+  TempDir dir_;
+  SeckillConfig config_;
+  InProcessProvider provider_;
+};
+
+}  // namespace ferry::seckill::testing

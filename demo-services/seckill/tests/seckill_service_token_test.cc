@@ -1,0 +1,144 @@
+// The seckill provider over RPC, on both backends (seckill_service_fixture.h): buyers are who
+// their user tokens say, for purchases and for their orders.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "ferry/plugins/user_token.h"
+#include "seckill_service_fixture.h"
+
+namespace ferry::seckill {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace ferry::seckill::testing;
+
+// --- buyers are who their tokens say -------------------------------------------------------
+
+CallOptions WithUserToken(const std::string& token) {
+  CallOptions options;
+  options.attachments[std::string(plugins::kUserTokenAttachment)] = token;
+  return options;
+}
+
+// Without a token there is no buyer, whatever user ids the requests name: one client cannot
+// take the stock by rotating them. A token that is expired, forged or for another user than
+// the request names is refused too, and nothing is sold.
+TEST_P(SeckillServiceTest, PurchasesWithoutAValidTokenOfTheirUserAreRefused) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  const int64_t id = CreateActivity(proxy(), {.stock = 3});
+  ASSERT_GT(id, 0);
+  for (int i = 0; i < 5; ++i) {
+    const std::string user = "rotating-" + std::to_string(i);
+    auto r = proxy().Purchase(Purchase(id, 77, user, user + "-r"), WithUserToken(""));
+    EXPECT_EQ(r.status().code(), StatusCode::UNAUTHENTICATED) << r.status();
+    EXPECT_NE(r.status().message().find("missing user token"), std::string::npos) << r.status();
+  }
+  const int64_t now_s = WallMs() / 1000;
+  auto expired =
+      proxy().Purchase(Purchase(id, 77, "eve", "eve-1"),
+                       WithUserToken(plugins::MakeUserToken(kUserTokenKeyId, kUserTokenSecret,
+                                                            "eve", now_s - 7200, now_s - 3600)));
+  EXPECT_EQ(expired.status().code(), StatusCode::UNAUTHENTICATED) << expired.status();
+  EXPECT_NE(expired.status().message().find("expired user token"), std::string::npos);
+  auto forged = proxy().Purchase(
+      Purchase(id, 77, "eve", "eve-2"),
+      WithUserToken(plugins::MakeUserToken(kUserTokenKeyId, "guessed", "eve", now_s, now_s + 60)));
+  EXPECT_EQ(forged.status().code(), StatusCode::UNAUTHENTICATED) << forged.status();
+  EXPECT_NE(forged.status().message().find("invalid user token signature"), std::string::npos);
+  // Alice's token, for a purchase that says it is Bob's.
+  auto other = proxy().Purchase(Purchase(id, 77, "bob", "bob-1"), AsUser("alice"));
+  EXPECT_EQ(other.status().code(), StatusCode::PERMISSION_DENIED) << other.status();
+
+  auto activity = proxy().GetActivity(Ref(id));
+  ASSERT_TRUE(activity.ok()) << activity.status();
+  EXPECT_EQ(activity->database_stock(), 3);
+  EXPECT_EQ(activity->cache_stock(), cached() ? 3 : -1);
+
+  // Without a user id the purchase is the token's user's.
+  auto bought = proxy().Purchase(Purchase(id, 77, "", "alice-1"), AsUser("alice"));
+  ASSERT_TRUE(bought.ok()) << bought.status();
+  EXPECT_EQ(bought->answer(), ACCEPTED);
+  GetResultRequest lookup;
+  lookup.set_request_id("alice-1");
+  lookup.set_activity_id(id);
+  lookup.set_sku_id(77);
+  int64_t order_no = 0;
+  ASSERT_TRUE(Eventually([&] {
+    auto r = proxy().GetResult(lookup, AsUser("alice"));
+    order_no = r.ok() && r->state() == CREATED ? r->order_no() : 0;
+    return order_no > 0;
+  }));
+  OrderRecord order;
+  ASSERT_TRUE(store().GetOrder(order_no, &order).ok());
+  EXPECT_EQ(order.user_id, "alice");
+}
+
+// Order numbers are guessable: Bob can neither pay, cancel nor look up Alice's order, and
+// learns no more than he would of an order that does not exist.
+TEST_P(SeckillServiceTest, AnotherUsersOrderIsNotFoundToPayCancelOrLookUp) {
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  const int64_t id = CreateActivity(proxy(), {.stock = 2});
+  ASSERT_GT(id, 0);
+  ASSERT_EQ(Buy(id, "alice", "alice-1"), ACCEPTED);
+  const int64_t order_no = WaitCreated(proxy(), id, 77, "alice-1");
+  ASSERT_GT(order_no, 0);
+  const int64_t missing = order_no + 1'000'000;  // no such order
+
+  const auto without_number = [](const Status& s, int64_t number) {
+    std::string text = s.message();
+    const std::string digits = std::to_string(number);
+    if (const size_t at = text.find(digits); at != std::string::npos) {
+      text.replace(at, digits.size(), "N");
+    }
+    return text;
+  };
+  CancelOrderRequest cancel;
+  cancel.set_order_no(order_no);
+  auto stolen_cancel = proxy().CancelOrder(cancel, AsUser("bob"));
+  EXPECT_EQ(stolen_cancel.status().code(), StatusCode::NOT_FOUND) << stolen_cancel.status();
+  cancel.set_order_no(missing);
+  auto no_cancel = proxy().CancelOrder(cancel, AsUser("bob"));
+  EXPECT_EQ(no_cancel.status().code(), StatusCode::NOT_FOUND) << no_cancel.status();
+  EXPECT_EQ(without_number(stolen_cancel.status(), order_no),
+            without_number(no_cancel.status(), missing));
+
+  PayRequest pay;
+  pay.set_order_no(order_no);
+  pay.set_channel("alipay");
+  pay.set_channel_txn_id("bob-pays");
+  auto stolen_pay = proxy().Pay(pay, AsUser("bob"));
+  EXPECT_EQ(stolen_pay.status().code(), StatusCode::NOT_FOUND) << stolen_pay.status();
+  pay.set_order_no(missing);
+  auto no_pay = proxy().Pay(pay, AsUser("bob"));
+  EXPECT_EQ(no_pay.status().code(), StatusCode::NOT_FOUND) << no_pay.status();
+  EXPECT_EQ(without_number(stolen_pay.status(), order_no),
+            without_number(no_pay.status(), missing));
+
+  GetResultRequest lookup;
+  lookup.set_request_id("alice-1");
+  lookup.set_activity_id(id);
+  lookup.set_sku_id(77);
+  auto peek = proxy().GetResult(lookup, AsUser("bob"));
+  EXPECT_EQ(peek.status().code(), StatusCode::NOT_FOUND) << peek.status();
+  lookup.set_user_id("alice");
+  auto claimed = proxy().GetResult(lookup, AsUser("bob"));
+  EXPECT_EQ(claimed.status().code(), StatusCode::PERMISSION_DENIED) << claimed.status();
+
+  // Alice's order is untouched, and hers to pay.
+  EXPECT_EQ(StateOf(order_no), OrderState::kUnpaid);
+  pay.set_order_no(order_no);
+  pay.set_channel_txn_id("alice-pays");
+  auto paid = proxy().Pay(pay, AsUser("alice"));
+  ASSERT_TRUE(paid.ok()) << paid.status();
+  EXPECT_EQ(paid->outcome(), PAID);
+  const ReconcileResponse report = Settle(proxy(), id);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+  EXPECT_EQ(report.orders_paid(), 1);
+  EXPECT_EQ(report.refunds_required(), 0);
+}
+
+}  // namespace
+}  // namespace ferry::seckill

@@ -1,0 +1,58 @@
+#include "loopback_provider.h"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+
+namespace ferry::testsupport {
+
+void LoopbackProvider::Start(const LoopbackProviderOptions& options) {
+  ServerOptions server;
+  server.listen = "127.0.0.1:0";
+  server.io_threads = 2;
+  server.worker_threads = options.worker_threads;
+  // Room for the tests' crowds of concurrent calls, which a smaller queue would answer
+  // OVERLOADED.
+  server.queue_capacity = 8192;
+  server.filters = options.filters;
+  server_ = std::make_unique<Server>(server);
+  for (Service* service : options.services) {
+    Status s = server_->AddService(service);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  for (const CodeFilter& filter : options.code_filters) {
+    Status s = server_->AddFilter(filter.name, filter.filter);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  Status s = server_->Start();
+  ASSERT_TRUE(s.ok()) << s;
+}
+
+void LoopbackProvider::Stop() {
+  if (server_) server_->Stop();
+  server_.reset();
+}
+
+uint16_t LoopbackProvider::port() const { return server_ ? server_->port() : 0; }
+
+std::string LoopbackProvider::address() const { return "127.0.0.1:" + std::to_string(port()); }
+
+ClientOptions LoopbackClientOptions(std::chrono::milliseconds timeout) {
+  using namespace std::chrono_literals;
+  ClientOptions options;
+  options.default_timeout = timeout;
+  options.connect_timeout = 5s;
+  options.reconnect_initial = 10ms;
+  options.reconnect_max = 200ms;
+  return options;
+}
+
+std::shared_ptr<Channel> LoopbackChannel(uint16_t port, ClientOptions options) {
+  options.target = "127.0.0.1:" + std::to_string(port);
+  std::shared_ptr<Channel> channel;
+  Status s = NewChannel(options, &channel);
+  EXPECT_TRUE(s.ok()) << s;
+  return s.ok() ? channel : nullptr;
+}
+
+}  // namespace ferry::testsupport
