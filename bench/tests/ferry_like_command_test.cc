@@ -109,9 +109,29 @@ TEST(LikeCommandTest, EmbeddedWorkloadEndsWithEveryCountEqualToTheTruth) {
   EXPECT_THAT(LastLine(run.out), HasSubstr(" errors=0 mismatched=0"));
 }
 
+// A like provider whose counts are a map the test's SetLike keeps, and whose Reconcile claims all
+// is well: the bench must not take its word.
+class MapCountedLike : public like::LikeServiceBase {
+ public:
+  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
+                   like::GetCountsResponse* response) override {
+    std::lock_guard lock(mu_);
+    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
+    return Status::Ok();
+  }
+  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
+                   like::ReconcileResponse*) override {
+    return Status::Ok();
+  }
+
+ protected:
+  std::mutex mu_;
+  std::map<int64_t, int64_t> counts_;  // by content id
+};
+
 // A provider that counts every liked=true call, repeats and all, and never an unlike: the check
 // must find the counts off the truth.
-class MiscountingLike final : public like::LikeServiceBase {
+class MiscountingLike final : public MapCountedLike {
  public:
   Status SetLike(ServerContext&, const like::SetLikeRequest& request,
                  like::SetLikeResponse* response) override {
@@ -121,20 +141,6 @@ class MiscountingLike final : public like::LikeServiceBase {
     response->set_count(counts_[request.content_id()]);
     return Status::Ok();
   }
-  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
-                   like::GetCountsResponse* response) override {
-    std::lock_guard lock(mu_);
-    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
-    return Status::Ok();
-  }
-  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
-                   like::ReconcileResponse*) override {
-    return Status::Ok();  // claims all is well: the bench must not take its word
-  }
-
- private:
-  std::mutex mu_;
-  std::map<int64_t, int64_t> counts_;
 };
 
 TEST(LikeCommandTest, AProviderThatMiscountsFailsTheCheck) {
@@ -161,7 +167,7 @@ TEST(LikeCommandTest, AProviderThatMiscountsFailsTheCheck) {
 // Keeps the state right (a set per content) but answers some calls only after the caller's
 // timeout, having applied them: the bench must resend those with the same request id and state,
 // and count a pair whose every attempt timed out as uncertain, not as its last wish.
-class LateLike final : public like::LikeServiceBase {
+class LateLike final : public MapCountedLike {
  public:
   // `late(request_id, attempt)`: whether attempt (1, 2, ...) of that request answers late.
   explicit LateLike(std::function<bool(const std::string&, int)> late) : late_(std::move(late)) {}
@@ -183,16 +189,6 @@ class LateLike final : public like::LikeServiceBase {
     if (late) std::this_thread::sleep_for(std::chrono::milliseconds(250));
     return Status::Ok();
   }
-  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
-                   like::GetCountsResponse* response) override {
-    std::lock_guard lock(mu_);
-    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
-    return Status::Ok();
-  }
-  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
-                   like::ReconcileResponse*) override {
-    return Status::Ok();
-  }
 
   int resent() {
     std::lock_guard lock(mu_);
@@ -207,10 +203,8 @@ class LateLike final : public like::LikeServiceBase {
 
  private:
   const std::function<bool(const std::string&, int)> late_;
-  std::mutex mu_;
   std::map<std::string, std::pair<int, bool>> requests_;  // request id -> attempts, liked
   std::map<std::pair<int64_t, std::string>, bool> state_;
-  std::map<int64_t, int64_t> counts_;
   int resent_with_another_state_ = 0;
 };
 

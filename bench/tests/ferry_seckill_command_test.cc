@@ -127,13 +127,17 @@ TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
   EXPECT_EQ(users.size(), 5u);
 }
 
-// A provider that accepts every purchase: the checks must catch the oversell.
-class OversellingSeckill final : public seckill::SeckillServiceBase {
+// The part of a test's seckill provider that is always the same: an activity `activity_id` with
+// the stock it was created with, preheated to that, without a cache; paying and cancelling are
+// not part of a sale.
+class FakeSeckill : public seckill::SeckillServiceBase {
  public:
+  explicit FakeSeckill(int64_t activity_id) : activity_id_(activity_id) {}
+
   Status CreateActivity(ServerContext&, const seckill::CreateActivityRequest& request,
                         seckill::CreateActivityResponse* response) override {
     stock_ = request.activity().stock();
-    response->set_activity_id(7);
+    response->set_activity_id(activity_id_);
     return Status::Ok();
   }
   Status Preheat(ServerContext&, const seckill::ActivityRef&,
@@ -146,6 +150,24 @@ class OversellingSeckill final : public seckill::SeckillServiceBase {
     response->set_cache_stock(-1);
     return Status::Ok();
   }
+  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
+                     seckill::CancelOrderResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+
+ private:
+  const int64_t activity_id_;
+  std::atomic<int64_t> stock_{0};
+};
+
+// A provider that accepts every purchase: the checks must catch the oversell.
+class OversellingSeckill final : public FakeSeckill {
+ public:
+  OversellingSeckill() : FakeSeckill(7) {}
+
   Status Purchase(ServerContext&, const seckill::PurchaseRequest&,
                   seckill::PurchaseResponse* response) override {
     accepted_.fetch_add(1);
@@ -157,13 +179,6 @@ class OversellingSeckill final : public seckill::SeckillServiceBase {
     response->set_state(seckill::CREATED);
     return Status::Ok();
   }
-  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
-  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
-                     seckill::CancelOrderResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
   Status Reconcile(ServerContext&, const seckill::ActivityRef&,
                    seckill::ReconcileResponse* response) override {
     response->set_orders_unpaid(accepted_.load());
@@ -172,7 +187,6 @@ class OversellingSeckill final : public seckill::SeckillServiceBase {
   }
 
  private:
-  std::atomic<int64_t> stock_{0};
   std::atomic<int64_t> accepted_{0};
 };
 
@@ -202,26 +216,10 @@ struct ScriptedSale {
   int64_t activity_id = 8;                 // what CreateActivity answers
 };
 
-class ScriptedSeckill final : public seckill::SeckillServiceBase {
+class ScriptedSeckill final : public FakeSeckill {
  public:
-  explicit ScriptedSeckill(ScriptedSale sale) : sale_(sale) {}
+  explicit ScriptedSeckill(ScriptedSale sale) : FakeSeckill(sale.activity_id), sale_(sale) {}
 
-  Status CreateActivity(ServerContext&, const seckill::CreateActivityRequest& request,
-                        seckill::CreateActivityResponse* response) override {
-    stock_ = request.activity().stock();
-    response->set_activity_id(sale_.activity_id);
-    return Status::Ok();
-  }
-  Status Preheat(ServerContext&, const seckill::ActivityRef&,
-                 seckill::PreheatResponse* response) override {
-    response->set_cached_stock(stock_);
-    return Status::Ok();
-  }
-  Status GetActivity(ServerContext&, const seckill::ActivityRef&,
-                     seckill::GetActivityResponse* response) override {
-    response->set_cache_stock(-1);
-    return Status::Ok();
-  }
   Status Purchase(ServerContext&, const seckill::PurchaseRequest& request,
                   seckill::PurchaseResponse* response) override {
     std::lock_guard lock(mu_);
@@ -258,13 +256,6 @@ class ScriptedSeckill final : public seckill::SeckillServiceBase {
     }
     return Status::Ok();
   }
-  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
-  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
-                     seckill::CancelOrderResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
   Status Reconcile(ServerContext&, const seckill::ActivityRef&,
                    seckill::ReconcileResponse* response) override {
     response->set_orders_unpaid(sale_.live);
@@ -275,7 +266,6 @@ class ScriptedSeckill final : public seckill::SeckillServiceBase {
 
  private:
   const ScriptedSale sale_;
-  std::atomic<int64_t> stock_{0};
   std::mutex mu_;
   std::map<std::string, seckill::PurchaseAnswer> answers_;  // by request id
   std::set<std::string> buyers_;                            // users holding an order
