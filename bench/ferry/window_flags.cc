@@ -50,21 +50,7 @@ void AddWindowFlags(FlagParser& flags, LoadOptions* load, ChannelFlags* channel,
       "--threads", "T", &load->threads, 1, 1'024,
       "client IO threads per connection (default " + std::to_string(load->threads) + ")");
   AddChannelFlags(flags, channel, load);
-  flags.AddCheck([load](std::string* error) {
-    const uint64_t window = uint64_t{load->conns} * load->depth;
-    if (window > kMaxCallsInFlight) {
-      *error = "--conns x --depth: at most " + std::to_string(kMaxCallsInFlight) +
-               " calls in flight, got " + std::to_string(window);
-      return false;
-    }
-    HostPort ignored;
-    std::string why;
-    if (!load->target.empty() && !ParseHostPort(load->target, &ignored, &why)) {
-      *error = "--target: " + why;
-      return false;
-    }
-    return true;
-  });
+  flags.AddCheck([load](std::string* error) { return CheckLoadShape(*load, error); });
 }
 
 void AddUserTokenKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,

@@ -10,8 +10,8 @@
 namespace ferry::bench {
 
 // The flags of a command that keeps a window of --conns x --depth calls out on its service:
-// --target, --conns, --depth, --threads and the channel flags, with the rule that the window
-// fits kMaxCallsInFlight and --target is a HOST:PORT. The defaults shown are what `load` holds.
+// --target, --conns, --depth, --threads and the channel flags, with CheckLoadShape's rules. The
+// defaults shown are what `load` holds.
 // `server` names what --target is ("the seckill-server"), `calls` what the calls are
 // ("purchases").
 void AddWindowFlags(FlagParser& flags, LoadOptions* load, ChannelFlags* channel,
