@@ -7,7 +7,7 @@
 #    (server.metrics / the client's metrics), interleaved pairs: what counting costs a call.
 # Everything on loopback; servers stopped by PID.
 #   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_PAIRS (default 7), FERRY_BENCH_CONNS (wrk's
-#   connections, default 32)
+#   connections, default 32), FERRY_BUILD_DIR (default build)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/echo_configs.sh"
 source "$(dirname "$0")/lib/nginx_wrk.sh"
@@ -16,8 +16,9 @@ cd "$FERRY_ROOT"
 SECONDS_PER_RUN="${FERRY_BENCH_SECONDS:-5}"
 PAIRS="${FERRY_BENCH_PAIRS:-7}"
 CONNS="${FERRY_BENCH_CONNS:-32}"
+BUILD_DIR="${FERRY_BUILD_DIR:-build}"
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
-ferry_build build -- echo-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench-http.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
@@ -26,10 +27,10 @@ sed 's/^server:$/server:\n  metrics: false/' "$RUN_DIR/echo.yaml" >"$RUN_DIR/ech
 
 FERRY_PORT=$(ferry_free_port)
 ferry_start echo-server "listening on" 20 "$RUN_DIR/ferry.log" \
-  build/bin/echo-server --config "$RUN_DIR/echo.yaml" --port "$FERRY_PORT"
+  "$BUILD_DIR"/bin/echo-server --config "$RUN_DIR/echo.yaml" --port "$FERRY_PORT"
 UNMETERED_PORT=$(ferry_free_port)
 ferry_start echo-server-unmetered "listening on" 20 "$RUN_DIR/unmetered.log" \
-  build/bin/echo-server --config "$RUN_DIR/echo-unmetered.yaml" --port "$UNMETERED_PORT"
+  "$BUILD_DIR"/bin/echo-server --config "$RUN_DIR/echo-unmetered.yaml" --port "$UNMETERED_PORT"
 
 # The gateway's answer to the request wrk sends, so that both servers write the same bytes.
 PAYLOAD='{"payload":"aGVsbG8gZmVycnk="}'
@@ -58,8 +59,8 @@ clients:
 YAML
 # bench_qps <client>: QPS of one ferry-bench run, 4 connections x 32 outstanding, 16 B.
 bench_qps() {
-  build/bin/ferry-bench echo --config "$RUN_DIR/client.yaml" --client "$1" --conns 4 --depth 32 \
-    --size 16 --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null | tail -n 1 |
+  "$BUILD_DIR"/bin/ferry-bench echo --config "$RUN_DIR/client.yaml" --client "$1" --conns 4 \
+    --depth 32 --size 16 --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null | tail -n 1 |
     sed -n 's/.* qps=\([0-9]*\).*/\1/p'
 }
 

@@ -142,21 +142,19 @@ void Sale::Reconcile(SeckillBenchOutcome* o, Findings* f) {
 void Sale::ReadDatabase(SeckillBenchOutcome* o, Findings* f) {
   // --verify-db: the database of record read directly, not through the provider.
   if (options_.database.kind.empty()) return;
-  {
-    std::vector<std::pair<std::string, std::string>> accepted_ids;  // request id, user id
-    accepted_ids.reserve(f->accepted_requests.size());
-    for (const auto& [buyer, second_request] : f->accepted_requests) {
-      accepted_ids.emplace_back(RequestId(activity_id_, buyer, second_request),
-                                UserId(activity_id_, buyer));
-    }
-    f->database_status =
-        ReadSeckillDatabase(options_.database, activity_id_, accepted_ids, &o->database);
-    o->database_read = f->database_status.ok();
-    if (o->database_read) {
-      const SeckillDatabaseFindings& d = o->database;
-      o->oversold = std::max(o->oversold, std::max<int64_t>(0, d.unpaid + d.paid - options_.stock));
-      o->duplicate_orders = std::max(o->duplicate_orders, d.users_with_two_orders);
-    }
+  std::vector<std::pair<std::string, std::string>> accepted_ids;  // request id, user id
+  accepted_ids.reserve(f->accepted_requests.size());
+  for (const auto& [buyer, second_request] : f->accepted_requests) {
+    accepted_ids.emplace_back(RequestId(activity_id_, buyer, second_request),
+                              UserId(activity_id_, buyer));
+  }
+  f->database_status =
+      ReadSeckillDatabase(options_.database, activity_id_, accepted_ids, &o->database);
+  o->database_read = f->database_status.ok();
+  if (o->database_read) {
+    const SeckillDatabaseFindings& d = o->database;
+    o->oversold = std::max(o->oversold, std::max<int64_t>(0, d.unpaid + d.paid - options_.stock));
+    o->duplicate_orders = std::max(o->duplicate_orders, d.users_with_two_orders);
   }
 }
 
