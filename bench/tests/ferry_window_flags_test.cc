@@ -19,28 +19,27 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Parsed {
-  FlagParser::Outcome outcome;
-  std::string error;
+// What a command with the window flags and --user-token-key (4 x 32 by default) made of `args`.
+struct WindowCommand {
+  explicit WindowCommand(std::vector<const char*> args) {
+    load.conns = 4;
+    load.depth = 32;
+    FlagParser flags("ferry-bench test");
+    AddWindowFlags(flags, &load, &channel, "test-server", "calls");
+    AddUserTokenKeyFlag(flags, "each call", &key_id, &secret);
+    outcome = flags.Parse(args, &error);
+  }
+
   LoadOptions load;
   ChannelFlags channel;
   std::string key_id;
   std::string secret;
+  FlagParser::Outcome outcome = FlagParser::Outcome::kError;
+  std::string error;
 };
 
-Parsed Parse(std::vector<const char*> args) {
-  Parsed p;
-  p.load.conns = 4;
-  p.load.depth = 32;
-  FlagParser flags("ferry-bench test");
-  AddWindowFlags(flags, &p.load, &p.channel, "test-server", "calls");
-  AddUserTokenKeyFlag(flags, "each call", &p.key_id, &p.secret);
-  p.outcome = flags.Parse(args, &p.error);
-  return p;
-}
-
 TEST(WindowFlagsTest, TakesTheWindowAndDescribesIt) {
-  const Parsed p = Parse({"--target", "127.0.0.1:7001", "--conns", "2", "--threads", "3"});
+  const WindowCommand p({"--target", "127.0.0.1:7001", "--conns", "2", "--threads", "3"});
   ASSERT_EQ(p.outcome, FlagParser::Outcome::kOk) << p.error;
   EXPECT_EQ(p.load.conns, 2u);
   EXPECT_EQ(p.load.depth, 32u);  // the command's default
@@ -49,10 +48,10 @@ TEST(WindowFlagsTest, TakesTheWindowAndDescribesIt) {
 }
 
 TEST(WindowFlagsTest, RefusesAWindowBeyondTheLimitAndAMalformedTarget) {
-  const Parsed wide = Parse({"--target", "127.0.0.1:7001", "--conns", "1000", "--depth", "1001"});
+  const WindowCommand wide({"--target", "127.0.0.1:7001", "--conns", "1000", "--depth", "1001"});
   EXPECT_EQ(wide.outcome, FlagParser::Outcome::kError);
   EXPECT_THAT(wide.error, HasSubstr("--conns x --depth: at most 1000000 calls in flight"));
-  const Parsed bad = Parse({"--target", "no-port"});
+  const WindowCommand bad({"--target", "no-port"});
   EXPECT_EQ(bad.outcome, FlagParser::Outcome::kError);
   EXPECT_THAT(bad.error, HasSubstr("--target: "));
 }
@@ -62,22 +61,22 @@ TEST(WindowFlagsTest, ReadsTheUserTokenKeyFromItsFile) {
   const std::string file = dir.File("secret");
   std::ofstream(file) << "s3cret\n";
   const std::string flag = "scripts:" + file;
-  const Parsed p = Parse({"--target", "127.0.0.1:7001", "--user-token-key", flag.c_str()});
+  const WindowCommand p({"--target", "127.0.0.1:7001", "--user-token-key", flag.c_str()});
   ASSERT_EQ(p.outcome, FlagParser::Outcome::kOk) << p.error;
   EXPECT_EQ(p.key_id, "scripts");
   EXPECT_EQ(p.secret, "s3cret");
 }
 
 TEST(WindowFlagsTest, NamesWhatIsWrongWithAUserTokenKey) {
-  const Parsed no_colon = Parse({"--target", "127.0.0.1:7001", "--user-token-key", "scripts"});
+  const WindowCommand no_colon({"--target", "127.0.0.1:7001", "--user-token-key", "scripts"});
   EXPECT_THAT(no_colon.error, HasSubstr("--user-token-key: expected ID:SECRET_FILE"));
-  const Parsed no_file =
-      Parse({"--target", "127.0.0.1:7001", "--user-token-key", "scripts:/nonexistent/secret"});
+  const WindowCommand no_file(
+      {"--target", "127.0.0.1:7001", "--user-token-key", "scripts:/nonexistent/secret"});
   EXPECT_THAT(no_file.error, HasSubstr("cannot read a secret from '/nonexistent/secret'"));
   const ScratchDir dir("window-flags-id");
   const std::string flag = "bad key:" + dir.File("secret");
   std::ofstream(dir.File("secret")) << "s3cret";
-  const Parsed bad_id = Parse({"--target", "127.0.0.1:7001", "--user-token-key", flag.c_str()});
+  const WindowCommand bad_id({"--target", "127.0.0.1:7001", "--user-token-key", flag.c_str()});
   EXPECT_THAT(bad_id.error, HasSubstr("'bad key' is not a key id"));
 }
 
