@@ -7,16 +7,18 @@
 #    (server.metrics / the client's metrics), interleaved pairs: what counting costs a call.
 # Everything on loopback; servers stopped by PID.
 #   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_PAIRS (default 7), FERRY_BENCH_CONNS (wrk's
-#   connections, default 32)
+#   connections, default 32), FERRY_BUILD_DIR (default build)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/echo_configs.sh"
+source "$(dirname "$0")/lib/nginx_wrk.sh"
 cd "$FERRY_ROOT"
 
 SECONDS_PER_RUN="${FERRY_BENCH_SECONDS:-5}"
 PAIRS="${FERRY_BENCH_PAIRS:-7}"
 CONNS="${FERRY_BENCH_CONNS:-32}"
+BUILD_DIR="${FERRY_BUILD_DIR:-build}"
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
-ferry_build build -- echo-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench-http.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
@@ -25,40 +27,16 @@ sed 's/^server:$/server:\n  metrics: false/' "$RUN_DIR/echo.yaml" >"$RUN_DIR/ech
 
 FERRY_PORT=$(ferry_free_port)
 ferry_start echo-server "listening on" 20 "$RUN_DIR/ferry.log" \
-  build/bin/echo-server --config "$RUN_DIR/echo.yaml" --port "$FERRY_PORT"
+  "$BUILD_DIR"/bin/echo-server --config "$RUN_DIR/echo.yaml" --port "$FERRY_PORT"
 UNMETERED_PORT=$(ferry_free_port)
 ferry_start echo-server-unmetered "listening on" 20 "$RUN_DIR/unmetered.log" \
-  build/bin/echo-server --config "$RUN_DIR/echo-unmetered.yaml" --port "$UNMETERED_PORT"
+  "$BUILD_DIR"/bin/echo-server --config "$RUN_DIR/echo-unmetered.yaml" --port "$UNMETERED_PORT"
 
 # The gateway's answer to the request wrk sends, so that both servers write the same bytes.
 PAYLOAD='{"payload":"aGVsbG8gZmVycnk="}'
 NGINX_PORT=$(ferry_free_port)
-mkdir -p "$RUN_DIR/nginx"
-cat >"$RUN_DIR/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $RUN_DIR/nginx/nginx.pid;
-error_log stderr notice;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $RUN_DIR/nginx;
-  proxy_temp_path $RUN_DIR/nginx;
-  fastcgi_temp_path $RUN_DIR/nginx;
-  uwsgi_temp_path $RUN_DIR/nginx;
-  scgi_temp_path $RUN_DIR/nginx;
-  keepalive_requests 100000000;
-  server {
-    listen 127.0.0.1:$NGINX_PORT;
-    location / {
-      default_type application/json;
-      return 200 '$PAYLOAD';
-    }
-  }
-}
-CONF
-ferry_start nginx "start worker process" 20 "$RUN_DIR/nginx.log" \
-  nginx -p "$RUN_DIR/nginx" -c "$RUN_DIR/nginx/nginx.conf"
+ferry_start_nginx "$RUN_DIR/nginx" "$NGINX_PORT" "default_type application/json;" \
+  "return 200 '$PAYLOAD';"
 
 cat >"$RUN_DIR/post.lua" <<LUA
 wrk.method = "POST"
@@ -68,13 +46,10 @@ LUA
 expected="$(curl -s -XPOST "http://127.0.0.1:$FERRY_PORT/ferry.demo.EchoService/Echo" -d "$PAYLOAD")"
 [ "$expected" = "$PAYLOAD" ] || { echo "the gateway answered '$expected', not '$PAYLOAD'" >&2; exit 1; }
 
-# wrk_rps <port>: requests per second of one wrk run (non-2xx answers fail the run).
+# wrk_rps <port>: requests per second of one wrk run POSTing the payload to the gateway's Echo.
 wrk_rps() {
-  local out
-  out="$(wrk -t1 -c"$CONNS" -d"${SECONDS_PER_RUN}s" -s "$RUN_DIR/post.lua" \
-    "http://127.0.0.1:$1/ferry.demo.EchoService/Echo")"
-  if grep -q "Non-2xx" <<<"$out"; then echo "wrk saw errors:" >&2; echo "$out" >&2; exit 1; fi
-  awk '/^Requests\/sec:/ {printf "%d\n", $2}' <<<"$out"
+  ferry_wrk_rps "$CONNS" "$SECONDS_PER_RUN" "http://127.0.0.1:$1/ferry.demo.EchoService/Echo" \
+    -s "$RUN_DIR/post.lua"
 }
 
 cat >"$RUN_DIR/client.yaml" <<YAML
@@ -84,14 +59,10 @@ clients:
 YAML
 # bench_qps <client>: QPS of one ferry-bench run, 4 connections x 32 outstanding, 16 B.
 bench_qps() {
-  build/bin/ferry-bench echo --config "$RUN_DIR/client.yaml" --client "$1" --conns 4 --depth 32 \
-    --size 16 --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null | tail -n 1 |
+  "$BUILD_DIR"/bin/ferry-bench echo --config "$RUN_DIR/client.yaml" --client "$1" --conns 4 \
+    --depth 32 --size 16 --duration "$SECONDS_PER_RUN" --threads 1 2>/dev/null | tail -n 1 |
     sed -n 's/.* qps=\([0-9]*\).*/\1/p'
 }
-
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-pair_ratios() { paste "$1" "$2" | awk '$2 > 0 {printf "%.4f\n", $1 / $2}' | median; }
 
 : >"$RUN_DIR/ferry-http"
 : >"$RUN_DIR/nginx-http"

@@ -11,6 +11,7 @@
 #   connections, default 32), FERRY_BUILD_DIR (default build)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/shortlink.sh"
+source "$(dirname "$0")/lib/nginx_wrk.sh"
 cd "$FERRY_ROOT"
 
 SECONDS_PER_RUN="${FERRY_BENCH_SECONDS:-5}"
@@ -36,44 +37,12 @@ CODE=$(curl -sf -XPOST "http://127.0.0.1:$PORT/ferry.shortlink.ShortLinkService/
   { echo "the short link /$CODE does not redirect" >&2; exit 1; }
 
 NGINX_PORT=$(ferry_free_port)
-mkdir -p "$RUN_DIR/nginx"
-cat >"$RUN_DIR/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $RUN_DIR/nginx/nginx.pid;
-error_log stderr notice;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $RUN_DIR/nginx;
-  proxy_temp_path $RUN_DIR/nginx;
-  fastcgi_temp_path $RUN_DIR/nginx;
-  uwsgi_temp_path $RUN_DIR/nginx;
-  scgi_temp_path $RUN_DIR/nginx;
-  keepalive_requests 100000000;
-  server {
-    listen 127.0.0.1:$NGINX_PORT;
-    location / {
-      add_header Cache-Control "private, no-store";
-      return 302 https://example.com/;
-    }
-  }
-}
-CONF
-ferry_start nginx "start worker process" 20 "$RUN_DIR/nginx.log" \
-  nginx -p "$RUN_DIR/nginx" -c "$RUN_DIR/nginx/nginx.conf"
+ferry_start_nginx "$RUN_DIR/nginx" "$NGINX_PORT" 'add_header Cache-Control "private, no-store";' \
+  "return 302 https://example.com/;"
 
-# wrk_rps <port>: requests per second of one wrk run (4xx/5xx answers fail the run). wrk sends
-# no User-Agent, so the service counts these visits as bots: recorded all the same.
-wrk_rps() {
-  local out
-  out="$(wrk -t1 -c"$CONNS" -d"${SECONDS_PER_RUN}s" "http://127.0.0.1:$1/$CODE")"
-  if grep -q "Non-2xx" <<<"$out"; then echo "wrk saw errors:" >&2; echo "$out" >&2; exit 1; fi
-  awk '/^Requests\/sec:/ {printf "%d\n", $2}' <<<"$out"
-}
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-pair_ratios() { paste "$1" "$2" | awk '$2 > 0 {printf "%.4f\n", $1 / $2}' | median; }
+# wrk_rps <port>: requests per second of one wrk run GETting the short link. wrk sends no
+# User-Agent, so the service counts these visits as bots: recorded all the same.
+wrk_rps() { ferry_wrk_rps "$CONNS" "$SECONDS_PER_RUN" "http://127.0.0.1:$1/$CODE"; }
 
 : >"$RUN_DIR/ferry"
 : >"$RUN_DIR/nginx-rps"

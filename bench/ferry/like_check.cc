@@ -4,6 +4,7 @@
 #include <numeric>
 #include <thread>
 
+#include "ferry/bench/result_line.h"
 #include "like_load.h"
 
 namespace ferry::bench {
@@ -26,9 +27,7 @@ void LikeLoad::Settle(const std::vector<LikeTruth::Tally>& tallies, std::vector<
     if (tallies[i].touched) written.push_back(i);
   }
   counts->assign(tallies.size(), -1);
-  const Clock::time_point deadline =
-      load_end_ + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(options_.settle_timeout_s));
+  const Clock::time_point deadline = load_end_ + Seconds(options_.settle_timeout_s);
   Clock::time_point next_note = Clock::now() + std::chrono::seconds(1);
   while (true) {
     size_t wrong = 0;
@@ -53,7 +52,7 @@ void LikeLoad::Settle(const std::vector<LikeTruth::Tally>& tallies, std::vector<
     settle_note_ = std::to_string(wrong) + " of " + std::to_string(written.size()) +
                    " contents off the truth" + (failed.ok() ? "" : "; " + failed.ToString());
     if (wrong == 0) {
-      settle_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(now - load_end_).count();
+      settle_ms_ = MillisBetween(load_end_, now);
       return;
     }
     if (now >= deadline) return;
@@ -73,9 +72,7 @@ int64_t LikeLoad::ReconcileHottest(const std::vector<LikeTruth::Tally>& tallies)
   int64_t violations = 0;
   // Persisting may take longer than the counts (redis-first: the event writers follow Redis),
   // so the same allowance again, from now.
-  const Clock::time_point deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(options_.settle_timeout_s));
+  const Clock::time_point deadline = Clock::now() + Seconds(options_.settle_timeout_s);
   Clock::time_point next_note = Clock::now() + std::chrono::seconds(1);
   for (size_t k = 0; k < std::min(kReconciled, order.size()); ++k) {
     if (!tallies[order[k]].touched) break;
@@ -116,32 +113,22 @@ int64_t LikeLoad::ReconcileHottest(const std::vector<LikeTruth::Tally>& tallies)
       break;
     }
   }
-  persisted_ms_ =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - load_end_).count();
+  persisted_ms_ = MillisBetween(load_end_, Clock::now());
   return violations;
 }
 
 bool LikeLoad::Check(LikeBenchOutcome* o) {
-  LatencyHistogram set_latency;
-  LatencyHistogram get_latency;
-  std::array<uint64_t, kStatusCodes> errors{};
+  const CallTotals<kKinds> totals = SumCalls<kKinds>(recorders_);
+  const LatencyHistogram& set_latency = totals.latency[kSet];
+  const LatencyHistogram& get_latency = totals.latency[kGet];
+  const LatencyHistogram all = totals.AllLatency();
   o->retries = 0;
   o->rate_limited = 0;
   recorders_.ForEach([&](const Recorder& r) {
-    set_latency.Merge(r.set_latency);
-    get_latency.Merge(r.get_latency);
     o->retries += r.retries.Load();
     o->rate_limited += r.rate_limited.Load();
-    for (size_t i = 0; i < errors.size(); ++i) errors[i] += r.errors[i].Load();
   });
-  LatencyHistogram all;
-  all.Merge(set_latency);
-  all.Merge(get_latency);
-  const auto per_second = [this](uint64_t n) {
-    return load_seconds_ > 0
-               ? static_cast<uint64_t>(std::llround(static_cast<double>(n) / load_seconds_))
-               : 0;
-  };
+  const auto per_second = [this](uint64_t n) { return PerSecond(n, load_seconds_); };
   o->qps = per_second(all.count());
   o->set_qps = per_second(set_latency.count());
   o->get_qps = per_second(get_latency.count());
@@ -149,16 +136,7 @@ bool LikeLoad::Check(LikeBenchOutcome* o) {
   o->p99_us = ToMicros(all.ValueAtPercentile(99));
   o->set_p99_us = ToMicros(set_latency.ValueAtPercentile(99));
   o->get_p99_us = ToMicros(get_latency.ValueAtPercentile(99));
-  o->errors = 0;
-  o->errors_by_status.clear();
-  for (size_t i = 0; i < errors.size(); ++i) {
-    if (errors[i] == 0) continue;
-    o->errors += errors[i];
-    o->errors_by_status.emplace_back(
-        i == 0 ? "BAD_ANSWER" : std::string(StatusCodeName(static_cast<StatusCode>(i))), errors[i]);
-  }
-  std::stable_sort(o->errors_by_status.begin(), o->errors_by_status.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  o->errors_by_status = ErrorsByStatus(totals.errors, &o->errors);
 
   std::vector<std::string> failures;
   const bool drained = loop_->finished();
@@ -231,13 +209,25 @@ bool LikeLoad::Check(LikeBenchOutcome* o) {
   out_ << "check: " << (o->passed ? "PASS" : "FAIL");
   for (const std::string& failure : failures) out_ << "; " << failure;
   out_ << "\n"
-       << "LIKE check=" << (o->passed ? "pass" : "fail") << " contents=" << o->contents_checked
-       << " likes=" << o->likes << " mismatched=" << o->mismatched
-       << " uncertain=" << o->uncertain_pairs << " settle_ms=" << o->settle_ms << "\n"
-       << "RESULT qps=" << o->qps << " p50_us=" << o->p50_us << " p99_us=" << o->p99_us
-       << " set_qps=" << o->set_qps << " set_p99_us=" << o->set_p99_us << " get_qps=" << o->get_qps
-       << " get_p99_us=" << o->get_p99_us << " errors=" << o->errors
-       << " mismatched=" << o->mismatched << std::endl;
+       << ResultLine("LIKE")
+              .Add("check", o->passed ? "pass" : "fail")
+              .Add("contents", o->contents_checked)
+              .Add("likes", o->likes)
+              .Add("mismatched", o->mismatched)
+              .Add("uncertain", o->uncertain_pairs)
+              .Add("settle_ms", o->settle_ms)
+       << "\n"
+       << ResultLine("RESULT")
+              .Add("qps", o->qps)
+              .Add("p50_us", o->p50_us)
+              .Add("p99_us", o->p99_us)
+              .Add("set_qps", o->set_qps)
+              .Add("set_p99_us", o->set_p99_us)
+              .Add("get_qps", o->get_qps)
+              .Add("get_p99_us", o->get_p99_us)
+              .Add("errors", o->errors)
+              .Add("mismatched", o->mismatched)
+       << std::endl;
   return o->passed;
 }
 

@@ -5,38 +5,18 @@
 #include <thread>
 
 #include "ferry/plugins/user_token.h"
+#include "window_run.h"
 
 namespace ferry::bench {
 namespace {
 
 constexpr std::string_view kProgram = "ferry-bench like";
 
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-double SecondsBetween(std::chrono::steady_clock::time_point from,
-                      std::chrono::steady_clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
-std::chrono::steady_clock::duration Seconds(double seconds) {
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(seconds));
-}
-
 // Failures after which the call surely did not apply: refused before or by the handler.
 bool SurelyNotApplied(StatusCode code) {
   return code == StatusCode::RESOURCE_EXHAUSTED || code == StatusCode::INVALID_ARGUMENT ||
          code == StatusCode::UNAUTHENTICATED || code == StatusCode::PERMISSION_DENIED ||
          code == StatusCode::FAILED_PRECONDITION;
-}
-
-size_t CodeIndex(StatusCode code, size_t codes) {
-  const auto index = static_cast<size_t>(code);
-  return index < codes ? index : static_cast<size_t>(StatusCode::UNKNOWN);
 }
 
 }  // namespace
@@ -139,7 +119,7 @@ void LikeLoad::OnSet(uint32_t slot_number, const Result<like::SetLikeResponse>& 
       slot.set.liked() ? LikeTruth::State::kLiked : LikeTruth::State::kUnliked;
   if (result.ok()) {
     truth_.Record(slot_number, slot.content, slot.user, wanted);
-    r.set_latency.Record(Clock::now() - slot.sent);
+    r.Answered(kSet, Clock::now() - slot.sent);
   } else {
     const StatusCode code = result.status().code();
     if (!SurelyNotApplied(code)) {
@@ -151,9 +131,11 @@ void LikeLoad::OnSet(uint32_t slot_number, const Result<like::SetLikeResponse>& 
         return;
       }
     }
-    (code == StatusCode::RESOURCE_EXHAUSTED ? r.rate_limited
-                                            : r.errors[CodeIndex(code, kStatusCodes)])
-        .Add(1);
+    if (code == StatusCode::RESOURCE_EXHAUSTED) {
+      r.rate_limited.Add(1);
+    } else {
+      r.Failed(code);
+    }
     if (slot.maybe_applied && truth_.Get(slot_number, slot.content, slot.user) != wanted) {
       truth_.Record(slot_number, slot.content, slot.user, LikeTruth::State::kUncertain);
     }
@@ -166,34 +148,16 @@ void LikeLoad::OnGet(uint32_t slot_number, const Result<like::GetCountsResponse>
   Slot& slot = slots_[slot_number];
   Recorder& r = recorders_.Mine();
   if (result.ok() && result->counts_size() == slot.get.content_ids_size()) {
-    r.get_latency.Record(Clock::now() - slot.sent);
+    r.Answered(kGet, Clock::now() - slot.sent);
   } else if (result.ok()) {
-    r.errors[static_cast<size_t>(StatusCode::OK)].Add(1);  // a count per id is the contract
+    r.BadAnswer();  // a count per id is the contract
   } else if (result.status().code() == StatusCode::RESOURCE_EXHAUSTED) {
     r.rate_limited.Add(1);
   } else {
-    r.errors[CodeIndex(result.status().code(), kStatusCodes)].Add(1);
+    r.Failed(result.status().code());
   }
   r.completed.Add(1);
   loop_->Next(slot_number);
-}
-
-ProgressSample LikeLoad::Progress(double elapsed, double interval, uint64_t* last_completed) {
-  ProgressSample sample;
-  sample.elapsed_seconds = elapsed;
-  LatencyHistogram merged;
-  uint64_t completed = 0;
-  recorders_.ForEach([&](const Recorder& r) {
-    completed += r.completed.Load();
-    for (const SingleWriterCounter& e : r.errors) sample.errors += e.Load();
-    merged.Merge(r.set_latency);
-    merged.Merge(r.get_latency);
-  });
-  sample.interval_qps =
-      interval > 0 ? static_cast<double>(completed - *last_completed) / interval : 0;
-  *last_completed = completed;
-  sample.p99 = merged.ValueAtPercentile(99);
-  return sample;
 }
 
 void LikeLoad::Run() {
@@ -201,40 +165,21 @@ void LikeLoad::Run() {
   for (uint32_t i = 0; i < window_; ++i) slots_[i].random.seed(options_.seed * 1'000'003 + i);
   loop_ = std::make_unique<BoundedLoop>(options_.calls, window_,
                                         [this](uint64_t, uint32_t slot) { Issue(slot); });
-  const LoadReport report(std::string{kProgram}, options_.load, out_);
-  const Clock::time_point start = Clock::now();
-  Clock::time_point deadline = start + Seconds(options_.duration_limit_s);
-  // Launching from a thread of its own keeps this one free to print progress and end the run
-  // even if every call fails synchronously.
-  std::thread launcher([this] { loop_->Start(); });
-  Clock::time_point next_tick = start + std::chrono::seconds(1);
-  Clock::time_point last_tick = start;
-  uint64_t last_completed = 0;
-  bool draining = false;
-  while (!loop_->WaitUntil(std::min(next_tick, deadline))) {
-    const Clock::time_point now = Clock::now();
-    if (now >= deadline) {
-      if (draining) break;  // calls still out after the drain time: given up on
-      loop_->Stop();
-      cut_short_ = true;
-      draining = true;
-      out_ << kProgram << ": --duration-limit reached after " << loop_->issued() << " of "
-           << options_.calls << " calls; waiting for the ones in flight" << std::endl;
-      const uint32_t timeout_ms =
-          options_.channel.timeout_ms == 0 ? 5000 : options_.channel.timeout_ms;
-      deadline = now + (options_.retries + 1) * std::chrono::milliseconds(timeout_ms) +
-                 std::chrono::seconds(1);
-    }
-    if (now >= next_tick) {
-      report.PrintProgress(
-          Progress(SecondsBetween(start, now), SecondsBetween(last_tick, now), &last_completed));
-      last_tick = now;
-      next_tick += std::chrono::seconds(1);
-    }
-  }
-  load_end_ = Clock::now();
-  load_seconds_ = SecondsBetween(start, load_end_);
-  launcher.join();
+  const uint32_t timeout_ms = options_.channel.timeout_ms == 0 ? 5000 : options_.channel.timeout_ms;
+  const WindowRun run = RunWindow(
+      *loop_,
+      {.program = kProgram,
+       .calls = "calls",
+       .total = options_.calls,
+       .duration_limit_s = options_.duration_limit_s,
+       .drain = (options_.retries + 1) * std::chrono::milliseconds(timeout_ms) +
+                std::chrono::seconds(1)},
+      options_.load, out_, [this](double elapsed, double interval, uint64_t* last_completed) {
+        return SampleProgress(SumCalls<kKinds>(recorders_), elapsed, interval, last_completed);
+      });
+  load_end_ = run.end;
+  load_seconds_ = run.seconds;
+  cut_short_ = run.cut_short;
 }
 
 }  // namespace ferry::bench

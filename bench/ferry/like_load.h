@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.h"
 #include "bounded_loop.h"
-#include "ferry/bench/latency_histogram.h"
-#include "ferry/bench/load_report.h"
+#include "call_recorder.h"
 #include "ferry/bench/single_writer_counter.h"
 #include "ferry/framework/call_options.h"
 #include "like.ferry.h"
@@ -36,16 +36,15 @@ class LikeLoad {
   bool Check(LikeBenchOutcome* outcome);
 
  private:
-  using Clock = std::chrono::steady_clock;
-  static constexpr size_t kStatusCodes = static_cast<size_t>(StatusCode::OVERLOADED) + 1;
+  // The kinds of call, each with its latency: SetLike's from the first send to the answer,
+  // resends included.
+  static constexpr size_t kSet = 0;
+  static constexpr size_t kGet = 1;
+  static constexpr size_t kKinds = 2;
 
-  struct Recorder {
-    LatencyHistogram set_latency;  // first send to the answer, retries included
-    LatencyHistogram get_latency;
+  struct Recorder : CallRecorder<kKinds> {
     SingleWriterCounter retries;
     SingleWriterCounter rate_limited;
-    std::array<SingleWriterCounter, kStatusCodes> errors;  // by code; OK: a malformed answer
-    SingleWriterCounter completed;                         // calls finished, any outcome
   };
 
   // A slot's call in flight; a slot has one at a time and owns the users slot + k x window.
@@ -70,7 +69,6 @@ class LikeLoad {
   void SendSet(uint32_t slot);
   void OnSet(uint32_t slot, const Result<like::SetLikeResponse>& result);
   void OnGet(uint32_t slot, const Result<like::GetCountsResponse>& result);
-  ProgressSample Progress(double elapsed, double interval, uint64_t* last_completed);
   // Polls GetCounts of every content written until each equals its truth or the timeout; the
   // counts last read go to `counts`.
   void Settle(const std::vector<LikeTruth::Tally>& tallies, std::vector<int64_t>* counts);

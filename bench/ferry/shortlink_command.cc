@@ -12,6 +12,7 @@
 
 #include "ferry/bench/flag_parser.h"
 #include "ferry/bench/latency_histogram.h"
+#include "ferry/bench/result_line.h"
 #include "http_client.h"
 
 namespace ferry::bench {
@@ -266,11 +267,19 @@ int RunShortLinkBench(const ShortLinkBenchOptions& o, std::ostream& out, std::os
       << (pending.empty() ? "every link" : std::to_string(pending.size()) + " links") << " ("
       << counted << " counted" << (over > 0 ? ", some links over" : "") << "), settled in "
       << r.settle_ms << " ms\n";
-  out << "RESULT rps=" << r.rps << " p50_us=" << r.p50_us << " p99_us=" << r.p99_us
-      << " redirects=" << r.found << " not_found=" << r.not_found << " errors=" << r.errors
-      << " pv=" << r.pv << " pv_matches=" << (pending.empty() ? 1 : 0)
-      << " db_queries_per_1k_unknown=" << r.db_queries_per_1k_unknown
-      << " settle_ms=" << r.settle_ms << " passed=" << (r.passed ? 1 : 0) << "\n";
+  out << ResultLine("RESULT")
+             .Add("rps", r.rps)
+             .Add("p50_us", r.p50_us)
+             .Add("p99_us", r.p99_us)
+             .Add("redirects", r.found)
+             .Add("not_found", r.not_found)
+             .Add("errors", r.errors)
+             .Add("pv", r.pv)
+             .Add("pv_matches", pending.empty() ? 1 : 0)
+             .Add("db_queries_per_1k_unknown", r.db_queries_per_1k_unknown)
+             .Add("settle_ms", r.settle_ms)
+             .Add("passed", r.passed ? 1 : 0)
+      << "\n";
   return r.passed ? 0 : 1;
 }
 

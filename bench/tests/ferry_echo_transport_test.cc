@@ -12,7 +12,7 @@
 
 #include "channel_flags.h"
 #include "ferry/bench/load_report.h"
-#include "ferry/framework/server.h"
+#include "in_process_provider.h"
 #include "service/echo_service.h"
 
 namespace ferry::bench {
@@ -60,19 +60,10 @@ class CountingEcho final : public demo::EchoServiceBase {
   std::atomic<uint64_t> served{0};
 };
 
-// An in-process provider on an ephemeral loopback port.
-class Provider {
+// An in-process provider of one service.
+class Provider : public InProcessProvider {
  public:
-  explicit Provider(Service* service) : server_(ServerOptions{}) {
-    EXPECT_TRUE(server_.AddService(service).ok());
-    const Status started = server_.Start();
-    EXPECT_TRUE(started.ok()) << started;
-  }
-  std::string target() const { return "127.0.0.1:" + std::to_string(server_.port()); }
-  void Stop() { server_.Stop(); }
-
- private:
-  Server server_;
+  explicit Provider(Service* service) : InProcessProvider(std::span<Service* const>(&service, 1)) {}
 };
 
 LoadOptions ShortRun(const std::string& target) {

@@ -2,18 +2,16 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 
-#include "ferry/framework/server.h"
+#include "in_process_provider.h"
 #include "service/like_app.h"
 #include "user_token_server_options.h"
 
@@ -23,37 +21,13 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of('\n');
-  const size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
-}
-
-// An in-process provider on an ephemeral loopback port.
-class Provider {
- public:
-  explicit Provider(std::span<Service* const> services) : server_(VerifyingLikeUserTokens()) {
-    for (Service* service : services) EXPECT_TRUE(server_.AddService(service).ok());
-    const Status started = server_.Start();
-    EXPECT_TRUE(started.ok()) << started;
-  }
-  ~Provider() { server_.Stop(); }
-  std::string target() const { return "127.0.0.1:" + std::to_string(server_.port()); }
-
- private:
-  Server server_;
-};
-
 // A like app on the embedded backend, its SQLite file in a directory of its own that goes with
 // it. Counts are cached, so the bench has to wait for them to settle.
 struct EmbeddedLike {
-  explicit EmbeddedLike(const std::string& name)
-      : dir(std::filesystem::path(::testing::TempDir()) /
-            ("ferry-like-" + name + "-" + std::to_string(getpid()))) {
-    std::filesystem::create_directories(dir);
+  explicit EmbeddedLike(const std::string& name) : dir("like-" + name) {
     like::LikeConfig config;
     config.backend = "embedded";
-    config.sqlite_path = (dir / "like.db").string();
+    config.sqlite_path = dir.File("like.db");
     config.count_cache_ms = 300;
     const Status created = like::LikeApp::Create(config, &app);
     EXPECT_TRUE(created.ok()) << created;
@@ -61,10 +35,9 @@ struct EmbeddedLike {
   ~EmbeddedLike() {
     if (app != nullptr) app->Stop();
     app.reset();
-    std::filesystem::remove_all(dir);
   }
 
-  const std::filesystem::path dir;
+  const ScratchDir dir;
   std::unique_ptr<like::LikeApp> app;
 };
 
@@ -86,21 +59,29 @@ LikeBenchOptions SmallRun(const std::string& target) {
   return options;
 }
 
+using LikeRun = CommandRun<LikeBenchOutcome>;
+
+// `make_options(target)` against a provider of `services` that verifies user tokens.
+LikeRun RunLike(
+    std::span<Service* const> services,
+    const std::function<LikeBenchOptions(const std::string&)>& make_options = SmallRun) {
+  return RunAgainstProvider<LikeBenchOutcome>(services, VerifyingLikeUserTokens(),
+                                              [&](const std::string& target, std::ostream& out,
+                                                  std::ostream& err, LikeBenchOutcome* outcome) {
+                                                return RunLikeBench(make_options(target), out, err,
+                                                                    outcome);
+                                              });
+}
+
 // The embedded backend (SQLite in a temporary file) behind a real like provider: every count
 // equals the truth the bench kept, and the database agrees.
 TEST(LikeCommandTest, EmbeddedWorkloadEndsWithEveryCountEqualToTheTruth) {
   EmbeddedLike embedded("bench");
   ASSERT_NE(embedded.app, nullptr);
-  std::ostringstream out;
-  std::ostringstream err;
-  LikeBenchOutcome outcome;
-  int exit_code = 0;
-  {
-    Provider provider(embedded.app->services());
-    exit_code = RunLikeBench(SmallRun(provider.target()), out, err, &outcome);
-  }
+  const LikeRun run = RunLike(embedded.app->services());
+  const LikeBenchOutcome& outcome = run.outcome;
 
-  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_EQ(run.exit_code, 0) << run.output();
   EXPECT_TRUE(outcome.passed);
   EXPECT_EQ(outcome.set_calls + outcome.get_calls, 3000u);
   EXPECT_GT(outcome.get_calls, 600u);  // 30% of 3000, give or take
@@ -122,15 +103,35 @@ TEST(LikeCommandTest, EmbeddedWorkloadEndsWithEveryCountEqualToTheTruth) {
                   ->Reconcile(context, request, &reconciled)
                   .ok());
   EXPECT_GT(reconciled.database_likes(), 0);
-  EXPECT_THAT(out.str(), HasSubstr("\ncheck: PASS\n"));
-  EXPECT_THAT(out.str(), HasSubstr("\nLIKE check=pass contents=20 "));
-  EXPECT_THAT(LastLine(out.str()), StartsWith("RESULT qps="));
-  EXPECT_THAT(LastLine(out.str()), HasSubstr(" errors=0 mismatched=0"));
+  EXPECT_THAT(run.out, HasSubstr("\ncheck: PASS\n"));
+  EXPECT_THAT(run.out, HasSubstr("\nLIKE check=pass contents=20 "));
+  EXPECT_THAT(LastLine(run.out), StartsWith("RESULT qps="));
+  EXPECT_THAT(LastLine(run.out), HasSubstr(" errors=0 mismatched=0"));
 }
+
+// A like provider whose counts are a map the test's SetLike keeps, and whose Reconcile claims all
+// is well: the bench must not take its word.
+class MapCountedLike : public like::LikeServiceBase {
+ public:
+  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
+                   like::GetCountsResponse* response) override {
+    std::lock_guard lock(mu_);
+    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
+    return Status::Ok();
+  }
+  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
+                   like::ReconcileResponse*) override {
+    return Status::Ok();
+  }
+
+ protected:
+  std::mutex mu_;
+  std::map<int64_t, int64_t> counts_;  // by content id
+};
 
 // A provider that counts every liked=true call, repeats and all, and never an unlike: the check
 // must find the counts off the truth.
-class MiscountingLike final : public like::LikeServiceBase {
+class MiscountingLike final : public MapCountedLike {
  public:
   Status SetLike(ServerContext&, const like::SetLikeRequest& request,
                  like::SetLikeResponse* response) override {
@@ -140,51 +141,33 @@ class MiscountingLike final : public like::LikeServiceBase {
     response->set_count(counts_[request.content_id()]);
     return Status::Ok();
   }
-  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
-                   like::GetCountsResponse* response) override {
-    std::lock_guard lock(mu_);
-    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
-    return Status::Ok();
-  }
-  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
-                   like::ReconcileResponse*) override {
-    return Status::Ok();  // claims all is well: the bench must not take its word
-  }
-
- private:
-  std::mutex mu_;
-  std::map<int64_t, int64_t> counts_;
 };
 
 TEST(LikeCommandTest, AProviderThatMiscountsFailsTheCheck) {
   MiscountingLike miscounting;
   Service* services[] = {&miscounting};
-  std::ostringstream out;
-  std::ostringstream err;
-  LikeBenchOutcome outcome;
-  int exit_code = 0;
-  {
-    Provider provider(services);
-    LikeBenchOptions options = SmallRun(provider.target());
+  const LikeRun run = RunLike(services, [](const std::string& target) {
+    LikeBenchOptions options = SmallRun(target);
     options.settle_timeout_s = 0.5;
-    exit_code = RunLikeBench(options, out, err, &outcome);
-  }
+    return options;
+  });
+  const LikeBenchOutcome& outcome = run.outcome;
 
-  EXPECT_EQ(exit_code, 1) << out.str() << err.str();
+  EXPECT_EQ(run.exit_code, 1) << run.output();
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.errors, 0u);
   EXPECT_GT(outcome.mismatched, 0);
   EXPECT_EQ(outcome.settle_ms, -1);
-  EXPECT_THAT(out.str(), HasSubstr("\ncheck: FAIL; "));
-  EXPECT_THAT(out.str(), HasSubstr("contents' counts are not the truth, content 500"));
-  EXPECT_THAT(out.str(), HasSubstr("\nLIKE check=fail "));
-  EXPECT_THAT(LastLine(out.str()), StartsWith("RESULT qps="));
+  EXPECT_THAT(run.out, HasSubstr("\ncheck: FAIL; "));
+  EXPECT_THAT(run.out, HasSubstr("contents' counts are not the truth, content 500"));
+  EXPECT_THAT(run.out, HasSubstr("\nLIKE check=fail "));
+  EXPECT_THAT(LastLine(run.out), StartsWith("RESULT qps="));
 }
 
 // Keeps the state right (a set per content) but answers some calls only after the caller's
 // timeout, having applied them: the bench must resend those with the same request id and state,
 // and count a pair whose every attempt timed out as uncertain, not as its last wish.
-class LateLike final : public like::LikeServiceBase {
+class LateLike final : public MapCountedLike {
  public:
   // `late(request_id, attempt)`: whether attempt (1, 2, ...) of that request answers late.
   explicit LateLike(std::function<bool(const std::string&, int)> late) : late_(std::move(late)) {}
@@ -206,16 +189,6 @@ class LateLike final : public like::LikeServiceBase {
     if (late) std::this_thread::sleep_for(std::chrono::milliseconds(250));
     return Status::Ok();
   }
-  Status GetCounts(ServerContext&, const like::GetCountsRequest& request,
-                   like::GetCountsResponse* response) override {
-    std::lock_guard lock(mu_);
-    for (int64_t id : request.content_ids()) response->add_counts(counts_[id]);
-    return Status::Ok();
-  }
-  Status Reconcile(ServerContext&, const like::ReconcileRequest&,
-                   like::ReconcileResponse*) override {
-    return Status::Ok();
-  }
 
   int resent() {
     std::lock_guard lock(mu_);
@@ -230,10 +203,8 @@ class LateLike final : public like::LikeServiceBase {
 
  private:
   const std::function<bool(const std::string&, int)> late_;
-  std::mutex mu_;
   std::map<std::string, std::pair<int, bool>> requests_;  // request id -> attempts, liked
   std::map<std::pair<int64_t, std::string>, bool> state_;
-  std::map<int64_t, int64_t> counts_;
   int resent_with_another_state_ = 0;
 };
 
@@ -254,16 +225,10 @@ TEST(LikeCommandTest, ATimedOutSetLikeIsResentWithTheSameRequestAndCountedOnce) 
   LateLike provider_service(
       [](const std::string& id, int attempt) { return attempt == 1 && OneIn(id, 6); });
   Service* services[] = {&provider_service};
-  std::ostringstream out;
-  std::ostringstream err;
-  LikeBenchOutcome outcome;
-  int exit_code = 0;
-  {
-    Provider provider(services);
-    exit_code = RunLikeBench(LateRun(provider.target()), out, err, &outcome);
-  }
+  const LikeRun run = RunLike(services, LateRun);
+  const LikeBenchOutcome& outcome = run.outcome;
 
-  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_EQ(run.exit_code, 0) << run.output();
   EXPECT_TRUE(outcome.passed);
   EXPECT_GT(outcome.retries, 0u);
   EXPECT_GT(provider_service.resent(), 0);
@@ -275,24 +240,18 @@ TEST(LikeCommandTest, ATimedOutSetLikeIsResentWithTheSameRequestAndCountedOnce) 
 TEST(LikeCommandTest, ASetLikeWhoseEveryAttemptTimedOutIsUncertainNotWrong) {
   LateLike provider_service([](const std::string& id, int) { return OneIn(id, 10); });
   Service* services[] = {&provider_service};
-  std::ostringstream out;
-  std::ostringstream err;
-  LikeBenchOutcome outcome;
-  int exit_code = 0;
-  {
-    Provider provider(services);
-    exit_code = RunLikeBench(LateRun(provider.target()), out, err, &outcome);
-  }
+  const LikeRun run = RunLike(services, LateRun);
+  const LikeBenchOutcome& outcome = run.outcome;
 
   // Applied although never acknowledged: the count may hold them, and the check allows it.
-  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_EQ(run.exit_code, 0) << run.output();
   EXPECT_TRUE(outcome.passed);
   EXPECT_GT(outcome.errors, 0u);
   ASSERT_FALSE(outcome.errors_by_status.empty());
   EXPECT_EQ(outcome.errors_by_status[0].first, "DEADLINE_EXCEEDED");
   EXPECT_GT(outcome.uncertain_pairs, 0);
   EXPECT_EQ(outcome.mismatched, 0);
-  EXPECT_THAT(out.str(), HasSubstr(" (content, user) uncertain\n"));
+  EXPECT_THAT(run.out, HasSubstr(" (content, user) uncertain\n"));
 }
 
 // Each user belongs to one slot of the load, so there must be a user per slot.

@@ -2,19 +2,18 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 
-#include "ferry/framework/server.h"
+#include "in_process_provider.h"
+#include "seckill_small_sale.h"
 #include "service/seckill_app.h"
 #include "user_token_server_options.h"
 
@@ -24,36 +23,12 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of('\n');
-  const size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
-}
-
-// An in-process provider on an ephemeral loopback port.
-class Provider {
- public:
-  explicit Provider(std::span<Service* const> services) : server_(VerifyingUserTokens()) {
-    for (Service* service : services) EXPECT_TRUE(server_.AddService(service).ok());
-    const Status started = server_.Start();
-    EXPECT_TRUE(started.ok()) << started;
-  }
-  ~Provider() { server_.Stop(); }
-  std::string target() const { return "127.0.0.1:" + std::to_string(server_.port()); }
-
- private:
-  Server server_;
-};
-
 // A seckill app on the embedded backend, its SQLite file in a directory of its own that goes
 // with it.
 struct EmbeddedSeckill {
-  explicit EmbeddedSeckill(const std::string& name)
-      : dir(std::filesystem::path(::testing::TempDir()) /
-            ("ferry-seckill-" + name + "-" + std::to_string(getpid()))) {
-    std::filesystem::create_directories(dir);
+  explicit EmbeddedSeckill(const std::string& name) : dir("seckill-" + name) {
     config.backend = "embedded";
-    config.sqlite_path = (dir / "seckill.db").string();
+    config.sqlite_path = dir.File("seckill.db");
     config.worker_id = 1;
     config.reconcile_interval_ms = 0;
     const Status created = seckill::SeckillApp::Create(config, "", &app);
@@ -62,43 +37,36 @@ struct EmbeddedSeckill {
   ~EmbeddedSeckill() {
     if (app != nullptr) app->Stop();
     app.reset();
-    std::filesystem::remove_all(dir);
   }
 
-  const std::filesystem::path dir;
+  const ScratchDir dir;
   seckill::SeckillConfig config;
   std::unique_ptr<seckill::SeckillApp> app;
 };
 
-SeckillBenchOptions SmallSale(const std::string& target) {
-  SeckillBenchOptions options;
-  options.load.target = target;
-  options.user_token_key_id = "default";
-  options.user_token_secret = kUserTokenSecret;
-  options.load.conns = 2;
-  options.load.depth = 8;
-  options.stock = 5;
-  options.buyers = 50;
-  options.dup_ratio = 0.2;
-  options.duration_limit_s = 30;
-  options.settle_timeout_s = 10;
-  return options;
+using SaleRun = CommandRun<SeckillBenchOutcome>;
+
+// A SmallSale, changed by `adjust`, against a provider of `services` that verifies user tokens.
+SaleRun RunSale(std::span<Service* const> services,
+                const std::function<void(SeckillBenchOptions&)>& adjust = nullptr) {
+  return RunAgainstProvider<SeckillBenchOutcome>(
+      services, VerifyingUserTokens(),
+      [&](const std::string& target, std::ostream& out, std::ostream& err,
+          SeckillBenchOutcome* outcome) {
+        SeckillBenchOptions options = SmallSale(target);
+        if (adjust) adjust(options);
+        return RunSeckillBench(options, out, err, outcome);
+      });
 }
 
 // The embedded backend (SQLite in a temporary file) behind a real seckill provider.
 TEST(SeckillCommandTest, EmbeddedSaleSellsTheStockOnceAndPassesEveryCheck) {
   EmbeddedSeckill embedded("bench");
   ASSERT_NE(embedded.app, nullptr);
-  std::ostringstream out;
-  std::ostringstream err;
-  SeckillBenchOutcome outcome;
-  int exit_code = 0;
-  {
-    Provider provider(embedded.app->services());
-    exit_code = RunSeckillBench(SmallSale(provider.target()), out, err, &outcome);
-  }
+  const SaleRun run = RunSale(embedded.app->services());
+  const SeckillBenchOutcome& outcome = run.outcome;
 
-  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
+  EXPECT_EQ(run.exit_code, 0) << run.output();
   EXPECT_TRUE(outcome.passed);
   EXPECT_EQ(outcome.purchases, 60u);  // 50 buyers, 10 of them twice
   EXPECT_EQ(outcome.answered, 60u);
@@ -119,9 +87,9 @@ TEST(SeckillCommandTest, EmbeddedSaleSellsTheStockOnceAndPassesEveryCheck) {
   for (size_t i = 3; i < outcome.answers.size(); ++i) {
     EXPECT_EQ(outcome.answers[i].second, 0u) << outcome.answers[i].first;
   }
-  EXPECT_THAT(out.str(), HasSubstr("\nSECKILL settle_ms="));
-  EXPECT_THAT(LastLine(out.str()), StartsWith("RESULT qps="));
-  EXPECT_THAT(LastLine(out.str()),
+  EXPECT_THAT(run.out, HasSubstr("\nSECKILL settle_ms="));
+  EXPECT_THAT(LastLine(run.out), StartsWith("RESULT qps="));
+  EXPECT_THAT(LastLine(run.out),
               HasSubstr(" orders=5 stock=5 oversold=0 duplicate_orders=0 lost=0"));
 }
 
@@ -130,27 +98,19 @@ TEST(SeckillCommandTest, EmbeddedSaleSellsTheStockOnceAndPassesEveryCheck) {
 TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
   EmbeddedSeckill embedded("accepted");
   ASSERT_NE(embedded.app, nullptr);
-  SeckillBenchOptions options;
-  std::ostringstream out;
-  std::ostringstream err;
-  SeckillBenchOutcome outcome;
-  int exit_code = 0;
-  {
-    Provider provider(embedded.app->services());
-    options = SmallSale(provider.target());
-    options.accepted_out = (embedded.dir / "accepted.txt").string();
-    exit_code = RunSeckillBench(options, out, err, &outcome);
-  }
-  ASSERT_EQ(exit_code, 0) << out.str() << err.str();
+  const std::string accepted_out = embedded.dir.File("accepted.txt");
+  const SaleRun run = RunSale(embedded.app->services(),
+                              [&](SeckillBenchOptions& o) { o.accepted_out = accepted_out; });
+  ASSERT_EQ(run.exit_code, 0) << run.output();
 
-  std::ifstream file(options.accepted_out);
+  std::ifstream file(accepted_out);
   std::set<std::string> requests;
   std::set<std::string> users;
   int64_t activity = 0;
   std::string request;
   std::string user;
   while (file >> activity >> request >> user) {
-    EXPECT_EQ(activity, outcome.activity_id);
+    EXPECT_EQ(activity, run.outcome.activity_id);
     EXPECT_TRUE(requests.insert(request).second) << request << " listed twice";
     users.insert(user);
     seckill::RequestRecord record;
@@ -167,13 +127,17 @@ TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
   EXPECT_EQ(users.size(), 5u);
 }
 
-// A provider that accepts every purchase: the checks must catch the oversell.
-class OversellingSeckill final : public seckill::SeckillServiceBase {
+// The part of a test's seckill provider that is always the same: an activity `activity_id` with
+// the stock it was created with, preheated to that, without a cache; paying and cancelling are
+// not part of a sale.
+class FakeSeckill : public seckill::SeckillServiceBase {
  public:
+  explicit FakeSeckill(int64_t activity_id) : activity_id_(activity_id) {}
+
   Status CreateActivity(ServerContext&, const seckill::CreateActivityRequest& request,
                         seckill::CreateActivityResponse* response) override {
     stock_ = request.activity().stock();
-    response->set_activity_id(7);
+    response->set_activity_id(activity_id_);
     return Status::Ok();
   }
   Status Preheat(ServerContext&, const seckill::ActivityRef&,
@@ -186,6 +150,24 @@ class OversellingSeckill final : public seckill::SeckillServiceBase {
     response->set_cache_stock(-1);
     return Status::Ok();
   }
+  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
+                     seckill::CancelOrderResponse*) override {
+    return Status(StatusCode::UNIMPLEMENTED, "");
+  }
+
+ private:
+  const int64_t activity_id_;
+  std::atomic<int64_t> stock_{0};
+};
+
+// A provider that accepts every purchase: the checks must catch the oversell.
+class OversellingSeckill final : public FakeSeckill {
+ public:
+  OversellingSeckill() : FakeSeckill(7) {}
+
   Status Purchase(ServerContext&, const seckill::PurchaseRequest&,
                   seckill::PurchaseResponse* response) override {
     accepted_.fetch_add(1);
@@ -197,13 +179,6 @@ class OversellingSeckill final : public seckill::SeckillServiceBase {
     response->set_state(seckill::CREATED);
     return Status::Ok();
   }
-  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
-  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
-                     seckill::CancelOrderResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
   Status Reconcile(ServerContext&, const seckill::ActivityRef&,
                    seckill::ReconcileResponse* response) override {
     response->set_orders_unpaid(accepted_.load());
@@ -212,28 +187,20 @@ class OversellingSeckill final : public seckill::SeckillServiceBase {
   }
 
  private:
-  std::atomic<int64_t> stock_{0};
   std::atomic<int64_t> accepted_{0};
 };
 
 TEST(SeckillCommandTest, OversellingProviderFailsTheCheck) {
   OversellingSeckill service;
   Service* services[] = {&service};
-  Provider provider(services);
-  SeckillBenchOptions options = SmallSale(provider.target());
-  options.dup_ratio = 0;
-  std::ostringstream out;
-  std::ostringstream err;
-  SeckillBenchOutcome outcome;
+  const SaleRun run = RunSale(services, [](SeckillBenchOptions& o) { o.dup_ratio = 0; });
 
-  const int exit_code = RunSeckillBench(options, out, err, &outcome);
-
-  EXPECT_EQ(exit_code, 1);
-  EXPECT_FALSE(outcome.passed);
-  EXPECT_EQ(outcome.orders, 50);
-  EXPECT_EQ(outcome.oversold, 45);
-  EXPECT_THAT(out.str(), HasSubstr("check: FAIL"));
-  EXPECT_THAT(LastLine(out.str()), HasSubstr(" orders=50 stock=5 oversold=45 "));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_FALSE(run.outcome.passed);
+  EXPECT_EQ(run.outcome.orders, 50);
+  EXPECT_EQ(run.outcome.oversold, 45);
+  EXPECT_THAT(run.out, HasSubstr("check: FAIL"));
+  EXPECT_THAT(LastLine(run.out), HasSubstr(" orders=50 stock=5 oversold=45 "));
 }
 
 // A provider consistent in everything but what a test makes it get wrong: it accepts the first
@@ -249,26 +216,10 @@ struct ScriptedSale {
   int64_t activity_id = 8;                 // what CreateActivity answers
 };
 
-class ScriptedSeckill final : public seckill::SeckillServiceBase {
+class ScriptedSeckill final : public FakeSeckill {
  public:
-  explicit ScriptedSeckill(ScriptedSale sale) : sale_(sale) {}
+  explicit ScriptedSeckill(ScriptedSale sale) : FakeSeckill(sale.activity_id), sale_(sale) {}
 
-  Status CreateActivity(ServerContext&, const seckill::CreateActivityRequest& request,
-                        seckill::CreateActivityResponse* response) override {
-    stock_ = request.activity().stock();
-    response->set_activity_id(sale_.activity_id);
-    return Status::Ok();
-  }
-  Status Preheat(ServerContext&, const seckill::ActivityRef&,
-                 seckill::PreheatResponse* response) override {
-    response->set_cached_stock(stock_);
-    return Status::Ok();
-  }
-  Status GetActivity(ServerContext&, const seckill::ActivityRef&,
-                     seckill::GetActivityResponse* response) override {
-    response->set_cache_stock(-1);
-    return Status::Ok();
-  }
   Status Purchase(ServerContext&, const seckill::PurchaseRequest& request,
                   seckill::PurchaseResponse* response) override {
     std::lock_guard lock(mu_);
@@ -305,13 +256,6 @@ class ScriptedSeckill final : public seckill::SeckillServiceBase {
     }
     return Status::Ok();
   }
-  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
-  Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
-                     seckill::CancelOrderResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
-  }
   Status Reconcile(ServerContext&, const seckill::ActivityRef&,
                    seckill::ReconcileResponse* response) override {
     response->set_orders_unpaid(sale_.live);
@@ -322,7 +266,6 @@ class ScriptedSeckill final : public seckill::SeckillServiceBase {
 
  private:
   const ScriptedSale sale_;
-  std::atomic<int64_t> stock_{0};
   std::mutex mu_;
   std::map<std::string, seckill::PurchaseAnswer> answers_;  // by request id
   std::set<std::string> buyers_;                            // users holding an order
@@ -330,105 +273,108 @@ class ScriptedSeckill final : public seckill::SeckillServiceBase {
   std::set<std::string> seen_;                              // request ids purchased before
 };
 
-SeckillBenchOutcome RunScripted(ScriptedSale sale, double dup_ratio, int* exit_code,
-                                std::string* output) {
-  ScriptedSeckill service(sale);
+// One sale against a ScriptedSeckill, and what its checks must conclude.
+struct ScriptedCase {
+  std::string name;
+  ScriptedSale sale;
+  double dup_ratio = 0;
+  int exit_code = 0;
+  std::function<void(const SeckillBenchOutcome& outcome, const std::string& output)> expect;
+};
+
+// gtest names a case by its name, not its bytes.
+void PrintTo(const ScriptedCase& c, std::ostream* out) { *out << c.name; }
+
+class ScriptedSaleTest : public ::testing::TestWithParam<ScriptedCase> {};
+
+TEST_P(ScriptedSaleTest, ChecksConcludeWhatTheProviderDid) {
+  const ScriptedCase& c = GetParam();
+  ScriptedSeckill service(c.sale);
   Service* services[] = {&service};
-  Provider provider(services);
-  SeckillBenchOptions options = SmallSale(provider.target());
-  options.dup_ratio = dup_ratio;
-  std::ostringstream out;
-  std::ostringstream err;
-  SeckillBenchOutcome outcome;
-  *exit_code = RunSeckillBench(options, out, err, &outcome);
-  *output = out.str() + err.str();
-  return outcome;
+  const SaleRun run = RunSale(services, [&](SeckillBenchOptions& o) { o.dup_ratio = c.dup_ratio; });
+
+  EXPECT_EQ(run.exit_code, c.exit_code) << run.output();
+  c.expect(run.outcome, run.output());
 }
 
-// Reconcile claiming stock-many orders and its invariants holding does not hide the 50 orders
-// GetResult gave out.
-TEST(SeckillCommandTest, OrdersGetResultGaveBeyondWhatReconcileClaimsFailTheCheck) {
-  int exit_code = 0;
-  std::string output;
-  const SeckillBenchOutcome outcome =
-      RunScripted({.units = 50, .live = 5, .cancelled = 0}, 0, &exit_code, &output);
-
-  EXPECT_EQ(exit_code, 1) << output;
-  EXPECT_FALSE(outcome.passed);
-  EXPECT_EQ(outcome.created_orders, 50);
-  EXPECT_EQ(outcome.oversold, 45);
-  EXPECT_THAT(output, HasSubstr("Reconcile counts 5 orders, GetResult gave 50"));
-}
-
-// Each of the 5 same-request retries (50 buyers, dup-ratio 0.2: 5 retries, 5 new request ids)
-// gets ENDED while the first purchase under its id got another answer.
-TEST(SeckillCommandTest, ARetryAnsweredDifferentlyFromTheFirstPurchaseFailsTheCheck) {
-  int exit_code = 0;
-  std::string output;
-  const SeckillBenchOutcome outcome = RunScripted(
-      {.units = 5, .live = 5, .retry_gets_another_answer = true}, 0.2, &exit_code, &output);
-
-  EXPECT_EQ(exit_code, 1) << output;
-  EXPECT_FALSE(outcome.passed);
-  EXPECT_EQ(outcome.answer_mismatches, 5);
-  EXPECT_EQ(outcome.oversold, 0);
-  EXPECT_EQ(outcome.lost, 0);
-  EXPECT_THAT(output, HasSubstr("5 retries got another answer than the first purchase"));
-}
-
-// NOT_STARTED records nothing: the retry of a request first answered so may decide it.
-TEST(SeckillCommandTest, ARetryOfARequestAnsweredNotStartedMayBeDecided) {
-  int exit_code = 0;
-  std::string output;
-  const SeckillBenchOutcome outcome = RunScripted(
-      {.units = 5, .live = 5, .first_sight_not_started = true}, 0.2, &exit_code, &output);
-
-  EXPECT_EQ(exit_code, 0) << output;
-  EXPECT_EQ(outcome.answer_mismatches, 0);
-  EXPECT_EQ(outcome.created_orders, 5);
-}
-
-// Two orders closed by the pay timeout gave their units to two more buyers: 7 orders, 5 live,
-// no oversell.
-TEST(SeckillCommandTest, CancelledOrdersWhoseUnitsWereSoldAgainAreNoOversell) {
-  int exit_code = 0;
-  std::string output;
-  const SeckillBenchOutcome outcome =
-      RunScripted({.units = 7, .live = 5, .cancelled = 2}, 0.2, &exit_code, &output);
-
-  EXPECT_EQ(exit_code, 0) << output;
-  EXPECT_TRUE(outcome.passed);
-  EXPECT_EQ(outcome.orders, 5);
-  EXPECT_EQ(outcome.cancelled_orders, 2);
-  EXPECT_EQ(outcome.created_orders, 7);
-  EXPECT_EQ(outcome.oversold, 0);
-  EXPECT_EQ(outcome.answer_mismatches, 0);
-}
+INSTANTIATE_TEST_SUITE_P(
+    SeckillCommandTest, ScriptedSaleTest,
+    ::testing::Values(
+        // Reconcile claiming stock-many orders and its invariants holding does not hide the 50
+        // orders GetResult gave out.
+        ScriptedCase{.name = "OrdersGetResultGaveBeyondWhatReconcileClaimsFailTheCheck",
+                     .sale = {.units = 50, .live = 5, .cancelled = 0},
+                     .dup_ratio = 0,
+                     .exit_code = 1,
+                     .expect =
+                         [](const SeckillBenchOutcome& outcome, const std::string& output) {
+                           EXPECT_FALSE(outcome.passed);
+                           EXPECT_EQ(outcome.created_orders, 50);
+                           EXPECT_EQ(outcome.oversold, 45);
+                           EXPECT_THAT(output,
+                                       HasSubstr("Reconcile counts 5 orders, GetResult gave 50"));
+                         }},
+        // Each of the 5 same-request retries (50 buyers, dup-ratio 0.2: 5 retries, 5 new
+        // request ids) gets ENDED while the first purchase under its id got another answer.
+        ScriptedCase{.name = "ARetryAnsweredDifferentlyFromTheFirstPurchaseFailsTheCheck",
+                     .sale = {.units = 5, .live = 5, .retry_gets_another_answer = true},
+                     .dup_ratio = 0.2,
+                     .exit_code = 1,
+                     .expect =
+                         [](const SeckillBenchOutcome& outcome, const std::string& output) {
+                           EXPECT_FALSE(outcome.passed);
+                           EXPECT_EQ(outcome.answer_mismatches, 5);
+                           EXPECT_EQ(outcome.oversold, 0);
+                           EXPECT_EQ(outcome.lost, 0);
+                           EXPECT_THAT(
+                               output,
+                               HasSubstr("5 retries got another answer than the first purchase"));
+                         }},
+        // NOT_STARTED records nothing: the retry of a request first answered so may decide it.
+        ScriptedCase{.name = "ARetryOfARequestAnsweredNotStartedMayBeDecided",
+                     .sale = {.units = 5, .live = 5, .first_sight_not_started = true},
+                     .dup_ratio = 0.2,
+                     .exit_code = 0,
+                     .expect =
+                         [](const SeckillBenchOutcome& outcome, const std::string&) {
+                           EXPECT_EQ(outcome.answer_mismatches, 0);
+                           EXPECT_EQ(outcome.created_orders, 5);
+                         }},
+        // Two orders closed by the pay timeout gave their units to two more buyers: 7 orders,
+        // 5 live, no oversell.
+        ScriptedCase{.name = "CancelledOrdersWhoseUnitsWereSoldAgainAreNoOversell",
+                     .sale = {.units = 7, .live = 5, .cancelled = 2},
+                     .dup_ratio = 0.2,
+                     .exit_code = 0,
+                     .expect =
+                         [](const SeckillBenchOutcome& outcome, const std::string&) {
+                           EXPECT_TRUE(outcome.passed);
+                           EXPECT_EQ(outcome.orders, 5);
+                           EXPECT_EQ(outcome.cancelled_orders, 2);
+                           EXPECT_EQ(outcome.created_orders, 7);
+                           EXPECT_EQ(outcome.oversold, 0);
+                           EXPECT_EQ(outcome.answer_mismatches, 0);
+                         }}),
+    [](const ::testing::TestParamInfo<ScriptedCase>& info) { return info.param.name; });
 
 // --verify-db reads the embedded backend's SQLite file itself: 5 live orders, none left.
 TEST(SeckillCommandTest, VerifyDbReadsTheEmbeddedDatabaseDirectly) {
   EmbeddedSeckill embedded("verify");
   ASSERT_NE(embedded.app, nullptr);
-  std::ostringstream out;
-  std::ostringstream err;
-  SeckillBenchOutcome outcome;
-  int exit_code = 0;
-  {
-    Provider provider(embedded.app->services());
-    SeckillBenchOptions options = SmallSale(provider.target());
-    options.database.kind = "sqlite";
-    options.database.sqlite_path = embedded.config.sqlite_path;
-    exit_code = RunSeckillBench(options, out, err, &outcome);
-  }
+  const SaleRun run = RunSale(embedded.app->services(), [&](SeckillBenchOptions& o) {
+    o.database.kind = "sqlite";
+    o.database.sqlite_path = embedded.config.sqlite_path;
+  });
+  const SeckillBenchOutcome& outcome = run.outcome;
 
-  EXPECT_EQ(exit_code, 0) << out.str() << err.str();
-  ASSERT_TRUE(outcome.database_read) << out.str();
+  EXPECT_EQ(run.exit_code, 0) << run.output();
+  ASSERT_TRUE(outcome.database_read) << run.out;
   EXPECT_EQ(outcome.database.initial_stock, 5);
   EXPECT_EQ(outcome.database.remaining, 0);
   EXPECT_EQ(outcome.database.unpaid, 5);
   EXPECT_EQ(outcome.database.users_with_two_orders, 0);
   EXPECT_EQ(outcome.database.accepted_without_order, 0);
-  EXPECT_THAT(out.str(), HasSubstr("database (sqlite): orders=5 "));
+  EXPECT_THAT(run.out, HasSubstr("database (sqlite): orders=5 "));
 }
 
 // A provider whose every answer agrees with itself, over a database (a real SQLite order store)
@@ -450,20 +396,16 @@ TEST(SeckillCommandTest, VerifyDbFindsAcceptedRequestsWithoutAnOrderInTheDatabas
 
   ScriptedSeckill service({.units = 5, .live = 5, .activity_id = activity.activity_id});
   Service* services[] = {&service};
-  Provider provider(services);
-  SeckillBenchOptions options = SmallSale(provider.target());
-  options.database.kind = "sqlite";
-  options.database.sqlite_path = embedded.config.sqlite_path;
-  std::ostringstream out;
-  std::ostringstream err;
-  SeckillBenchOutcome outcome;
-  const int exit_code = RunSeckillBench(options, out, err, &outcome);
+  const SaleRun run = RunSale(services, [&](SeckillBenchOptions& o) {
+    o.database.kind = "sqlite";
+    o.database.sqlite_path = embedded.config.sqlite_path;
+  });
 
-  EXPECT_EQ(exit_code, 1) << out.str() << err.str();
-  ASSERT_TRUE(outcome.database_read) << out.str();
-  EXPECT_EQ(outcome.database.accepted_without_order, 5);
-  EXPECT_THAT(out.str(), HasSubstr("database: 5 accepted requests have no order"));
-  EXPECT_THAT(out.str(), HasSubstr("database holds 0 orders, GetResult gave 5"));
+  EXPECT_EQ(run.exit_code, 1) << run.output();
+  ASSERT_TRUE(run.outcome.database_read) << run.out;
+  EXPECT_EQ(run.outcome.database.accepted_without_order, 5);
+  EXPECT_THAT(run.out, HasSubstr("database: 5 accepted requests have no order"));
+  EXPECT_THAT(run.out, HasSubstr("database holds 0 orders, GetResult gave 5"));
 }
 
 TEST(SeckillCommandTest, VerifyDbFlagsAreChecked) {
@@ -478,15 +420,12 @@ TEST(SeckillCommandTest, VerifyDbFlagsAreChecked) {
 TEST(SeckillCommandTest, AnUnwritableAcceptedOutIsRefusedBeforeTheSale) {
   OversellingSeckill service;
   Service* services[] = {&service};
-  Provider provider(services);
-  SeckillBenchOptions options = SmallSale(provider.target());
-  options.accepted_out = "/nonexistent-dir/accepted.txt";
-  std::ostringstream out;
-  std::ostringstream err;
+  const SaleRun run = RunSale(
+      services, [](SeckillBenchOptions& o) { o.accepted_out = "/nonexistent-dir/accepted.txt"; });
 
-  EXPECT_EQ(RunSeckillBench(options, out, err), 1);
-  EXPECT_THAT(err.str(), HasSubstr("--accepted-out: cannot open /nonexistent-dir/accepted.txt"));
-  EXPECT_THAT(out.str(), ::testing::Not(HasSubstr("created and preheated")));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("--accepted-out: cannot open /nonexistent-dir/accepted.txt"));
+  EXPECT_THAT(run.out, ::testing::Not(HasSubstr("created and preheated")));
 }
 
 TEST(SeckillCommandTest, FlagsNameWhatIsMissing) {

@@ -9,10 +9,11 @@
 #include <sstream>
 #include <string>
 
-#include "ferry/framework/server.h"
+#include "in_process_provider.h"
 #include "mariadb_server.h"
 #include "redis_server.h"
 #include "seckill_command.h"
+#include "seckill_small_sale.h"
 #include "service/seckill_app.h"
 #include "user_token_server_options.h"
 
@@ -43,18 +44,9 @@ TEST(SeckillVerifyDbTest, VerifyDbReadsTheMariaDbOrdersTheOrderWriterWrote) {
   const Status created = seckill::SeckillApp::Create(config, "", &app);
   ASSERT_TRUE(created.ok()) << created;
 
-  Server server(VerifyingUserTokens());
-  for (Service* service : app->services()) ASSERT_TRUE(server.AddService(service).ok());
-  ASSERT_TRUE(server.Start().ok());
-  SeckillBenchOptions options;
-  options.load.target = "127.0.0.1:" + std::to_string(server.port());
-  options.user_token_key_id = "default";
-  options.user_token_secret = kUserTokenSecret;
-  options.load.conns = 2;
-  options.load.depth = 8;
-  options.stock = 5;
-  options.buyers = 50;
-  options.dup_ratio = 0.2;
+  InProcessProvider provider(app->services(), VerifyingUserTokens());
+  SeckillBenchOptions options = SmallSale(provider.target());
+  options.duration_limit_s = 60;
   options.settle_timeout_s = 30;
   options.database.kind = "mariadb";
   options.database.host = mariadb.host();
@@ -66,7 +58,7 @@ TEST(SeckillVerifyDbTest, VerifyDbReadsTheMariaDbOrdersTheOrderWriterWrote) {
   std::ostringstream err;
   SeckillBenchOutcome outcome;
   const int exit_code = RunSeckillBench(options, out, err, &outcome);
-  server.Stop();
+  provider.Stop();
   app->Stop();
 
   EXPECT_EQ(exit_code, 0) << out.str() << err.str();

@@ -3,15 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include "ferry/framework/metrics.h"
 #include "ferry/framework/metrics/text_format.h"
 #include "ferry/framework/server.h"
 #include "http_client.h"
+#include "in_process_provider.h"
 #include "service/shortlink_app.h"
 
 namespace ferry::bench {
@@ -34,12 +34,6 @@ std::string Sha256Hex(std::string_view text) {
   return out;
 }
 
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of('\n');
-  const size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
-}
-
 // /metrics as shortlink-server's App serves it (the bench reads the database query counter).
 class MetricsPage final : public Service {
  public:
@@ -60,27 +54,11 @@ class MetricsPage final : public Service {
 class Provider {
  public:
   explicit Provider(int64_t stats_interval_ms)
-      : dir_(std::filesystem::path(::testing::TempDir()) /
-             ("ferry-bench-shortlink-" + std::to_string(getpid()) + "-" +
-              std::to_string(stats_interval_ms))) {
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    shortlink::ShortLinkConfig config;
-    config.sqlite_path = (dir_ / "shortlink.db").string();
-    config.admin_token_sha256 = Sha256Hex(kAdminToken);
-    config.public_base_url = "http://s.test";
-    config.stats_interval_ms = stats_interval_ms;
-    const Status created = shortlink::ShortLinkApp::Create(config, &app_);
-    EXPECT_TRUE(created.ok()) << created;
-    ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    server_ = std::make_unique<Server>(options);
-    for (Service* service : app_->services()) EXPECT_TRUE(server_->AddService(service).ok());
-    EXPECT_TRUE(server_->AddService(&metrics_page_).ok());
-    EXPECT_TRUE(server_->AddFilter("shortlink_api_key", app_->api_key_filter()).ok());
-    const Status started = server_->Start();
-    EXPECT_TRUE(started.ok()) << started;
-
+      : dir_("shortlink-" + std::to_string(stats_interval_ms)),
+        app_(CreateApp(dir_, stats_interval_ms)),
+        server_(Services(), ServerOptions{}, [this](Server& server) {
+          EXPECT_TRUE(server.AddFilter("shortlink_api_key", app_->api_key_filter()).ok());
+        }) {
     HttpConnection http("127.0.0.1", port());
     const std::string admin = "Authorization: Bearer " + std::string(kAdminToken);
     const HttpResult tenant = http.Call("POST", "/ferry.shortlink.ShortLinkService/CreateTenant",
@@ -93,19 +71,36 @@ class Provider {
     if (at != std::string::npos) key_ = key.body.substr(at, 68);
   }
   ~Provider() {
-    server_->Stop();
+    server_.Stop();
     app_->Stop();
-    app_.reset();
-    std::filesystem::remove_all(dir_);
   }
-  uint16_t port() const { return server_->port(); }
+  uint16_t port() const { return server_.port(); }
   const std::string& key() const { return key_; }
 
  private:
-  const std::filesystem::path dir_;
+  static std::unique_ptr<shortlink::ShortLinkApp> CreateApp(const ScratchDir& dir,
+                                                            int64_t stats_interval_ms) {
+    shortlink::ShortLinkConfig config;
+    config.sqlite_path = dir.File("shortlink.db");
+    config.admin_token_sha256 = Sha256Hex(kAdminToken);
+    config.public_base_url = "http://s.test";
+    config.stats_interval_ms = stats_interval_ms;
+    std::unique_ptr<shortlink::ShortLinkApp> app;
+    const Status created = shortlink::ShortLinkApp::Create(config, &app);
+    EXPECT_TRUE(created.ok()) << created;
+    return app;
+  }
+  // The app's services and /metrics.
+  std::vector<Service*> Services() {
+    std::vector<Service*> services(app_->services().begin(), app_->services().end());
+    services.push_back(&metrics_page_);
+    return services;
+  }
+
+  const ScratchDir dir_;
   MetricsPage metrics_page_;
   std::unique_ptr<shortlink::ShortLinkApp> app_;
-  std::unique_ptr<Server> server_;
+  InProcessProvider server_;
   std::string key_;
 };
 

@@ -30,19 +30,23 @@ void AddLoadFlags(FlagParser& flags, LoadOptions* o, TargetFlag target) {
       *error = "--target: required (host:port)";
       return false;
     }
-    if (uint64_t{o->conns} * o->depth > kMaxCallsInFlight) {
-      *error = "--conns x --depth: at most " + std::to_string(kMaxCallsInFlight) +
-               " calls in flight, got " + std::to_string(uint64_t{o->conns} * o->depth);
-      return false;
-    }
-    HostPort ignored;
-    std::string why;
-    if (!o->target.empty() && !ParseHostPort(o->target, &ignored, &why)) {
-      *error = "--target: " + why;
-      return false;
-    }
-    return true;
+    return CheckLoadShape(*o, error);
   });
+}
+
+bool CheckLoadShape(const LoadOptions& o, std::string* error) {
+  if (uint64_t{o.conns} * o.depth > kMaxCallsInFlight) {
+    *error = "--conns x --depth: at most " + std::to_string(kMaxCallsInFlight) +
+             " calls in flight, got " + std::to_string(uint64_t{o.conns} * o.depth);
+    return false;
+  }
+  HostPort ignored;
+  std::string why;
+  if (!o.target.empty() && !ParseHostPort(o.target, &ignored, &why)) {
+    *error = "--target: " + why;
+    return false;
+  }
+  return true;
 }
 
 bool ParseHostPort(std::string_view text, HostPort* out, std::string* error) {

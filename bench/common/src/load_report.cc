@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "ferry/bench/result_line.h"
+
 namespace ferry::bench {
 
 uint64_t ToMicros(std::chrono::nanoseconds latency) {
@@ -60,9 +62,14 @@ void LoadReport::PrintSummary(const LoadSummary& s) const {
     out_ << "warning: " << s.unfinished_calls
          << " calls never completed (not counted in qps or errors)\n";
   }
-  out_ << "RESULT qps=" << qps << " p50_us=" << us(h.ValueAtPercentile(50))
-       << " p90_us=" << us(h.ValueAtPercentile(90)) << " p99_us=" << us(h.ValueAtPercentile(99))
-       << " p999_us=" << us(h.ValueAtPercentile(99.9)) << " errors=" << s.errors << std::endl;
+  out_ << ResultLine("RESULT")
+              .Add("qps", qps)
+              .Add("p50_us", us(h.ValueAtPercentile(50)))
+              .Add("p90_us", us(h.ValueAtPercentile(90)))
+              .Add("p99_us", us(h.ValueAtPercentile(99)))
+              .Add("p999_us", us(h.ValueAtPercentile(99.9)))
+              .Add("errors", s.errors)
+       << std::endl;
 }
 
 }  // namespace ferry::bench

@@ -35,6 +35,10 @@ enum class TargetFlag { kRequired, kOptional };
 void AddLoadFlags(FlagParser& flags, LoadOptions* options,
                   TargetFlag target = TargetFlag::kRequired);
 
+// The rules of the load's shape every client shares: at most kMaxCallsInFlight calls out
+// (--conns x --depth), and --target, when given, a HOST:PORT. False (and `*error`) otherwise.
+bool CheckLoadShape(const LoadOptions& options, std::string* error);
+
 struct HostPort {
   std::string host;
   uint16_t port = 0;
