@@ -169,7 +169,7 @@ SL_DIR="$RUN_DIR/shortlink"
 mkdir -p "$SL_DIR"
 if [ "$BACKEND" = "redis+mariadb" ]; then
   SL_REDIS_PORT="$(ferry_free_port)"
-  ferry_start_redis "$SL_REDIS_PORT" "$SL_DIR/redis"
+  ferry_start_redis "$SL_REDIS_PORT" "$SL_DIR/redis" --appendonly yes --appendfsync everysec
   SL_MARIADB_PORT="$(ferry_free_port)"
   ferry_start_mariadb "$SL_MARIADB_PORT" "$SL_DIR/mariadb" ferry_shortlink
   SL_BACKEND_YAML="  backend: redis+mariadb
