@@ -77,8 +77,8 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
     redis.pool_size = static_cast<int>(config.redis_connections);
     redis.timeout_ms = static_cast<int>(config.redis_timeout_ms);
     app->redis_pool_ = std::make_unique<storage::RedisConnectionPool>(redis);
-    app->redis_store_ = std::make_unique<RedisLikeStore>(app->redis_pool_.get(),
-                                                         app->database_.get(), app->layout_.get());
+    app->redis_store_ = std::make_unique<RedisLikeStore>(
+        app->redis_pool_.get(), app->database_.get(), app->layout_.get(), config.request_ttl_ms);
     if (Status s = app->redis_store_->Connect(); !s.ok()) return s;
     core.redis = app->redis_store_.get();
   }
@@ -86,7 +86,8 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
     core.store = app->redis_store_.get();
     app->stream_ = std::make_unique<RedisEventStream>(app->redis_pool_.get());
   } else {
-    app->sql_store_ = std::make_unique<SqlLikeStore>(app->database_.get(), app->layout_.get());
+    app->sql_store_ = std::make_unique<SqlLikeStore>(app->database_.get(), app->layout_.get(),
+                                                     config.request_ttl_ms > 0);
     core.store = app->sql_store_.get();
     if (core.redis != nullptr) {
       app->store_ =
@@ -153,6 +154,17 @@ void LikeApp::StartJobs(const LikeConfig& config) {
           int64_t deleted = 0;
           if (Status s = db->TrimOutbox(WallMs() - retention, &deleted); !s.ok()) {
             Logger().warn("like outbox: trim: {}", s.ToString());
+          }
+          return false;
+        }));
+  }
+  if (sql_store_ && config.request_ttl_ms > 0) {
+    const int64_t ttl = config.request_ttl_ms;
+    jobs_.push_back(std::make_unique<PeriodicWorker>(
+        milliseconds(std::min<int64_t>(ttl, 60000)), [db = database_.get(), ttl] {
+          int64_t deleted = 0;
+          if (Status s = db->TrimRequests(WallMs() - ttl, &deleted); !s.ok()) {
+            Logger().warn("like requests: trim: {}", s.ToString());
           }
           return false;
         }));

@@ -57,6 +57,10 @@ void ReadLikeConfig(config::ConfigReader& service, LikeConfig* out) {
   config::ConfigReader outbox = service.Section("outbox");
   outbox.Integer("retention_ms", 1, 31536000000, &c.outbox_retention_ms);
   outbox.RejectUnknownKeys();
+
+  config::ConfigReader requests = service.Section("request_ids");
+  requests.Integer("ttl_ms", 0, 86400000, &c.request_ttl_ms);
+  requests.RejectUnknownKeys();
 }
 
 }  // namespace ferry::like

@@ -44,6 +44,9 @@ struct LikeConfig : storage::BackendConfig {
   int64_t reconcile_interval_ms = 0;       // reconciler.interval_ms; 0: only on request
   bool reconcile_repair = false;           // reconciler.repair: the job repairs what it finds
   int64_t outbox_retention_ms = 86400000;  // outbox.retention_ms
+  // request_ids.ttl_ms: how long a SetLike's request id is remembered, so that the same id
+  // again answers its first result (0: not remembered; retries still cannot toggle).
+  int64_t request_ttl_ms = 120000;
 };
 
 // Reads the provider's `service:` section (absent keys keep their defaults), reporting mistakes

@@ -19,6 +19,14 @@ Status CheckContent(int64_t content_id) {
   return Invalid("content_id: expected an id > 0, got " + std::to_string(content_id));
 }
 
+constexpr size_t kMaxRequestId = 128;
+
+Status CheckRequestId(const std::string& request_id) {
+  if (request_id.size() <= kMaxRequestId) return Status::Ok();
+  return Invalid("request_id: at most " + std::to_string(kMaxRequestId) + " bytes, got " +
+                 std::to_string(request_id.size()));
+}
+
 Status CheckBatch(const google::protobuf::RepeatedField<int64_t>& ids) {
   if (ids.size() > kMaxBatch) {
     return Invalid("content_ids: at most " + std::to_string(kMaxBatch) + " per call, got " +
@@ -44,10 +52,12 @@ Status PageSize(uint32_t requested, uint32_t* size) {
 Status LikeServiceImpl::SetLike(ServerContext& context, const SetLikeRequest& request,
                                 SetLikeResponse* response) {
   if (Status s = CheckContent(request.content_id()); !s.ok()) return s;
+  if (Status s = CheckRequestId(request.request_id()); !s.ok()) return s;
   std::string user;
   if (Status s = CallerUser(context, request.user_id(), &user); !s.ok()) return s;
   SetLikeResult result;
-  if (Status s = core_->store->SetLike(request.content_id(), user, request.liked(), &result);
+  if (Status s = core_->store->SetLike(request.content_id(), user, request.liked(),
+                                       request.request_id(), &result);
       !s.ok()) {
     return s;
   }

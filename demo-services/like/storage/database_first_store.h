@@ -15,8 +15,8 @@ class DatabaseFirstStore final : public LikeStore {
       : database_(database), cache_(cache) {}
 
   Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
-                 SetLikeResult* out) override {
-    return database_->SetLike(content_id, user_id, liked, out);
+                 const std::string& request_id, SetLikeResult* out) override {
+    return database_->SetLike(content_id, user_id, liked, request_id, out);
   }
   Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override {
     return cache_->BucketCounts(content_id, out);

@@ -55,6 +55,17 @@ Status WriteState(SqlConnection& c, bool row_exists, int64_t content_id, const s
   return c.Execute(AddToCountSql(c.dialect()), {content_id, b, int64_t{liked ? 1 : -1}});
 }
 
+Status ReadBucketCount(SqlConnection& c, int64_t content_id, SetLikeResult* out) {
+  std::vector<SqlRow> rows;
+  if (Status s = c.Query("SELECT count FROM like_count WHERE content_id = ? AND bucket = ?",
+                         {content_id, int64_t{out->bucket}}, &rows);
+      !s.ok()) {
+    return s;
+  }
+  out->bucket_count = rows.empty() ? 0 : AsInt(rows[0][0]);
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::unique_ptr<storage::SqlConnectionPool> SqliteLikePool(const std::string& path,
@@ -125,7 +136,8 @@ Status LikeDatabase::Apply(const LikeEvent& event, bool* applied, bool* changed)
 }
 
 Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uint32_t bucket,
-                             bool liked, int64_t now_us, SetLikeResult* out) {
+                             bool liked, const std::string& request_id, int64_t now_us,
+                             SetLikeResult* out) {
   return InTransaction([&](SqlConnection& c) {
     *out = SetLikeResult{.bucket = bucket};
     std::vector<SqlRow> rows;
@@ -135,6 +147,31 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
     const bool exists = !rows.empty();
     const bool was_liked = exists && AsInt(rows[0][0]) != 0;
     out->version = exists ? AsInt(rows[0][1]) : 0;
+    if (!request_id.empty()) {
+      // Under the pair's lock (or, for a pair without a row, decided by the insert below).
+      std::vector<SqlRow> seen;
+      if (Status s = c.Query("SELECT liked, changed FROM like_request WHERE content_id = ? AND "
+                             "user_id = ? AND request_id = ?",
+                             {content_id, user_id, request_id}, &seen);
+          !s.ok()) {
+        return s;
+      }
+      if (!seen.empty()) {
+        if ((AsInt(seen[0][0]) != 0) != liked) return RequestIdReused(request_id, liked);
+        out->replayed = true;
+        out->changed = AsInt(seen[0][1]) != 0;
+        if (exists) out->bucket = static_cast<uint32_t>(AsInt(rows[0][2]));
+        return ReadBucketCount(c, content_id, out);
+      }
+      if (Status s = c.Execute(
+              "INSERT INTO like_request (content_id, user_id, request_id, liked, changed, "
+              "created_ms) VALUES (?, ?, ?, ?, ?, ?)",
+              {content_id, user_id, request_id, int64_t{liked ? 1 : 0},
+               int64_t{was_liked != liked ? 1 : 0}, WallMs()});
+          !s.ok()) {
+        return s;
+      }
+    }
     if (was_liked != liked) {
       out->changed = true;
       out->version = std::max(out->version + 1, now_us);
@@ -154,14 +191,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
         return s;
       }
     }
-    rows.clear();
-    if (Status s = c.Query("SELECT count FROM like_count WHERE content_id = ? AND bucket = ?",
-                           {content_id, int64_t{out->bucket}}, &rows);
-        !s.ok()) {
-      return s;
-    }
-    out->bucket_count = rows.empty() ? 0 : AsInt(rows[0][0]);
-    return Status::Ok();
+    return ReadBucketCount(c, content_id, out);
   });
 }
 

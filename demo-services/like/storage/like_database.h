@@ -51,7 +51,7 @@ class LikeDatabase {
   // row's and than `now_us`'s predecessors), moves the bucket's count row and appends the
   // change to the outbox, only if the state really changes.
   Status SetLike(int64_t content_id, const std::string& user_id, uint32_t bucket, bool liked,
-                 int64_t now_us, SetLikeResult* out);
+                 const std::string& request_id, int64_t now_us, SetLikeResult* out);
 
   Status BucketCounts(int64_t content_id, uint32_t buckets, std::vector<int64_t>* out);
   Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
@@ -89,6 +89,8 @@ class LikeDatabase {
   Status DeleteOutbox(const std::vector<LikeEvent>& relayed);
   // Outbox rows older than `before_ms`, deleted; the number deleted in *deleted.
   Status TrimOutbox(int64_t before_ms, int64_t* deleted);
+  // Request ids remembered before `before_ms`, forgotten.
+  Status TrimRequests(int64_t before_ms, int64_t* deleted);
 
  private:
   // Runs `body` in a write transaction, again (up to a few times) when the database reports a

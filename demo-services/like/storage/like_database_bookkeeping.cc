@@ -120,4 +120,12 @@ Status LikeDatabase::TrimOutbox(int64_t before_ms, int64_t* deleted) {
   return lease->Check(
       (*lease)->Execute("DELETE FROM like_outbox WHERE created_ms < ?", {before_ms}, deleted));
 }
+
+Status LikeDatabase::TrimRequests(int64_t before_ms, int64_t* deleted) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  return lease->Check(
+      (*lease)->Execute("DELETE FROM like_request WHERE created_ms < ?", {before_ms}, deleted));
+}
+
 }  // namespace ferry::like

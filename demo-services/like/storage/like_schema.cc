@@ -31,6 +31,15 @@ CREATE TABLE IF NOT EXISTS like_outbox (
 CREATE TABLE IF NOT EXISTS like_layout (
   content_id INTEGER PRIMARY KEY,
   buckets INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS like_request (
+  content_id INTEGER NOT NULL,
+  user_id BLOB NOT NULL,
+  request_id BLOB NOT NULL,
+  liked INTEGER NOT NULL,
+  changed INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  PRIMARY KEY (content_id, user_id, request_id));
+CREATE INDEX IF NOT EXISTS like_request_by_age ON like_request (created_ms);
 CREATE TABLE IF NOT EXISTS like_dead_letter (
   stream BLOB NOT NULL,
   entry_id BLOB NOT NULL,
@@ -69,6 +78,15 @@ CREATE TABLE IF NOT EXISTS like_outbox (
 CREATE TABLE IF NOT EXISTS like_layout (
   content_id BIGINT NOT NULL PRIMARY KEY,
   buckets INT NOT NULL) ENGINE=InnoDB;
+CREATE TABLE IF NOT EXISTS like_request (
+  content_id BIGINT NOT NULL,
+  user_id VARBINARY(128) NOT NULL,
+  request_id VARBINARY(128) NOT NULL,
+  liked TINYINT NOT NULL,
+  changed TINYINT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  PRIMARY KEY (content_id, user_id, request_id),
+  KEY like_request_by_age (created_ms)) ENGINE=InnoDB;
 CREATE TABLE IF NOT EXISTS like_dead_letter (
   stream VARBINARY(255) NOT NULL,
   entry_id VARBINARY(64) NOT NULL,

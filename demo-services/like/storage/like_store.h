@@ -15,6 +15,8 @@ struct SetLikeResult {
   int64_t version = 0;       // the pair's version after the call (0: never changed)
   uint32_t bucket = 0;       // the user's bucket of the content
   int64_t bucket_count = 0;  // that bucket's count after the call
+  // The request id was seen before: `changed` is that call's answer and nothing moved now.
+  bool replayed = false;
 };
 
 // The live state of likes: who likes what, and per-bucket counts that move only when a state
@@ -26,8 +28,12 @@ class LikeStore {
 
   // Sets (content, user) to `liked`. A real change gets a new version, greater than every
   // earlier version of the pair, and moves its bucket's count by one; a repeat changes nothing.
+  // A non-empty `request_id` is remembered with the pair for the store's request window: the
+  // same id again answers the first call's `changed` and moves nothing, even after later
+  // changes of the pair (a retry that arrives late cannot undo them); with the other `liked`
+  // it is INVALID_ARGUMENT.
   virtual Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
-                         SetLikeResult* out) = 0;
+                         const std::string& request_id, SetLikeResult* out) = 0;
   // The content's count in each of its buckets (their sum is the count).
   virtual Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) = 0;
   // Whether the user likes each content, from the state itself (no cache).
@@ -37,5 +43,8 @@ class LikeStore {
   // run, for every provider.
   virtual Status RaiseBuckets(int64_t content_id, uint32_t buckets) = 0;
 };
+
+// The refusal of a request id reused with the other state (`liked` is the new call's).
+Status RequestIdReused(const std::string& request_id, bool liked);
 
 }  // namespace ferry::like

@@ -11,4 +11,11 @@ BucketKeys BucketKeys::For(int64_t content_id, uint32_t bucket) {
           .ready = tag + ":r"};
 }
 
+std::string BucketKeys::Request(const std::string& user_id, const std::string& request_id) const {
+  // The tag is every key's prefix up to ':'; the user's length keeps "a:b" + "c" apart from
+  // "a" + "b:c".
+  return members.substr(0, members.size() - 2) + ":q:" + std::to_string(user_id.size()) + ":" +
+         user_id + ":" + request_id;
+}
+
 }  // namespace ferry::like

@@ -15,6 +15,8 @@ struct BucketKeys {
   std::string ready;     // STRING: present once the bucket holds the database's baseline
 
   static BucketKeys For(int64_t content_id, uint32_t bucket);
+  // STRING, expiring: a request id of the user seen in this bucket, and its answer.
+  std::string Request(const std::string& user_id, const std::string& request_id) const;
 };
 
 // The SET of every bucket stream (for the event writers to read); outside any bucket's slot,

@@ -8,10 +8,21 @@ namespace {
 // never goes below zero. The version is the pair's previous version + 1, or Redis's clock in
 // microseconds when later: after a Redis that lost its data is rebuilt from the database, a
 // new change still outranks an event of the lost data that may yet reach the database.
+// KEYS[6], when given, remembers the request id ('<liked><changed>', for ARGV[6] ms): the same
+// id again answers 2 + what it answered first and changes nothing; with the other state, -4.
 constexpr std::string_view kSetLikeSource = R"lua(
 local layout = redis.call('GET', KEYS[5])
 if not layout then return {-1, 0, 0} end
 if layout ~= ARGV[5] then return {-3, 0, 0} end
+local count = tonumber(redis.call('GET', KEYS[2]) or '0')
+local previous = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
+if KEYS[6] then
+  local seen = redis.call('GET', KEYS[6])
+  if seen then
+    if string.sub(seen, 1, 1) ~= ARGV[2] then return {-4, 0, 0} end
+    return {2 + tonumber(string.sub(seen, 2, 2)), count, previous}
+  end
+end
 local want = ARGV[2] == '1'
 local changed
 if want then
@@ -19,21 +30,22 @@ if want then
 else
   changed = redis.call('SREM', KEYS[1], ARGV[1])
 end
-local count = tonumber(redis.call('GET', KEYS[2]) or '0')
-local previous = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
-if changed == 0 then return {0, count, previous} end
-if want then
-  count = redis.call('INCR', KEYS[2])
-elseif count > 0 then
-  count = redis.call('DECR', KEYS[2])
+local version = previous
+if changed == 1 then
+  if want then
+    count = redis.call('INCR', KEYS[2])
+  elseif count > 0 then
+    count = redis.call('DECR', KEYS[2])
+  end
+  local now = redis.call('TIME')
+  version = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  if previous + 1 > version then version = previous + 1 end
+  local v = string.format('%.0f', version)
+  redis.call('HSET', KEYS[3], ARGV[1], v)
+  redis.call('XADD', KEYS[4], '*', 'c', ARGV[3], 'u', ARGV[1], 'l', ARGV[2], 'v', v, 'b', ARGV[4])
 end
-local now = redis.call('TIME')
-local version = tonumber(now[1]) * 1000000 + tonumber(now[2])
-if previous + 1 > version then version = previous + 1 end
-local v = string.format('%.0f', version)
-redis.call('HSET', KEYS[3], ARGV[1], v)
-redis.call('XADD', KEYS[4], '*', 'c', ARGV[3], 'u', ARGV[1], 'l', ARGV[2], 'v', v, 'b', ARGV[4])
-return {1, count, version}
+if KEYS[6] then redis.call('SET', KEYS[6], ARGV[2] .. changed, 'PX', ARGV[6]) end
+return {changed, count, version}
 )lua";
 
 // A forced load keeps the higher of each pair's versions, so a repair never lowers a baseline.

@@ -54,24 +54,33 @@ int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
 }
 
 RedisLikeStore::RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database,
-                               BucketLayout* layout)
-    : pool_(pool), database_(database), layout_(layout), scripts_(pool, LikeScripts()) {}
+                               BucketLayout* layout, int64_t request_ttl_ms)
+    : pool_(pool),
+      database_(database),
+      layout_(layout),
+      request_ttl_ms_(request_ttl_ms),
+      scripts_(pool, LikeScripts()) {}
 
 Status RedisLikeStore::Connect() { return scripts_.LoadAll(); }
 
 Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, bool liked,
-                               SetLikeResult* out) {
+                               const std::string& request_id, SetLikeResult* out) {
   const auto start = std::chrono::steady_clock::now();
   while (true) {
     const uint32_t buckets = layout_->BucketsOf(content_id);
     const uint32_t bucket = BucketLayout::BucketIn(user_id, buckets);
     const BucketKeys keys = BucketKeys::For(content_id, bucket);
+    std::vector<std::string> names = {keys.members, keys.count, keys.versions, keys.events,
+                                      keys.ready};
+    if (!request_id.empty() && request_ttl_ms_ > 0) {
+      names.push_back(keys.Request(user_id, request_id));
+    }
     RedisReplyPtr reply;
-    if (Status s = scripts_.Eval(kSetLike,
-                                 {keys.members, keys.count, keys.versions, keys.events, keys.ready},
-                                 {user_id, liked ? "1" : "0", std::to_string(content_id),
-                                  std::to_string(bucket), std::to_string(buckets)},
-                                 &reply);
+    if (Status s = scripts_.Eval(
+            kSetLike, names,
+            {user_id, liked ? "1" : "0", std::to_string(content_id), std::to_string(bucket),
+             std::to_string(buckets), std::to_string(request_ttl_ms_)},
+            &reply);
         !s.ok()) {
       return s;
     }
@@ -85,9 +94,14 @@ Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, b
       return MalformedReply("set_like");
     }
     if (changed >= 0) {
-      *out = {.changed = changed == 1, .version = version, .bucket = bucket, .bucket_count = count};
+      *out = {.changed = changed % 2 == 1,
+              .version = version,
+              .bucket = bucket,
+              .bucket_count = count,
+              .replayed = changed >= 2};
       return Status::Ok();
     }
+    if (changed == -4) return RequestIdReused(request_id, liked);
     Status next;
     if (changed == -1) {
       next = LoadMissing(content_id, bucket, buckets, ElapsedMs(start));

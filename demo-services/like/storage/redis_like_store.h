@@ -25,14 +25,16 @@ struct CacheCounts {
 // the rows' versions as its baseline.
 class RedisLikeStore final : public LikeStore {
  public:
-  // `pool`, `database` and `layout` must outlive the store.
-  RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database, BucketLayout* layout);
+  // `pool`, `database` and `layout` must outlive the store. Request ids are remembered for
+  // `request_ttl_ms` (0: not at all).
+  RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database, BucketLayout* layout,
+                 int64_t request_ttl_ms);
 
   // Loads the scripts (UNAVAILABLE when Redis is unreachable).
   Status Connect();
 
   Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
-                 SetLikeResult* out) override;
+                 const std::string& request_id, SetLikeResult* out) override;
   Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override;
   Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                   std::vector<bool>* out) override;
@@ -68,6 +70,7 @@ class RedisLikeStore final : public LikeStore {
   storage::RedisConnectionPool* const pool_;
   LikeDatabase* const database_;
   BucketLayout* const layout_;
+  const int64_t request_ttl_ms_;
   storage::RedisScriptSet scripts_;
 };
 

@@ -15,9 +15,9 @@ int64_t WallUs() {
 }  // namespace
 
 Status SqlLikeStore::SetLike(int64_t content_id, const std::string& user_id, bool liked,
-                             SetLikeResult* out) {
+                             const std::string& request_id, SetLikeResult* out) {
   return database_->SetLike(content_id, user_id, layout_->BucketOf(content_id, user_id), liked,
-                            WallUs(), out);
+                            remember_requests_ ? request_id : std::string(), WallUs(), out);
 }
 
 Status SqlLikeStore::BucketCounts(int64_t content_id, std::vector<int64_t>* out) {

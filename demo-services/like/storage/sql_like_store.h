@@ -11,11 +11,13 @@ namespace ferry::like {
 // the database survives. The embedded backend (SQLite); its buckets are the count rows.
 class SqlLikeStore final : public LikeStore {
  public:
-  SqlLikeStore(LikeDatabase* database, BucketLayout* layout)
-      : database_(database), layout_(layout) {}
+  // Request ids are remembered (like_request rows) unless `remember_requests` is false; rows
+  // are forgotten by LikeDatabase::TrimRequests.
+  SqlLikeStore(LikeDatabase* database, BucketLayout* layout, bool remember_requests)
+      : database_(database), layout_(layout), remember_requests_(remember_requests) {}
 
   Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
-                 SetLikeResult* out) override;
+                 const std::string& request_id, SetLikeResult* out) override;
   Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override;
   Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                   std::vector<bool>* out) override;
@@ -25,6 +27,7 @@ class SqlLikeStore final : public LikeStore {
  private:
   LikeDatabase* const database_;
   BucketLayout* const layout_;
+  const bool remember_requests_;
 };
 
 }  // namespace ferry::like

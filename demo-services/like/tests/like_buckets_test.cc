@@ -58,7 +58,7 @@ TEST_P(LikeBucketsTest, RaisingWhileWritersRunKeepsEveryLevelExact) {
         const std::string user = "w" + std::to_string(t) + "-" + std::to_string(rng() % 60);
         const bool liked = rng() % 3 != 0;
         SetLikeResult result;
-        Status s = store->SetLike(1, user, liked, &result);
+        Status s = store->SetLike(1, user, liked, "", &result);
         if (!s.ok()) {
           if (failures++ == 0) ADD_FAILURE() << s;
           continue;
@@ -144,7 +144,7 @@ TEST(LikeBucketsResumeTest, ARaiseStoppedHalfWayIsFinishedByTheNextWriter) {
   for (int i = 0; i < 40; ++i) {
     const std::string user = "r" + std::to_string(i);
     SetLikeResult result;
-    ASSERT_TRUE(app->core().store->SetLike(5, user, true, &result).ok());
+    ASSERT_TRUE(app->core().store->SetLike(5, user, true, "", &result).ok());
     truth.Set(5, user, true);
     if (result.bucket == 0) in_bucket_zero = user;
   }
@@ -158,7 +158,7 @@ TEST(LikeBucketsResumeTest, ARaiseStoppedHalfWayIsFinishedByTheNextWriter) {
   redisFree(c);
 
   SetLikeResult result;
-  Status s = app->core().store->SetLike(5, in_bucket_zero, false, &result);
+  Status s = app->core().store->SetLike(5, in_bucket_zero, false, "", &result);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_TRUE(result.changed);
   truth.Set(5, in_bucket_zero, false);
@@ -176,7 +176,7 @@ TEST(LikeBucketsResumeTest, ALayoutChangedByConfigurationIsRefusedUntilRepaired)
   ASSERT_TRUE(LikeApp::Create(config, &before).ok());
   for (int i = 0; i < 30; ++i) {
     SetLikeResult result;
-    ASSERT_TRUE(before->core().store->SetLike(6, "q" + std::to_string(i), true, &result).ok());
+    ASSERT_TRUE(before->core().store->SetLike(6, "q" + std::to_string(i), true, "", &result).ok());
   }
   ASSERT_TRUE(Drain(*before).ok());
   before.reset();
@@ -185,12 +185,12 @@ TEST(LikeBucketsResumeTest, ALayoutChangedByConfigurationIsRefusedUntilRepaired)
   std::unique_ptr<LikeApp> after;
   ASSERT_TRUE(LikeApp::Create(config, &after).ok());
   SetLikeResult result;
-  Status refused = after->core().store->SetLike(6, "q0", false, &result);
+  Status refused = after->core().store->SetLike(6, "q0", false, "", &result);
   EXPECT_EQ(refused.code(), StatusCode::FAILED_PRECONDITION) << refused;
   EXPECT_NE(refused.message().find("Reconcile"), std::string::npos) << refused;
   ReconcileResponse report;
   ASSERT_TRUE(Reconcile(after->core(), 6, true, &report).ok());
-  Status s = after->core().store->SetLike(6, "q0", false, &result);
+  Status s = after->core().store->SetLike(6, "q0", false, "", &result);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_TRUE(result.changed);
   ASSERT_TRUE(Drain(*after).ok());

@@ -133,7 +133,7 @@ class RedisEventsTest : public ::testing::Test {
   }
   SetLikeResult Set(int64_t content, const std::string& user, bool liked) {
     SetLikeResult result;
-    Status s = app_->core().store->SetLike(content, user, liked, &result);
+    Status s = app_->core().store->SetLike(content, user, liked, "", &result);
     EXPECT_TRUE(s.ok()) << s;
     return result;
   }

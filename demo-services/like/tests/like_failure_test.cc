@@ -48,7 +48,7 @@ void Storm(LikeStore& store, Truth& truth, const std::vector<int64_t>& contents,
         const bool liked = rng() % 3 != 0;
         for (int r = 0; r < 1 + static_cast<int>(rng() % 2); ++r) {
           SetLikeResult result;
-          if (!store.SetLike(content, user, liked, &result).ok()) ++*failures;
+          if (!store.SetLike(content, user, liked, "", &result).ok()) ++*failures;
         }
         truth.Set(content, user, liked);
       }
@@ -127,7 +127,7 @@ TEST_F(LikeFailureTest, RedisRestartedEmptyIsRebuiltFromTheDatabase) {
   std::vector<std::string> likers;
   ASSERT_TRUE(app->core().database->ListLikers(4, "", 1, &likers).ok());
   ASSERT_EQ(likers.size(), 1u);
-  ASSERT_TRUE(app->core().store->SetLike(4, likers[0], true, &again).ok());
+  ASSERT_TRUE(app->core().store->SetLike(4, likers[0], true, "", &again).ok());
   EXPECT_FALSE(again.changed);
 
   Storm(*app->core().store, truth, contents, 4, 50, 300, 12, &failures);
@@ -147,7 +147,7 @@ TEST_F(LikeFailureTest, RedisFirstLosesUnpersistedLikesWhenRedisDiesDatabaseFirs
     ASSERT_TRUE(LikeApp::Create(config, &app).ok());
     for (int i = 0; i < 20; ++i) {
       SetLikeResult result;
-      ASSERT_TRUE(app->core().store->SetLike(30, "m" + std::to_string(i), true, &result).ok());
+      ASSERT_TRUE(app->core().store->SetLike(30, "m" + std::to_string(i), true, "", &result).ok());
       ASSERT_TRUE(result.changed);
     }
     ASSERT_TRUE(SharedServers::redis().RestartEmpty());  // before any writer ran

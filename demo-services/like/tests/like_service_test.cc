@@ -4,21 +4,33 @@
 #include <gtest/gtest.h>
 #include <hiredis.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "ferry/storage/mariadb_connection.h"
 #include "ferry/storage/sqlite_connection.h"
 #include "like_test_support.h"
 #include "raw_http_client.h"
+#include "storage/bucket_layout.h"
 #include "storage/redis_like_keys.h"
 
 namespace ferry::like::testing {
 namespace {
 
-SetLikeRequest Like(int64_t content, const std::string& user, bool liked) {
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+SetLikeRequest Like(int64_t content, const std::string& user, bool liked,
+                    const std::string& request_id = "") {
   SetLikeRequest request;
   request.set_content_id(content);
   request.set_user_id(user);
   request.set_liked(liked);
-  request.set_request_id(user + "-" + std::to_string(content));
+  request.set_request_id(request_id.empty() ? user + "-" + std::to_string(content) : request_id);
   return request;
 }
 
@@ -45,10 +57,11 @@ TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_TRUE(first->changed());
   EXPECT_EQ(first->count(), 1);
-  auto retry = proxy().SetLike(Like(5, "ann", true), AsUser("ann"));
-  ASSERT_TRUE(retry.ok()) << retry.status();
-  EXPECT_FALSE(retry->changed());
-  EXPECT_EQ(retry->count(), 1);
+  // A new request for the state the user already has changes nothing.
+  auto again = proxy().SetLike(Like(5, "ann", true, "ann-5-again"), AsUser("ann"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(again->changed());
+  EXPECT_EQ(again->count(), 1);
   ASSERT_TRUE(proxy().SetLike(Like(5, "ben", true), AsUser("ben")).ok());
   ASSERT_TRUE(proxy().SetLike(Like(6, "ben", true), AsUser("ben")).ok());
 
@@ -91,10 +104,91 @@ TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
   EXPECT_EQ(contents->next_page_token(), "");
 }
 
+// A request id seen before answers its first result and moves nothing, even after a later
+// change of the pair: a retry that arrives late cannot undo the unlike that came after it.
+// Reused with the other state, it is refused.
+TEST_P(LikeServiceTest, AReplayedRequestAnswersItsFirstResultAndUndoesNothing) {
+  Start();
+  auto like = proxy().SetLike(Like(8, "ann", true, "r1"), AsUser("ann"));
+  ASSERT_TRUE(like.ok()) << like.status();
+  EXPECT_TRUE(like->changed());
+  auto unlike = proxy().SetLike(Like(8, "ann", false, "r2"), AsUser("ann"));
+  ASSERT_TRUE(unlike.ok()) << unlike.status();
+  EXPECT_TRUE(unlike->changed());
+
+  std::vector<std::thread> retries;
+  std::atomic<int> first_answers{0};
+  for (int i = 0; i < 8; ++i) {
+    retries.emplace_back([&] {
+      auto late = proxy().SetLike(Like(8, "ann", true, "r1"), AsUser("ann"));
+      if (late.ok() && late->changed() && late->count() == 0) ++first_answers;
+    });
+  }
+  for (std::thread& t : retries) t.join();
+  EXPECT_EQ(first_answers.load(), 8);
+
+  auto reused = proxy().SetLike(Like(8, "ann", false, "r1"), AsUser("ann"));
+  EXPECT_EQ(reused.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(reused.status().message().find("request_id 'r1'"), std::string::npos)
+      << reused.status();
+
+  HasLikedRequest has;
+  has.add_content_ids(8);
+  auto liked = proxy().HasLiked(has, AsUser("ann"));
+  ASSERT_TRUE(liked.ok()) << liked.status();
+  EXPECT_FALSE(liked->liked(0));
+  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ReconcileRequest check;
+  check.set_content_id(8);
+  auto report = proxy().Reconcile(check);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->database_likes(), 0);
+  EXPECT_EQ(report->violations_size(), 0) << report->ShortDebugString();
+
+  // Another user's request with the same id is their own.
+  auto other = proxy().SetLike(Like(8, "ben", true, "r1"), AsUser("ben"));
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_TRUE(other->changed());
+}
+
+// Request ids are remembered for request_ids.ttl_ms, then forgotten: in Redis the key expires
+// by itself; in the database the trim job deletes the rows, and the id is usable again.
+TEST_P(LikeServiceTest, RequestIdsAreForgottenAfterTheirWindow) {
+  config_.request_ttl_ms = 60000;
+  Start();
+  ASSERT_TRUE(proxy().SetLike(Like(9, "ann", true, "w1"), AsUser("ann")).ok());
+  if (GetParam() == "redis+mariadb") {
+    const timeval timeout{.tv_sec = 5, .tv_usec = 0};
+    redisContext* r = redisConnectWithTimeout(SharedServers::redis().host().c_str(),
+                                              SharedServers::redis().port(), timeout);
+    ASSERT_NE(r, nullptr);
+    const std::string key =
+        BucketKeys::For(9, BucketLayout::BucketIn("ann", config_.default_buckets))
+            .Request("ann", "w1");
+    auto* ttl = static_cast<redisReply*>(redisCommand(r, "PTTL %s", key.c_str()));
+    ASSERT_NE(ttl, nullptr);
+    EXPECT_GT(ttl->integer, 0) << key;
+    EXPECT_LE(ttl->integer, 60000) << key;
+    freeReplyObject(ttl);
+    redisFree(r);
+    return;
+  }
+  int64_t deleted = 0;
+  ASSERT_TRUE(provider_.app().core().database->TrimRequests(WallMs() + 1, &deleted).ok());
+  EXPECT_EQ(deleted, 1);
+  auto reused = proxy().SetLike(Like(9, "ann", false, "w1"), AsUser("ann"));
+  ASSERT_TRUE(reused.ok()) << reused.status();
+  EXPECT_TRUE(reused->changed());
+}
+
 TEST_P(LikeServiceTest, BadRequestsAreRefusedWithTheReason) {
   Start();
   auto no_content = proxy().SetLike(Like(0, "ann", true), AsUser("ann"));
   EXPECT_EQ(no_content.status().code(), StatusCode::INVALID_ARGUMENT);
+  auto long_id = proxy().SetLike(Like(1, "ann", true, std::string(129, 'r')), AsUser("ann"));
+  EXPECT_EQ(long_id.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(long_id.status().message().find("request_id: at most 128"), std::string::npos)
+      << long_id.status();
   GetCountsRequest too_many;
   for (int i = 1; i <= kMaxBatch + 1; ++i) too_many.add_content_ids(i);
   auto refused = proxy().GetCounts(too_many);

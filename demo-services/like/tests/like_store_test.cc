@@ -29,7 +29,7 @@ class LikeStoreTest : public ::testing::TestWithParam<std::string> {
   LikeStore& store() { return *app_->core().store; }
   SetLikeResult Set(int64_t content, const std::string& user, bool liked) {
     SetLikeResult result;
-    Status s = store().SetLike(content, user, liked, &result);
+    Status s = store().SetLike(content, user, liked, "", &result);
     EXPECT_TRUE(s.ok()) << s;
     return result;
   }
@@ -129,7 +129,7 @@ TEST_P(LikeStoreTest, StormThenDrainCountsEqualTheLastStatesOnEveryLevel) {
         const int repeats = 1 + static_cast<int>(rng() % 3);  // the call and its retries
         for (int r = 0; r < repeats; ++r) {
           SetLikeResult result;
-          Status s = store().SetLike(content, user, liked, &result);
+          Status s = store().SetLike(content, user, liked, "", &result);
           if (!s.ok() && failures++ == 0) ADD_FAILURE() << s;
         }
         truth.Set(content, user, liked);
@@ -159,7 +159,7 @@ TEST_P(LikeStoreTest, HotContentWithThousandsOfConcurrentLikers) {
     threads.emplace_back([&] {
       for (int i = next++; i < kUsers; i = next++) {
         SetLikeResult result;
-        Status s = store().SetLike(42, "fan-" + std::to_string(i), true, &result);
+        Status s = store().SetLike(42, "fan-" + std::to_string(i), true, "", &result);
         if (s.ok() && result.changed) ++changed;
         if (!s.ok() && changed.load() >= 0) ADD_FAILURE() << s;
       }

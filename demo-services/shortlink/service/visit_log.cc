@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "storage/visitor_sketch.h"
+
 namespace ferry::shortlink {
 
 std::vector<std::string> StreamFields(const VisitEvent& e) {
@@ -14,6 +16,7 @@ std::vector<std::string> StreamFields(const VisitEvent& e) {
 bool EventFromFields(const std::vector<std::pair<std::string, std::string>>& fields,
                      VisitEvent* e) {
   int seen = 0;
+  uint64_t visitor = 0;
   for (const auto& [name, value] : fields) {
     if (name == "id") {
       e->event_id = value;
@@ -35,7 +38,8 @@ bool EventFromFields(const std::vector<std::pair<std::string, std::string>>& fie
     ++seen;
   }
   return seen == 6 && !e->event_id.empty() && e->event_id.size() <= 64 && !e->code.empty() &&
-         e->code.size() <= 64 && e->visitor.size() == 16 && e->referrer_host.size() <= 255;
+         e->code.size() <= 64 && ParseVisitor(e->visitor, &visitor) &&
+         e->referrer_host.size() <= 255;
 }
 
 Status RedisVisitLog::Append(const std::vector<VisitEvent>& events) {

@@ -14,12 +14,8 @@ CREATE TABLE IF NOT EXISTS shortlink_stat_days (
   pv INTEGER NOT NULL DEFAULT 0,
   uv INTEGER NOT NULL DEFAULT 0,
   bots INTEGER NOT NULL DEFAULT 0,
+  visitors BLOB,
   PRIMARY KEY (code, day));
-CREATE TABLE IF NOT EXISTS shortlink_stat_visitors (
-  code TEXT NOT NULL,
-  day TEXT NOT NULL,
-  visitor TEXT NOT NULL,
-  PRIMARY KEY (code, day, visitor));
 CREATE TABLE IF NOT EXISTS shortlink_stat_referrers (
   code TEXT NOT NULL,
   day TEXT NOT NULL,
@@ -49,12 +45,8 @@ CREATE TABLE IF NOT EXISTS shortlink_stat_days (
   pv BIGINT NOT NULL DEFAULT 0,
   uv BIGINT NOT NULL DEFAULT 0,
   bots BIGINT NOT NULL DEFAULT 0,
+  visitors BLOB,
   PRIMARY KEY (code, day)) ENGINE = InnoDB;
-CREATE TABLE IF NOT EXISTS shortlink_stat_visitors (
-  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  day CHAR(10) CHARACTER SET ascii NOT NULL,
-  visitor CHAR(16) CHARACTER SET ascii NOT NULL,
-  PRIMARY KEY (code, day, visitor)) ENGINE = InnoDB;
 CREATE TABLE IF NOT EXISTS shortlink_stat_referrers (
   code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   day CHAR(10) CHARACTER SET ascii NOT NULL,

@@ -4,10 +4,10 @@
 
 #include <cstdio>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include "storage/stats_schema.h"
+#include "storage/visitor_sketch.h"
 
 namespace ferry::shortlink {
 
@@ -115,18 +115,19 @@ Status StatsStore::Fresh(SqlConnection& db, const std::vector<VisitEvent>& event
 }
 
 // New events' counters summed per (code, day) and per (code, day, host) before they are written,
-// in key order (so that consumers lock rows in one order); a visitor is new to its day when its
-// row goes in.
+// in key order (so that consumers lock rows in one order). A day's visitors are merged into its
+// sketch under the row's lock: one read and one write per (code, day) and batch, however many
+// visitors it has.
 Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& events,
                               int64_t now_ms, int* counted) {
   std::vector<const VisitEvent*> fresh;
   if (Status s = Fresh(db, events, now_ms, &fresh); !s.ok()) return s;
   struct Day {
-    int64_t pv = 0, uv = 0, bots = 0;
+    int64_t pv = 0, bots = 0;
+    std::vector<uint64_t> visitors;
   };
   std::map<std::pair<std::string, std::string>, Day> days;
   std::map<std::tuple<std::string, std::string, std::string>, int64_t> referrers;
-  std::set<std::tuple<std::string, std::string, std::string>> visitors;
   for (const VisitEvent* e : fresh) {
     const std::string day = UtcDay(e->at_ms);
     Day& d = days[{e->code, day}];
@@ -134,26 +135,17 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
       ++d.bots;
       continue;
     }
+    uint64_t visitor = 0;
+    if (!ParseVisitor(e->visitor, &visitor)) {
+      return Status(StatusCode::INVALID_ARGUMENT, "visit event " + e->event_id + ": visitor '" +
+                                                      e->visitor + "' is not 16 hex digits");
+    }
     ++d.pv;
-    visitors.emplace(e->code, day, e->visitor);
+    d.visitors.push_back(visitor);
     if (!e->referrer_host.empty()) ++referrers[{e->code, day, e->referrer_host}];
   }
-  for (const auto& [code, day, visitor] : visitors) {
-    Status s =
-        db.Execute("INSERT INTO shortlink_stat_visitors (code, day, visitor) VALUES (?, ?, ?)",
-                   {code, day, visitor}, nullptr);
-    if (s.ok()) {
-      ++days[{code, day}].uv;
-    } else if (!Exists(s)) {  // Exists: seen that day already
-      return s;
-    }
-  }
   for (const auto& [key, d] : days) {
-    if (Status s = Bump(db, "INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)",
-                        "UPDATE shortlink_stat_days SET pv = pv + ?, uv = uv + ?, bots = bots + ? "
-                        "WHERE code = ? AND day = ?",
-                        {key.first, key.second}, {d.pv, d.uv, d.bots});
-        !s.ok()) {
+    if (Status s = CountDay(db, key.first, key.second, d.pv, d.bots, d.visitors); !s.ok()) {
       return s;
     }
   }
@@ -170,6 +162,35 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
   }
   *counted = static_cast<int>(fresh.size());
   return Status::Ok();
+}
+
+Status StatsStore::CountDay(SqlConnection& db, const std::string& code, const std::string& day,
+                            int64_t pv, int64_t bots, const std::vector<uint64_t>& visitors) {
+  if (visitors.empty()) {
+    return Bump(db, "INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)",
+                "UPDATE shortlink_stat_days SET pv = pv + ?, bots = bots + ? "
+                "WHERE code = ? AND day = ?",
+                {code, day}, {pv, bots});
+  }
+  Status s =
+      db.Execute("INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)", {code, day}, nullptr);
+  if (!s.ok() && !Exists(s)) return s;
+  std::vector<SqlRow> rows;
+  s = db.Query(std::string("SELECT visitors FROM shortlink_stat_days WHERE code = ? AND day = ?") +
+                   (db.dialect() == storage::SqlDialect::kMariaDb ? " FOR UPDATE" : ""),
+               {code, day}, &rows);
+  if (!s.ok()) return s;
+  if (rows.empty()) return Status(StatusCode::INTERNAL, "stat day row of " + code + " vanished");
+  VisitorSketch sketch;
+  std::string error;
+  if (!VisitorSketch::Parse(AsText(rows[0][0]), &sketch, &error)) {
+    return Status(StatusCode::INTERNAL, code + " on " + day + ": " + error);
+  }
+  for (uint64_t v : visitors) sketch.Add(v);
+  return db.Execute(
+      "UPDATE shortlink_stat_days SET pv = pv + ?, bots = bots + ?, uv = ?, visitors = ? "
+      "WHERE code = ? AND day = ?",
+      {pv, bots, sketch.Count(), sketch.Serialize(), code, day}, nullptr);
 }
 
 Status StatsStore::Apply(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,

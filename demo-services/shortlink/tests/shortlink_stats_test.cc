@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "ferry/storage/redis_connection_pool.h"
+#include "service/visit_facts.h"
 #include "service/visit_log.h"
 #include "shortlink_test_support.h"
 
@@ -131,6 +132,36 @@ TEST_P(ShortLinkStatsTest, ARedeliveredEventCountsOnce) {
   EXPECT_EQ(stats.uv(), 1);
   ASSERT_EQ(stats.referrers_size(), 1);
   EXPECT_EQ(stats.referrers(0).pv(), 1);
+}
+
+// A day's UV is exact for its first thousand visitors, then estimated (HyperLogLog, within
+// three standard errors) from a row whose size no longer grows; repeat visitors add nothing.
+TEST_P(ShortLinkStatsTest, UvIsExactForAThousandVisitorsADayThenEstimated) {
+  auto apply = [&](int from, int to, const std::string& prefix) {
+    std::vector<VisitEvent> events;
+    for (int i = from; i < to; ++i) {
+      events.push_back(VisitEvent{
+          .event_id = prefix + std::to_string(i),
+          .code = code_,
+          .at_ms = WallMs(),
+          .visitor = VisitorHash("secret", "2026-01-01", "10.0." + std::to_string(i), "ua")});
+    }
+    int counted = 0;
+    ASSERT_TRUE(provider_.app().stats().Apply(events, WallMs(), &counted).ok());
+    ASSERT_EQ(counted, to - from);
+  };
+  auto uv = [&] {
+    return WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; })
+        .uv();
+  };
+  for (int from = 0; from < 1000; from += 250) apply(from, from + 250, "a");
+  apply(0, 1000, "again");  // the same visitors, other visits
+  EXPECT_EQ(uv(), 1000);
+  for (int from = 1000; from < 6000; from += 500) apply(from, from + 500, "a");
+  const int64_t estimate = uv();
+  EXPECT_NEAR(estimate, 6000, 6000 * 0.024);
+  apply(0, 6000, "third");
+  EXPECT_EQ(uv(), estimate);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkStatsTest,
