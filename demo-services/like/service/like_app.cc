@@ -145,29 +145,23 @@ void LikeApp::StartJobs(const LikeConfig& config) {
           return relayed > 0;
         }));
   }
-  if (!relay_) {
-    // Embedded: the outbox is the durable change feed for downstream readers, kept for
-    // outbox.retention_ms.
-    const int64_t retention = config.outbox_retention_ms;
+  // Rows kept for `keep_ms`, deleted by a job at least once a minute.
+  auto trim = [this](const char* what, int64_t keep_ms,
+                     Status (LikeDatabase::*trim_before)(int64_t, int64_t*)) {
     jobs_.push_back(std::make_unique<PeriodicWorker>(
-        milliseconds(std::min<int64_t>(retention, 60000)), [db = database_.get(), retention] {
+        milliseconds(std::min<int64_t>(keep_ms, 60000)),
+        [db = database_.get(), what, keep_ms, trim_before] {
           int64_t deleted = 0;
-          if (Status s = db->TrimOutbox(WallMs() - retention, &deleted); !s.ok()) {
-            Logger().warn("like outbox: trim: {}", s.ToString());
+          if (Status s = (db->*trim_before)(WallMs() - keep_ms, &deleted); !s.ok()) {
+            Logger().warn("like {}: trim: {}", what, s.ToString());
           }
           return false;
         }));
-  }
+  };
+  // Embedded: the outbox is the durable change feed for downstream readers.
+  if (!relay_) trim("outbox", config.outbox_retention_ms, &LikeDatabase::TrimOutbox);
   if (sql_store_ && config.request_ttl_ms > 0) {
-    const int64_t ttl = config.request_ttl_ms;
-    jobs_.push_back(std::make_unique<PeriodicWorker>(
-        milliseconds(std::min<int64_t>(ttl, 60000)), [db = database_.get(), ttl] {
-          int64_t deleted = 0;
-          if (Status s = db->TrimRequests(WallMs() - ttl, &deleted); !s.ok()) {
-            Logger().warn("like requests: trim: {}", s.ToString());
-          }
-          return false;
-        }));
+    trim("requests", config.request_ttl_ms, &LikeDatabase::TrimRequests);
   }
   if (core_.hot) {
     jobs_.push_back(std::make_unique<PeriodicWorker>(
