@@ -92,8 +92,10 @@ KEYS=("$T:m" "$T:n" "$T:v" "$T:s" "$T:r")
 redis DEL "${KEYS[@]}" >/dev/null
 redis SET "$T:r" 1 >/dev/null
 log "redis-benchmark: EVALSHA set_like, $CONCURRENCY clients, $SCRIPT_CALLS calls, random users"
+# Each call remembers its request id too (the sixth key, as ferry-bench's SetLikes do).
 redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -c "$CONCURRENCY" -n "$SCRIPT_CALLS" \
-  -r 2000000000 --csv EVALSHA "$SHA" 5 "${KEYS[@]}" "u:__rand_int__" 1 "$BARE_CONTENT" 0 1 |
+  -r 2000000000 --csv EVALSHA "$SHA" 6 "${KEYS[@]}" "$T:q:__rand_int__" "u:__rand_int__" 1 \
+  "$BARE_CONTENT" 0 1 120000 |
   tee "$RUN_DIR/bare.csv"
 # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
 BARE_LINE="$(tail -n 1 "$RUN_DIR/bare.csv" | tr -d '"')"
