@@ -4,8 +4,8 @@
 
 #include <cstdio>
 #include <map>
-#include <tuple>
 
+#include "storage/stat_counters.h"
 #include "storage/stats_schema.h"
 #include "storage/visitor_sketch.h"
 
@@ -75,16 +75,6 @@ Status StatsStore::VisitorSecret(std::string* secret) {
   return Status::Ok();
 }
 
-// A counter row made if missing, then moved: the INSERT of a row another transaction holds
-// waits for it and then reports the duplicate, so the UPDATE always finds the row.
-Status StatsStore::Bump(SqlConnection& db, std::string_view insert, std::string_view update,
-                        const std::vector<SqlValue>& key, std::vector<SqlValue> increments) {
-  Status s = db.Execute(insert, key, nullptr);
-  if (!s.ok() && !Exists(s)) return s;
-  increments.insert(increments.end(), key.begin(), key.end());
-  return db.Execute(update, increments, nullptr);
-}
-
 // The events whose ids are new, their ids recorded: one multi-row INSERT when none was counted
 // before (the usual case); otherwise, that statement having failed alone, one INSERT per event.
 Status StatsStore::Fresh(SqlConnection& db, const std::vector<VisitEvent>& events, int64_t now_ms,
@@ -114,23 +104,17 @@ Status StatsStore::Fresh(SqlConnection& db, const std::vector<VisitEvent>& event
   return Status::Ok();
 }
 
-// New events' counters summed per (code, day) and per (code, day, host) before they are written,
-// in key order (so that consumers lock rows in one order). A day's visitors are merged into its
-// sketch under the row's lock: one read and one write per (code, day) and batch, however many
-// visitors it has.
+// New events' counters summed per (code, day) and per (code, day, host), then written in a
+// few multi-row statements (stat_counters.h) whatever the batch's size.
 Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& events,
                               int64_t now_ms, int* counted) {
   std::vector<const VisitEvent*> fresh;
   if (Status s = Fresh(db, events, now_ms, &fresh); !s.ok()) return s;
-  struct Day {
-    int64_t pv = 0, bots = 0;
-    std::vector<uint64_t> visitors;
-  };
-  std::map<std::pair<std::string, std::string>, Day> days;
-  std::map<std::tuple<std::string, std::string, std::string>, int64_t> referrers;
+  std::map<DayKey, DayIncrement> days;
+  std::map<ReferrerKey, int64_t> referrers;
   for (const VisitEvent* e : fresh) {
     const std::string day = UtcDay(e->at_ms);
-    Day& d = days[{e->code, day}];
+    DayIncrement& d = days[{e->code, day}];
     if (e->bot) {
       ++d.bots;
       continue;
@@ -144,57 +128,31 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
     d.visitors.push_back(visitor);
     if (!e->referrer_host.empty()) ++referrers[{e->code, day, e->referrer_host}];
   }
-  for (const auto& [key, d] : days) {
-    if (Status s = CountDay(db, key.first, key.second, d.pv, d.bots, d.visitors); !s.ok()) {
-      return s;
-    }
+  if (!days.empty()) {
+    if (Status s = AddDayCounts(db, days); !s.ok()) return s;
   }
-  for (const auto& [key, pv] : referrers) {
-    const auto& [code, day, host] = key;
-    if (Status s =
-            Bump(db, "INSERT INTO shortlink_stat_referrers (code, day, host) VALUES (?, ?, ?)",
-                 "UPDATE shortlink_stat_referrers SET pv = pv + ? WHERE code = ? AND day = ? "
-                 "AND host = ?",
-                 {code, day, host}, {pv});
-        !s.ok()) {
-      return s;
-    }
+  if (!referrers.empty()) {
+    if (Status s = AddReferrerCounts(db, referrers); !s.ok()) return s;
   }
   *counted = static_cast<int>(fresh.size());
   return Status::Ok();
 }
 
-Status StatsStore::CountDay(SqlConnection& db, const std::string& code, const std::string& day,
-                            int64_t pv, int64_t bots, const std::vector<uint64_t>& visitors) {
-  if (visitors.empty()) {
-    return Bump(db, "INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)",
-                "UPDATE shortlink_stat_days SET pv = pv + ?, bots = bots + ? "
-                "WHERE code = ? AND day = ?",
-                {code, day}, {pv, bots});
-  }
-  Status s =
-      db.Execute("INSERT INTO shortlink_stat_days (code, day) VALUES (?, ?)", {code, day}, nullptr);
-  if (!s.ok() && !Exists(s)) return s;
-  std::vector<SqlRow> rows;
-  s = db.Query(std::string("SELECT visitors FROM shortlink_stat_days WHERE code = ? AND day = ?") +
-                   (db.dialect() == storage::SqlDialect::kMariaDb ? " FOR UPDATE" : ""),
-               {code, day}, &rows);
-  if (!s.ok()) return s;
-  if (rows.empty()) return Status(StatusCode::INTERNAL, "stat day row of " + code + " vanished");
-  VisitorSketch sketch;
-  std::string error;
-  if (!VisitorSketch::Parse(AsText(rows[0][0]), &sketch, &error)) {
-    return Status(StatusCode::INTERNAL, code + " on " + day + ": " + error);
-  }
-  for (uint64_t v : visitors) sketch.Add(v);
-  return db.Execute(
-      "UPDATE shortlink_stat_days SET pv = pv + ?, bots = bots + ?, uv = ?, visitors = ? "
-      "WHERE code = ? AND day = ?",
-      {pv, bots, sketch.Count(), sketch.Serialize(), code, day}, nullptr);
-}
-
 Status StatsStore::Apply(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
                          int64_t outbox_through) {
+  // Consumers of batches with codes in common can deadlock on MariaDB (gap locks of rows made
+  // at once); the database rolls one back (ABORTED) and it runs again.
+  constexpr int kAttempts = 5;
+  Status s;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    s = ApplyOnce(events, now_ms, counted, outbox_through);
+    if (s.code() != StatusCode::ABORTED) return s;
+  }
+  return s;
+}
+
+Status StatsStore::ApplyOnce(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
+                             int64_t outbox_through) {
   *counted = 0;
   std::unique_ptr<SqlConnectionPool::Lease> c;
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;

@@ -49,14 +49,12 @@ class StatsStore {
               int referrer_limit, LinkStats* out);
 
  private:
+  Status ApplyOnce(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
+                   int64_t outbox_through);
   Status Fresh(storage::SqlConnection& db, const std::vector<VisitEvent>& events, int64_t now_ms,
                std::vector<const VisitEvent*>* fresh);
   Status CountBatch(storage::SqlConnection& db, const std::vector<VisitEvent>& events,
                     int64_t now_ms, int* counted);
-  Status CountDay(storage::SqlConnection& db, const std::string& code, const std::string& day,
-                  int64_t pv, int64_t bots, const std::vector<uint64_t>& visitors);
-  Status Bump(storage::SqlConnection& db, std::string_view insert, std::string_view update,
-              const std::vector<storage::SqlValue>& key, std::vector<storage::SqlValue> increments);
 
   std::unique_ptr<storage::SqlConnectionPool> pool_;
 };

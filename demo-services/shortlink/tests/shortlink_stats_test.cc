@@ -164,6 +164,48 @@ TEST_P(ShortLinkStatsTest, UvIsExactForAThousandVisitorsADayThenEstimated) {
   EXPECT_EQ(uv(), estimate);
 }
 
+// Two consumers counting batches of 1,200 links each (more than one statement's rows), with
+// every link in both, at once: each link ends with every visit, visitor and referrer once.
+TEST_P(ShortLinkStatsTest, ConcurrentBatchesOfManyLinksCountEveryVisitOnce) {
+  constexpr int kLinks = 1200;
+  constexpr int kBatches = 3;
+  auto consumer = [&](int t) {
+    for (int b = 0; b < kBatches; ++b) {
+      std::vector<VisitEvent> events;
+      for (int k = 0; k < kLinks; ++k) {
+        for (int j = 0; j < 2; ++j) {
+          const std::string id = std::to_string(t) + "-" + std::to_string(b) + "-" +
+                                 std::to_string(k) + "-" + std::to_string(j);
+          events.push_back(VisitEvent{.event_id = "many-" + id,
+                                      .code = "m" + std::to_string(k),
+                                      .at_ms = WallMs(),
+                                      .visitor = VisitorHash("secret", "2026-01-01", id, "ua"),
+                                      .referrer_host = "r.example"});
+        }
+      }
+      int counted = 0;
+      Status s = provider_.app().stats().Apply(events, WallMs(), &counted);
+      EXPECT_TRUE(s.ok()) << s;
+      EXPECT_EQ(counted, 2 * kLinks);
+    }
+  };
+  std::thread first(consumer, 0);
+  std::thread second(consumer, 1);
+  first.join();
+  second.join();
+  const std::string today = UtcDay(WallMs());
+  for (int k = 0; k < kLinks; k += 97) {
+    LinkStats stats;
+    ASSERT_TRUE(
+        provider_.app().stats().Read("m" + std::to_string(k), today, today, 20, &stats).ok());
+    ASSERT_EQ(stats.days.size(), 1u) << k;
+    EXPECT_EQ(stats.days[0].pv, 2 * kBatches * 2) << k;
+    EXPECT_EQ(stats.days[0].uv, 2 * kBatches * 2) << k;
+    ASSERT_EQ(stats.referrers.size(), 1u) << k;
+    EXPECT_EQ(stats.referrers[0].second, 2 * kBatches * 2) << k;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkStatsTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
                          BackendName);
