@@ -18,9 +18,12 @@ int64_t SteadyMs() {
 
 }  // namespace
 
+// The batch's events in one transaction; if it fails, each alone, so that an event that
+// cannot be applied stays pending by itself (reclaimed after claim_idle_ms, then
+// dead-lettered) instead of taking the batch with it.
 Status EventWriter::ApplyAndAck(const std::vector<LikeEvent>& events, bool claimed) {
   std::vector<LikeEvent> done;
-  Status first_failure;
+  std::vector<LikeEvent> batch;
   for (const LikeEvent& event : events) {
     if (claimed && event.deliveries > options_.max_deliveries) {
       Status s = database_->AddDeadLetter(event, "delivered " + std::to_string(event.deliveries) +
@@ -37,13 +40,23 @@ Status EventWriter::ApplyAndAck(const std::vector<LikeEvent>& events, bool claim
       if (database_->AddDeadLetter(event, "malformed stream entry").ok()) done.push_back(event);
       continue;
     }
-    bool applied = false;
-    bool changed = false;
-    Status s = database_->Apply(event, &applied, &changed);
-    if (s.ok()) {
-      done.push_back(event);
-    } else if (first_failure.ok()) {
-      first_failure = s;  // left pending: reclaimed after claim_idle_ms, then dead-lettered
+    batch.push_back(event);
+  }
+  Status first_failure;
+  int applied = 0;
+  int changed = 0;
+  if (batch.empty() || database_->ApplyBatch(batch, &applied, &changed).ok()) {
+    done.insert(done.end(), batch.begin(), batch.end());
+  } else {
+    for (const LikeEvent& event : batch) {
+      bool one_applied = false;
+      bool one_changed = false;
+      Status s = database_->Apply(event, &one_applied, &one_changed);
+      if (s.ok()) {
+        done.push_back(event);
+      } else if (first_failure.ok()) {
+        first_failure = s;
+      }
     }
   }
   Status acked = stream_->Ack(done);

@@ -1,7 +1,10 @@
 #include "storage/like_database.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
+#include <span>
+#include <tuple>
 
 #include "ferry/storage/mariadb_connection.h"
 #include "ferry/storage/sqlite_connection.h"
@@ -66,6 +69,52 @@ Status ReadBucketCount(SqlConnection& c, int64_t content_id, SetLikeResult* out)
   return Status::Ok();
 }
 
+// (content, bucket) -> how far a batch moves that count row.
+using CountDeltas = std::map<std::pair<int64_t, int64_t>, int64_t>;
+
+// One pair's events, ascending by version, applied to its locked row: each only if newer than
+// what the row holds by then, the row written once, its count moves added to *deltas. The
+// same outcome as applying them one by one, in any order (see WriteState for the bucket).
+Status ApplyToPair(SqlConnection& c, std::span<const LikeEvent* const> events, CountDeltas* deltas,
+                   int* applied, int* changed) {
+  const LikeEvent& pair = *events.front();
+  std::vector<SqlRow> rows;
+  if (Status s = c.Query(SelectStateSql(c.dialect()), {pair.content_id, pair.user_id}, &rows);
+      !s.ok()) {
+    return s;
+  }
+  const bool existed = !rows.empty();
+  bool exists = existed;
+  bool liked = exists && AsInt(rows[0][0]) != 0;
+  int64_t version = exists ? AsInt(rows[0][1]) : 0;
+  int64_t bucket = exists ? AsInt(rows[0][2]) : 0;
+  bool dirty = false;
+  for (const LikeEvent* e : events) {
+    if (exists && version >= e->version) continue;  // stale or repeated
+    ++*applied;
+    const bool flips = liked != e->liked;
+    if (!exists || (flips && e->liked)) bucket = e->bucket;
+    if (flips) {
+      ++*changed;
+      (*deltas)[{pair.content_id, bucket}] += e->liked ? 1 : -1;
+    }
+    exists = true;
+    liked = e->liked;
+    version = e->version;
+    dirty = true;
+  }
+  if (!dirty) return Status::Ok();
+  const int64_t l = liked ? 1 : 0;
+  return existed ? c.Execute(
+                       "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
+                       "WHERE content_id = ? AND user_id = ?",
+                       {l, version, bucket, pair.content_id, pair.user_id})
+                 : c.Execute(
+                       "INSERT INTO like_state (content_id, user_id, liked, version, bucket) "
+                       "VALUES (?, ?, ?, ?, ?)",
+                       {pair.content_id, pair.user_id, l, version, bucket});
+}
+
 }  // namespace
 
 std::unique_ptr<storage::SqlConnectionPool> SqliteLikePool(const std::string& path,
@@ -117,21 +166,49 @@ Status LikeDatabase::InTransaction(const std::function<Status(SqlConnection&)>& 
 }
 
 Status LikeDatabase::Apply(const LikeEvent& event, bool* applied, bool* changed) {
+  int applied_count = 0;
+  int changed_count = 0;
+  Status s = ApplyBatch({event}, &applied_count, &changed_count);
+  *applied = applied_count > 0;
+  *changed = changed_count > 0;
+  return s;
+}
+
+Status LikeDatabase::ApplyBatch(const std::vector<LikeEvent>& events, int* applied, int* changed) {
+  std::vector<const LikeEvent*> sorted;
+  sorted.reserve(events.size());
+  for (const LikeEvent& e : events) sorted.push_back(&e);
+  std::sort(sorted.begin(), sorted.end(), [](const LikeEvent* a, const LikeEvent* b) {
+    return std::tie(a->content_id, a->user_id, a->version) <
+           std::tie(b->content_id, b->user_id, b->version);
+  });
   return InTransaction([&](SqlConnection& c) {
-    *applied = false;
-    *changed = false;
-    std::vector<SqlRow> rows;
-    if (Status s = c.Query(SelectStateSql(c.dialect()), {event.content_id, event.user_id}, &rows);
-        !s.ok()) {
-      return s;
+    *applied = 0;
+    *changed = 0;
+    CountDeltas deltas;
+    for (size_t from = 0; from < sorted.size();) {
+      size_t to = from + 1;
+      while (to < sorted.size() && sorted[to]->content_id == sorted[from]->content_id &&
+             sorted[to]->user_id == sorted[from]->user_id) {
+        ++to;
+      }
+      if (Status s =
+              ApplyToPair(c, std::span(sorted).subspan(from, to - from), &deltas, applied, changed);
+          !s.ok()) {
+        return s;
+      }
+      from = to;
     }
-    const bool exists = !rows.empty();
-    if (exists && AsInt(rows[0][1]) >= event.version) return Status::Ok();  // stale or repeated
-    const bool was_liked = exists && AsInt(rows[0][0]) != 0;
-    *applied = true;
-    *changed = was_liked != event.liked;
-    return WriteState(c, exists, event.content_id, event.user_id, event.liked, event.version,
-                      event.bucket, *changed, exists ? AsInt(rows[0][2]) : 0);
+    // Count rows last and in key order, so that writers of overlapping batches lock the same
+    // rows in the same order.
+    for (const auto& [key, delta] : deltas) {
+      if (delta == 0) continue;
+      if (Status s = c.Execute(AddToCountSql(c.dialect()), {key.first, key.second, delta});
+          !s.ok()) {
+        return s;
+      }
+    }
+    return Status::Ok();
   });
 }
 

@@ -46,6 +46,10 @@ class LikeDatabase {
   // was, *changed whether the state flipped (and its bucket's count row moved by one), both in
   // one transaction. A stale or repeated event changes nothing.
   Status Apply(const LikeEvent& event, bool* applied, bool* changed);
+  // Applies a batch in one transaction (one commit, however many events), with the outcome of
+  // Apply on each in version order: *applied and *changed count the events that were newer and
+  // that flipped a state.
+  Status ApplyBatch(const std::vector<LikeEvent>& events, int* applied, int* changed);
 
   // Database-first: in one transaction, sets the state with a new version (greater than the
   // row's and than `now_us`'s predecessors), moves the bucket's count row and appends the

@@ -55,6 +55,7 @@ class LikeEventsTest : public ::testing::TestWithParam<std::string> {
   TempDir dir_;
 };
 
+// One by one in order, one by one shuffled with every event twice, and in batches.
 TEST_P(LikeEventsTest, DuplicatedAndShuffledEventsConvergeToTheLastVersions) {
   std::mt19937 rng(16);
   std::map<std::string, bool> last;
@@ -82,7 +83,22 @@ TEST_P(LikeEventsTest, DuplicatedAndShuffledEventsConvergeToTheLastVersions) {
   }
   EXPECT_LE(applied_count, static_cast<int>(events.size()));  // a repeat never applies
 
-  for (LikeDatabase* db : {in_order.get(), shuffled.get()}) {
+  // The event writer's way: the same shuffled events in batches of every size from 1 to 40,
+  // each batch one transaction.
+  std::unique_ptr<LikeDatabase> batched = OpenDatabase();
+  int batched_applied = 0;
+  for (size_t from = 0, size = 1; from < twice.size(); from += size, size = size % 40 + 1) {
+    const std::vector<LikeEvent> batch(
+        twice.begin() + static_cast<std::ptrdiff_t>(from),
+        twice.begin() + static_cast<std::ptrdiff_t>(std::min(twice.size(), from + size)));
+    int applied = 0;
+    int changed = 0;
+    ASSERT_TRUE(batched->ApplyBatch(batch, &applied, &changed).ok());
+    batched_applied += applied;
+  }
+  EXPECT_LE(batched_applied, static_cast<int>(events.size()));
+
+  for (LikeDatabase* db : {in_order.get(), shuffled.get(), batched.get()}) {
     DatabaseCounts counts;
     ASSERT_TRUE(db->Counts(9, &counts).ok());
     EXPECT_EQ(counts.likes, expected);
