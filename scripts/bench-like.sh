@@ -53,9 +53,7 @@ log: {level: warn}
 server:
   listen: 127.0.0.1:0
   io_threads: 1
-  # A SetLike holds its business thread for its Redis round trip: the threads (and as many
-  # Redis connections) are the calls Redis sees at once.
-  business_pool: {threads: 64, queue_capacity: 8192}
+  business_pool: {threads: 16, queue_capacity: 8192}
   filters:
     - name: user_token
       keys: [{id: scripts, secret: $SECRET}]
@@ -64,7 +62,7 @@ server:
 service:
   backend: redis+mariadb
   write_mode: redis-first
-  redis: {host: 127.0.0.1, port: $REDIS_PORT, connections: 64}
+  redis: {host: 127.0.0.1, port: $REDIS_PORT, connections: 16}
   mariadb: {host: 127.0.0.1, port: $MARIADB_PORT, user: root, password: '', database: ferry_like, connections: 8}
   count_cache_ms: 1000
   event_writer: {threads: 2}
