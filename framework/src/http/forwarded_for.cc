@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <algorithm>
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -25,10 +27,16 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Parsed from a copy on the stack: Asio's string_view overload copies into a std::string, an
+// allocation per entry.
 std::optional<ip::address> ParseAddress(std::string_view entry) {
-  if (entry.size() > kMaxAddressChars) return std::nullopt;
+  if (entry.size() > kMaxAddressChars || entry.find('\0') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::array<char, kMaxAddressChars + 1> text{};
+  std::copy(entry.begin(), entry.end(), text.begin());
   boost::system::error_code error;
-  const ip::address address = ip::make_address(entry, error);
+  const ip::address address = ip::make_address(text.data(), error);
   if (error) return std::nullopt;
   return address;
 }
