@@ -103,11 +103,12 @@ class RateLimitFilter final : public ServerFilter {
       return Exhausted("user '" + request.context.verified_user() + "'", *per_user_);
     }
     // The client's address whoever it says or proves it is: one host rotating identities (or
-    // users) still shares one bucket.
+    // users) still shares one bucket. Behind a trusted proxy, the client it forwards for: its
+    // clients do not share the proxy's bucket.
     if (per_peer_) {
-      const std::string_view host = HostOf(request.context.peer());
+      const std::string& host = request.context.client_address();
       if (!peers_->TryTake(host, *per_peer_, now)) {
-        return Exhausted("peer " + std::string(host), *per_peer_);
+        return Exhausted("peer " + host, *per_peer_);
       }
     }
     if (method.bucket && !method.bucket->TryTake(now)) {

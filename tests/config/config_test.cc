@@ -301,6 +301,51 @@ TEST(ConfigTest, RejectsAnUnparsableListenAddress) {
   EXPECT_TRUE(Parse("server:\n  listen: \"[::1]:7001\"\n").ok());
 }
 
+TEST(ConfigTest, ReadsTrustedProxiesAndRefusesAnEntryThatIsNoNetworkNamingItsLine) {
+  Config config;
+  ASSERT_TRUE(
+      Parse("server:\n  http:\n    trusted_proxies: [127.0.0.1/32, 10.0.0.0/8, \"::1/128\", "
+            "192.0.2.1]\n",
+            &config)
+          .ok());
+  EXPECT_EQ(config.server.http.trusted_proxies,
+            (std::vector<std::string>{"127.0.0.1/32", "10.0.0.0/8", "::1/128", "192.0.2.1"}));
+  EXPECT_TRUE(Config().server.http.trusted_proxies.empty());
+
+  const std::string prefix = "server:\n  http:\n    trusted_proxies:\n      - 10.0.0.0/8\n      - ";
+  struct Case {
+    const char* entry;
+    const char* message;
+  };
+  for (const Case& bad : {
+           Case{"10.0.0.0/33",
+                "'10.0.0.0/33' is not a network: expected a prefix length from 0 "
+                "to 32 after '/'"},
+           Case{"\"::1/129\"",
+                "'::1/129' is not a network: expected a prefix length from 0 to "
+                "128 after '/'"},
+           Case{"10.0.0.0/",
+                "'10.0.0.0/' is not a network: expected a prefix length from 0 to 32 "
+                "after '/'"},
+           Case{"10.0.0.0/8x",
+                "'10.0.0.0/8x' is not a network: expected a prefix length from 0 "
+                "to 32 after '/'"},
+           Case{"proxy.example",
+                "'proxy.example' is not a network: expected an IP address, e.g. "
+                "10.0.0.0/8 or ::1/128"},
+           Case{"10.1.2.3/8",
+                "'10.1.2.3/8' is not a network: it has host bits set (the network "
+                "is 10.0.0.0/8)"},
+       }) {
+    const Status s = Parse(prefix + bad.entry + "\n");
+    EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT) << bad.entry;
+    EXPECT_EQ(s.message(),
+              std::string("echo.yaml:5: server.http.trusted_proxies[1]: ") + bad.message);
+  }
+  EXPECT_EQ(Parse("server:\n  http: {trusted_proxies: 10.0.0.0/8}\n").message(),
+            "echo.yaml:2: server.http.trusted_proxies: expected a list, got '10.0.0.0/8'");
+}
+
 TEST(ConfigTest, SyntaxErrorsNameTheFileAndLine) {
   Status s = Parse("server:\n  io_threads: 2\n  listen: [unclosed\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);

@@ -49,6 +49,7 @@ void FilterFixture::StartServer(const std::string& server_filters_yaml,
   ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.filters = Filters("server", server_filters_yaml);
+  options.http.trusted_proxies = trusted_proxies_;
   server_ = std::make_unique<Server>(std::move(options));
   ASSERT_TRUE(server_->AddService(&service_).ok());
   for (size_t i = 0; i < added.size(); ++i) {

@@ -54,6 +54,8 @@ class FilterFixture : public ::testing::Test {
 
   CountingEchoService service_;
   std::unique_ptr<Server> server_;
+  // server.http.trusted_proxies of the next StartServer.
+  std::vector<std::string> trusted_proxies_;
 };
 
 demo::EchoRequest EchoOf(std::string payload);

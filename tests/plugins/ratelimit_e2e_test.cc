@@ -6,6 +6,7 @@
 
 #include "ferry/plugins/user_token.h"
 #include "filter_fixture.h"
+#include "raw_http_client.h"
 
 namespace ferry::plugins_test {
 namespace {
@@ -164,6 +165,29 @@ TEST_F(RateLimitTest, PerPeerBucketsAreTheClientsAddressEvenWithVerifiedCallers)
   const Status rejected = NewProxy(SignedAs("carol")).Echo(EchoOf("x")).status();
   EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
   EXPECT_THAT(rejected.message(), HasSubstr("rate limit of peer 127.0.0.1 exceeded"));
+}
+
+// Behind a trusted reverse proxy the clients it forwards for have a bucket each, not the
+// proxy's one together.
+TEST_F(RateLimitTest, PerPeerBucketsBehindATrustedProxyAreTheForwardedClients) {
+  trusted_proxies_ = {"127.0.0.1/32"};
+  StartServer("[{name: ratelimit, per_peer: {rate: 0.001, burst: 1}}]");
+  auto call_for = [&](const std::string& client) {
+    http_test::RawHttpClient http(server_->port());
+    EXPECT_TRUE(http.Send(http_test::Request("POST", "/ferry.demo.EchoService/Echo",
+                                             R"({"payload":"aGk="})",
+                                             "Content-Type: application/json\r\n"
+                                             "X-Forwarded-For: " +
+                                                 client + "\r\n")));
+    return http.Read().value_or(http_test::RawResponse{});
+  };
+  EXPECT_EQ(call_for("203.0.113.7").status, 200);
+  EXPECT_EQ(call_for("203.0.113.8").status, 200);
+  const http_test::RawResponse refused = call_for("203.0.113.7");
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_THAT(refused.body, HasSubstr("rate limit of peer 203.0.113.7 exceeded"));
+  // The proxy's own calls are a client of their own too.
+  EXPECT_TRUE(NewProxy().Echo(EchoOf("x")).ok());
 }
 
 TEST_F(RateLimitTest, PerFieldBucketsAreKeyedByTheRequestFieldValue) {

@@ -15,6 +15,7 @@ void LoopbackProvider::Start(const LoopbackProviderOptions& options) {
   // OVERLOADED.
   server.queue_capacity = 8192;
   server.filters = options.filters;
+  server.http.trusted_proxies = options.trusted_proxies;
   server_ = std::make_unique<Server>(server);
   for (Service* service : options.services) {
     Status s = server_->AddService(service);

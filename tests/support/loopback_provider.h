@@ -24,10 +24,11 @@ struct CodeFilter {
 };
 
 struct LoopbackProviderOptions {
-  std::span<Service* const> services;    // not owned: they must outlive the provider
-  std::vector<FilterSpec> filters;       // configured ones (server.filters), run first
-  std::vector<CodeFilter> code_filters;  // then these, in order
-  size_t worker_threads = 8;             // business_pool.threads
+  std::span<Service* const> services;        // not owned: they must outlive the provider
+  std::vector<FilterSpec> filters;           // configured ones (server.filters), run first
+  std::vector<CodeFilter> code_filters;      // then these, in order
+  size_t worker_threads = 8;                 // business_pool.threads
+  std::vector<std::string> trusted_proxies;  // http.trusted_proxies
 };
 
 // A provider for the services' tests: a ferry::Server on 127.0.0.1 at a port the kernel picks,

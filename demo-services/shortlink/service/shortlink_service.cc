@@ -97,7 +97,7 @@ void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply)
     if (!head) {
       deps_.visits->Record(Visit{.code = code,
                                  .at_ms = deps_.now_ms(),
-                                 .peer = std::string(request.peer()),
+                                 .client_address = std::string(request.client_address()),
                                  .user_agent = std::string(request.Header("User-Agent")),
                                  .referrer = std::string(request.Header("Referer"))});
     }

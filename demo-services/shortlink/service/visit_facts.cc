@@ -53,13 +53,4 @@ std::string ReferrerHost(std::string_view referrer) {
   return host;
 }
 
-std::string_view PeerIp(std::string_view peer) {
-  if (!peer.empty() && peer.front() == '[') {
-    const size_t close = peer.find(']');
-    return close == std::string_view::npos ? peer : peer.substr(1, close - 1);
-  }
-  const size_t colon = peer.rfind(':');
-  return colon == std::string_view::npos ? peer : peer.substr(0, colon);
-}
-
 }  // namespace ferry::shortlink

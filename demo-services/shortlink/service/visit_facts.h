@@ -21,7 +21,4 @@ bool IsBotUserAgent(std::string_view user_agent);
 // The lower-case host of an absolute http(s) Referer; empty otherwise.
 std::string ReferrerHost(std::string_view referrer);
 
-// The address part of "ip:port" or "[ipv6]:port".
-std::string_view PeerIp(std::string_view peer);
-
 }  // namespace ferry::shortlink

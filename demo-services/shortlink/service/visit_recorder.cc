@@ -58,7 +58,7 @@ VisitEvent VisitRecorder::ToEvent(const Visit& v) {
       .event_id = id_prefix_ + std::to_string(next_seq_++),
       .code = v.code,
       .at_ms = v.at_ms,
-      .visitor = VisitorHash(options_.secret, UtcDay(v.at_ms), PeerIp(v.peer), v.user_agent),
+      .visitor = VisitorHash(options_.secret, UtcDay(v.at_ms), v.client_address, v.user_agent),
       .referrer_host = ReferrerHost(v.referrer),
       .bot = IsBotUserAgent(v.user_agent)};
 }

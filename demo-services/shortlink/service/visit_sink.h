@@ -9,7 +9,9 @@ namespace ferry::shortlink {
 struct Visit {
   std::string code;
   int64_t at_ms = 0;
-  std::string peer;  // "ip:port"
+  // The visitor's IP address: behind a trusted proxy, the one it forwarded for
+  // (HttpRequest::client_address()).
+  std::string client_address;
   std::string user_agent;
   std::string referrer;
 };

@@ -114,6 +114,27 @@ TEST_P(ShortLinkStatsTest, PvIsTheNumberOf302sWithVisitorsReferrersAndBotsApart)
   EXPECT_EQ(none->pv(), 0);
 }
 
+// Behind a trusted reverse proxy, visitors are the clients it forwards for: two of them with
+// the same browser are two visitors, not the proxy's one. A direct visitor's header is ignored.
+TEST_P(ShortLinkStatsTest, VisitorsBehindATrustedProxyAreTheClientsItForwardsFor) {
+  InProcessProvider behind_proxy;
+  behind_proxy.Serve(&provider_.app(), {"127.0.0.1/32"});
+  for (const char* client : {"203.0.113.7", "203.0.113.8", "203.0.113.7"}) {
+    EXPECT_EQ(HttpCall(behind_proxy.port(), "GET", "/" + code_,
+                       {std::string(kBrowser), std::string("X-Forwarded-For: ") + client})
+                  .status,
+              302);
+  }
+  // Straight to the provider that trusts nobody: the header is the visitor's own say-so.
+  EXPECT_EQ(Visit({std::string(kBrowser), "X-Forwarded-For: 198.51.100.1"}), 302);
+  EXPECT_EQ(Visit({std::string(kBrowser), "X-Forwarded-For: 198.51.100.2"}), 302);
+  Settle(provider_.app());
+  const StatsResponse stats =
+      WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 5);
+  EXPECT_EQ(stats.uv(), 3);
+}
+
 // The same event applied twice (a redelivery, a replay) counts once.
 TEST_P(ShortLinkStatsTest, ARedeliveredEventCountsOnce) {
   const VisitEvent event{.event_id = "replayed-1",

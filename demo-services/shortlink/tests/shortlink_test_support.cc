@@ -81,8 +81,10 @@ void InProcessProvider::Start(const ShortLinkConfig& config) {
   AppProvider::Serve(std::move(app), options, testsupport::LoopbackClientOptions(20s));
 }
 
-void InProcessProvider::Serve(ShortLinkApp* app) {
-  AppProvider::Serve(app, ProviderOptions(*app), testsupport::LoopbackClientOptions(20s));
+void InProcessProvider::Serve(ShortLinkApp* app, std::vector<std::string> trusted_proxies) {
+  testsupport::LoopbackProviderOptions options = ProviderOptions(*app);
+  options.trusted_proxies = std::move(trusted_proxies);
+  AppProvider::Serve(app, std::move(options), testsupport::LoopbackClientOptions(20s));
 }
 
 std::unique_ptr<ShortLinkServiceProxy> NewProxy(uint16_t port) {

@@ -37,8 +37,8 @@ ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir);
 class InProcessProvider : public testsupport::AppProvider<ShortLinkApp, ShortLinkServiceProxy> {
  public:
   void Start(const ShortLinkConfig& config);
-  // Another server in front of `app`.
-  void Serve(ShortLinkApp* app);
+  // Another server in front of `app`, believing the X-Forwarded-For of `trusted_proxies`.
+  void Serve(ShortLinkApp* app, std::vector<std::string> trusted_proxies = {});
 };
 
 std::unique_ptr<ShortLinkServiceProxy> NewProxy(uint16_t port);

@@ -13,6 +13,7 @@
 #include "ferry/codec/frame_header.h"
 #include "ferry/codec/serializer.h"
 #include "ferry/framework/config_reader.h"
+#include "http/trusted_proxies.h"
 #include "logger.h"
 #include "transport/endpoint.h"
 #include "transport/tls_context.h"
@@ -72,6 +73,14 @@ void ReadHttp(ConfigReader section, HttpOptions* out) {
     transport::Endpoint endpoint;
     if (Status parsed = transport::ParseEndpoint(out->admin_listen, &endpoint); !parsed.ok()) {
       section.Invalid("admin_listen", parsed.message());
+    }
+  }
+  section.StringList("trusted_proxies", &out->trusted_proxies);
+  http::TrustedProxies trusted;
+  for (size_t i = 0; i < out->trusted_proxies.size(); ++i) {
+    if (Status added = trusted.Add(out->trusted_proxies[i]); !added.ok()) {
+      section.errors()->Add(section.PathOf("trusted_proxies") + "[" + std::to_string(i) + "]",
+                            added.message(), section.Raw("trusted_proxies")[i].Mark());
     }
   }
   section.RejectUnknownKeys();

@@ -4,17 +4,17 @@
 
 namespace ferry::http {
 
-HttpExchange::HttpExchange(uint64_t id, Parsed parsed, std::string_view peer,
-                           std::string_view peer_identity)
-    : id_(id), parsed_(std::move(parsed)) {
+HttpExchange::HttpExchange(uint64_t id, Parsed parsed, Origin origin)
+    : id_(id), parsed_(std::move(parsed)), forwarded_client_(std::move(origin.forwarded_client)) {
   request_.method_ = parsed_.method;
   const std::string_view target = parsed_.target;
   const size_t question = target.find('?');
   request_.path_ = target.substr(0, question);
   request_.query_ = question == std::string_view::npos ? "" : target.substr(question + 1);
   request_.body_ = parsed_.body;
-  request_.peer_ = peer;
-  request_.peer_identity_ = peer_identity;
+  request_.peer_ = origin.peer;
+  request_.client_address_ = forwarded_client_.empty() ? origin.peer_address : forwarded_client_;
+  request_.peer_identity_ = origin.peer_identity;
   request_.headers_.reserve(parsed_.headers.size());
   for (const auto& [name, value] : parsed_.headers) request_.headers_.emplace_back(name, value);
 }

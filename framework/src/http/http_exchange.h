@@ -21,9 +21,16 @@ class HttpExchange {
     bool keep_alive = true;
     unsigned version = 11;  // 10 or 11
   };
+  // Where the request came from. The views are the connection's, which outlives the exchange.
+  struct Origin {
+    std::string_view peer;           // "ip:port"
+    std::string_view peer_identity;  // the TLS client certificate's CN, "" without one
+    std::string_view peer_address;   // the peer's IP address
+    // The client a trusted proxy forwarded for (ForwardedClient); empty: the peer is.
+    std::string forwarded_client;
+  };
 
-  // `peer` and `peer_identity` as the connection has them, which outlives the exchange.
-  HttpExchange(uint64_t id, Parsed parsed, std::string_view peer, std::string_view peer_identity);
+  HttpExchange(uint64_t id, Parsed parsed, Origin origin);
 
   uint64_t id() const { return id_; }
   const HttpRequest& request() const { return request_; }
@@ -37,6 +44,7 @@ class HttpExchange {
  private:
   const uint64_t id_;
   const Parsed parsed_;
+  const std::string forwarded_client_;
   HttpRequest request_;
 };
 

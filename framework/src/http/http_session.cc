@@ -10,6 +10,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include "ferry/codec/frame_decoder.h"
+#include "http/forwarded_for.h"
 #include "http/http_exchange.h"
 #include "http/http_status.h"
 #include "http/json_codec.h"
@@ -162,8 +163,14 @@ void HttpSession::Dispatch() {
     parsed.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
   parsed.body = std::move(message.body());
-  exchange_ = std::make_unique<Exchange>(++exchanges_, std::move(parsed), connection_.peer(),
-                                         connection_.peer_identity());
+  std::string forwarded_client =
+      ForwardedClient(connection_.core().trusted_proxies, connection_.peer_ip(), parsed.headers);
+  exchange_ = std::make_unique<Exchange>(
+      ++exchanges_, std::move(parsed),
+      HttpExchange::Origin{.peer = connection_.peer(),
+                           .peer_identity = connection_.peer_identity(),
+                           .peer_address = connection_.peer_address(),
+                           .forwarded_client = std::move(forwarded_client)});
   const HttpRequest& request = exchange_->request();
   const uint64_t id = exchange_->id();
 

@@ -15,6 +15,12 @@ std::string PeerAddressOf(const boost::asio::ip::tcp::socket& socket) {
   return error ? "unknown peer" : Host(endpoint.address());
 }
 
+boost::asio::ip::address PeerIpOf(const boost::asio::ip::tcp::socket& socket) {
+  boost::system::error_code error;
+  const auto endpoint = socket.remote_endpoint(error);
+  return error ? boost::asio::ip::address() : endpoint.address();
+}
+
 std::string PeerOf(const boost::asio::ip::tcp::socket& socket) {
   boost::system::error_code error;
   const auto endpoint = socket.remote_endpoint(error);

@@ -217,6 +217,11 @@ Status Server::Impl::Start() {
     return Status(StatusCode::FAILED_PRECONDITION, "server already started or stopped");
   }
   Status status = ValidateOptions(options_);
+  if (status.ok()) {
+    status = http::TrustedProxies::FromList(options_.http.trusted_proxies,
+                                            "invalid server options: http.trusted_proxies",
+                                            &core_.trusted_proxies);
+  }
   if (status.ok()) status = NewTlsContext(options_.tls, &core_.tls_context);
   if (status.ok())
     status = filter::ServerFilterChain::Create(options_.filters, added_filters_, &core_.filters);

@@ -163,6 +163,7 @@ Status ServerCall::Fill(codec::Frame* frame, wire::RpcMeta* meta,
                                 ? received + std::chrono::microseconds(meta->timeout_us())
                                 : ServerContext::Clock::time_point::max();
   context.peer_.assign(connection_->peer());
+  context.client_address_.assign(connection_->peer_address());
   context.peer_identity_.assign(connection_->peer_identity());
   context.scope_.trace_id.swap(*meta->mutable_trace_id());
   trace::FormatSpanId(meta->span_id(), &context.scope_.span_id);
@@ -192,6 +193,7 @@ Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::ti
   context.service_ = method_->service_name;
   context.method_ = method_->method->spec->method;
   context.peer_.assign(connection_->peer());
+  context.client_address_.assign(request.client_address());
   context.peer_identity_.assign(connection_->peer_identity());
   context.scope_.deadline = ServerContext::Clock::time_point::max();
   if (const std::string_view timeout = request.Header("X-Ferry-Timeout-Ms"); !timeout.empty()) {

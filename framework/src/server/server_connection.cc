@@ -37,6 +37,8 @@ ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socke
       tls_context_(tls),
       address_(std::move(address)),
       peer_(PeerOf(socket_.socket())),
+      peer_ip_(PeerIpOf(socket_.socket())),
+      peer_address_(peer_ip_.is_unspecified() ? "unknown peer" : peer_ip_.to_string()),
       decoder_(core.limits),
       idle_timer_(socket_.get_executor()),
       http_port_(port),

@@ -53,6 +53,10 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void Start();
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   const std::string& peer() const { return peer_; }
+  // The peer's IP address, and as text without brackets: the client's address unless a
+  // trusted proxy forwards for another (ServerContext::client_address()).
+  const boost::asio::ip::address& peer_ip() const { return peer_ip_; }
+  const std::string& peer_address() const { return peer_address_; }
   // The CN of the client certificate the TLS handshake verified; empty without one. Set before
   // the first request is read.
   const std::string& peer_identity() const { return peer_identity_; }
@@ -155,6 +159,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   boost::asio::ssl::context* const tls_context_;
   const std::string address_;
   const std::string peer_;
+  const boost::asio::ip::address peer_ip_;
+  const std::string peer_address_;
   std::string peer_identity_;
 
   // IO thread only.

@@ -10,6 +10,7 @@
 #include "ferry/framework/server_options.h"
 #include "filter/server_filter_chain.h"
 #include "http/http_router.h"
+#include "http/trusted_proxies.h"
 #include "server/buffer_budget.h"
 #include "server/connection_admission.h"
 #include "server/connection_registry.h"
@@ -32,9 +33,10 @@ struct ServerCore {
   ConnectionLimits connection_limits;         // ServerOptions::limits
   ConnectionAdmission admission;
   BufferBudget buffers;
-  filter::ServerFilterChain filters;  // ServerOptions::filters, built by Start()
-  HttpOptions http;                   // ServerOptions::http
-  ServerTlsOptions tls;               // ServerOptions::tls
+  filter::ServerFilterChain filters;     // ServerOptions::filters, built by Start()
+  HttpOptions http;                      // ServerOptions::http
+  http::TrustedProxies trusted_proxies;  // ServerOptions::http.trusted_proxies, by Start()
+  ServerTlsOptions tls;                  // ServerOptions::tls
   // What the server port's TLS connections share, built by Start(); null without TLS.
   std::shared_ptr<boost::asio::ssl::context> tls_context;
   http::HttpRouter routes;                // the services' and the application's, by Start()

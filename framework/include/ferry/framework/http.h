@@ -20,7 +20,10 @@ class HttpRequest {
   std::string_view path() const { return path_; }      // "/abc", as sent (percent-encoded)
   std::string_view query() const { return query_; }    // after '?', without it; "" if none
   std::string_view body() const { return body_; }
-  std::string_view peer() const { return peer_; }  // "ip:port" of the caller
+  std::string_view peer() const { return peer_; }  // "ip:port" of the caller (the TCP peer)
+  // The client's IP address, as ServerContext::client_address(): the one a trusted proxy's
+  // X-Forwarded-For names (server.http.trusted_proxies), else the peer's.
+  std::string_view client_address() const { return client_address_; }
   // The CN of the caller's verified TLS client certificate; "" without one (docs/tls.md).
   std::string_view peer_identity() const { return peer_identity_; }
   // The value of a header (names compare case-insensitively); "" when absent.
@@ -41,6 +44,7 @@ class HttpRequest {
   std::string_view query_;
   std::string_view body_;
   std::string_view peer_;
+  std::string_view client_address_;
   std::string_view peer_identity_;
   std::vector<std::pair<std::string_view, std::string_view>> headers_;
   std::vector<std::pair<std::string_view, std::string_view>> params_;

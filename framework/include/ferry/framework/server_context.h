@@ -27,8 +27,13 @@ class ServerContext {
   Clock::time_point deadline() const { return scope_.deadline; }
   bool has_deadline() const { return scope_.deadline != Clock::time_point::max(); }
   bool deadline_passed() const { return has_deadline() && Clock::now() >= scope_.deadline; }
-  // "ip:port" of the caller.
+  // "ip:port" of the caller: the TCP peer, which behind a reverse proxy is the proxy.
   const std::string& peer() const { return peer_; }
+  // The IP address of the client ("203.0.113.7", "2001:db8::1"; no port, no brackets): for an
+  // HTTP request from a trusted proxy (server.http.trusted_proxies, docs/http.md) the one its
+  // X-Forwarded-For names, else the peer's. Key per-client state (rate limits, visitor
+  // counts) by this, not by peer().
+  const std::string& client_address() const { return client_address_; }
   // Who the caller proved to be: the common name (CN) of the client certificate the server's
   // TLS handshake verified (server.tls.ca_file, docs/tls.md); empty without one.
   const std::string& peer_identity() const { return peer_identity_; }
@@ -82,6 +87,7 @@ class ServerContext {
   CallScope scope_;
   std::string parent_span_id_;
   std::string peer_;
+  std::string client_address_;
   std::string peer_identity_;
   uint64_t request_id_ = 0;
   Attachments attachments_;

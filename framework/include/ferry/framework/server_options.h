@@ -19,6 +19,9 @@ struct HttpOptions {
   // admin_listen: "host:port" of a listener for the admin pages (metrics, health, status) alone;
   // empty: they are served on the server's port.
   std::string admin_listen;
+  // trusted_proxies: networks ("10.0.0.0/8", "::1/128", or one address) of reverse proxies whose
+  // X-Forwarded-For names the client (ServerContext::client_address()); empty: nobody's does.
+  std::vector<std::string> trusted_proxies;
 };
 
 // YAML `server.limits`: what one peer, and all peers together, can make the server hold, so
