@@ -38,24 +38,25 @@ std::string_view SelectStateSql(SqlDialect dialect) {
                "FOR UPDATE";
 }
 
-// Writes the pair's new state and version; a state that flipped moves a bucket's count. The
-// row's bucket is where its like was counted: a like counts in (and moves the row to) the
-// user's bucket now, an unlike or a repeat leaves the row where it was counted, so that after
-// a raise moved the user no count row goes below zero.
-Status WriteState(SqlConnection& c, bool row_exists, int64_t content_id, const std::string& user_id,
-                  bool liked, int64_t version, uint32_t bucket, bool changed, int64_t counted_in) {
+// The bucket a pair's row names: where its like was counted. A like counts in (and moves the
+// row to) the user's bucket now; an unlike or a repeat leaves the row where it was counted, so
+// that after a raise moved the user no count row goes below zero.
+int64_t CountedBucket(bool row_exists, bool flips, bool liked, int64_t user_bucket,
+                      int64_t counted_in) {
+  return !row_exists || (flips && liked) ? user_bucket : counted_in;
+}
+
+Status WriteRow(SqlConnection& c, bool row_exists, int64_t content_id, const std::string& user_id,
+                bool liked, int64_t version, int64_t bucket) {
   const int64_t l = liked ? 1 : 0;
-  const int64_t b = !row_exists || (changed && liked) ? int64_t{bucket} : counted_in;
-  Status s = row_exists ? c.Execute(
-                              "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
-                              "WHERE content_id = ? AND user_id = ?",
-                              {l, version, b, content_id, user_id})
-                        : c.Execute(
-                              "INSERT INTO like_state (content_id, user_id, liked, version, "
-                              "bucket) VALUES (?, ?, ?, ?, ?)",
-                              {content_id, user_id, l, version, b});
-  if (!s.ok() || !changed) return s;
-  return c.Execute(AddToCountSql(c.dialect()), {content_id, b, int64_t{liked ? 1 : -1}});
+  return row_exists ? c.Execute(
+                          "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
+                          "WHERE content_id = ? AND user_id = ?",
+                          {l, version, bucket, content_id, user_id})
+                    : c.Execute(
+                          "INSERT INTO like_state (content_id, user_id, liked, version, bucket) "
+                          "VALUES (?, ?, ?, ?, ?)",
+                          {content_id, user_id, l, version, bucket});
 }
 
 Status ReadBucketCount(SqlConnection& c, int64_t content_id, SetLikeResult* out) {
@@ -74,7 +75,7 @@ using CountDeltas = std::map<std::pair<int64_t, int64_t>, int64_t>;
 
 // One pair's events, ascending by version, applied to its locked row: each only if newer than
 // what the row holds by then, the row written once, its count moves added to *deltas. The
-// same outcome as applying them one by one, in any order (see WriteState for the bucket).
+// same outcome as applying them one by one, in any order (CountedBucket).
 Status ApplyToPair(SqlConnection& c, std::span<const LikeEvent* const> events, CountDeltas* deltas,
                    int* applied, int* changed) {
   const LikeEvent& pair = *events.front();
@@ -93,7 +94,7 @@ Status ApplyToPair(SqlConnection& c, std::span<const LikeEvent* const> events, C
     if (exists && version >= e->version) continue;  // stale or repeated
     ++*applied;
     const bool flips = liked != e->liked;
-    if (!exists || (flips && e->liked)) bucket = e->bucket;
+    bucket = CountedBucket(exists, flips, e->liked, e->bucket, bucket);
     if (flips) {
       ++*changed;
       (*deltas)[{pair.content_id, bucket}] += e->liked ? 1 : -1;
@@ -104,15 +105,7 @@ Status ApplyToPair(SqlConnection& c, std::span<const LikeEvent* const> events, C
     dirty = true;
   }
   if (!dirty) return Status::Ok();
-  const int64_t l = liked ? 1 : 0;
-  return existed ? c.Execute(
-                       "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
-                       "WHERE content_id = ? AND user_id = ?",
-                       {l, version, bucket, pair.content_id, pair.user_id})
-                 : c.Execute(
-                       "INSERT INTO like_state (content_id, user_id, liked, version, bucket) "
-                       "VALUES (?, ?, ?, ?, ?)",
-                       {pair.content_id, pair.user_id, l, version, bucket});
+  return WriteRow(c, existed, pair.content_id, pair.user_id, liked, version, bucket);
 }
 
 }  // namespace
@@ -252,10 +245,16 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
     if (was_liked != liked) {
       out->changed = true;
       out->version = std::max(out->version + 1, now_us);
-      // The count that moved: an unlike's is the bucket its like was counted in.
-      if (!liked && exists) out->bucket = static_cast<uint32_t>(AsInt(rows[0][2]));
-      if (Status s = WriteState(c, exists, content_id, user_id, liked, out->version, bucket, true,
-                                exists ? AsInt(rows[0][2]) : 0);
+      // The count that moves: an unlike's is the bucket its like was counted in.
+      const int64_t counted =
+          CountedBucket(exists, true, liked, bucket, exists ? AsInt(rows[0][2]) : 0);
+      out->bucket = static_cast<uint32_t>(counted);
+      if (Status s = WriteRow(c, exists, content_id, user_id, liked, out->version, counted);
+          !s.ok()) {
+        return s;
+      }
+      if (Status s =
+              c.Execute(AddToCountSql(c.dialect()), {content_id, counted, int64_t{liked ? 1 : -1}});
           !s.ok()) {
         return s;
       }
