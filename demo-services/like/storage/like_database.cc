@@ -21,8 +21,6 @@ using storage::SqlValue;
 
 namespace {
 
-constexpr int kTransactionAttempts = 8;
-
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -139,25 +137,6 @@ Status LikeDatabase::Initialize() {
   return lease->Check((*lease)->ExecuteScript(LikeSchema((*lease)->dialect())));
 }
 
-Status LikeDatabase::InTransaction(const std::function<Status(SqlConnection&)>& body) {
-  Status last;
-  for (int attempt = 0; attempt < kTransactionAttempts; ++attempt) {
-    std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
-    if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
-    SqlConnection& c = **lease;
-    if (Status s = lease->Check(c.Begin()); !s.ok()) return s;
-    last = lease->Check(body(c));
-    if (last.ok()) last = lease->Check(c.Commit());
-    if (last.ok()) return last;
-    c.Rollback();
-    // Two writers inserting the first row of one pair: the loser reads the winner's row.
-    if (last.code() != StatusCode::ABORTED && last.code() != StatusCode::ALREADY_EXISTS) {
-      return last;
-    }
-  }
-  return last;
-}
-
 Status LikeDatabase::Apply(const LikeEvent& event, bool* applied, bool* changed) {
   int applied_count = 0;
   int changed_count = 0;
@@ -175,7 +154,7 @@ Status LikeDatabase::ApplyBatch(const std::vector<LikeEvent>& events, int* appli
     return std::tie(a->content_id, a->user_id, a->version) <
            std::tie(b->content_id, b->user_id, b->version);
   });
-  return InTransaction([&](SqlConnection& c) {
+  return pool_->InTransaction([&](SqlConnection& c) {
     *applied = 0;
     *changed = 0;
     CountDeltas deltas;
@@ -208,7 +187,7 @@ Status LikeDatabase::ApplyBatch(const std::vector<LikeEvent>& events, int* appli
 Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uint32_t bucket,
                              bool liked, const std::string& request_id, int64_t now_us,
                              SetLikeResult* out) {
-  return InTransaction([&](SqlConnection& c) {
+  return pool_->InTransaction([&](SqlConnection& c) {
     *out = SetLikeResult{.bucket = bucket};
     std::vector<SqlRow> rows;
     if (Status s = c.Query(SelectStateSql(c.dialect()), {content_id, user_id}, &rows); !s.ok()) {
@@ -272,7 +251,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
 }
 
 Status LikeDatabase::RepairCounts(int64_t content_id, const BucketLayout& layout, bool* changed) {
-  return InTransaction([&](SqlConnection& c) {
+  return pool_->InTransaction([&](SqlConnection& c) {
     std::vector<SqlRow> rows;
     if (Status s = c.Query("SELECT user_id, liked, bucket FROM like_state WHERE content_id = ?",
                            {content_id}, &rows);

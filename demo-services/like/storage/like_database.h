@@ -97,10 +97,6 @@ class LikeDatabase {
   Status TrimRequests(int64_t before_ms, int64_t* deleted);
 
  private:
-  // Runs `body` in a write transaction, again (up to a few times) when the database reports a
-  // deadlock, a lock timeout or a concurrent insert of the same row.
-  Status InTransaction(const std::function<Status(storage::SqlConnection&)>& body);
-
   std::unique_ptr<storage::SqlConnectionPool> pool_;
 };
 

@@ -38,7 +38,7 @@ Status LikeDatabase::Layout(int64_t content_id, uint32_t* buckets) {
 }
 
 Status LikeDatabase::RecordLayout(int64_t content_id, uint32_t buckets) {
-  return InTransaction([&](SqlConnection& c) {
+  return pool_->InTransaction([&](SqlConnection& c) {
     std::vector<SqlRow> rows;
     if (Status s =
             c.Query("SELECT buckets FROM like_layout WHERE content_id = ?", {content_id}, &rows);
@@ -56,7 +56,7 @@ Status LikeDatabase::RecordLayout(int64_t content_id, uint32_t buckets) {
 }
 
 Status LikeDatabase::AddDeadLetter(const LikeEvent& event, const std::string& reason) {
-  return InTransaction([&](SqlConnection& c) {
+  return pool_->InTransaction([&](SqlConnection& c) {
     Status s = c.Execute(
         "INSERT INTO like_dead_letter (stream, entry_id, content_id, user_id, liked, version, "
         "bucket, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

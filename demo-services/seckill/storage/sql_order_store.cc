@@ -13,8 +13,6 @@ using storage::SqlRow;
 
 namespace {
 
-constexpr int kMaxAttempts = 8;
-
 constexpr const char* kActivityColumns =
     "a.activity_id, a.sku_id, a.name, a.initial_stock, a.start_time_ms, a.end_time_ms,"
     " a.price_cents, a.pay_timeout_s, a.is_open, s.remaining, s.cache_epoch, s.cache_seq";
@@ -99,25 +97,7 @@ Status SqlOrderStore::WithConnection(const Body& body) {
   return lease->Check(body(**lease));
 }
 
-Status SqlOrderStore::InTransaction(const Body& body) {
-  Status s;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    std::unique_ptr<SqlConnectionPool::Lease> lease;
-    if (s = pool_->Acquire(&lease); !s.ok()) return s;
-    SqlConnection& db = **lease;
-    if (s = lease->Check(db.Begin()); !s.ok()) {
-      // A connection that broke while idle: the next attempt opens a fresh one.
-      if (s.code() == StatusCode::UNAVAILABLE || s.code() == StatusCode::ABORTED) continue;
-      return s;
-    }
-    s = lease->Check(body(db));
-    if (s.ok()) s = lease->Check(db.Commit());
-    if (s.ok()) return s;
-    db.Rollback();
-    if (s.code() != StatusCode::ABORTED && s.code() != StatusCode::ALREADY_EXISTS) return s;
-  }
-  return s;
-}
+Status SqlOrderStore::InTransaction(const Body& body) { return pool_->InTransaction(body); }
 
 Status SqlOrderStore::InSnapshot(const Body& body) {
   return WithConnection([&](SqlConnection& db) {

@@ -141,34 +141,17 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
 Status StatsStore::Apply(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
                          int64_t outbox_through) {
   // Consumers of batches with codes in common can deadlock on MariaDB (gap locks of rows made
-  // at once); the database rolls one back (ABORTED) and it runs again.
-  constexpr int kAttempts = 5;
-  Status s;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    s = ApplyOnce(events, now_ms, counted, outbox_through);
-    if (s.code() != StatusCode::ABORTED) return s;
-  }
-  return s;
-}
-
-Status StatsStore::ApplyOnce(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
-                             int64_t outbox_through) {
-  *counted = 0;
-  std::unique_ptr<SqlConnectionPool::Lease> c;
-  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
-  SqlConnection& db = **c;
-  if (Status s = c->Check(db.Begin()); !s.ok()) return s;
-  Status s = events.empty() ? Status::Ok() : c->Check(CountBatch(db, events, now_ms, counted));
-  if (s.ok() && outbox_through > 0) {
-    s = c->Check(
-        db.Execute("DELETE FROM shortlink_visit_outbox WHERE id <= ?", {outbox_through}, nullptr));
-  }
-  if (!s.ok()) {
-    db.Rollback();
+  // at once); the database rolls one back (ABORTED) and the pool runs it again.
+  Status s = pool_->InTransaction([&](SqlConnection& db) {
     *counted = 0;
+    Status s = events.empty() ? Status::Ok() : CountBatch(db, events, now_ms, counted);
+    if (s.ok() && outbox_through > 0) {
+      s = db.Execute("DELETE FROM shortlink_visit_outbox WHERE id <= ?", {outbox_through}, nullptr);
+    }
     return s;
-  }
-  return c->Check(db.Commit());
+  });
+  if (!s.ok()) *counted = 0;
+  return s;
 }
 
 Status StatsStore::AppendOutbox(const std::vector<VisitEvent>& events) {

@@ -49,8 +49,6 @@ class StatsStore {
               int referrer_limit, LinkStats* out);
 
  private:
-  Status ApplyOnce(const std::vector<VisitEvent>& events, int64_t now_ms, int* counted,
-                   int64_t outbox_through);
   Status Fresh(storage::SqlConnection& db, const std::vector<VisitEvent>& events, int64_t now_ms,
                std::vector<const VisitEvent*>* fresh);
   Status CountBatch(storage::SqlConnection& db, const std::vector<VisitEvent>& events,

@@ -48,4 +48,24 @@ void SqlConnectionPool::Return(std::unique_ptr<SqlConnection> connection, bool b
   returned_.notify_one();
 }
 
+Status SqlConnectionPool::InTransaction(const Body& body, int attempts) {
+  Status s;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    std::unique_ptr<Lease> lease;
+    if (s = Acquire(&lease); !s.ok()) return s;
+    SqlConnection& db = **lease;
+    if (s = lease->Check(db.Begin()); !s.ok()) {
+      // A connection that broke while idle: the next attempt opens a fresh one.
+      if (s.code() == StatusCode::UNAVAILABLE || s.code() == StatusCode::ABORTED) continue;
+      return s;
+    }
+    s = lease->Check(body(db));
+    if (s.ok()) s = lease->Check(db.Commit());
+    if (s.ok()) return s;
+    db.Rollback();
+    if (s.code() != StatusCode::ABORTED && s.code() != StatusCode::ALREADY_EXISTS) return s;
+  }
+  return s;
+}
+
 }  // namespace ferry::storage

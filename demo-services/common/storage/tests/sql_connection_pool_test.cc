@@ -48,6 +48,48 @@ TEST_F(SqlConnectionPoolTest, AReturnedConnectionIsHandedOutAgain) {
   EXPECT_EQ(sqlite_.opened(), 1);
 }
 
+// A transaction that ends ABORTED or ALREADY_EXISTS runs again from the start, its rolled-back
+// writes gone; any other error is returned at once, after a rollback; the attempts are bounded.
+TEST_F(SqlConnectionPoolTest, InTransactionRunsAgainOnlyWhatTheDatabaseRolledBack) {
+  SqlConnectionPool pool(sqlite_.factory(), 2);
+  ASSERT_TRUE(MustAcquire(pool)->operator->()->ExecuteScript("CREATE TABLE t (v INTEGER)").ok());
+  auto rows = [&] {
+    std::vector<SqlRow> out;
+    EXPECT_TRUE(MustAcquire(pool)->operator->()->Query("SELECT v FROM t", {}, &out).ok());
+    return out.size();
+  };
+  int runs = 0;
+  Status s = pool.InTransaction([&](SqlConnection& c) {
+    ++runs;
+    if (Status s = c.Execute("INSERT INTO t (v) VALUES (?)", {int64_t{runs}}); !s.ok()) return s;
+    return runs < 3 ? Status(runs == 1 ? StatusCode::ABORTED : StatusCode::ALREADY_EXISTS, "again")
+                    : Status::Ok();
+  });
+  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_EQ(runs, 3);
+  EXPECT_EQ(rows(), 1u);  // the first two attempts' rows were rolled back
+
+  runs = 0;
+  s = pool.InTransaction([&](SqlConnection& c) {
+    ++runs;
+    if (Status s = c.Execute("INSERT INTO t (v) VALUES (9)", {}); !s.ok()) return s;
+    return Status(StatusCode::INVALID_ARGUMENT, "refused");
+  });
+  EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(rows(), 1u);
+
+  runs = 0;
+  s = pool.InTransaction(
+      [&](SqlConnection&) {
+        ++runs;
+        return Status(StatusCode::ABORTED, "deadlock");
+      },
+      3);
+  EXPECT_EQ(s.code(), StatusCode::ABORTED);
+  EXPECT_EQ(runs, 3);
+}
+
 TEST_F(SqlConnectionPoolTest, NoMoreThanMaxSizeAreOpenAndAWaiterGetsTheNextOneReturned) {
   SqlConnectionPool pool(sqlite_.factory(), 2, 100ms);
   auto a = MustAcquire(pool);

@@ -48,6 +48,14 @@ class SqlConnectionPool {
   // max_size exist. UNAVAILABLE when none can be had.
   Status Acquire(std::unique_ptr<Lease>* out);
 
+  using Body = std::function<Status(SqlConnection&)>;
+  // Runs `body` between Begin and Commit on a connection of the pool, rolling back on error,
+  // and runs the whole transaction again (up to `attempts` times) when it ended ABORTED (a
+  // deadlock or lock timeout: the database rolled it back) or ALREADY_EXISTS (a concurrent
+  // writer won a unique key, which the next attempt sees), or when Begin met a connection
+  // that broke while idle. Any other status is returned as it is.
+  Status InTransaction(const Body& body, int attempts = 8);
+
  private:
   void Return(std::unique_ptr<SqlConnection> connection, bool broken);
 
