@@ -75,11 +75,16 @@ Status EventWriter::Reclaim() {
 bool EventWriter::Step() {
   const int64_t now = SteadyMs();
   if (now >= next_claim_ms_) {
-    next_claim_ms_ = now + std::max<int64_t>(1, options_.claim_idle_ms / 2);
+    next_claim_ms_ = now + options_.claim_idle_ms;
     if (Status s = Reclaim(); !s.ok()) Logger().warn("like events: reclaim: {}", s.ToString());
   }
+  auto scope = RedisEventStream::Scope::kAppended;
+  if (now >= next_sweep_ms_) {
+    next_sweep_ms_ = now + options_.sweep_ms;
+    scope = RedisEventStream::Scope::kEvery;
+  }
   std::vector<LikeEvent> events;
-  if (Status s = stream_->Read(options_.consumer, options_.batch, &events); !s.ok()) {
+  if (Status s = stream_->Read(options_.consumer, options_.batch, scope, &events); !s.ok()) {
     Logger().warn("like events: read: {}", s.ToString());
     return false;
   }
@@ -93,7 +98,11 @@ bool EventWriter::Step() {
 Status EventWriter::Drain() {
   while (true) {
     std::vector<LikeEvent> events;
-    if (Status s = stream_->Read(options_.consumer, options_.batch, &events); !s.ok()) return s;
+    if (Status s = stream_->Read(options_.consumer, options_.batch, RedisEventStream::Scope::kEvery,
+                                 &events);
+        !s.ok()) {
+      return s;
+    }
     if (events.empty()) return Status::Ok();
     if (Status s = ApplyAndAck(events, false); !s.ok()) return s;
   }

@@ -77,14 +77,15 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
     redis.pool_size = static_cast<int>(config.redis_connections);
     redis.timeout_ms = static_cast<int>(config.redis_timeout_ms);
     app->redis_pool_ = std::make_unique<storage::RedisConnectionPool>(redis);
-    app->redis_store_ = std::make_unique<RedisLikeStore>(
-        app->redis_pool_.get(), app->database_.get(), app->layout_.get(), config.request_ttl_ms);
+    app->redis_store_ = std::make_unique<RedisLikeStore>(app->redis_pool_.get(),
+                                                         app->database_.get(), app->layout_.get(),
+                                                         config.request_ttl_ms, &app->appended_);
     if (Status s = app->redis_store_->Connect(); !s.ok()) return s;
     core.redis = app->redis_store_.get();
   }
   if (core.redis != nullptr && config.write_mode == "redis-first") {
     core.store = app->redis_store_.get();
-    app->stream_ = std::make_unique<RedisEventStream>(app->redis_pool_.get());
+    app->stream_ = std::make_unique<RedisEventStream>(app->redis_pool_.get(), &app->appended_);
   } else {
     app->sql_store_ = std::make_unique<SqlLikeStore>(app->database_.get(), app->layout_.get(),
                                                      config.request_ttl_ms > 0);
@@ -126,6 +127,7 @@ void LikeApp::StartJobs(const LikeConfig& config) {
       options.consumer = process + "-" + std::to_string(i);
       options.batch = static_cast<int>(config.writer_batch);
       options.claim_idle_ms = config.writer_claim_idle_ms;
+      options.sweep_ms = config.writer_sweep_ms;
       options.max_deliveries = config.writer_max_deliveries;
       writers_.push_back(
           std::make_unique<EventWriter>(stream_.get(), database_.get(), std::move(options)));

@@ -44,6 +44,7 @@ class LikeApp final {
   std::unique_ptr<BucketLayout> layout_;
   std::unique_ptr<LikeDatabase> database_;
   std::unique_ptr<storage::RedisConnectionPool> redis_pool_;
+  AppendedStreams appended_;  // before the store and the stream, which use it
   std::unique_ptr<SqlLikeStore> sql_store_;
   std::unique_ptr<RedisLikeStore> redis_store_;
   std::unique_ptr<LikeStore> store_;  // database-first's pair of the two above

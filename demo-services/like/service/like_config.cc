@@ -45,6 +45,7 @@ void ReadLikeConfig(config::ConfigReader& service, LikeConfig* out) {
   writer.Integer("threads", 0, 64, &c.writer_threads);
   writer.Integer("batch", 1, 10000, &c.writer_batch);
   writer.Integer("interval_ms", 1, 60000, &c.writer_interval_ms);
+  writer.Integer("sweep_ms", 1, 3600000, &c.writer_sweep_ms);
   writer.Integer("claim_idle_ms", 1, 3600000, &c.writer_claim_idle_ms);
   writer.Integer("max_deliveries", 1, 1000, &c.writer_max_deliveries);
   writer.RejectUnknownKeys();

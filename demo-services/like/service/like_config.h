@@ -38,6 +38,7 @@ struct LikeConfig : storage::BackendConfig {
   uint32_t writer_threads = 2;          // event_writer.threads; 0: another provider persists
   uint32_t writer_batch = 256;          // event_writer.batch
   int64_t writer_interval_ms = 5;       // event_writer.interval_ms (when idle)
+  int64_t writer_sweep_ms = 1000;       // event_writer.sweep_ms
   int64_t writer_claim_idle_ms = 5000;  // event_writer.claim_idle_ms
   int64_t writer_max_deliveries = 5;    // event_writer.max_deliveries, then dead-lettered
 

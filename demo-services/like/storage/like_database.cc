@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/sql_placeholders.h"
 #include "ferry/storage/sqlite_connection.h"
 #include "storage/like_schema.h"
 
@@ -16,6 +17,7 @@ using storage::AsInt;
 using storage::AsText;
 using storage::SqlConnection;
 using storage::SqlDialect;
+using storage::SqlPlaceholders;
 using storage::SqlRow;
 using storage::SqlValue;
 
@@ -27,34 +29,12 @@ int64_t WallMs() {
       .count();
 }
 
-// The pair's row, locked until the transaction ends (SQLite's BEGIN IMMEDIATE already holds
-// the whole database).
-std::string_view SelectStateSql(SqlDialect dialect) {
-  return dialect == SqlDialect::kSqlite
-             ? "SELECT liked, version, bucket FROM like_state WHERE content_id = ? AND user_id = ?"
-             : "SELECT liked, version, bucket FROM like_state WHERE content_id = ? AND user_id = ? "
-               "FOR UPDATE";
-}
-
 // The bucket a pair's row names: where its like was counted. A like counts in (and moves the
 // row to) the user's bucket now; an unlike or a repeat leaves the row where it was counted, so
 // that after a raise moved the user no count row goes below zero.
 int64_t CountedBucket(bool row_exists, bool flips, bool liked, int64_t user_bucket,
                       int64_t counted_in) {
   return !row_exists || (flips && liked) ? user_bucket : counted_in;
-}
-
-Status WriteRow(SqlConnection& c, bool row_exists, int64_t content_id, const std::string& user_id,
-                bool liked, int64_t version, int64_t bucket) {
-  const int64_t l = liked ? 1 : 0;
-  return row_exists ? c.Execute(
-                          "UPDATE like_state SET liked = ?, version = ?, bucket = ? "
-                          "WHERE content_id = ? AND user_id = ?",
-                          {l, version, bucket, content_id, user_id})
-                    : c.Execute(
-                          "INSERT INTO like_state (content_id, user_id, liked, version, bucket) "
-                          "VALUES (?, ?, ?, ?, ?)",
-                          {content_id, user_id, l, version, bucket});
 }
 
 Status ReadBucketCount(SqlConnection& c, int64_t content_id, SetLikeResult* out) {
@@ -71,39 +51,117 @@ Status ReadBucketCount(SqlConnection& c, int64_t content_id, SetLikeResult* out)
 // (content, bucket) -> how far a batch moves that count row.
 using CountDeltas = std::map<std::pair<int64_t, int64_t>, int64_t>;
 
-// One pair's events, ascending by version, applied to its locked row: each only if newer than
-// what the row holds by then, the row written once, its count moves added to *deltas. The
-// same outcome as applying them one by one, in any order (CountedBucket).
-Status ApplyToPair(SqlConnection& c, std::span<const LikeEvent* const> events, CountDeltas* deltas,
-                   int* applied, int* changed) {
-  const LikeEvent& pair = *events.front();
-  std::vector<SqlRow> rows;
-  if (Status s = c.Query(SelectStateSql(c.dialect()), {pair.content_id, pair.user_id}, &rows);
-      !s.ok()) {
-    return s;
+// Pairs (or count rows) per statement: five parameters a row stays far below SQLite's limit.
+constexpr size_t kRowsPerStatement = 1000;
+
+// What like_state holds of one pair, or would.
+struct PairRow {
+  bool exists = false;
+  bool liked = false;
+  int64_t version = 0;
+  int64_t bucket = 0;
+};
+using PairKey = std::pair<int64_t, std::string>;
+
+// The rows of `pairs` (sorted by content, then user), read and locked until the transaction
+// ends: one statement per kRowsPerStatement pairs, each content's users in one IN list.
+Status LockRows(SqlConnection& c, std::span<const PairKey> pairs, std::map<PairKey, PairRow>* out) {
+  for (size_t from = 0; from < pairs.size(); from += kRowsPerStatement) {
+    const auto chunk = pairs.subspan(from, std::min(kRowsPerStatement, pairs.size() - from));
+    std::string sql = "SELECT content_id, user_id, liked, version, bucket FROM like_state WHERE ";
+    std::vector<SqlValue> params;
+    for (size_t i = 0; i < chunk.size();) {
+      size_t j = i;
+      while (j < chunk.size() && chunk[j].first == chunk[i].first) ++j;
+      if (i > 0) sql += " OR ";
+      sql += "(content_id = ? AND user_id IN " + SqlPlaceholders(1, j - i) + ")";
+      params.emplace_back(chunk[i].first);
+      for (size_t k = i; k < j; ++k) params.emplace_back(chunk[k].second);
+      i = j;
+    }
+    // SQLite's BEGIN IMMEDIATE already holds the whole database.
+    if (c.dialect() != SqlDialect::kSqlite) sql += " FOR UPDATE";
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query(sql, params, &rows); !s.ok()) return s;
+    for (const SqlRow& row : rows) {
+      (*out)[{AsInt(row[0]), AsText(row[1])}] = {.exists = true,
+                                                 .liked = AsInt(row[2]) != 0,
+                                                 .version = AsInt(row[3]),
+                                                 .bucket = AsInt(row[4])};
+    }
   }
-  const bool existed = !rows.empty();
-  bool exists = existed;
-  bool liked = exists && AsInt(rows[0][0]) != 0;
-  int64_t version = exists ? AsInt(rows[0][1]) : 0;
-  int64_t bucket = exists ? AsInt(rows[0][2]) : 0;
+  return Status::Ok();
+}
+
+// One pair's events, ascending by version, applied to its row: each only if newer than what
+// the row holds by then, its count moves added to *deltas. The same outcome as applying them
+// one by one, in any order (CountedBucket). True if the row changed.
+bool ApplyToPair(std::span<const LikeEvent* const> events, PairRow* row, CountDeltas* deltas,
+                 int* applied, int* changed) {
   bool dirty = false;
   for (const LikeEvent* e : events) {
-    if (exists && version >= e->version) continue;  // stale or repeated
+    if (row->exists && row->version >= e->version) continue;  // stale or repeated
     ++*applied;
-    const bool flips = liked != e->liked;
-    bucket = CountedBucket(exists, flips, e->liked, e->bucket, bucket);
+    const bool flips = row->liked != e->liked;
+    row->bucket = CountedBucket(row->exists, flips, e->liked, e->bucket, row->bucket);
     if (flips) {
       ++*changed;
-      (*deltas)[{pair.content_id, bucket}] += e->liked ? 1 : -1;
+      (*deltas)[{e->content_id, row->bucket}] += e->liked ? 1 : -1;
     }
-    exists = true;
-    liked = e->liked;
-    version = e->version;
+    *row = {.exists = true, .liked = e->liked, .version = e->version, .bucket = row->bucket};
     dirty = true;
   }
-  if (!dirty) return Status::Ok();
-  return WriteRow(c, existed, pair.content_id, pair.user_id, liked, version, bucket);
+  return dirty;
+}
+
+// The rows written, new or not, one statement per kRowsPerStatement.
+Status WriteRows(SqlConnection& c, const std::vector<std::pair<const PairKey*, PairRow>>& rows) {
+  const std::string_view upsert =
+      c.dialect() == SqlDialect::kSqlite
+          ? " ON CONFLICT (content_id, user_id) DO UPDATE SET liked = excluded.liked, "
+            "version = excluded.version, bucket = excluded.bucket"
+          : " ON DUPLICATE KEY UPDATE liked = VALUES(liked), version = VALUES(version), "
+            "bucket = VALUES(bucket)";
+  for (size_t from = 0; from < rows.size(); from += kRowsPerStatement) {
+    const size_t n = std::min(kRowsPerStatement, rows.size() - from);
+    std::vector<SqlValue> params;
+    params.reserve(5 * n);
+    for (size_t i = from; i < from + n; ++i) {
+      const auto& [key, row] = rows[i];
+      params.insert(params.end(),
+                    {key->first, key->second, int64_t{row.liked ? 1 : 0}, row.version, row.bucket});
+    }
+    if (Status s = c.Execute("INSERT INTO like_state (content_id, user_id, liked, version, "
+                             "bucket) VALUES " +
+                                 SqlPlaceholders(n, 5) + std::string(upsert),
+                             params);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
+// The count rows moved, in key order, so that writers of overlapping batches lock the same
+// rows in the same order.
+Status AddToCounts(SqlConnection& c, const CountDeltas& deltas) {
+  std::vector<SqlValue> params;
+  size_t n = 0;
+  auto flush = [&]() -> Status {
+    if (n == 0) return Status::Ok();
+    Status s = c.Execute(AddToCountsSql(c.dialect(), n), params);
+    params.clear();
+    n = 0;
+    return s;
+  };
+  for (const auto& [key, delta] : deltas) {
+    if (delta == 0) continue;
+    params.insert(params.end(), {key.first, key.second, delta});
+    if (++n == kRowsPerStatement) {
+      if (Status s = flush(); !s.ok()) return s;
+    }
+  }
+  return flush();
 }
 
 }  // namespace
@@ -154,33 +212,32 @@ Status LikeDatabase::ApplyBatch(const std::vector<LikeEvent>& events, int* appli
     return std::tie(a->content_id, a->user_id, a->version) <
            std::tie(b->content_id, b->user_id, b->version);
   });
+  // Each pair's events: sorted[starts[i]] up to sorted[starts[i + 1]].
+  std::vector<PairKey> pairs;
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i]->content_id != sorted[i - 1]->content_id ||
+        sorted[i]->user_id != sorted[i - 1]->user_id) {
+      pairs.emplace_back(sorted[i]->content_id, sorted[i]->user_id);
+      starts.push_back(i);
+    }
+  }
+  starts.push_back(sorted.size());
   return pool_->InTransaction([&](SqlConnection& c) {
     *applied = 0;
     *changed = 0;
+    std::map<PairKey, PairRow> rows;
+    if (Status s = LockRows(c, pairs, &rows); !s.ok()) return s;
     CountDeltas deltas;
-    for (size_t from = 0; from < sorted.size();) {
-      size_t to = from + 1;
-      while (to < sorted.size() && sorted[to]->content_id == sorted[from]->content_id &&
-             sorted[to]->user_id == sorted[from]->user_id) {
-        ++to;
-      }
-      if (Status s =
-              ApplyToPair(c, std::span(sorted).subspan(from, to - from), &deltas, applied, changed);
-          !s.ok()) {
-        return s;
-      }
-      from = to;
+    std::vector<std::pair<const PairKey*, PairRow>> written;
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      PairRow row = rows[pairs[p]];
+      const auto events = std::span(sorted).subspan(starts[p], starts[p + 1] - starts[p]);
+      if (ApplyToPair(events, &row, &deltas, applied, changed))
+        written.emplace_back(&pairs[p], row);
     }
-    // Count rows last and in key order, so that writers of overlapping batches lock the same
-    // rows in the same order.
-    for (const auto& [key, delta] : deltas) {
-      if (delta == 0) continue;
-      if (Status s = c.Execute(AddToCountSql(c.dialect()), {key.first, key.second, delta});
-          !s.ok()) {
-        return s;
-      }
-    }
-    return Status::Ok();
+    if (Status s = WriteRows(c, written); !s.ok()) return s;
+    return AddToCounts(c, deltas);
   });
 }
 
@@ -189,13 +246,12 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
                              SetLikeResult* out) {
   return pool_->InTransaction([&](SqlConnection& c) {
     *out = SetLikeResult{.bucket = bucket};
-    std::vector<SqlRow> rows;
-    if (Status s = c.Query(SelectStateSql(c.dialect()), {content_id, user_id}, &rows); !s.ok()) {
-      return s;
-    }
-    const bool exists = !rows.empty();
-    const bool was_liked = exists && AsInt(rows[0][0]) != 0;
-    out->version = exists ? AsInt(rows[0][1]) : 0;
+    const PairKey key{content_id, user_id};
+    std::map<PairKey, PairRow> rows;
+    if (Status s = LockRows(c, {&key, 1}, &rows); !s.ok()) return s;
+    const PairRow row = rows[key];
+    const bool was_liked = row.exists && row.liked;
+    out->version = row.version;
     if (!request_id.empty()) {
       // Under the pair's lock (or, for a pair without a row, decided by the insert below).
       std::vector<SqlRow> seen;
@@ -209,7 +265,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
         if ((AsInt(seen[0][0]) != 0) != liked) return RequestIdReused(request_id, liked);
         out->replayed = true;
         out->changed = AsInt(seen[0][1]) != 0;
-        if (exists) out->bucket = static_cast<uint32_t>(AsInt(rows[0][2]));
+        if (row.exists) out->bucket = static_cast<uint32_t>(row.bucket);
         return ReadBucketCount(c, content_id, out);
       }
       if (Status s = c.Execute(
@@ -225,18 +281,11 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
       out->changed = true;
       out->version = std::max(out->version + 1, now_us);
       // The count that moves: an unlike's is the bucket its like was counted in.
-      const int64_t counted =
-          CountedBucket(exists, true, liked, bucket, exists ? AsInt(rows[0][2]) : 0);
+      const int64_t counted = CountedBucket(row.exists, true, liked, bucket, row.bucket);
       out->bucket = static_cast<uint32_t>(counted);
-      if (Status s = WriteRow(c, exists, content_id, user_id, liked, out->version, counted);
-          !s.ok()) {
-        return s;
-      }
-      if (Status s =
-              c.Execute(AddToCountSql(c.dialect()), {content_id, counted, int64_t{liked ? 1 : -1}});
-          !s.ok()) {
-        return s;
-      }
+      const PairRow now{.exists = true, .liked = liked, .version = out->version, .bucket = counted};
+      if (Status s = WriteRows(c, {{&key, now}}); !s.ok()) return s;
+      if (Status s = AddToCounts(c, {{{content_id, counted}, liked ? 1 : -1}}); !s.ok()) return s;
       if (Status s = c.Execute(
               "INSERT INTO like_outbox (content_id, user_id, liked, version, bucket, created_ms) "
               "VALUES (?, ?, ?, ?, ?, ?)",
@@ -289,7 +338,8 @@ Status LikeDatabase::RepairCounts(int64_t content_id, const BucketLayout& layout
       return s;
     }
     for (const auto& [bucket, count] : want) {
-      if (Status s = c.Execute(AddToCountSql(c.dialect()), {content_id, bucket, count}); !s.ok()) {
+      if (Status s = c.Execute(AddToCountsSql(c.dialect(), 1), {content_id, bucket, count});
+          !s.ok()) {
         return s;
       }
     }

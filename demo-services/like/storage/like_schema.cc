@@ -1,5 +1,7 @@
 #include "storage/like_schema.h"
 
+#include "ferry/storage/sql_placeholders.h"
+
 namespace ferry::like {
 
 namespace {
@@ -105,12 +107,12 @@ std::string_view LikeSchema(storage::SqlDialect dialect) {
   return dialect == storage::SqlDialect::kSqlite ? kSqlite : kMariaDb;
 }
 
-std::string_view AddToCountSql(storage::SqlDialect dialect) {
-  return dialect == storage::SqlDialect::kSqlite
-             ? "INSERT INTO like_count (content_id, bucket, count) VALUES (?, ?, ?) "
-               "ON CONFLICT (content_id, bucket) DO UPDATE SET count = count + excluded.count"
-             : "INSERT INTO like_count (content_id, bucket, count) VALUES (?, ?, ?) "
-               "ON DUPLICATE KEY UPDATE count = count + VALUES(count)";
+std::string AddToCountsSql(storage::SqlDialect dialect, size_t rows) {
+  return "INSERT INTO like_count (content_id, bucket, count) VALUES " +
+         storage::SqlPlaceholders(rows, 3) +
+         (dialect == storage::SqlDialect::kSqlite
+              ? " ON CONFLICT (content_id, bucket) DO UPDATE SET count = count + excluded.count"
+              : " ON DUPLICATE KEY UPDATE count = count + VALUES(count)");
 }
 
 }  // namespace ferry::like

@@ -2,7 +2,9 @@
 
 #include <hiredis.h>
 
+#include <algorithm>
 #include <charconv>
+#include <map>
 
 #include "storage/redis_like_keys.h"
 
@@ -93,44 +95,68 @@ Status RedisEventStream::Streams(std::vector<std::string>* out) {
   return Status::Ok();
 }
 
-Status RedisEventStream::Read(const std::string& consumer, int max_count,
+Status RedisEventStream::Read(const std::string& consumer, int max_count, Scope scope,
                               std::vector<LikeEvent>* out) {
   out->clear();
   std::vector<std::string> streams;
-  if (Status s = Streams(&streams); !s.ok()) return s;
+  if (scope == Scope::kEvery) {
+    if (Status s = Streams(&streams); !s.ok()) return s;
+  } else {
+    streams = appended_->TakeAll();
+  }
   for (size_t first = 0; first < streams.size(); first += kStreamsPerRead) {
+    if (scope == Scope::kAppended && out->size() >= static_cast<size_t>(max_count)) {
+      appended_->Add(std::vector<std::string>(streams.begin() + first, streams.end()));
+      break;
+    }
     const size_t n = std::min(kStreamsPerRead, streams.size() - first);
-    std::vector<std::string> command = {"XREADGROUP", "GROUP", kWritersGroup,
-                                        consumer,     "COUNT", std::to_string(max_count),
-                                        "STREAMS"};
-    for (size_t i = 0; i < n; ++i) command.push_back(streams[first + i]);
-    for (size_t i = 0; i < n; ++i) command.emplace_back(">");
-    RedisReplyPtr reply;
-    if (Status s = pool_->Run(command, &reply); !s.ok()) return s;
-    const redisReply* r = reply.get();
-    if (IsErrorReply(r, "NOGROUP")) {
-      // A registered stream without its group (Redis lost data between the two): recreate
-      // both, and read it on the next step.
-      std::vector<std::vector<std::string>> create;
-      for (size_t i = 0; i < n; ++i) {
-        create.push_back({"XGROUP", "CREATE", streams[first + i], kWritersGroup, "0", "MKSTREAM"});
+    if (Status s = ReadSome(consumer, max_count, {streams.data() + first, n}, out); !s.ok()) {
+      // Unread, so still to be read: the hint stays.
+      if (scope == Scope::kAppended) {
+        appended_->Add(std::vector<std::string>(streams.begin() + first, streams.end()));
       }
-      std::vector<RedisReplyPtr> ignored;
-      if (Status s = pool_->RunPipeline(create, &ignored); !s.ok()) return s;
-      continue;
+      return s;
     }
-    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XREADGROUP", r);
-    if (r->type == REDIS_REPLY_NIL) continue;
-    if (r->type != REDIS_REPLY_ARRAY) return MalformedReply("XREADGROUP");
-    // [[stream, [entry, ...]], ...]
-    for (size_t i = 0; i < r->elements; ++i) {
-      const redisReply* s = r->element[i];
-      if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 || !IsTextReply(s->element[0]) ||
-          s->element[1]->type != REDIS_REPLY_ARRAY) {
-        return MalformedReply("XREADGROUP");
-      }
-      AppendEntries(std::string(ReplyText(s->element[0])), s->element[1], out);
+  }
+  return Status::Ok();
+}
+
+Status RedisEventStream::ReadSome(const std::string& consumer, int max_count,
+                                  std::span<const std::string> streams,
+                                  std::vector<LikeEvent>* out) {
+  std::vector<std::string> command = {"XREADGROUP", "GROUP", kWritersGroup,
+                                      consumer,     "COUNT", std::to_string(max_count),
+                                      "STREAMS"};
+  command.insert(command.end(), streams.begin(), streams.end());
+  command.insert(command.end(), streams.size(), ">");
+  RedisReplyPtr reply;
+  if (Status s = pool_->Run(command, &reply); !s.ok()) return s;
+  const redisReply* r = reply.get();
+  if (IsErrorReply(r, "NOGROUP")) {
+    // A registered stream without its group (Redis lost data between the two): recreate
+    // both, and read them on the next step.
+    std::vector<std::vector<std::string>> create;
+    for (const std::string& stream : streams) {
+      create.push_back({"XGROUP", "CREATE", stream, kWritersGroup, "0", "MKSTREAM"});
     }
+    std::vector<RedisReplyPtr> ignored;
+    if (Status s = pool_->RunPipeline(create, &ignored); !s.ok()) return s;
+    appended_->Add(std::vector<std::string>(streams.begin(), streams.end()));
+    return Status::Ok();
+  }
+  if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XREADGROUP", r);
+  if (r->type == REDIS_REPLY_NIL) return Status::Ok();
+  if (r->type != REDIS_REPLY_ARRAY) return MalformedReply("XREADGROUP");
+  // [[stream, [entry, ...]], ...]
+  for (size_t i = 0; i < r->elements; ++i) {
+    const redisReply* s = r->element[i];
+    if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 || !IsTextReply(s->element[0]) ||
+        s->element[1]->type != REDIS_REPLY_ARRAY) {
+      return MalformedReply("XREADGROUP");
+    }
+    std::string stream(ReplyText(s->element[0]));
+    AppendEntries(stream, s->element[1], out);
+    if (s->element[1]->elements >= static_cast<size_t>(max_count)) appended_->Add(stream);
   }
   return Status::Ok();
 }
@@ -140,16 +166,28 @@ Status RedisEventStream::Claim(const std::string& consumer, int64_t min_idle_ms,
   out->clear();
   std::vector<std::string> streams;
   if (Status s = Streams(&streams); !s.ok()) return s;
-  for (const std::string& stream : streams) {
-    RedisReplyPtr reply;
-    if (Status s =
-            pool_->Run({"XAUTOCLAIM", stream, kWritersGroup, consumer, std::to_string(min_idle_ms),
-                        "0-0", "COUNT", std::to_string(max_count)},
-                       &reply);
+  for (size_t first = 0; first < streams.size(); first += kStreamsPerRead) {
+    const size_t n = std::min(kStreamsPerRead, streams.size() - first);
+    if (Status s = ClaimSome(consumer, min_idle_ms, max_count, {streams.data() + first, n}, out);
         !s.ok()) {
       return s;
     }
-    const redisReply* r = reply.get();
+  }
+  return AddDeliveries(*out);
+}
+
+Status RedisEventStream::ClaimSome(const std::string& consumer, int64_t min_idle_ms, int max_count,
+                                   std::span<const std::string> streams,
+                                   std::vector<LikeEvent>* out) {
+  std::vector<std::vector<std::string>> commands;
+  for (const std::string& stream : streams) {
+    commands.push_back({"XAUTOCLAIM", stream, kWritersGroup, consumer, std::to_string(min_idle_ms),
+                        "0-0", "COUNT", std::to_string(max_count)});
+  }
+  std::vector<RedisReplyPtr> replies;
+  if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const redisReply* r = replies[i].get();
     if (IsErrorReply(r, "NOGROUP")) continue;  // Read recreates it
     if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("XAUTOCLAIM", r);
     // [cursor, [entry, ...], [deleted id, ...]]
@@ -157,25 +195,26 @@ Status RedisEventStream::Claim(const std::string& consumer, int64_t min_idle_ms,
         r->element[1]->type != REDIS_REPLY_ARRAY) {
       return MalformedReply("XAUTOCLAIM");
     }
-    const size_t first = out->size();
-    AppendEntries(stream, r->element[1], out);
-    if (out->size() == first) continue;
-    // The delivery counts, for dead-lettering: XPENDING of each claimed entry.
-    std::vector<std::vector<std::string>> commands;
-    for (size_t i = first; i < out->size(); ++i) {
-      const std::string& id = (*out)[i].entry_id;
-      commands.push_back({"XPENDING", stream, kWritersGroup, id, id, "1"});
-    }
-    std::vector<RedisReplyPtr> pending;
-    if (Status s = pool_->RunPipeline(commands, &pending); !s.ok()) return s;
-    for (size_t i = first; i < out->size(); ++i) {
-      const redisReply* p = pending[i - first].get();
-      // [[id, consumer, idle, deliveries]]
-      if (p != nullptr && p->type == REDIS_REPLY_ARRAY && p->elements == 1 &&
-          p->element[0]->type == REDIS_REPLY_ARRAY && p->element[0]->elements == 4 &&
-          p->element[0]->element[3]->type == REDIS_REPLY_INTEGER) {
-        (*out)[i].deliveries = p->element[0]->element[3]->integer;
-      }
+    AppendEntries(streams[i], r->element[1], out);
+  }
+  return Status::Ok();
+}
+
+Status RedisEventStream::AddDeliveries(std::span<LikeEvent> events) {
+  if (events.empty()) return Status::Ok();
+  std::vector<std::vector<std::string>> commands;
+  for (const LikeEvent& e : events) {
+    commands.push_back({"XPENDING", e.stream, kWritersGroup, e.entry_id, e.entry_id, "1"});
+  }
+  std::vector<RedisReplyPtr> pending;
+  if (Status s = pool_->RunPipeline(commands, &pending); !s.ok()) return s;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const redisReply* p = pending[i].get();
+    // [[id, consumer, idle, deliveries]]
+    if (p != nullptr && p->type == REDIS_REPLY_ARRAY && p->elements == 1 &&
+        p->element[0]->type == REDIS_REPLY_ARRAY && p->element[0]->elements == 4 &&
+        p->element[0]->element[3]->type == REDIS_REPLY_INTEGER) {
+      events[i].deliveries = p->element[0]->element[3]->integer;
     }
   }
   return Status::Ok();
@@ -183,10 +222,17 @@ Status RedisEventStream::Claim(const std::string& consumer, int64_t min_idle_ms,
 
 Status RedisEventStream::Ack(const std::vector<LikeEvent>& events) {
   if (events.empty()) return Status::Ok();
+  // One XACK and one XDEL per stream, with all of its ids.
+  std::map<std::string_view, std::vector<std::string_view>> ids;
+  for (const LikeEvent& e : events) ids[e.stream].push_back(e.entry_id);
   std::vector<std::vector<std::string>> commands;
-  for (const LikeEvent& e : events) {
-    commands.push_back({"XACK", e.stream, kWritersGroup, e.entry_id});
-    commands.push_back({"XDEL", e.stream, e.entry_id});
+  for (const auto& [stream, entries] : ids) {
+    std::vector<std::string> ack = {"XACK", std::string(stream), kWritersGroup};
+    std::vector<std::string> del = {"XDEL", std::string(stream)};
+    ack.insert(ack.end(), entries.begin(), entries.end());
+    del.insert(del.end(), entries.begin(), entries.end());
+    commands.push_back(std::move(ack));
+    commands.push_back(std::move(del));
   }
   std::vector<RedisReplyPtr> replies;
   if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "ferry/codec/status.h"
 #include "ferry/storage/redis_connection_pool.h"
+#include "storage/appended_streams.h"
 #include "storage/like_event.h"
 
 namespace ferry::like {
@@ -14,10 +16,19 @@ namespace ferry::like {
 // deleted, so a stream holds exactly the changes not yet persisted.
 class RedisEventStream {
  public:
-  explicit RedisEventStream(storage::RedisConnectionPool* pool) : pool_(pool) {}
+  // Which streams a read looks at.
+  enum class Scope {
+    kAppended,  // those this process appended to since they were last read (no call if none)
+    kEvery,     // every registered stream: the sweep that finds everyone else's entries
+  };
 
-  // New entries of every registered stream, at most `max_count` per stream.
-  Status Read(const std::string& consumer, int max_count, std::vector<LikeEvent>* out);
+  // `appended` (which must outlive the stream) is where this process notes its appends.
+  RedisEventStream(storage::RedisConnectionPool* pool, AppendedStreams* appended)
+      : pool_(pool), appended_(appended) {}
+
+  // New entries, at most `max_count` per stream; an appended-scope read stops once it holds
+  // `max_count` and leaves the streams it did not reach, like those it did not empty, noted.
+  Status Read(const std::string& consumer, int max_count, Scope scope, std::vector<LikeEvent>* out);
   // Entries pending for longer than `min_idle_ms` with any consumer (a dead one's, or this
   // one's own that failed), now this consumer's; each with its delivery count.
   Status Claim(const std::string& consumer, int64_t min_idle_ms, int max_count,
@@ -27,8 +38,17 @@ class RedisEventStream {
 
  private:
   Status Streams(std::vector<std::string>* out);
+  // XREADGROUP of `streams` (at most kStreamsPerRead); notes those that returned `max_count`.
+  Status ReadSome(const std::string& consumer, int max_count, std::span<const std::string> streams,
+                  std::vector<LikeEvent>* out);
+  // XAUTOCLAIM of `streams` in one pipeline.
+  Status ClaimSome(const std::string& consumer, int64_t min_idle_ms, int max_count,
+                   std::span<const std::string> streams, std::vector<LikeEvent>* out);
+  // The delivery count of each of `events` (XPENDING), for dead-lettering.
+  Status AddDeliveries(std::span<LikeEvent> events);
 
   storage::RedisConnectionPool* const pool_;
+  AppendedStreams* const appended_;
 };
 
 }  // namespace ferry::like

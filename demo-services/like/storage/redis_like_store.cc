@@ -54,11 +54,13 @@ int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
 }
 
 RedisLikeStore::RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database,
-                               BucketLayout* layout, int64_t request_ttl_ms)
+                               BucketLayout* layout, int64_t request_ttl_ms,
+                               AppendedStreams* appended)
     : pool_(pool),
       database_(database),
       layout_(layout),
       request_ttl_ms_(request_ttl_ms),
+      appended_(appended),
       scripts_(pool, LikeScripts()) {}
 
 Status RedisLikeStore::Connect() { return scripts_.LoadAll(); }
@@ -94,6 +96,7 @@ Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, b
       return MalformedReply("set_like");
     }
     if (changed >= 0) {
+      if (changed == 1) appended_->Add(keys.events);
       *out = {.changed = changed % 2 == 1,
               .version = version,
               .bucket = bucket,

@@ -5,6 +5,7 @@
 
 #include "ferry/storage/redis_connection_pool.h"
 #include "ferry/storage/redis_script_set.h"
+#include "storage/appended_streams.h"
 #include "storage/bucket_layout.h"
 #include "storage/like_database.h"
 #include "storage/like_event.h"
@@ -25,10 +26,11 @@ struct CacheCounts {
 // the rows' versions as its baseline.
 class RedisLikeStore final : public LikeStore {
  public:
-  // `pool`, `database` and `layout` must outlive the store. Request ids are remembered for
-  // `request_ttl_ms` (0: not at all).
+  // `pool`, `database`, `layout` and `appended` must outlive the store. Request ids are
+  // remembered for `request_ttl_ms` (0: not at all). Each stream a change is appended to is
+  // noted in `appended`, for this process's event writers.
   RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database, BucketLayout* layout,
-                 int64_t request_ttl_ms);
+                 int64_t request_ttl_ms, AppendedStreams* appended);
 
   // Loads the scripts (UNAVAILABLE when Redis is unreachable).
   Status Connect();
@@ -71,6 +73,7 @@ class RedisLikeStore final : public LikeStore {
   LikeDatabase* const database_;
   BucketLayout* const layout_;
   const int64_t request_ttl_ms_;
+  AppendedStreams* const appended_;
   storage::RedisScriptSet scripts_;
 };
 

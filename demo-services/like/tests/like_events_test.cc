@@ -144,7 +144,7 @@ class RedisEventsTest : public ::testing::Test {
   void SetUp() override {
     SharedServers::Start();
     ASSERT_TRUE(SharedServers::FlushRedis());
-    Status s = LikeApp::Create(RedisMariaDbConfig(FreshDatabaseName("like_rs")), &app_);
+    Status s = LikeApp::Create(RedisMariaDbConfig(database_), &app_);
     ASSERT_TRUE(s.ok()) << s;
   }
   SetLikeResult Set(int64_t content, const std::string& user, bool liked) {
@@ -171,8 +171,39 @@ class RedisEventsTest : public ::testing::Test {
     redisFree(c);
     return value;
   }
+  int64_t DatabaseLikes(int64_t content) {
+    DatabaseCounts counts;
+    Status s = app_->core().database->Counts(content, &counts);
+    EXPECT_TRUE(s.ok()) << s;
+    return counts.likes;
+  }
+  const std::string database_ = FreshDatabaseName("like_rs");
   std::unique_ptr<LikeApp> app_;
 };
+
+// A writer reads at once what its own process appended, and another provider's entries (whose
+// appends it was never told of) on its sweep of every stream.
+TEST_F(RedisEventsTest, AWriterReadsItsProcessesAppendsAtOnceAndTheRestOnItsSweep) {
+  EventWriter writer(app_->stream(), app_->core().database,
+                     {.consumer = "w", .sweep_ms = 3'600'000, .claim_idle_ms = 3'600'000});
+  EXPECT_FALSE(writer.Step());  // the first step sweeps: nothing yet
+  Set(15, "ida", true);
+  writer.Step();
+  EXPECT_EQ(DatabaseLikes(15), 1);
+
+  std::unique_ptr<LikeApp> other;
+  ASSERT_TRUE(LikeApp::Create(RedisMariaDbConfig(database_), &other).ok());
+  SetLikeResult result;
+  ASSERT_TRUE(other->core().store->SetLike(15, "jack", true, "", &result).ok());
+  ASSERT_TRUE(result.changed);
+  EXPECT_FALSE(writer.Step());  // not appended here, and no sweep due
+  EXPECT_EQ(DatabaseLikes(15), 1);
+
+  EventWriter sweeping(app_->stream(), app_->core().database, {.consumer = "w2", .sweep_ms = 1});
+  sweeping.Step();
+  EXPECT_EQ(DatabaseLikes(15), 2);
+  ExpectAllLevels(*app_, 15, 2);
+}
 
 TEST_F(RedisEventsTest, ARebuiltBucketKeepsTheVersionBaselineSoAnOldEventCannotWin) {
   const SetLikeResult liked = Set(11, "frank", true);
@@ -231,7 +262,7 @@ TEST_F(RedisEventsTest, AfterARebuildNewVersionsOutrankTheRecordEvenWithRedisClo
 TEST_F(RedisEventsTest, ADeadConsumersEntriesAreReclaimed) {
   for (int i = 0; i < 50; ++i) Set(12, "g" + std::to_string(i), true);
   std::vector<LikeEvent> taken;
-  ASSERT_TRUE(app_->stream()->Read("doomed", 1000, &taken).ok());
+  ASSERT_TRUE(app_->stream()->Read("doomed", 1000, RedisEventStream::Scope::kEvery, &taken).ok());
   ASSERT_EQ(taken.size(), 50u);  // delivered to a consumer that dies without acknowledging
   ASSERT_TRUE(Drain(*app_).ok());
   ReconcileResponse report;

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "ferry/storage/sql_placeholders.h"
 #include "storage/visitor_sketch.h"
 
 namespace ferry::shortlink {
@@ -9,6 +10,7 @@ namespace ferry::shortlink {
 using storage::AsText;
 using storage::SqlConnection;
 using storage::SqlDialect;
+using storage::SqlPlaceholders;
 using storage::SqlRow;
 using storage::SqlValue;
 
@@ -16,19 +18,6 @@ namespace {
 
 // Rows per statement: SQLite allows 32,766 parameters, and six per day row stays below it.
 constexpr size_t kRowsPerStatement = 1000;
-
-// "(?, ?), (?, ?)" for `rows` rows of `columns` placeholders.
-std::string Placeholders(size_t rows, size_t columns) {
-  std::string row = "(";
-  for (size_t c = 0; c < columns; ++c) row += c == 0 ? "?" : ", ?";
-  row += ")";
-  std::string out;
-  for (size_t r = 0; r < rows; ++r) {
-    if (r > 0) out += ", ";
-    out += row;
-  }
-  return out;
-}
 
 // The counters a row already has plus the batch's; the sketch (and so UV) replaced by the
 // merged one read under the row's lock.
@@ -70,7 +59,7 @@ Status MakeRows(SqlConnection& db, const std::map<DayKey, DayIncrement>& days) {
                                     ? " ON CONFLICT (code, day) DO NOTHING"
                                     : " ON DUPLICATE KEY UPDATE pv = pv";
     return db.Execute(
-        "INSERT INTO shortlink_stat_days (code, day) VALUES " + Placeholders(n, 2) + nothing,
+        "INSERT INTO shortlink_stat_days (code, day) VALUES " + SqlPlaceholders(n, 2) + nothing,
         params, nullptr);
   });
 }
@@ -90,8 +79,8 @@ Status ReadSketches(SqlConnection& db, const std::map<DayKey, DayIncrement>& day
     params.insert(params.end(), dates.begin(), dates.end());
     std::vector<SqlRow> rows;
     Status s = db.Query("SELECT code, day, visitors FROM shortlink_stat_days WHERE code IN " +
-                            Placeholders(1, codes.size()) + " AND day IN " +
-                            Placeholders(1, dates.size()) +
+                            SqlPlaceholders(1, codes.size()) + " AND day IN " +
+                            SqlPlaceholders(1, dates.size()) +
                             (db.dialect() == SqlDialect::kMariaDb ? " FOR UPDATE" : ""),
                         params, &rows);
     if (!s.ok()) return s;
@@ -128,7 +117,7 @@ Status AddDayCounts(SqlConnection& db, const std::map<DayKey, DayIncrement>& day
     }
     return db.Execute(
         "INSERT INTO shortlink_stat_days (code, day, pv, bots, uv, visitors) VALUES " +
-            Placeholders(n, 6) + std::string(upsert),
+            SqlPlaceholders(n, 6) + std::string(upsert),
         params, nullptr);
   });
 }
@@ -145,7 +134,7 @@ Status AddReferrerCounts(SqlConnection& db, const std::map<ReferrerKey, int64_t>
       params.emplace_back(it->second);
     }
     return db.Execute("INSERT INTO shortlink_stat_referrers (code, day, host, pv) VALUES " +
-                          Placeholders(n, 4) + std::string(upsert),
+                          SqlPlaceholders(n, 4) + std::string(upsert),
                       params, nullptr);
   });
 }
