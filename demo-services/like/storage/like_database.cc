@@ -68,7 +68,11 @@ using PairKey = std::pair<int64_t, std::string>;
 Status LockRows(SqlConnection& c, std::span<const PairKey> pairs, std::map<PairKey, PairRow>* out) {
   for (size_t from = 0; from < pairs.size(); from += kRowsPerStatement) {
     const auto chunk = pairs.subspan(from, std::min(kRowsPerStatement, pairs.size() - from));
-    std::string sql = "SELECT content_id, user_id, liked, version, bucket FROM like_state WHERE ";
+    // MariaDB: without the hint, the range optimizer also weighs like_state's other indexes
+    // for every term of the OR, which costs ~40 times the read itself (256 pairs: 100 ms
+    // against 2.3 ms).
+    std::string sql = "SELECT content_id, user_id, liked, version, bucket FROM like_state";
+    sql += c.dialect() == SqlDialect::kSqlite ? " WHERE " : " FORCE INDEX (PRIMARY) WHERE ";
     std::vector<SqlValue> params;
     for (size_t i = 0; i < chunk.size();) {
       size_t j = i;
