@@ -17,7 +17,7 @@
 #include "like_command.h"
 #include "like_truth.h"
 #include "per_thread.h"
-#include "zipf_picker.h"
+#include "ferry/bench/zipf_picker.h"
 
 namespace ferry::bench {
 

@@ -8,7 +8,9 @@
 #include <sys/time.h>
 
 #include <algorithm>
-#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <utility>
 
 namespace ferry::storage {
@@ -72,11 +74,35 @@ std::string ContextError(redisContext* context) {
 
 }  // namespace
 
+// One caller's commands, queued on a connection until a leader has exchanged them.
+struct RedisConnectionPool::Call {
+  const std::vector<std::vector<std::string>>* commands;
+  std::vector<RedisReplyPtr>* replies;
+  Status status;
+  bool done = false;  // status and replies are final
+  bool lead = false;  // this caller leads the next batch
+  std::condition_variable wake;
+};
+
+struct RedisConnectionPool::Connection {
+  std::mutex mu;
+  std::deque<Call*> queued;  // guarded by mu
+  bool busy = false;         // guarded by mu: a leader is exchanging a batch
+  // Only the leader touches it; null until first needed and after it broke.
+  redisContext* context = nullptr;
+};
+
 RedisConnectionPool::RedisConnectionPool(RedisOptions options)
-    : options_(std::move(options)), address_(options_.host + ":" + std::to_string(options_.port)) {}
+    : options_(std::move(options)), address_(options_.host + ":" + std::to_string(options_.port)) {
+  for (int i = 0; i < std::max(options_.pool_size, 1); ++i) {
+    connections_.push_back(std::make_unique<Connection>());
+  }
+}
 
 RedisConnectionPool::~RedisConnectionPool() {
-  for (redisContext* context : idle_) redisFree(context);
+  for (auto& connection : connections_) {
+    if (connection->context != nullptr) redisFree(connection->context);
+  }
 }
 
 Status RedisConnectionPool::Connect(redisContext** context) {
@@ -103,60 +129,6 @@ Status RedisConnectionPool::Connect(redisContext** context) {
   return Status::Ok();
 }
 
-Status RedisConnectionPool::Acquire(redisContext** context) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(std::max(options_.timeout_ms, 1));
-  std::unique_lock lock(mu_);
-  for (;;) {
-    while (!idle_.empty()) {
-      redisContext* c = idle_.back();
-      idle_.pop_back();
-      if (IdleConnectionUsable(c)) {
-        *context = c;
-        return Status::Ok();
-      }
-      --open_;
-      lock.unlock();
-      redisFree(c);
-      lock.lock();
-    }
-    if (open_ < std::max(options_.pool_size, 1)) {
-      ++open_;
-      lock.unlock();
-      Status status = Connect(context);
-      if (!status.ok()) {
-        lock.lock();
-        --open_;
-        freed_.notify_one();
-      }
-      return status;
-    }
-    if (freed_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
-        open_ >= std::max(options_.pool_size, 1)) {
-      return Status(StatusCode::UNAVAILABLE, "no Redis connection to " + address_ +
-                                                 " came free within " +
-                                                 std::to_string(options_.timeout_ms) + " ms");
-    }
-  }
-}
-
-void RedisConnectionPool::Return(redisContext* context) {
-  {
-    std::lock_guard lock(mu_);
-    idle_.push_back(context);
-  }
-  freed_.notify_one();
-}
-
-void RedisConnectionPool::Discard(redisContext* context) {
-  redisFree(context);
-  {
-    std::lock_guard lock(mu_);
-    --open_;
-  }
-  freed_.notify_one();
-}
-
 Status RedisConnectionPool::Run(const std::vector<std::string>& args, RedisReplyPtr* reply) {
   std::vector<RedisReplyPtr> replies;
   Status status = RunPipeline({args}, &replies);
@@ -167,39 +139,85 @@ Status RedisConnectionPool::Run(const std::vector<std::string>& args, RedisReply
 Status RedisConnectionPool::RunPipeline(const std::vector<std::vector<std::string>>& commands,
                                         std::vector<RedisReplyPtr>* replies) {
   replies->clear();
-  redisContext* context = nullptr;
-  if (Status status = Acquire(&context); !status.ok()) return status;
+  Connection& connection =
+      *connections_[next_.fetch_add(1, std::memory_order_relaxed) % connections_.size()];
+  Call call{.commands = &commands, .replies = replies};
+  std::unique_lock lock(connection.mu);
+  connection.queued.push_back(&call);
+  if (connection.busy) {
+    call.wake.wait(lock, [&] { return call.done || call.lead; });
+    if (call.done) return call.status;
+  }
+  connection.busy = true;
+  std::vector<Call*> batch(connection.queued.begin(), connection.queued.end());
+  connection.queued.clear();
+  lock.unlock();
+  Exchange(connection, batch);
+  lock.lock();
+  for (Call* c : batch) {
+    c->done = true;
+    if (c != &call) c->wake.notify_one();
+  }
+  if (connection.queued.empty()) {
+    connection.busy = false;
+  } else {
+    connection.queued.front()->lead = true;
+    connection.queued.front()->wake.notify_one();
+  }
+  return call.status;
+}
 
+void RedisConnectionPool::Exchange(Connection& connection, const std::vector<Call*>& batch) {
+  auto fail = [&](size_t from, const Status& status) {
+    for (size_t i = from; i < batch.size(); ++i) {
+      batch[i]->status = status;
+      batch[i]->replies->clear();
+    }
+  };
+  redisContext*& context = connection.context;
+  if (context != nullptr && !IdleConnectionUsable(context)) {
+    redisFree(context);
+    context = nullptr;
+  }
+  if (context == nullptr) {
+    if (Status s = Connect(&context); !s.ok()) return fail(0, s);
+  }
   ScopedSigpipeBlock no_sigpipe;
   std::vector<const char*> argv;
   std::vector<size_t> argv_len;
-  for (const auto& command : commands) {
-    argv.clear();
-    argv_len.clear();
-    for (const std::string& arg : command) {
-      argv.push_back(arg.data());
-      argv_len.push_back(arg.size());
-    }
-    if (redisAppendCommandArgv(context, static_cast<int>(argv.size()), argv.data(),
-                               argv_len.data()) != REDIS_OK) {
-      // Out of memory. Earlier commands may sit in the output buffer, so the connection goes.
-      Discard(context);
-      return Status(StatusCode::INTERNAL, "cannot format a Redis command");
+  for (const Call* call : batch) {
+    for (const auto& command : *call->commands) {
+      argv.clear();
+      argv_len.clear();
+      for (const std::string& arg : command) {
+        argv.push_back(arg.data());
+        argv_len.push_back(arg.size());
+      }
+      if (redisAppendCommandArgv(context, static_cast<int>(argv.size()), argv.data(),
+                                 argv_len.data()) != REDIS_OK) {
+        // Out of memory. Earlier commands may sit in the output buffer, so the connection goes.
+        redisFree(context);
+        context = nullptr;
+        return fail(0, Status(StatusCode::INTERNAL, "cannot format a Redis command"));
+      }
     }
   }
-  for (size_t i = 0; i < commands.size(); ++i) {
-    void* raw = nullptr;
-    if (redisGetReply(context, &raw) != REDIS_OK || raw == nullptr) {
-      Status status(StatusCode::UNAVAILABLE,
-                    "Redis connection to " + address_ + " broke: " + ContextError(context));
-      Discard(context);
-      replies->clear();
-      return status;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Call& call = *batch[i];
+    call.replies->reserve(call.commands->size());
+    for (size_t n = 0; n < call.commands->size(); ++n) {
+      void* raw = nullptr;
+      if (redisGetReply(context, &raw) != REDIS_OK || raw == nullptr) {
+        const Status broke(StatusCode::UNAVAILABLE,
+                           "Redis connection to " + address_ + " broke: " + ContextError(context));
+        redisFree(context);
+        context = nullptr;
+        return fail(i, broke);
+      }
+      call.replies->emplace_back(static_cast<redisReply*>(raw));
     }
-    replies->emplace_back(static_cast<redisReply*>(raw));
+    call.status = Status::Ok();
   }
-  Return(context);
-  return Status::Ok();
 }
 
 }  // namespace ferry::storage

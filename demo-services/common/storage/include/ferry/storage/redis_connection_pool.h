@@ -1,8 +1,8 @@
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,19 +20,24 @@ struct RedisOptions {
   int timeout_ms = 1000;  // connect timeout, and the read/write timeout of every command
 };
 
-// A bounded pool of blocking hiredis connections, safe to use from many threads: a caller takes
-// a free connection (or opens a new one while fewer than pool_size are open, or waits up to
-// timeout_ms for one to come back), runs its commands and returns it.
+// A bounded set of hiredis connections, safe to use from many threads, that batches: a caller
+// queues its commands on a connection (in turn); if no other caller is talking to Redis on it,
+// it becomes the connection's leader, sends everything queued there in one write and reads the
+// replies, handing each caller its own; callers that queued meanwhile form the next batch,
+// whose first caller leads it. So under load Redis reads many commands per read(2) and answers
+// them in one write(2), and its event loop wakes once per batch instead of once per command,
+// without a thread of the pool's own. A caller waits for the batches queued before its own.
 //
 // Errors:
-//   UNAVAILABLE  no connection could be made, none came free in time, or the connection broke
-//                (I/O error, timeout, EOF). A broken connection is closed, never reused; whether
-//                a command that was sent took effect is unknown, so callers retry only what is
-//                idempotent. An idle connection that the server closed is noticed before use
-//                and replaced, so a Redis restart costs no failed call.
+//   UNAVAILABLE  no connection could be made, or the connection broke (I/O error, timeout,
+//                EOF) before the caller's replies were read: every caller of that batch gets
+//                it. A broken connection is closed, never reused; whether a command that was
+//                sent took effect is unknown, so callers retry only what is idempotent. A
+//                connection that the server closed while it was idle is noticed before the
+//                next batch and replaced, so a Redis restart costs no failed call.
 // Error replies are not errors here: they come back as replies for the caller to judge.
-// SIGPIPE is blocked on the calling thread while it writes to a connection (hiredis uses
-// write(2)), so a server gone away never kills the process.
+// SIGPIPE is blocked on the leading thread while it writes (hiredis uses write(2)), so a
+// server gone away never kills the process.
 class RedisConnectionPool {
  public:
   explicit RedisConnectionPool(RedisOptions options);
@@ -42,7 +47,7 @@ class RedisConnectionPool {
 
   // Runs one command (binary-safe arguments).
   Status Run(const std::vector<std::string>& args, RedisReplyPtr* reply);
-  // Sends the commands in one batch on one connection and reads one reply per command.
+  // Sends the commands together on one connection and reads one reply per command.
   Status RunPipeline(const std::vector<std::vector<std::string>>& commands,
                      std::vector<RedisReplyPtr>* replies);
 
@@ -51,18 +56,17 @@ class RedisConnectionPool {
   const std::string& address() const { return address_; }
 
  private:
-  Status Acquire(redisContext** context);
-  void Return(redisContext* context);
-  void Discard(redisContext* context);
+  struct Call;
+  struct Connection;
+
+  // Sends the batch's commands and reads their replies, reconnecting first if needed.
+  void Exchange(Connection& connection, const std::vector<Call*>& batch);
   Status Connect(redisContext** context);
 
   const RedisOptions options_;
   const std::string address_;
-
-  std::mutex mu_;
-  std::condition_variable freed_;
-  std::vector<redisContext*> idle_;  // guarded by mu_
-  int open_ = 0;                     // guarded by mu_; idle and in use
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::atomic<uint32_t> next_{0};  // round robin over connections_
 };
 
 }  // namespace ferry::storage

@@ -1,4 +1,4 @@
-#include "zipf_picker.h"
+#include "ferry/bench/zipf_picker.h"
 
 #include <algorithm>
 #include <cmath>
