@@ -85,6 +85,9 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
   }
   if (core.redis != nullptr && config.write_mode == "redis-first") {
     core.store = app->redis_store_.get();
+    core.async_store = app->redis_store_.get();
+    app->blocking_ = std::make_unique<BlockingTasks>(2);
+    core.blocking = app->blocking_.get();
     app->stream_ = std::make_unique<RedisEventStream>(app->redis_pool_.get(), &app->appended_);
   } else {
     app->sql_store_ = std::make_unique<SqlLikeStore>(app->database_.get(), app->layout_.get(),
@@ -197,6 +200,7 @@ void LikeApp::StartJobs(const LikeConfig& config) {
 void LikeApp::Stop() {
   for (auto& job : jobs_) job->Stop();
   jobs_.clear();
+  if (blocking_) blocking_->Stop();
 }
 
 }  // namespace ferry::like

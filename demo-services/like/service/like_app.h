@@ -47,7 +47,8 @@ class LikeApp final {
   AppendedStreams appended_;  // before the store and the stream, which use it
   std::unique_ptr<SqlLikeStore> sql_store_;
   std::unique_ptr<RedisLikeStore> redis_store_;
-  std::unique_ptr<LikeStore> store_;  // database-first's pair of the two above
+  std::unique_ptr<BlockingTasks> blocking_;  // redis-first: SetLikes that must wait
+  std::unique_ptr<LikeStore> store_;         // database-first's pair of the two above
   std::unique_ptr<OutboxRelay> relay_;
   std::unique_ptr<RedisEventStream> stream_;
   LikeCore core_;

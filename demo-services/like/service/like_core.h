@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "service/blocking_tasks.h"
 #include "service/count_cache.h"
 #include "service/hot_detector.h"
 #include "storage/bucket_layout.h"
@@ -16,11 +17,14 @@ struct LikeCore {
   LikeStore* store = nullptr;        // the state: SQL (database-first), Redis (redis-first)
   LikeDatabase* database = nullptr;  // the record; lists and reconciliation read it
   RedisLikeStore* redis = nullptr;   // redis+mariadb: the buckets reconciliation compares
-  bool outbox_relayed = false;       // database-first: outbox rows are changes Redis lacks
+  // Redis-first: SetLike runs asynchronously on it, finishing on `blocking` when it must wait.
+  RedisLikeStore* async_store = nullptr;
+  BlockingTasks* blocking = nullptr;
+  int async_limit = 4096;       // SetLikes in flight asynchronously at most; more run synchronously
+  bool outbox_relayed = false;  // database-first: outbox rows are changes Redis lacks
   BucketLayout* layout = nullptr;
-  std::unique_ptr<CountCache> counts;
-  std::unique_ptr<HotDetector> hot;  // null when raising at run time is off  // totals for
-                                     // GetCounts, at most count_cache_ms old
+  std::unique_ptr<CountCache> counts;  // totals for GetCounts, at most count_cache_ms old
+  std::unique_ptr<HotDetector> hot;    // null when raising at run time is off
 };
 
 }  // namespace ferry::like

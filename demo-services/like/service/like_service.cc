@@ -55,6 +55,11 @@ Status LikeServiceImpl::SetLike(ServerContext& context, const SetLikeRequest& re
   if (Status s = CheckRequestId(request.request_id()); !s.ok()) return s;
   std::string user;
   if (Status s = CallerUser(context, request.user_id(), &user); !s.ok()) return s;
+  return Apply(request, user, response);
+}
+
+Status LikeServiceImpl::Apply(const SetLikeRequest& request, const std::string& user,
+                              SetLikeResponse* response) {
   SetLikeResult result;
   if (Status s = core_->store->SetLike(request.content_id(), user, request.liked(),
                                        request.request_id(), &result);
@@ -62,14 +67,66 @@ Status LikeServiceImpl::SetLike(ServerContext& context, const SetLikeRequest& re
     return s;
   }
   if (core_->hot) core_->hot->Note(request.content_id());
-  int64_t count =
-      core_->counts->UpdateBucket(request.content_id(), result.bucket, result.bucket_count);
-  if (count < 0) {
-    if (Status s = core_->counts->Total(request.content_id(), &count); !s.ok()) return s;
-  }
+  return Answer(request.content_id(), result, response);
+}
+
+bool LikeServiceImpl::AnswerFromCache(int64_t content_id, const SetLikeResult& result,
+                                      SetLikeResponse* response) {
+  const int64_t count = core_->counts->UpdateBucket(content_id, result.bucket, result.bucket_count);
+  if (count < 0) return false;
+  response->set_changed(result.changed);
+  response->set_count(count);
+  return true;
+}
+
+Status LikeServiceImpl::Answer(int64_t content_id, const SetLikeResult& result,
+                               SetLikeResponse* response) {
+  if (AnswerFromCache(content_id, result, response)) return Status::Ok();
+  int64_t count = 0;
+  if (Status s = core_->counts->Total(content_id, &count); !s.ok()) return s;
   response->set_changed(result.changed);
   response->set_count(count);
   return Status::Ok();
+}
+
+void LikeServiceImpl::SetLikeAsync(ServerContext& context, const SetLikeRequest& request,
+                                   SetLikeResponse* response, ServerDone done) {
+  if (core_->async_store == nullptr) return done(SetLike(context, request, response));
+  if (Status s = CheckContent(request.content_id()); !s.ok()) return done(s);
+  if (Status s = CheckRequestId(request.request_id()); !s.ok()) return done(s);
+  std::string user;
+  if (Status s = CallerUser(context, request.user_id(), &user); !s.ok()) return done(s);
+  if (async_in_flight_.fetch_add(1) >= core_->async_limit) {
+    async_in_flight_.fetch_sub(1);
+    return done(Apply(request, user, response));
+  }
+  // ServerDone is move-only and the completion is copied into std::function.
+  auto finish = std::make_shared<ServerDone>(std::move(done));
+  auto complete = [this, finish](const Status& s) {
+    async_in_flight_.fetch_sub(1);
+    (*finish)(s);
+  };
+  using Outcome = RedisLikeStore::AsyncOutcome;
+  const bool started = core_->async_store->SetLikeAsync(
+      request.content_id(), user, request.liked(), request.request_id(),
+      [this, &request, response, user, complete](Outcome outcome, const Status& status,
+                                                 const SetLikeResult& result) {
+        if (outcome == Outcome::kFailed) return complete(status);
+        if (outcome == Outcome::kAnswered) {
+          if (core_->hot) core_->hot->Note(request.content_id());
+          if (AnswerFromCache(request.content_id(), result, response)) {
+            return complete(Status::Ok());
+          }
+          return core_->blocking->Post([this, &request, response, result, complete] {
+            complete(Answer(request.content_id(), result, response));
+          });
+        }
+        // Nothing changed: SetLike does what the script could not.
+        core_->blocking->Post([this, &request, response, user, complete] {
+          complete(Apply(request, user, response));
+        });
+      });
+  if (!started) complete(Apply(request, user, response));
 }
 
 Status LikeServiceImpl::GetCounts(ServerContext&, const GetCountsRequest& request,

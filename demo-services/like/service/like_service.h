@@ -1,5 +1,8 @@
 #pragma once
 
+#include <atomic>
+#include <string>
+
 #include "like.ferry.h"
 #include "service/like_core.h"
 
@@ -16,6 +19,11 @@ class LikeServiceImpl final : public LikeServiceBase {
 
   Status SetLike(ServerContext& context, const SetLikeRequest& request,
                  SetLikeResponse* response) override;
+  // Redis-first: the script runs without holding a business thread while Redis answers (the
+  // pool's asynchronous connection batches it with the others); the rare call that must wait
+  // (a bucket to load, a total to read) finishes on core->blocking.
+  void SetLikeAsync(ServerContext& context, const SetLikeRequest& request,
+                    SetLikeResponse* response, ServerDone done) override;
   Status GetCounts(ServerContext& context, const GetCountsRequest& request,
                    GetCountsResponse* response) override;
   Status HasLiked(ServerContext& context, const HasLikedRequest& request,
@@ -28,7 +36,15 @@ class LikeServiceImpl final : public LikeServiceBase {
                    ReconcileResponse* response) override;
 
  private:
+  // SetLike once the request is checked and its user known.
+  Status Apply(const SetLikeRequest& request, const std::string& user, SetLikeResponse* response);
+  // The answer to a SetLike that changed (or found) `result`; false, with nothing set, when
+  // the content's total must first be read (which blocks).
+  bool AnswerFromCache(int64_t content_id, const SetLikeResult& result, SetLikeResponse* response);
+  Status Answer(int64_t content_id, const SetLikeResult& result, SetLikeResponse* response);
+
   LikeCore* core_;
+  std::atomic<int> async_in_flight_{0};
 };
 
 }  // namespace ferry::like

@@ -118,14 +118,21 @@ bool ApplyToPair(std::span<const LikeEvent* const> events, PairRow* row, CountDe
   return dirty;
 }
 
-// The rows written, new or not, one statement per kRowsPerStatement.
-Status WriteRows(SqlConnection& c, const std::vector<std::pair<const PairKey*, PairRow>>& rows) {
-  const std::string_view upsert =
-      c.dialect() == SqlDialect::kSqlite
-          ? " ON CONFLICT (content_id, user_id) DO UPDATE SET liked = excluded.liked, "
-            "version = excluded.version, bucket = excluded.bucket"
-          : " ON DUPLICATE KEY UPDATE liked = VALUES(liked), version = VALUES(version), "
-            "bucket = VALUES(bucket)";
+// The rows written, one statement per kRowsPerStatement. Rows the transaction found (and so
+// locked) are overwritten. New ones are inserted without an upsert: under READ COMMITTED,
+// reading a missing row locks nothing, so a concurrent batch may insert the same pair first,
+// and the duplicate key must fail this transaction (ALREADY_EXISTS, retried by InTransaction)
+// rather than silently count the pair twice.
+Status WriteRows(SqlConnection& c, const std::vector<std::pair<const PairKey*, PairRow>>& rows,
+                 bool found) {
+  std::string_view upsert;
+  if (found) {
+    upsert = c.dialect() == SqlDialect::kSqlite
+                 ? " ON CONFLICT (content_id, user_id) DO UPDATE SET liked = excluded.liked, "
+                   "version = excluded.version, bucket = excluded.bucket"
+                 : " ON DUPLICATE KEY UPDATE liked = VALUES(liked), version = VALUES(version), "
+                   "bucket = VALUES(bucket)";
+  }
   for (size_t from = 0; from < rows.size(); from += kRowsPerStatement) {
     const size_t n = std::min(kRowsPerStatement, rows.size() - from);
     std::vector<SqlValue> params;
@@ -233,14 +240,18 @@ Status LikeDatabase::ApplyBatch(const std::vector<LikeEvent>& events, int* appli
     std::map<PairKey, PairRow> rows;
     if (Status s = LockRows(c, pairs, &rows); !s.ok()) return s;
     CountDeltas deltas;
-    std::vector<std::pair<const PairKey*, PairRow>> written;
+    std::vector<std::pair<const PairKey*, PairRow>> found;
+    std::vector<std::pair<const PairKey*, PairRow>> added;
     for (size_t p = 0; p < pairs.size(); ++p) {
       PairRow row = rows[pairs[p]];
+      const bool existed = row.exists;
       const auto events = std::span(sorted).subspan(starts[p], starts[p + 1] - starts[p]);
-      if (ApplyToPair(events, &row, &deltas, applied, changed))
-        written.emplace_back(&pairs[p], row);
+      if (ApplyToPair(events, &row, &deltas, applied, changed)) {
+        (existed ? found : added).emplace_back(&pairs[p], row);
+      }
     }
-    if (Status s = WriteRows(c, written); !s.ok()) return s;
+    if (Status s = WriteRows(c, found, true); !s.ok()) return s;
+    if (Status s = WriteRows(c, added, false); !s.ok()) return s;
     return AddToCounts(c, deltas);
   });
 }
@@ -288,7 +299,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
       const int64_t counted = CountedBucket(row.exists, true, liked, bucket, row.bucket);
       out->bucket = static_cast<uint32_t>(counted);
       const PairRow now{.exists = true, .liked = liked, .version = out->version, .bucket = counted};
-      if (Status s = WriteRows(c, {{&key, now}}); !s.ok()) return s;
+      if (Status s = WriteRows(c, {{&key, now}}, row.exists); !s.ok()) return s;
       if (Status s = AddToCounts(c, {{{content_id, counted}, liked ? 1 : -1}}); !s.ok()) return s;
       if (Status s = c.Execute(
               "INSERT INTO like_outbox (content_id, user_id, liked, version, bucket, created_ms) "

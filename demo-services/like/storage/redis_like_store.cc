@@ -65,56 +65,90 @@ RedisLikeStore::RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase*
 
 Status RedisLikeStore::Connect() { return scripts_.LoadAll(); }
 
+RedisLikeStore::ScriptCall RedisLikeStore::MakeScriptCall(int64_t content_id,
+                                                          const std::string& user_id, bool liked,
+                                                          const std::string& request_id) const {
+  ScriptCall call;
+  call.buckets = layout_->BucketsOf(content_id);
+  call.bucket = BucketLayout::BucketIn(user_id, call.buckets);
+  BucketKeys keys = BucketKeys::For(content_id, call.bucket);
+  call.events = keys.events;
+  call.keys = {keys.members, keys.count, keys.versions, keys.events, keys.ready};
+  if (!request_id.empty() && request_ttl_ms_ > 0) {
+    call.keys.push_back(keys.Request(user_id, request_id));
+  }
+  call.args = {user_id,
+               liked ? "1" : "0",
+               std::to_string(content_id),
+               std::to_string(call.bucket),
+               std::to_string(call.buckets),
+               std::to_string(request_ttl_ms_)};
+  return call;
+}
+
+Status RedisLikeStore::ReadAnswer(const redisReply* r, const ScriptCall& call, bool liked,
+                                  const std::string& request_id, SetLikeResult* out,
+                                  int64_t* code) {
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3) return MalformedReply("set_like");
+  int64_t changed = 0;
+  int64_t count = 0;
+  int64_t version = 0;
+  if (!ReplyInt(r->element[0], &changed) || !ReplyInt(r->element[1], &count) ||
+      !ReplyInt(r->element[2], &version)) {
+    return MalformedReply("set_like");
+  }
+  *code = changed;
+  if (changed == -4) return RequestIdReused(request_id, liked);
+  if (changed < 0) return Status::Ok();
+  if (changed == 1) appended_->Add(call.events);
+  *out = {.changed = changed % 2 == 1,
+          .version = version,
+          .bucket = call.bucket,
+          .bucket_count = count,
+          .replayed = changed >= 2};
+  return Status::Ok();
+}
+
 Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, bool liked,
                                const std::string& request_id, SetLikeResult* out) {
   const auto start = std::chrono::steady_clock::now();
   while (true) {
-    const uint32_t buckets = layout_->BucketsOf(content_id);
-    const uint32_t bucket = BucketLayout::BucketIn(user_id, buckets);
-    const BucketKeys keys = BucketKeys::For(content_id, bucket);
-    std::vector<std::string> names = {keys.members, keys.count, keys.versions, keys.events,
-                                      keys.ready};
-    if (!request_id.empty() && request_ttl_ms_ > 0) {
-      names.push_back(keys.Request(user_id, request_id));
-    }
+    const ScriptCall call = MakeScriptCall(content_id, user_id, liked, request_id);
     RedisReplyPtr reply;
-    if (Status s = scripts_.Eval(
-            kSetLike, names,
-            {user_id, liked ? "1" : "0", std::to_string(content_id), std::to_string(bucket),
-             std::to_string(buckets), std::to_string(request_ttl_ms_)},
-            &reply);
-        !s.ok()) {
+    if (Status s = scripts_.Eval(kSetLike, call.keys, call.args, &reply); !s.ok()) return s;
+    int64_t code = 0;
+    if (Status s = ReadAnswer(reply.get(), call, liked, request_id, out, &code);
+        !s.ok() || code >= 0) {
       return s;
     }
-    const redisReply* r = reply.get();
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 3) return MalformedReply("set_like");
-    int64_t changed = 0;
-    int64_t count = 0;
-    int64_t version = 0;
-    if (!ReplyInt(r->element[0], &changed) || !ReplyInt(r->element[1], &count) ||
-        !ReplyInt(r->element[2], &version)) {
-      return MalformedReply("set_like");
-    }
-    if (changed >= 0) {
-      if (changed == 1) appended_->Add(keys.events);
-      *out = {.changed = changed % 2 == 1,
-              .version = version,
-              .bucket = bucket,
-              .bucket_count = count,
-              .replayed = changed >= 2};
-      return Status::Ok();
-    }
-    if (changed == -4) return RequestIdReused(request_id, liked);
     Status next;
-    if (changed == -1) {
-      next = LoadMissing(content_id, bucket, buckets, ElapsedMs(start));
+    if (code == -1) {
+      next = LoadMissing(content_id, call.bucket, call.buckets, ElapsedMs(start));
     } else {
       std::string marker;
-      next = ReadyMarker(content_id, bucket, &marker);
-      if (next.ok()) next = AwaitLayout(content_id, buckets, marker, ElapsedMs(start));
+      next = ReadyMarker(content_id, call.bucket, &marker);
+      if (next.ok()) next = AwaitLayout(content_id, call.buckets, marker, ElapsedMs(start));
     }
     if (!next.ok()) return next;
   }
+}
+
+bool RedisLikeStore::SetLikeAsync(int64_t content_id, const std::string& user_id, bool liked,
+                                  const std::string& request_id, SetLikeDone done) {
+  auto call = std::make_shared<ScriptCall>(MakeScriptCall(content_id, user_id, liked, request_id));
+  return scripts_.EvalAsync(kSetLike, call->keys, call->args,
+                            [this, call, liked, request_id, done = std::move(done)](
+                                AsyncOutcome outcome, const Status& status, RedisReplyPtr reply) {
+                              if (outcome != AsyncOutcome::kAnswered)
+                                return done(outcome, status, {});
+                              SetLikeResult result;
+                              int64_t code = 0;
+                              Status s =
+                                  ReadAnswer(reply.get(), *call, liked, request_id, &result, &code);
+                              if (!s.ok()) return done(AsyncOutcome::kFailed, s, {});
+                              if (code < 0) return done(AsyncOutcome::kNotRun, Status::Ok(), {});
+                              done(AsyncOutcome::kAnswered, Status::Ok(), result);
+                            });
 }
 
 Status RedisLikeStore::ReadyMarker(int64_t content_id, uint32_t bucket, std::string* marker) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 
 #include "ferry/storage/redis_connection_pool.h"
@@ -37,6 +38,16 @@ class RedisLikeStore final : public LikeStore {
 
   Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
                  const std::string& request_id, SetLikeResult* out) override;
+  using AsyncOutcome = storage::RedisScriptSet::AsyncOutcome;
+  using SetLikeDone =
+      std::function<void(AsyncOutcome outcome, const Status& status, const SetLikeResult& result)>;
+  // SetLike without waiting, for the usual case (the bucket is loaded, with the layout this
+  // provider uses): `done` runs on the Redis pool's asynchronous thread, so it must not block,
+  // with kAnswered and the result, kFailed and what SetLike would return, or kNotRun when the
+  // call needs what only SetLike does (load the bucket, follow a raise, reload the script):
+  // nothing changed, so the caller runs SetLike. False, with `done` not called: run SetLike.
+  bool SetLikeAsync(int64_t content_id, const std::string& user_id, bool liked,
+                    const std::string& request_id, SetLikeDone done);
   Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override;
   Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                   std::vector<bool>* out) override;
@@ -56,6 +67,21 @@ class RedisLikeStore final : public LikeStore {
   Status ApplyChange(const LikeEvent& change);
 
  private:
+  // The set_like script's keys and arguments for the pair, under the current layout.
+  struct ScriptCall {
+    uint32_t buckets;
+    uint32_t bucket;
+    std::string events;  // the bucket's stream
+    std::vector<std::string> keys;
+    std::vector<std::string> args;
+  };
+  ScriptCall MakeScriptCall(int64_t content_id, const std::string& user_id, bool liked,
+                            const std::string& request_id) const;
+  // The script's answer: OK with *out (and *code >= 0) for a change, a repeat or a replay;
+  // OK with *code -1 (the bucket is not loaded) or -3 (it has another layout), for SetLike to
+  // handle; or the error (a request id reused for the other state, a malformed reply).
+  Status ReadAnswer(const redisReply* reply, const ScriptCall& call, bool liked,
+                    const std::string& request_id, SetLikeResult* out, int64_t* code);
   // A bucket whose ready marker is not `buckets` (the layout this provider used): learns a
   // raise from the database, waits for a raise in progress (resuming it when it stalls), and
   // refuses a layout that shrank without a repair. OK: try again with the current layout.

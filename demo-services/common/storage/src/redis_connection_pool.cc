@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 namespace ferry::storage {
@@ -84,6 +85,13 @@ struct RedisConnectionPool::Call {
   std::condition_variable wake;
 };
 
+// A call without a caller waiting: it owns its commands and replies.
+struct RedisConnectionPool::AsyncCall : Call {
+  std::vector<std::vector<std::string>> owned_commands;
+  std::vector<RedisReplyPtr> owned_replies;
+  AsyncDone done;
+};
+
 struct RedisConnectionPool::Connection {
   std::mutex mu;
   std::deque<Call*> queued;  // guarded by mu
@@ -92,14 +100,32 @@ struct RedisConnectionPool::Connection {
   redisContext* context = nullptr;
 };
 
+// The asynchronous connection: its thread is the leader of every batch.
+struct RedisConnectionPool::AsyncLane {
+  Connection connection;  // its mu guards the fields below too
+  std::condition_variable wake;
+  bool stopping = false;
+  std::thread thread;
+};
+
 RedisConnectionPool::RedisConnectionPool(RedisOptions options)
     : options_(std::move(options)), address_(options_.host + ":" + std::to_string(options_.port)) {
   for (int i = 0; i < std::max(options_.pool_size, 1); ++i) {
     connections_.push_back(std::make_unique<Connection>());
   }
+  lane_ = std::make_unique<AsyncLane>();
 }
 
 RedisConnectionPool::~RedisConnectionPool() {
+  if (lane_ != nullptr) {
+    {
+      std::lock_guard lock(lane_->connection.mu);
+      lane_->stopping = true;
+    }
+    lane_->wake.notify_one();
+    if (lane_->thread.joinable()) lane_->thread.join();  // after the queue is exchanged
+    if (lane_->connection.context != nullptr) redisFree(lane_->connection.context);
+  }
   for (auto& connection : connections_) {
     if (connection->context != nullptr) redisFree(connection->context);
   }
@@ -165,6 +191,44 @@ Status RedisConnectionPool::RunPipeline(const std::vector<std::vector<std::strin
     connection.queued.front()->wake.notify_one();
   }
   return call.status;
+}
+
+bool RedisConnectionPool::RunAsync(std::vector<std::vector<std::string>> commands, AsyncDone done) {
+  AsyncLane& lane = *lane_;
+  auto call = std::make_unique<AsyncCall>();
+  call->owned_commands = std::move(commands);
+  call->commands = &call->owned_commands;
+  call->replies = &call->owned_replies;
+  call->done = std::move(done);
+  {
+    std::lock_guard lock(lane.connection.mu);
+    if (lane.connection.queued.size() >=
+        static_cast<size_t>(std::max(options_.async_queue_limit, 1))) {
+      return false;
+    }
+    if (!lane.thread.joinable()) lane.thread = std::thread([this] { RunLane(); });
+    lane.connection.queued.push_back(call.release());
+  }
+  lane.wake.notify_one();
+  return true;
+}
+
+void RedisConnectionPool::RunLane() {
+  AsyncLane& lane = *lane_;
+  std::unique_lock lock(lane.connection.mu);
+  while (true) {
+    lane.wake.wait(lock, [&] { return lane.stopping || !lane.connection.queued.empty(); });
+    if (lane.connection.queued.empty()) return;  // stopping, and nothing left
+    std::vector<Call*> batch(lane.connection.queued.begin(), lane.connection.queued.end());
+    lane.connection.queued.clear();
+    lock.unlock();
+    Exchange(lane.connection, batch);
+    for (Call* c : batch) {
+      std::unique_ptr<AsyncCall> call(static_cast<AsyncCall*>(c));
+      call->done(call->status, std::move(call->owned_replies));
+    }
+    lock.lock();
+  }
 }
 
 void RedisConnectionPool::Exchange(Connection& connection, const std::vector<Call*>& batch) {

@@ -55,21 +55,12 @@ Status RedisScriptSet::Eval(size_t index, const std::vector<std::string>& keys,
   if (index >= scripts_.size()) {
     return Status(StatusCode::INVALID_ARGUMENT, "no Redis script " + std::to_string(index));
   }
-  std::string sha;
-  {
-    std::lock_guard lock(mu_);
-    sha = shas_[index];
-  }
-  if (sha.empty()) {
-    if (Status status = Load(index, &sha); !status.ok()) return status;
-  }
   std::vector<std::string> command;
-  command.reserve(3 + keys.size() + args.size());
-  command.push_back("EVALSHA");
-  command.push_back(sha);
-  command.push_back(std::to_string(keys.size()));
-  command.insert(command.end(), keys.begin(), keys.end());
-  command.insert(command.end(), args.begin(), args.end());
+  if (!Command(index, keys, args, &command)) {
+    std::string sha;
+    if (Status status = Load(index, &sha); !status.ok()) return status;
+    if (!Command(index, keys, args, &command)) return MalformedReply("SCRIPT LOAD");
+  }
   for (int attempt = 0;; ++attempt) {
     if (Status status = pool_->Run(command, reply); !status.ok()) return status;
     if (attempt == 0 && IsErrorReply(reply->get(), "NOSCRIPT")) {
@@ -81,6 +72,48 @@ Status RedisScriptSet::Eval(size_t index, const std::vector<std::string>& keys,
     }
     return Status::Ok();
   }
+}
+
+bool RedisScriptSet::Command(size_t index, const std::vector<std::string>& keys,
+                             const std::vector<std::string>& args,
+                             std::vector<std::string>* command) {
+  std::string sha;
+  {
+    std::lock_guard lock(mu_);
+    sha = shas_[index];
+  }
+  if (sha.empty()) return false;
+  command->clear();
+  command->reserve(3 + keys.size() + args.size());
+  command->push_back("EVALSHA");
+  command->push_back(std::move(sha));
+  command->push_back(std::to_string(keys.size()));
+  command->insert(command->end(), keys.begin(), keys.end());
+  command->insert(command->end(), args.begin(), args.end());
+  return true;
+}
+
+bool RedisScriptSet::EvalAsync(size_t index, const std::vector<std::string>& keys,
+                               const std::vector<std::string>& args, AsyncDone done) {
+  std::vector<std::string> command;
+  if (index >= scripts_.size() || !Command(index, keys, args, &command)) return false;
+  std::vector<std::vector<std::string>> commands;
+  commands.push_back(std::move(command));
+  return pool_->RunAsync(
+      std::move(commands), [this, index, done = std::move(done)](
+                               const Status& status, std::vector<RedisReplyPtr> replies) {
+        if (!status.ok()) return done(AsyncOutcome::kFailed, status, nullptr);
+        RedisReplyPtr reply = std::move(replies.front());
+        if (IsErrorReply(reply.get(), "NOSCRIPT")) {
+          return done(AsyncOutcome::kNotRun, Status::Ok(), nullptr);
+        }
+        if (reply->type == REDIS_REPLY_ERROR) {
+          return done(AsyncOutcome::kFailed,
+                      ErrorReplyStatus("EVALSHA " + std::string(scripts_[index].name), reply.get()),
+                      nullptr);
+        }
+        done(AsyncOutcome::kAnswered, Status::Ok(), std::move(reply));
+      });
 }
 
 }  // namespace ferry::storage

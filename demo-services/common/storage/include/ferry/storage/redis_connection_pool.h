@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ struct RedisOptions {
   int port = 6379;
   int pool_size = 8;      // connections open at most; each is made on first need
   int timeout_ms = 1000;  // connect timeout, and the read/write timeout of every command
+  // RunAsync: calls queued on the asynchronous connection at most; more are refused.
+  int async_queue_limit = 4096;
 };
 
 // A bounded set of hiredis connections, safe to use from many threads, that batches: a caller
@@ -51,13 +54,28 @@ class RedisConnectionPool {
   Status RunPipeline(const std::vector<std::vector<std::string>>& commands,
                      std::vector<RedisReplyPtr>* replies);
 
+  // What RunAsync calls with the outcome (as RunPipeline's) and the replies.
+  using AsyncDone = std::function<void(const Status& status, std::vector<RedisReplyPtr> replies)>;
+  // RunPipeline without waiting: the commands join the pool's asynchronous connection, whose
+  // own thread (started on first use) sends whatever is queued in one write, reads the
+  // replies and calls each `done` there, in order. `done` must not block: a synchronous call
+  // of this pool from it is fine (other connections), waiting for another RunAsync is not.
+  // False, with `done` not called, when async_queue_limit calls are already queued: the
+  // caller runs the commands synchronously instead (which is also its backpressure).
+  bool RunAsync(std::vector<std::vector<std::string>> commands, AsyncDone done);
+
   const RedisOptions& options() const { return options_; }
   // "host:port", for messages.
   const std::string& address() const { return address_; }
 
  private:
   struct Call;
+  struct AsyncCall;
   struct Connection;
+  struct AsyncLane;
+
+  // The asynchronous connection's thread: exchanges what is queued until the pool goes.
+  void RunLane();
 
   // Sends the batch's commands and reads their replies, reconnecting first if needed.
   void Exchange(Connection& connection, const std::vector<Call*>& batch);
@@ -67,6 +85,7 @@ class RedisConnectionPool {
   const std::string address_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::atomic<uint32_t> next_{0};  // round robin over connections_
+  std::unique_ptr<AsyncLane> lane_;
 };
 
 }  // namespace ferry::storage

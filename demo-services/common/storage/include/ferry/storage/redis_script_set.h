@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -39,11 +40,26 @@ class RedisScriptSet {
   Status Eval(size_t index, const std::vector<std::string>& keys,
               const std::vector<std::string>& args, RedisReplyPtr* reply);
 
+  // How EvalAsync ends. kNotRun: the script surely did not run (NOSCRIPT: Redis lost it), so
+  // the caller may Eval it instead, which loads it again.
+  enum class AsyncOutcome { kAnswered, kFailed, kNotRun };
+  using AsyncDone =
+      std::function<void(AsyncOutcome outcome, const Status& status, RedisReplyPtr reply)>;
+  // Eval without waiting (RedisConnectionPool::RunAsync): `done`, on the pool's asynchronous
+  // thread, gets the script's answer (kAnswered) or, as Eval would return it, the failure
+  // (kFailed). False, with `done` not called, when the script has not been loaded yet or the
+  // asynchronous queue is full: Eval it instead.
+  bool EvalAsync(size_t index, const std::vector<std::string>& keys,
+                 const std::vector<std::string>& args, AsyncDone done);
+
   const std::vector<RedisScript>& scripts() const { return scripts_; }
 
  private:
   Status Load(size_t index, std::string* sha);
   Status LoadFailed(size_t index, const Status& status) const;
+  // EVALSHA's command, or false when the script's SHA is not known yet.
+  bool Command(size_t index, const std::vector<std::string>& keys,
+               const std::vector<std::string>& args, std::vector<std::string>* command);
 
   RedisConnectionPool* const pool_;
   const std::vector<RedisScript> scripts_;

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Issue 16, part 8: the like service measured in one run, at one concurrency (C connections x D
+# outstanding = C*D bare clients), all on loopback:
+#   1. bare script, two ways, on an empty Redis each: the SetLike Lua script by SHA (the very
+#      source like-server loads, read from demo-services/like/storage/redis_like_scripts.cc)
+#      a. called by bare-like-script-bench with ferry-bench like's workload (Zipf over 1000
+#         contents of 4 buckets each, 10^6 users, each in its bucket): the peer of run 2;
+#      b. called by redis-benchmark on one loaded bucket with __rand_int__ users (what
+#         redis-benchmark can do: it varies each argument on its own);
+#      almost every call is a real like (SADD, INCR, version HSET, XADD to the bucket's stream);
+#   2. ferry-bench like, SetLike only, on the redis+mariadb backend (redis-first): many users and
+#      no unlikes, so almost every call is a real like too; then the check that every count
+#      equals the truth once the event writers have persisted everything;
+#   3. ferry-bench like, GetCounts only, on the same provider and the contents run 2 wrote: one
+#      id per call, served from the provider's count cache (count_cache_ms 1000).
+# Prints a Markdown table and the SetLike / bare-script QPS ratios (issue target: >= 0.50) and the
+# GetCounts QPS (issue target: > 100,000/s on one provider). Starts Redis, MariaDB and the
+# provider itself and stops them by PID.
+#   FERRY_LIKE_CONNS (default 4), FERRY_LIKE_DEPTH (default 32)
+#   FERRY_LIKE_SET_CALLS (default 100000): SetLike calls of run 2
+#   FERRY_LIKE_GET_CALLS (default 300000): GetCounts calls of run 3
+#   FERRY_LIKE_SCRIPT_CALLS (default 200000): redis-benchmark calls
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/redis.sh"
+source "$(dirname "$0")/lib/mariadb.sh"
+cd "$FERRY_ROOT"
+
+CONNS="${FERRY_LIKE_CONNS:-4}"
+DEPTH="${FERRY_LIKE_DEPTH:-32}"
+SET_CALLS="${FERRY_LIKE_SET_CALLS:-100000}"
+GET_CALLS="${FERRY_LIKE_GET_CALLS:-300000}"
+SCRIPT_CALLS="${FERRY_LIKE_SCRIPT_CALLS:-200000}"
+CONCURRENCY=$((CONNS * DEPTH))
+BUILD_DIR="${FERRY_BUILD_DIR:-build}"
+
+ferry_install_packages "${FERRY_PACKAGES[@]}" python3
+true
+BIN="$BUILD_DIR/bin"
+
+RUN_DIR="$(mktemp -d /tmp/ferry-bench-like.XXXXXX)"
+trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
+
+REDIS_PORT="$(ferry_free_port)"
+ferry_start_redis "$REDIS_PORT" "$RUN_DIR/redis" --appendonly yes --appendfsync everysec
+MARIADB_PORT="$(ferry_free_port)"
+ferry_start_mariadb "$MARIADB_PORT" "$RUN_DIR/mariadb" ferry_like
+redis() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }
+
+SECRET="$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
+printf '%s\n' "$SECRET" >"$RUN_DIR/user-token.secret"
+TOKEN_FLAGS=(--user-token-key "scripts:$RUN_DIR/user-token.secret")
+# The SetLike script exactly as the provider loads it: the raw string kSetLikeSource.
+python3 - "$FERRY_ROOT/demo-services/like/storage/redis_like_scripts.cc" >"$RUN_DIR/set_like.lua" <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+sys.stdout.write(re.search(r'kSetLikeSource = R"lua\((.*?)\)lua"', src, re.S).group(1))
+PY
+SHA="$(sha1sum "$RUN_DIR/set_like.lua" | cut -d' ' -f1)"
+[ "$(redis -x SCRIPT LOAD <"$RUN_DIR/set_like.lua")" = "$SHA" ]
+CONTENT_BASE=$(($(date +%s) * 1000))
+
+DRIVER_QPS=1; BARE_QPS=1; DRIVER_P50=0; DRIVER_P99=0; DRIVER_LIKES=0; BARE_P50=0; BARE_P99=0; BARE_LIKES=0; SCRIPT_CALLS=0
+# An empty Redis for like-server, which loads its own scripts: the check below proves the SHA
+# the bare runs called is the provider's.
+redis FLUSHALL >/dev/null
+redis SCRIPT FLUSH >/dev/null
+
+# --- 2./3. through Ferry ---------------------------------------------------------------------
+# No ratelimit filter: the bench's users call far faster than a person would.
+LIKE_PORT="$(ferry_free_port)"
+cat >"$RUN_DIR/like-server.yaml" <<YAML
+log: {level: warn}
+server:
+  listen: 127.0.0.1:0
+  io_threads: 1
+  business_pool: {threads: ${THREADS:-16}, queue_capacity: 8192}
+  filters:
+    - name: user_token
+      keys: [{id: scripts, secret: $SECRET}]
+      exempt: [ferry.like.LikeService/GetCounts, ferry.like.LikeService/ListLikers,
+               ferry.like.LikeService/Reconcile]
+service:
+  backend: redis+mariadb
+  write_mode: redis-first
+  redis: {host: 127.0.0.1, port: $REDIS_PORT, connections: ${CONNS_R:-4}}  # batched: see RedisConnectionPool
+  mariadb: {host: 127.0.0.1, port: $MARIADB_PORT, user: root, password: '', database: ferry_like, connections: 8}
+  count_cache_ms: 1000
+  event_writer: {threads: 2}
+YAML
+ferry_start "like-server (redis+mariadb)" "like-server listening on" 60 "$RUN_DIR/like-server.log" \
+  "$BIN/like-server" --config "$RUN_DIR/like-server.yaml" --port "$LIKE_PORT"
+
+[ "$(redis SCRIPT EXISTS "$SHA" | tr -d '[:space:]')" = "1" ] ||
+  { echo "like-server did not load $SHA: the extracted script is stale" >&2; exit 1; }
+# run <label> <flags...>: the ferry-bench output goes to $RUN_DIR/<label>.out
+run() {
+  local label="$1"
+  shift
+  log "ferry-bench like ($label): $*"
+  "$BIN/ferry-bench" like --target "127.0.0.1:$LIKE_PORT" --conns "$CONNS" --depth "$DEPTH" \
+    --content-base "$CONTENT_BASE" --contents 1000 --duration-limit 300 --settle-timeout 600 \
+    --timeout-ms 10000 "${TOKEN_FLAGS[@]}" "$@" | tee "$RUN_DIR/$label.out" || true
+}
+field() { sed -n "s/^RESULT.* $2=\(-\{0,1\}[0-9]*\).*/\1/p" "$RUN_DIR/$1.out" | tail -n 1; }
+check() { sed -n 's/^check: \([A-Z]*\).*/\1/p' "$RUN_DIR/$1.out"; }
+
+bash /tmp/snap.sh > /tmp/cpu0.txt
+run set --calls "$SET_CALLS" --get-ratio 0 --unlike-ratio 0 --users 1000000 --zipf 0.99
+bash /tmp/snap.sh > /tmp/cpu1.txt
+run get --calls "$GET_CALLS" --get-ratio 1 --batch 1 --zipf 0.99
+ferry_stop_all
+
+echo
+echo "Like service, $CONCURRENCY calls in flight, loopback, $(nproc) cores, load average" \
+  "$(cut -d' ' -f1-3 /proc/loadavg) at the end" \
+  "(Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'), $(mariadbd --version | awk '{print $3}'))"
+echo
+echo '| what | backend | calls | QPS | p50 µs | p99 µs | check |'
+echo '|---|---|---|---:|---:|---:|---|'
+printf '| bare-like-script-bench EVALSHA set_like (bare script) | Redis | %s, %s clients, 10^6 users, Zipf over 1000 contents | %s | %s | %s | %s likes |\n' \
+  "$SET_CALLS" "$CONCURRENCY" "$DRIVER_QPS" "$DRIVER_P50" "$DRIVER_P99" "$DRIVER_LIKES"
+printf '| redis-benchmark EVALSHA set_like (bare script) | Redis | %s, %s clients, one bucket | %s | %s | %s | %s likes |\n' \
+  "$SCRIPT_CALLS" "$CONCURRENCY" "$BARE_QPS" "$BARE_P50" "$BARE_P99" "$BARE_LIKES"
+printf '| ferry-bench like, SetLike only | redis+mariadb (redis-first) | %s, 10^6 users, Zipf over 1000 contents | %s | %s | %s | %s |\n' \
+  "$SET_CALLS" "$(field set set_qps)" "$(field set p50_us)" "$(field set set_p99_us)" "$(check set)"
+printf '| ferry-bench like, GetCounts only (1 id a call) | count cache of one provider | %s | %s | %s | %s | %s |\n' \
+  "$GET_CALLS" "$(field get get_qps)" "$(field get p50_us)" "$(field get get_p99_us)" "$(check get)"
+echo
+SET_QPS="$(field set set_qps)"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+echo "SetLike through Ferry / bare script, same workload: $SET_QPS / $DRIVER_QPS =" \
+  "$(ratio "$SET_QPS" "$DRIVER_QPS") (target >= 0.50)"
+echo "SetLike through Ferry / redis-benchmark on one bucket: $SET_QPS / $BARE_QPS =" \
+  "$(ratio "$SET_QPS" "$BARE_QPS")"
+echo "GetCounts from the cache: $(field get get_qps)/s (target > 100,000/s on one provider)"
+echo "SetLike run: $(grep '^LIKE check' "$RUN_DIR/set.out"); $(grep '^settled:' "$RUN_DIR/set.out")"
+for label in set get; do
+  [ "$(check "$label")" = PASS ] || { echo "check failed in the $label run" >&2; exit 1; }
+done
