@@ -78,11 +78,8 @@ bool EventWriter::Step() {
     next_claim_ms_ = now + options_.claim_idle_ms;
     if (Status s = Reclaim(); !s.ok()) Logger().warn("like events: reclaim: {}", s.ToString());
   }
-  auto scope = RedisEventStream::Scope::kAppended;
-  if (now >= next_sweep_ms_) {
-    next_sweep_ms_ = now + options_.sweep_ms;
-    scope = RedisEventStream::Scope::kEvery;
-  }
+  const auto scope = stream_->SweepDue(now, options_.sweep_ms) ? RedisEventStream::Scope::kEvery
+                                                               : RedisEventStream::Scope::kAppended;
   std::vector<LikeEvent> events;
   if (Status s = stream_->Read(options_.consumer, options_.batch, scope, &events); !s.ok()) {
     Logger().warn("like events: read: {}", s.ToString());

@@ -63,28 +63,32 @@ struct PairRow {
 };
 using PairKey = std::pair<int64_t, std::string>;
 
+// Pairs per row-value IN list: MariaDB turns a list of in_predicate_conversion_threshold
+// (1000) or more into a subquery.
+constexpr size_t kPairsPerLock = 500;
+
 // The rows of `pairs` (sorted by content, then user), read and locked until the transaction
-// ends: one statement per kRowsPerStatement pairs, each content's users in one IN list.
+// ends: one statement per kPairsPerLock pairs, `(content_id, user_id) IN (...)`. MariaDB gets
+// FORCE INDEX (PRIMARY): otherwise its range optimizer also weighs like_state's other indexes,
+// which for 256 pairs costs ~40 times the read itself; and the row-value list costs half of an
+// OR of per-content IN lists (4 against 8 µs a pair).
 Status LockRows(SqlConnection& c, std::span<const PairKey> pairs, std::map<PairKey, PairRow>* out) {
-  for (size_t from = 0; from < pairs.size(); from += kRowsPerStatement) {
-    const auto chunk = pairs.subspan(from, std::min(kRowsPerStatement, pairs.size() - from));
-    // MariaDB: without the hint, the range optimizer also weighs like_state's other indexes
-    // for every term of the OR, which costs ~40 times the read itself (256 pairs: 100 ms
-    // against 2.3 ms).
-    std::string sql = "SELECT content_id, user_id, liked, version, bucket FROM like_state";
-    sql += c.dialect() == SqlDialect::kSqlite ? " WHERE " : " FORCE INDEX (PRIMARY) WHERE ";
+  const bool sqlite = c.dialect() == SqlDialect::kSqlite;
+  for (size_t from = 0; from < pairs.size(); from += kPairsPerLock) {
+    const auto chunk = pairs.subspan(from, std::min(kPairsPerLock, pairs.size() - from));
+    // SQLite takes a row-value list only as a subquery, and its BEGIN IMMEDIATE already holds
+    // the whole database.
+    const std::string sql = std::string("SELECT content_id, user_id, liked, version, bucket ") +
+                            (sqlite ? "FROM like_state WHERE (content_id, user_id) IN (VALUES "
+                                    : "FROM like_state FORCE INDEX (PRIMARY) WHERE (content_id, "
+                                      "user_id) IN (") +
+                            SqlPlaceholders(chunk.size(), 2) + (sqlite ? ")" : ") FOR UPDATE");
     std::vector<SqlValue> params;
-    for (size_t i = 0; i < chunk.size();) {
-      size_t j = i;
-      while (j < chunk.size() && chunk[j].first == chunk[i].first) ++j;
-      if (i > 0) sql += " OR ";
-      sql += "(content_id = ? AND user_id IN " + SqlPlaceholders(1, j - i) + ")";
-      params.emplace_back(chunk[i].first);
-      for (size_t k = i; k < j; ++k) params.emplace_back(chunk[k].second);
-      i = j;
+    params.reserve(2 * chunk.size());
+    for (const PairKey& pair : chunk) {
+      params.emplace_back(pair.first);
+      params.emplace_back(pair.second);
     }
-    // SQLite's BEGIN IMMEDIATE already holds the whole database.
-    if (c.dialect() != SqlDialect::kSqlite) sql += " FOR UPDATE";
     std::vector<SqlRow> rows;
     if (Status s = c.Query(sql, params, &rows); !s.ok()) return s;
     for (const SqlRow& row : rows) {

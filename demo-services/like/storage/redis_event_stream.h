@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +38,16 @@ class RedisEventStream {
   // Acknowledges and deletes the entries.
   Status Ack(const std::vector<LikeEvent>& events);
 
+  // True, for one caller, when no writer of this process has swept every stream for
+  // `every_ms`: the caller sweeps now, so a process's writers take turns at it.
+  bool SweepDue(int64_t now_ms, int64_t every_ms) {
+    int64_t last = last_sweep_ms_.load();
+    while (now_ms - last >= every_ms) {
+      if (last_sweep_ms_.compare_exchange_weak(last, now_ms)) return true;
+    }
+    return false;
+  }
+
  private:
   Status Streams(std::vector<std::string>* out);
   // XREADGROUP of `streams` (at most kStreamsPerRead); notes those that returned `max_count`.
@@ -49,6 +61,7 @@ class RedisEventStream {
 
   storage::RedisConnectionPool* const pool_;
   AppendedStreams* const appended_;
+  std::atomic<int64_t> last_sweep_ms_{std::numeric_limits<int64_t>::min() / 2};
 };
 
 }  // namespace ferry::like
