@@ -86,7 +86,7 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
   if (core.redis != nullptr && config.write_mode == "redis-first") {
     core.store = app->redis_store_.get();
     core.async_store = app->redis_store_.get();
-    app->blocking_ = std::make_unique<BlockingTasks>(2);
+    app->blocking_ = std::make_unique<BlockingTasks>(4);
     core.blocking = app->blocking_.get();
     app->stream_ = std::make_unique<RedisEventStream>(app->redis_pool_.get(), &app->appended_);
   } else {

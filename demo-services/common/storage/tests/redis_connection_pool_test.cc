@@ -1,12 +1,15 @@
 // RedisConnectionPool against a real redis-server: binary-safe arguments and replies,
-// pipelines, no more than pool_size connections, a waiter served by the next connection
-// returned, and a restarted or dead server.
+// pipelines, no more than pool_size connections, concurrent callers batched on one connection
+// each getting its own replies, a waiter served after the batch ahead of it, the asynchronous
+// connection (order, its queue limit, a dead server), and a restarted or dead server.
 
 #include <gtest/gtest.h>
 #include <hiredis.h>
 
 #include <atomic>
 #include <chrono>
+#include <future>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -107,6 +110,99 @@ TEST_F(RedisConnectionPoolTest, ACallerWaitsForTheOnlyConnectionRatherThanOpenAn
   EXPECT_EQ(waited, "after");
   // The pool's connection and the observer's.
   EXPECT_EQ(InfoField(observer, "clients", "connected_clients"), "2");
+}
+
+// Batched or not, every caller reads the replies to its own commands.
+TEST_F(RedisConnectionPoolTest, CallersBatchedOnOneConnectionEachGetTheirOwnReplies) {
+  RedisConnectionPool pool(OptionsFor(*server_, 1));
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const std::string a = "t" + std::to_string(t) + "-" + std::to_string(i);
+        std::vector<RedisReplyPtr> replies;
+        Status s = pool.RunPipeline({{"ECHO", a}, {"ECHO", a + "b"}}, &replies);
+        if (!s.ok() || replies.size() != 2 || ReplyAsText(replies[0]) != a ||
+            ReplyAsText(replies[1]) != a + "b") {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST_F(RedisConnectionPoolTest, AsyncCallsAreAnsweredInOrderWithTheirOwnReplies) {
+  RedisConnectionPool pool(OptionsFor(*server_, 1));
+  constexpr int kCalls = 2000;
+  std::mutex mu;
+  std::vector<std::string> answers;
+  std::promise<void> all;
+  for (int i = 0; i < kCalls; ++i) {
+    ASSERT_TRUE(pool.RunAsync(
+        {{"ECHO", std::to_string(i)}}, [&](const Status& s, std::vector<RedisReplyPtr> replies) {
+          std::lock_guard lock(mu);
+          answers.push_back(s.ok() && replies.size() == 1 ? ReplyAsText(replies[0]) : s.ToString());
+          if (answers.size() == kCalls) all.set_value();
+        }));
+  }
+  ASSERT_EQ(all.get_future().wait_for(10s), std::future_status::ready);
+  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(answers[i], std::to_string(i));
+}
+
+// Calls queued behind a blocked one count against the limit; past it RunAsync refuses, so the
+// caller runs its commands synchronously instead of queueing without bound.
+TEST_F(RedisConnectionPoolTest, AsyncCallsPastTheQueueLimitAreRefused) {
+  RedisOptions options = OptionsFor(*server_, 1, 5000);
+  options.async_queue_limit = 1;
+  RedisConnectionPool pool(options);
+  RedisConnectionPool observer(OptionsFor(*server_, 1));
+  std::promise<std::string> popped;
+  std::promise<std::string> echoed;
+  ASSERT_TRUE(pool.RunAsync({{"BLPOP", "async-queue", "4"}},
+                            [&](const Status& s, std::vector<RedisReplyPtr> replies) {
+                              popped.set_value(s.ok() && replies[0]->type == REDIS_REPLY_ARRAY
+                                                   ? std::string(ReplyText(replies[0]->element[1]))
+                                                   : s.ToString());
+                            }));
+  // The asynchronous connection is blocked once the server counts a blocked client.
+  const auto deadline = std::chrono::steady_clock::now() + 4s;
+  while (InfoField(observer, "clients", "blocked_clients") != "1" &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(InfoField(observer, "clients", "blocked_clients"), "1");
+  ASSERT_TRUE(
+      pool.RunAsync({{"ECHO", "queued"}}, [&](const Status& s, std::vector<RedisReplyPtr> replies) {
+        echoed.set_value(s.ok() ? ReplyAsText(replies[0]) : s.ToString());
+      }));
+  bool called = false;
+  EXPECT_FALSE(pool.RunAsync({{"ECHO", "refused"}},
+                             [&](const Status&, std::vector<RedisReplyPtr>) { called = true; }));
+  ASSERT_EQ(RunText(observer, {"RPUSH", "async-queue", "item"}), "1");
+  EXPECT_EQ(popped.get_future().get(), "item");
+  EXPECT_EQ(echoed.get_future().get(), "queued");
+  EXPECT_FALSE(called);
+}
+
+// Its own server: the shared one stays up for the other tests.
+TEST(RedisConnectionPoolRestartTest, AnAsyncCallToADeadServerIsUnavailable) {
+  testsupport::RedisServer server;
+  ASSERT_TRUE(server.Start());
+  RedisConnectionPool pool(OptionsFor(server, 1, 500));
+  std::promise<Status> first;
+  ASSERT_TRUE(pool.RunAsync(
+      {{"PING"}}, [&](const Status& s, std::vector<RedisReplyPtr>) { first.set_value(s); }));
+  ASSERT_TRUE(first.get_future().get().ok());
+  server.Kill();
+  std::promise<Status> after;
+  ASSERT_TRUE(pool.RunAsync(
+      {{"PING"}}, [&](const Status& s, std::vector<RedisReplyPtr>) { after.set_value(s); }));
+  const Status s = after.get_future().get();
+  EXPECT_EQ(s.code(), StatusCode::UNAVAILABLE) << s;
+  EXPECT_NE(s.message().find(server.address()), std::string::npos) << s;
 }
 
 // Its own server: the shared one stays up for the other tests.

@@ -4,7 +4,9 @@
 // naming the script.
 
 #include <gtest/gtest.h>
+
 #include <hiredis.h>
+#include <future>
 
 #include <string>
 #include <thread>
@@ -73,6 +75,33 @@ TEST_F(RedisScriptSetTest, AfterScriptFlushACallReloadsItsScriptAndRunsItOnce) {
   EXPECT_EQ(Eval(kIncrBy, {"n"}, {"1"}), "2");
   EXPECT_EQ(CachedScripts(), "1");
   EXPECT_EQ(RunText(*pool_, {"GET", "n"}), "2");
+}
+
+// EvalAsync answers, fails as Eval would, reports a script Redis lost as not run (so the
+// caller may Eval it), and refuses to start a script never loaded.
+TEST_F(RedisScriptSetTest, EvalAsyncAnswersFailsOrReportsALostScriptAsNotRun) {
+  using Outcome = RedisScriptSet::AsyncOutcome;
+  auto eval_async = [&](size_t index, const std::vector<std::string>& args) {
+    std::promise<std::pair<Outcome, std::string>> result;
+    const bool started = scripts_->EvalAsync(
+        index, {"async-n"}, args, [&](Outcome outcome, const Status& s, RedisReplyPtr reply) {
+          result.set_value(
+              {outcome, outcome == Outcome::kAnswered ? ReplyAsText(reply) : s.ToString()});
+        });
+    EXPECT_TRUE(started);
+    return started ? result.get_future().get() : std::pair{Outcome::kFailed, std::string()};
+  };
+  EXPECT_FALSE(
+      scripts_->EvalAsync(kEcho, {}, {"x"}, [](Outcome, const Status&, RedisReplyPtr) { FAIL(); }));
+  ASSERT_TRUE(scripts_->LoadAll().ok());
+  EXPECT_EQ(eval_async(kEcho, {"hello"}), std::pair(Outcome::kAnswered, std::string("hello")));
+  const auto failed = eval_async(kFail, {"boom"});
+  EXPECT_EQ(failed.first, Outcome::kFailed);
+  EXPECT_NE(failed.second.find("fail"), std::string::npos) << failed.second;
+  ASSERT_EQ(RunText(*pool_, {"SCRIPT", "FLUSH"}), "OK");
+  EXPECT_EQ(eval_async(kIncrBy, {"1"}).first, Outcome::kNotRun);
+  EXPECT_EQ(RunText(*pool_, {"GET", "async-n"}), "(nil)");  // it did not run
+  EXPECT_EQ(Eval(kIncrBy, {"async-n"}, {"1"}), "1");        // Eval loads it again
 }
 
 TEST_F(RedisScriptSetTest, ConcurrentCallersAfterAFlushEachRunOnce) {
