@@ -89,7 +89,7 @@ struct RedisConnectionPool::Call {
 struct RedisConnectionPool::AsyncCall : Call {
   std::vector<std::vector<std::string>> owned_commands;
   std::vector<RedisReplyPtr> owned_replies;
-  AsyncDone done;
+  AsyncDone on_done;
 };
 
 struct RedisConnectionPool::Connection {
@@ -199,7 +199,7 @@ bool RedisConnectionPool::RunAsync(std::vector<std::vector<std::string>> command
   call->owned_commands = std::move(commands);
   call->commands = &call->owned_commands;
   call->replies = &call->owned_replies;
-  call->done = std::move(done);
+  call->on_done = std::move(done);
   {
     std::lock_guard lock(lane.connection.mu);
     if (lane.connection.queued.size() >=
@@ -225,7 +225,7 @@ void RedisConnectionPool::RunLane() {
     Exchange(lane.connection, batch);
     for (Call* c : batch) {
       std::unique_ptr<AsyncCall> call(static_cast<AsyncCall*>(c));
-      call->done(call->status, std::move(call->owned_replies));
+      call->on_done(call->status, std::move(call->owned_replies));
     }
     lock.lock();
   }

@@ -30,6 +30,7 @@ struct RedisOptions {
 // whose first caller leads it. So under load Redis reads many commands per read(2) and answers
 // them in one write(2), and its event loop wakes once per batch instead of once per command,
 // without a thread of the pool's own. A caller waits for the batches queued before its own.
+// RunAsync adds one connection more, with its own thread, for callers that do not wait.
 //
 // Errors:
 //   UNAVAILABLE  no connection could be made, or the connection broke (I/O error, timeout,
