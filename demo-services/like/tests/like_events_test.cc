@@ -6,7 +6,9 @@
 #include <hiredis.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
+#include <thread>
 
 #include "like_test_support.h"
 #include "service/event_writer.h"
@@ -112,6 +114,40 @@ TEST_P(LikeEventsTest, DuplicatedAndShuffledEventsConvergeToTheLastVersions) {
       for (const LikeRow& row : rows) EXPECT_EQ(row.liked, last[row.user_id]) << row.user_id;
     }
   }
+}
+
+// Two writers apply the same events of pairs no row has yet, at once: under READ COMMITTED
+// neither read locks the missing row, so only the insert can tell them apart; each pair must
+// be counted once.
+TEST_P(LikeEventsTest, ConcurrentBatchesOfTheSameNewPairsCountEachOnce) {
+  std::unique_ptr<LikeDatabase> db = OpenDatabase();
+  constexpr int kRounds = 60;
+  constexpr int kPairs = 8;
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<LikeEvent> batch;
+    for (int u = 0; u < kPairs; ++u) {
+      batch.push_back({.content_id = 40,
+                       .user_id = "r" + std::to_string(round) + "-" + std::to_string(u),
+                       .liked = true,
+                       .version = 100,
+                       .bucket = 0});
+    }
+    std::atomic<int> failures{0};
+    std::vector<std::thread> writers;
+    for (int w = 0; w < 2; ++w) {
+      writers.emplace_back([&] {
+        int applied = 0;
+        int changed = 0;
+        if (!db->ApplyBatch(batch, &applied, &changed).ok()) ++failures;
+      });
+    }
+    for (std::thread& t : writers) t.join();
+    ASSERT_EQ(failures.load(), 0) << "round " << round;
+  }
+  DatabaseCounts counts;
+  ASSERT_TRUE(db->Counts(40, &counts).ok());
+  EXPECT_EQ(counts.likes, kRounds * kPairs);
+  EXPECT_EQ(counts.counted, kRounds * kPairs);
 }
 
 TEST_P(LikeEventsTest, AStaleEventChangesNothing) {
