@@ -12,12 +12,12 @@
 #include "bounded_loop.h"
 #include "call_recorder.h"
 #include "ferry/bench/single_writer_counter.h"
+#include "ferry/bench/zipf_picker.h"
 #include "ferry/framework/call_options.h"
 #include "like.ferry.h"
 #include "like_command.h"
 #include "like_truth.h"
 #include "per_thread.h"
-#include "ferry/bench/zipf_picker.h"
 
 namespace ferry::bench {
 
