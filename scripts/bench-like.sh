@@ -41,6 +41,9 @@ BIN="$BUILD_DIR/bin"
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench-like.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
+# field <label> <key>: a key of the RESULT line in $RUN_DIR/<label>.out; check <label>: PASS/FAIL
+field() { sed -n "s/^RESULT.* $2=\(-\{0,1\}[0-9]*\).*/\1/p" "$RUN_DIR/$1.out" | tail -n 1; }
+check() { sed -n 's/^check: \([A-Z]*\).*/\1/p' "$RUN_DIR/$1.out"; }
 
 REDIS_PORT="$(ferry_free_port)"
 ferry_start_redis "$REDIS_PORT" "$RUN_DIR/redis" --appendonly yes --appendfsync everysec
@@ -80,10 +83,10 @@ log "bare-like-script-bench: EVALSHA set_like, $CONCURRENCY clients, $SET_CALLS 
 "$BIN/bare-like-script-bench" --port "$REDIS_PORT" --sha "$SHA" --clients "$CONCURRENCY" \
   --calls "$SET_CALLS" --contents 1000 --content-base "$CONTENT_BASE" --zipf 0.99 \
   --users 1000000 --buckets 4 --request-ttl-ms 120000 | tee "$RUN_DIR/driver.out"
-DRIVER_QPS="$(sed -n 's/^RESULT.* qps=\([0-9]*\).*/\1/p' "$RUN_DIR/driver.out")"
-DRIVER_P50="$(sed -n 's/^RESULT.* p50_us=\([0-9]*\).*/\1/p' "$RUN_DIR/driver.out")"
-DRIVER_P99="$(sed -n 's/^RESULT.* p99_us=\([0-9]*\).*/\1/p' "$RUN_DIR/driver.out")"
-DRIVER_LIKES="$(sed -n 's/^RESULT.* likes=\([0-9]*\).*/\1/p' "$RUN_DIR/driver.out")"
+DRIVER_QPS="$(field driver qps)"
+DRIVER_P50="$(field driver p50_us)"
+DRIVER_P99="$(field driver p99_us)"
+DRIVER_LIKES="$(field driver likes)"
 fresh_redis
 
 # --- 1b. the bare script, redis-benchmark on one bucket ------------------------------------------
@@ -149,8 +152,6 @@ run() {
     --content-base "$CONTENT_BASE" --contents 1000 --duration-limit 300 --settle-timeout 600 \
     --timeout-ms 10000 "${TOKEN_FLAGS[@]}" "$@" | tee "$RUN_DIR/$label.out" || true
 }
-field() { sed -n "s/^RESULT.* $2=\(-\{0,1\}[0-9]*\).*/\1/p" "$RUN_DIR/$1.out" | tail -n 1; }
-check() { sed -n 's/^check: \([A-Z]*\).*/\1/p' "$RUN_DIR/$1.out"; }
 
 run set --calls "$SET_CALLS" --get-ratio 0 --unlike-ratio 0 --users 1000000 --zipf 0.99
 run get --calls "$GET_CALLS" --get-ratio 1 --batch 1 --zipf 0.99

@@ -109,23 +109,22 @@ struct RedisConnectionPool::AsyncLane {
 };
 
 RedisConnectionPool::RedisConnectionPool(RedisOptions options)
-    : options_(std::move(options)), address_(options_.host + ":" + std::to_string(options_.port)) {
+    : options_(std::move(options)),
+      address_(options_.host + ":" + std::to_string(options_.port)),
+      lane_(std::make_unique<AsyncLane>()) {
   for (int i = 0; i < std::max(options_.pool_size, 1); ++i) {
     connections_.push_back(std::make_unique<Connection>());
   }
-  lane_ = std::make_unique<AsyncLane>();
 }
 
 RedisConnectionPool::~RedisConnectionPool() {
-  if (lane_ != nullptr) {
-    {
-      std::lock_guard lock(lane_->connection.mu);
-      lane_->stopping = true;
-    }
-    lane_->wake.notify_one();
-    if (lane_->thread.joinable()) lane_->thread.join();  // after the queue is exchanged
-    if (lane_->connection.context != nullptr) redisFree(lane_->connection.context);
+  {
+    std::lock_guard lock(lane_->connection.mu);
+    lane_->stopping = true;
   }
+  lane_->wake.notify_one();
+  if (lane_->thread.joinable()) lane_->thread.join();  // after the queue is exchanged
+  if (lane_->connection.context != nullptr) redisFree(lane_->connection.context);
   for (auto& connection : connections_) {
     if (connection->context != nullptr) redisFree(connection->context);
   }

@@ -86,7 +86,7 @@ class RedisConnectionPool {
   const std::string address_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::atomic<uint32_t> next_{0};  // round robin over connections_
-  std::unique_ptr<AsyncLane> lane_;
+  const std::unique_ptr<AsyncLane> lane_;
 };
 
 }  // namespace ferry::storage
