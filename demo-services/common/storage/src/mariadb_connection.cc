@@ -16,6 +16,10 @@ constexpr unsigned kDuplicateEntry = 1062;
 constexpr unsigned kLockWaitTimeout = 1205;
 constexpr unsigned kDeadlock = 1213;
 constexpr unsigned kFirstClientError = 2000;
+// Server errors that say the server cannot serve right now, not that the statement is wrong:
+// too many connections, shutting down, the connection killed, network errors on the server's
+// side, disconnected for inactivity. Callers retry these like a refused connection.
+constexpr unsigned kServerUnavailable[] = {1040, 1053, 1158, 1159, 1160, 1161, 1927, 4031};
 
 struct ResultFree {
   void operator()(MYSQL_RES* result) const { mysql_free_result(result); }
@@ -74,6 +78,9 @@ Status MariaDbConnection::Error(std::string_view what) const {
     return Status(StatusCode::ABORTED, std::move(message));
   }
   if (code >= kFirstClientError) return Status(StatusCode::UNAVAILABLE, std::move(message));
+  for (unsigned unavailable : kServerUnavailable) {
+    if (code == unavailable) return Status(StatusCode::UNAVAILABLE, std::move(message));
+  }
   return Status(StatusCode::INTERNAL, std::move(message));
 }
 

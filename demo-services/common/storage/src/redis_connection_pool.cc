@@ -130,7 +130,7 @@ RedisConnectionPool::~RedisConnectionPool() {
   }
 }
 
-Status RedisConnectionPool::Connect(redisContext** context) {
+Status RedisConnectionPool::Open(redisContext** context) {
   const timeval timeout = ToTimeval(options_.timeout_ms);
   redisContext* c = redisConnectWithTimeout(options_.host.c_str(), options_.port, timeout);
   if (c == nullptr) {
@@ -230,6 +230,78 @@ void RedisConnectionPool::RunLane() {
   }
 }
 
+namespace {
+
+// Sends every command of `calls` in one write and reads one reply per command into its call.
+// False, with *failed_at the first call left without its replies, when the connection broke.
+bool SendAndRead(redisContext* context,
+                 const std::vector<const std::vector<std::vector<std::string>>*>& calls,
+                 const std::vector<std::vector<RedisReplyPtr>*>& replies, size_t* failed_at,
+                 bool* format_error) {
+  ScopedSigpipeBlock no_sigpipe;
+  std::vector<const char*> argv;
+  std::vector<size_t> argv_len;
+  for (const auto* commands : calls) {
+    for (const auto& command : *commands) {
+      argv.clear();
+      argv_len.clear();
+      for (const std::string& arg : command) {
+        argv.push_back(arg.data());
+        argv_len.push_back(arg.size());
+      }
+      if (redisAppendCommandArgv(context, static_cast<int>(argv.size()), argv.data(),
+                                 argv_len.data()) != REDIS_OK) {
+        *format_error = true;
+        *failed_at = 0;
+        return false;
+      }
+    }
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
+    replies[i]->reserve(calls[i]->size());
+    for (size_t n = 0; n < calls[i]->size(); ++n) {
+      void* raw = nullptr;
+      if (redisGetReply(context, &raw) != REDIS_OK || raw == nullptr) {
+        *failed_at = i;
+        return false;
+      }
+      replies[i]->emplace_back(static_cast<redisReply*>(raw));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status RedisConnectionPool::Connect(redisContext** context) {
+  if (Status s = Open(context); !s.ok()) return s;
+  if (!check_) return Status::Ok();
+  redisContext* c = *context;
+  Status broke;
+  const DirectPipeline run = [this, c, &broke](
+                                 const std::vector<std::vector<std::string>>& commands,
+                                 std::vector<RedisReplyPtr>* replies) {
+    replies->clear();
+    size_t failed_at = 0;
+    bool format_error = false;
+    if (!SendAndRead(c, {&commands}, {replies}, &failed_at, &format_error)) {
+      broke =
+          Status(format_error ? StatusCode::INTERNAL : StatusCode::UNAVAILABLE,
+                 format_error ? "cannot format a Redis command"
+                              : "Redis connection to " + address_ + " broke: " + ContextError(c));
+      return broke;
+    }
+    return Status::Ok();
+  };
+  Status checked = check_(run);
+  if (checked.ok() && !broke.ok()) checked = broke;
+  if (!checked.ok()) {
+    redisFree(c);
+    *context = nullptr;
+  }
+  return checked;
+}
+
 void RedisConnectionPool::Exchange(Connection& connection, const std::vector<Call*>& batch) {
   auto fail = [&](size_t from, const Status& status) {
     for (size_t i = from; i < batch.size(); ++i) {
@@ -245,42 +317,27 @@ void RedisConnectionPool::Exchange(Connection& connection, const std::vector<Cal
   if (context == nullptr) {
     if (Status s = Connect(&context); !s.ok()) return fail(0, s);
   }
-  ScopedSigpipeBlock no_sigpipe;
-  std::vector<const char*> argv;
-  std::vector<size_t> argv_len;
-  for (const Call* call : batch) {
-    for (const auto& command : *call->commands) {
-      argv.clear();
-      argv_len.clear();
-      for (const std::string& arg : command) {
-        argv.push_back(arg.data());
-        argv_len.push_back(arg.size());
-      }
-      if (redisAppendCommandArgv(context, static_cast<int>(argv.size()), argv.data(),
-                                 argv_len.data()) != REDIS_OK) {
-        // Out of memory. Earlier commands may sit in the output buffer, so the connection goes.
-        redisFree(context);
-        context = nullptr;
-        return fail(0, Status(StatusCode::INTERNAL, "cannot format a Redis command"));
-      }
-    }
+  std::vector<const std::vector<std::vector<std::string>>*> calls;
+  std::vector<std::vector<RedisReplyPtr>*> replies;
+  for (Call* call : batch) {
+    calls.push_back(call->commands);
+    replies.push_back(call->replies);
   }
-  for (size_t i = 0; i < batch.size(); ++i) {
-    Call& call = *batch[i];
-    call.replies->reserve(call.commands->size());
-    for (size_t n = 0; n < call.commands->size(); ++n) {
-      void* raw = nullptr;
-      if (redisGetReply(context, &raw) != REDIS_OK || raw == nullptr) {
-        const Status broke(StatusCode::UNAVAILABLE,
-                           "Redis connection to " + address_ + " broke: " + ContextError(context));
-        redisFree(context);
-        context = nullptr;
-        return fail(i, broke);
-      }
-      call.replies->emplace_back(static_cast<redisReply*>(raw));
-    }
-    call.status = Status::Ok();
+  size_t failed_at = 0;
+  bool format_error = false;
+  if (!SendAndRead(context, calls, replies, &failed_at, &format_error)) {
+    // Out of memory formatting, or the connection broke: earlier commands may sit in the
+    // output buffer or be unanswered, so the connection goes either way.
+    const Status status =
+        format_error ? Status(StatusCode::INTERNAL, "cannot format a Redis command")
+                     : Status(StatusCode::UNAVAILABLE, "Redis connection to " + address_ +
+                                                           " broke: " + ContextError(context));
+    redisFree(context);
+    context = nullptr;
+    for (size_t i = 0; i < failed_at; ++i) batch[i]->status = Status::Ok();
+    return fail(failed_at, status);
   }
+  for (Call* call : batch) call->status = Status::Ok();
 }
 
 }  // namespace ferry::storage

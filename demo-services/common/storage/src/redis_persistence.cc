@@ -37,7 +37,7 @@ Status ConfigGet(RedisConnectionPool& pool, const std::vector<std::string>& name
 }  // namespace
 
 Status RedisPersistenceRisks(RedisConnectionPool& pool, std::string_view at_stake,
-                             std::vector<std::string>* risks) {
+                             std::vector<std::string>* risks, std::string_view expiring_at_stake) {
   std::map<std::string, std::string> values;
   if (Status s = ConfigGet(pool, {"appendonly", "appendfsync", "maxmemory-policy"}, &values);
       !s.ok()) {
@@ -62,19 +62,23 @@ Status RedisPersistenceRisks(RedisConnectionPool& pool, std::string_view at_stak
     risks->push_back("maxmemory-policy is '" + policy +
                      "': at maxmemory Redis evicts keys without a TTL, which hold " + what +
                      " (use noeviction or a volatile-* policy)");
+  } else if (policy.starts_with("volatile-") && !expiring_at_stake.empty()) {
+    risks->push_back("maxmemory-policy is '" + policy +
+                     "': at maxmemory Redis evicts keys with a TTL first, which hold " +
+                     std::string(expiring_at_stake) + " (use noeviction)");
   }
   return Status::Ok();
 }
 
 Status CheckRedisPersistence(const BackendConfig& config, std::string_view service,
-                             std::string_view at_stake) {
+                             std::string_view at_stake, std::string_view expiring_at_stake) {
   const bool refuse = config.redis_persistence_check == "refuse";
   RedisConnectionPool pool({.host = config.redis_host,
                             .port = config.redis_port,
                             .pool_size = 1,
                             .timeout_ms = static_cast<int>(config.redis_timeout_ms)});
   std::vector<std::string> risks;
-  const Status read = RedisPersistenceRisks(pool, at_stake, &risks);
+  const Status read = RedisPersistenceRisks(pool, at_stake, &risks, expiring_at_stake);
   if (read.code() == StatusCode::UNAVAILABLE) {
     Logger().warn("{}: Redis at {}: persistence settings not checked: {}", service, pool.address(),
                   read.ToString());

@@ -233,3 +233,33 @@ TEST(RedisConnectionPoolRestartTest, ADeadServerIsUnavailableUntilItIsBack) {
 
 }  // namespace
 }  // namespace ferry::storage::testing
+
+namespace ferry::storage::testing {
+namespace {
+
+// A connection check runs on each new connection before the callers' commands, through that
+// connection; when it fails, the commands are not sent and the connection is not kept.
+TEST_F(RedisConnectionPoolTest, AConnectionCheckRunsBeforeTheCallersCommandsAndCanStopThem) {
+  RedisConnectionPool pool(OptionsFor(*server_, /*pool_size=*/1));
+  int checks = 0;
+  bool refuse = true;
+  pool.SetConnectionCheck([&](const RedisConnectionPool::DirectPipeline& run) {
+    ++checks;
+    std::vector<RedisReplyPtr> replies;
+    if (Status s = run({{"SET", "checked", std::to_string(checks)}}, &replies); !s.ok()) return s;
+    if (refuse) return Status(StatusCode::UNAVAILABLE, "not the server the data expects");
+    return Status::Ok();
+  });
+  RedisReplyPtr reply;
+  Status s = pool.Run({"SET", "sent", "1"}, &reply);
+  EXPECT_EQ(s.code(), StatusCode::UNAVAILABLE) << s;
+  EXPECT_EQ(checks, 1);
+  refuse = false;
+  EXPECT_EQ(RunText(pool, {"GET", "sent"}), "(nil)");  // the refused command never went out
+  EXPECT_EQ(checks, 2);                                // the refused connection was closed
+  EXPECT_EQ(RunText(pool, {"GET", "checked"}), "2");
+  EXPECT_EQ(checks, 2);  // an open connection is not checked again
+}
+
+}  // namespace
+}  // namespace ferry::storage::testing

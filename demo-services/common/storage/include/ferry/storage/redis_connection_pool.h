@@ -65,6 +65,18 @@ class RedisConnectionPool {
   // caller runs the commands synchronously instead (which is also its backpressure).
   bool RunAsync(std::vector<std::vector<std::string>> commands, AsyncDone done);
 
+  // Commands sent on one connection, a reply each, as RunPipeline's; what a ConnectionCheck
+  // talks to the server through.
+  using DirectPipeline = std::function<Status(const std::vector<std::vector<std::string>>& commands,
+                                              std::vector<RedisReplyPtr>* replies)>;
+  // Runs on every connection the pool opens, before any caller's command goes over it, so that
+  // a server which is not the one a service's data expects (restarted from an older copy, a
+  // promoted replica: RedisGeneration) is noticed before anything is sent to it. A non-OK
+  // status closes the connection and fails the batch's callers, whose commands were not sent.
+  using ConnectionCheck = std::function<Status(const DirectPipeline& run)>;
+  // Set before the pool's first call; not to be changed afterwards.
+  void SetConnectionCheck(ConnectionCheck check) { check_ = std::move(check); }
+
   const RedisOptions& options() const { return options_; }
   // "host:port", for messages.
   const std::string& address() const { return address_; }
@@ -80,10 +92,13 @@ class RedisConnectionPool {
 
   // Sends the batch's commands and reads their replies, reconnecting first if needed.
   void Exchange(Connection& connection, const std::vector<Call*>& batch);
+  // Opens a connection, then runs the connection check on it.
   Status Connect(redisContext** context);
+  Status Open(redisContext** context);
 
   const RedisOptions options_;
   const std::string address_;
+  ConnectionCheck check_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::atomic<uint32_t> next_{0};  // round robin over connections_
   const std::unique_ptr<AsyncLane> lane_;
