@@ -75,6 +75,20 @@ TEST(FilterConfigureTest, AuthAcceptsEveryDocumentedKey) {
                   .ok());
 }
 
+TEST(FilterConfigureTest, AuthServerExemptsOnlyFullMethodNames) {
+  EXPECT_TRUE(Configure<ServerFilter>("auth",
+                                      "{name: auth, secret: s, exempt: [\"s.S/Get\", "
+                                      "\"s.S/List\"]}")
+                  .ok());
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, exempt: [s.S/Get, Get]}"),
+                "filters[0].exempt: expected <full service name>/<method>, got 'Get'");
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, exempt: s.S/Get}"),
+                "filters[0].exempt: expected a list");
+  // The client signs every call; exempting is the server's decision.
+  ExpectInvalid(Configure<ClientFilter>("auth", "{name: auth, secret: s, exempt: [s.S/Get]}"),
+                "exempt: unknown key");
+}
+
 // Server and client read keys through the one reader: each mistake names its place.
 ServerOptions ServerOf(const std::string& yaml, Status* parsed) {
   Config config;
