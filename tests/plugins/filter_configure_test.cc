@@ -190,6 +190,46 @@ TEST(FilterConfigureTest, RatelimitNamesTheBadKey) {
                 "per_field.s.S/Purchase.user_id.rate: must be set");
 }
 
+TEST(FilterConfigureTest, RatelimitMethodPerPeerNeedsNoSharedRate) {
+  EXPECT_TRUE(Configure<ServerFilter>("ratelimit",
+                                      "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                      "{rate: 5, burst: 10}}}}")
+                  .ok());
+  EXPECT_TRUE(Configure<ServerFilter>("ratelimit",
+                                      "{name: ratelimit, methods: {\"s.S/Get\": {rate: 100, "
+                                      "burst: 50, per_peer: {rate: 5}}}, max_callers: 10}")
+                  .ok());
+}
+
+TEST(FilterConfigureTest, RatelimitMethodPerPeerMistakesNameTheKey) {
+  ExpectInvalid(
+      Configure<ServerFilter>("ratelimit", "{name: ratelimit, methods: {\"s.S/Get\": {}}}"),
+      "methods.s.S/Get.rate: must be set (the method's shared bucket), or per_peer: {rate, burst}");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {burst: 3, "
+                                        "per_peer: {rate: 5}}}}"),
+                "methods.s.S/Get.rate: must be set with burst");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                        "{burst: 3}}}}"),
+                "methods.s.S/Get.per_peer.rate: must be set");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                        "{rate: 0}}}}"),
+                "methods.s.S/Get.per_peer.rate: expected a number above 0, got '0'");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                        "{rate: 1, brust: 2}}}}"),
+                "methods.s.S/Get.per_peer.brust: unknown key");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {rate: 1, "
+                                        "per_pear: {rate: 1}}}}"),
+                "methods.s.S/Get.per_pear: unknown key");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: 5}}}"),
+                "methods.s.S/Get.per_peer: expected a mapping, got '5'");
+}
+
 TEST(FilterConfigureTest, AFilterMistakeNamesTheFileLineAndFullKey) {
   Config config;
   ASSERT_TRUE(ParseConfig("clients:\n"
