@@ -9,6 +9,7 @@
 #include "auth_keyring.h"
 #include "auth_token_v3.h"
 #include "builtin_filters.h"
+#include "exempt_methods.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
 #include "ferry/framework/metrics.h"
@@ -78,11 +79,16 @@ class AuthClientFilter final : public ClientFilter {
   std::string caller_;
 };
 
-// What the server filter keeps for one method: the names tokens sign.
+// What the server filter keeps for one method: the names tokens sign, and whether its calls need
+// a token at all.
 struct AuthMethod {
-  explicit AuthMethod(const MethodSpec& method) : service(method.service), method(method.method) {}
+  AuthMethod(const MethodSpec& spec, const ExemptMethods& exempt_methods)
+      : service(spec.service),
+        method(spec.method),
+        exempt(exempt_methods.Contains(service + "/" + method)) {}
   const std::string service;
   const std::string method;
+  const bool exempt;
 };
 
 // The counter of calls refused for `reason`, process-wide.
@@ -98,7 +104,8 @@ metrics::Counter* RefusalsFor(const std::string& reason) {
 }
 
 // Answers UNAUTHENTICATED to any call whose token was not made with one of the server's keys
-// for this very request within the allowed clock skew, or that was accepted once already.
+// for this very request within the allowed clock skew, or that was accepted once already; calls
+// of an exempt method pass unchecked, with no verified caller.
 class AuthServerFilter final : public ServerFilter {
  public:
   void Configure(config::ConfigReader& config) override {
@@ -107,18 +114,21 @@ class AuthServerFilter final : public ServerFilter {
     int64_t entries = kDefaultReplayCacheEntries;
     config.Integer("replay_cache_entries", 1, kMaxReplayCacheEntries, &entries);
     config.Bool("accept_replayable_tokens", &accept_replayable_);
+    exempt_.Configure(config);
     replay_.emplace(static_cast<size_t>(entries), max_skew_);
     replayed_ = RefusalsFor("replayed");
     cache_full_ = RefusalsFor("replay_cache_full");
   }
 
   std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
-    return std::make_shared<AuthMethod>(method);
+    return std::make_shared<AuthMethod>(method, exempt_);
   }
 
   // Before the body is decoded: the token signs the bytes that came.
   Status OnAdmit(const ServerAdmission& admission) override {
     const auto& method = *static_cast<const AuthMethod*>(admission.method_state);
+    // Unchecked means unread too: a token sent anyway names no caller, since nothing verified it.
+    if (method.exempt) return Status::Ok();
     const AuthRequest request{.service = method.service,
                               .method = method.method,
                               .body = admission.body,
@@ -188,6 +198,7 @@ class AuthServerFilter final : public ServerFilter {
   AuthKeyring keyring_;
   std::chrono::milliseconds max_skew_{kDefaultMaxSkewMs};
   bool accept_replayable_ = false;
+  ExemptMethods exempt_;
   std::optional<ReplayCache> replay_;
   metrics::Counter* replayed_ = nullptr;
   metrics::Counter* cache_full_ = nullptr;

@@ -11,4 +11,15 @@ namespace ferry::plugins {
 // nullopt (with the error recorded through `section`) when invalid.
 std::optional<RateLimit> ReadRateLimit(config::ConfigReader section);
 
+// An entry of `methods:`: the method's shared bucket, and a bucket per client address of the
+// method alone.
+struct MethodRateLimit {
+  std::optional<RateLimit> shared;    // none: per_method's, if set
+  std::optional<RateLimit> per_peer;  // none: no per-address bucket of the method's own
+};
+
+// Reads `{rate, burst, per_peer: {rate, burst}}`, where rate (and so the shared bucket) may be
+// left out when per_peer is given. nullopt (with the error recorded) when invalid.
+std::optional<MethodRateLimit> ReadMethodRateLimit(config::ConfigReader section);
+
 }  // namespace ferry::plugins

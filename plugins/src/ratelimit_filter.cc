@@ -26,21 +26,32 @@ std::string_view HostOf(std::string_view peer) {
   return colon == std::string_view::npos ? peer : peer.substr(0, colon);
 }
 
+// A bucket per client address for one method alone, e.g. a public read that a global per_peer
+// would limit together with everything else the address calls.
+struct MethodPeerBuckets {
+  MethodPeerBuckets(const RateLimit& l, size_t max_peers) : limit(l), buckets(max_peers) {}
+  const RateLimit limit;  // before the buckets, which point to it
+  BucketMap buckets;
+};
+
 // What the filter keeps for one method: its own bucket, shared lock-free by every thread that
-// serves it, and its per-field rules.
+// serves it, its buckets per client address, and its per-field rules.
 struct MethodLimits {
-  MethodLimits(std::string k, const RateLimit* l, FieldRateLimits::Rules* rules)
+  MethodLimits(std::string k, const RateLimit* l, const RateLimit* peer_limit, size_t max_peers,
+               FieldRateLimits::Rules* rules)
       : key(std::move(k)), limit(l), field_rules(rules) {
     if (limit != nullptr) bucket.emplace(*limit, RateClock::now());
+    if (peer_limit != nullptr) per_peer.emplace(*peer_limit, max_peers);
   }
   const std::string key;  // "<service>/<method>"
   const RateLimit* const limit;
   std::optional<AtomicTokenBucket> bucket;
+  std::optional<MethodPeerBuckets> per_peer;
   FieldRateLimits::Rules* const field_rules;  // null: none
 };
 
-// Token buckets per method, per caller, per user, per peer host and per request field; a call must
-// find a token in every bucket that applies to it.
+// Token buckets per method, per caller, per user, per peer host, per peer host of one method and
+// per request field; a call must find a token in every bucket that applies to it.
 class RateLimitFilter final : public ServerFilter {
  public:
   void Configure(config::ConfigReader& config) override {
@@ -52,32 +63,38 @@ class RateLimitFilter final : public ServerFilter {
     for (const std::string& name : config.KeysOf("methods")) {
       if (name.find('/') == std::string::npos) {
         methods.Invalid(name, "expected <full service name>/<method>");
-      } else if (std::optional<RateLimit> limit = ReadRateLimit(methods.Section(name))) {
+      } else if (std::optional<MethodRateLimit> limit =
+                     ReadMethodRateLimit(methods.Section(name))) {
         method_overrides_.emplace(name, std::move(*limit));
       }
     }
     int64_t max_callers = kDefaultMaxCallers;
     config.Integer("max_callers", 1, kMaxCallers, &max_callers);
-    per_field_.Configure(config, static_cast<size_t>(max_callers));
+    max_callers_ = static_cast<size_t>(max_callers);
+    per_field_.Configure(config, max_callers_);
     if (!per_method_ && !per_caller_ && !per_user_ && !per_peer_ && method_overrides_.empty() &&
         per_field_.empty()) {
       config.Invalid("per_method",
                      "set at least one of per_method, per_caller, per_user, per_peer, methods or "
                      "per_field");
     }
-    callers_.emplace(static_cast<size_t>(max_callers));
-    users_.emplace(static_cast<size_t>(max_callers));
-    peers_.emplace(static_cast<size_t>(max_callers));
+    callers_.emplace(max_callers_);
+    users_.emplace(max_callers_);
+    peers_.emplace(max_callers_);
   }
 
   std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
     std::string key = std::string(method.service) + "/" + std::string(method.method);
-    const auto overridden = method_overrides_.find(key);
-    const RateLimit* limit = overridden != method_overrides_.end() ? &overridden->second
-                             : per_method_                         ? &*per_method_
-                                                                   : nullptr;
+    const auto found = method_overrides_.find(key);
+    const MethodRateLimit* entry = found != method_overrides_.end() ? &found->second : nullptr;
+    // An entry of per_peer alone keeps per_method's bucket: adding a limit per address must not
+    // loosen the method's.
+    const RateLimit* limit = entry != nullptr && entry->shared ? &*entry->shared
+                             : per_method_                     ? &*per_method_
+                                                               : nullptr;
+    const RateLimit* peer_limit = entry != nullptr && entry->per_peer ? &*entry->per_peer : nullptr;
     FieldRateLimits::Rules* rules = per_field_.For(key);
-    return std::make_shared<MethodLimits>(std::move(key), limit, rules);
+    return std::make_shared<MethodLimits>(std::move(key), limit, peer_limit, max_callers_, rules);
   }
 
   // The caller's and the method's buckets need no body: they are taken before it is decoded.
@@ -111,6 +128,14 @@ class RateLimitFilter final : public ServerFilter {
         return Exhausted("peer " + host, *per_peer_);
       }
     }
+    // Before the method's shared bucket: an address over its own limit takes nothing from the
+    // others' share.
+    if (method.per_peer) {
+      const std::string& host = request.context.client_address();
+      if (!method.per_peer->buckets.TryTake(host, method.per_peer->limit, now)) {
+        return Exhausted("peer " + host + " for method " + method.key, method.per_peer->limit);
+      }
+    }
     if (method.bucket && !method.bucket->TryTake(now)) {
       return Exhausted("method " + method.key, *method.limit);
     }
@@ -135,7 +160,8 @@ class RateLimitFilter final : public ServerFilter {
   std::optional<RateLimit> per_caller_;
   std::optional<RateLimit> per_user_;
   std::optional<RateLimit> per_peer_;
-  std::map<std::string, RateLimit, std::less<>> method_overrides_;
+  std::map<std::string, MethodRateLimit, std::less<>> method_overrides_;
+  size_t max_callers_ = kDefaultMaxCallers;
   std::optional<BucketMap> callers_;
   std::optional<BucketMap> users_;
   std::optional<BucketMap> peers_;

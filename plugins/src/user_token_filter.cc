@@ -1,13 +1,12 @@
 #include <time.h>
 
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "auth_keyring.h"
 #include "builtin_filters.h"
+#include "exempt_methods.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
 #include "ferry/plugins/user_token.h"
@@ -38,19 +37,14 @@ class UserTokenServerFilter final : public ServerFilter {
  public:
   void Configure(config::ConfigReader& config) override {
     keyring_.Configure(config);
-    config.StringList("exempt", &exempt_);
-    for (const std::string& method : exempt_) {
-      if (method.find('/') == std::string::npos) {
-        config.Invalid("exempt", "expected <full service name>/<method>, got '" + method + "'");
-      }
-    }
+    exempt_.Configure(config);
     config.Integer("max_skew_s", 0, kMaxSkewLimitS, &max_skew_s_);
   }
 
   std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
     auto state = std::make_shared<UserTokenMethod>();
     state->name = std::string(method.service) + "/" + std::string(method.method);
-    state->exempt = std::find(exempt_.begin(), exempt_.end(), state->name) != exempt_.end();
+    state->exempt = exempt_.Contains(state->name);
     return state;
   }
 
@@ -108,7 +102,7 @@ class UserTokenServerFilter final : public ServerFilter {
   }
 
   AuthKeyring keyring_;
-  std::vector<std::string> exempt_;
+  ExemptMethods exempt_;
   int64_t max_skew_s_ = kDefaultMaxSkewS;
 };
 

@@ -153,6 +153,48 @@ TEST_F(AuthTest, ReplayableV2TokensAreRefusedByDefault) {
 // Servers configured per test.
 using AuthConfiguredTest = FilterFixture;
 
+// Public and operator methods on one server: Delay is public, everything else needs a token.
+class AuthExemptTest : public FilterFixture {
+ protected:
+  void SetUp() override {
+    StartServer("[{name: auth, secret: s3cr3t, exempt: [\"ferry.demo.EchoService/Delay\"]}]");
+  }
+};
+
+TEST_F(AuthExemptTest, AnExemptMethodAnswersWithoutATokenAndHasNoVerifiedCaller) {
+  const auto delayed = NewProxy().Delay(demo::DelayRequest());
+  ASSERT_TRUE(delayed.ok()) << delayed.status();
+  EXPECT_EQ(service_.handled(), 1);
+  // A token sent anyway is not read: nothing verified the caller it names.
+  const auto signed_delay =
+      NewProxy("[{name: auth, secret: s3cr3t, caller: billing}]").Delay(demo::DelayRequest());
+  ASSERT_TRUE(signed_delay.ok()) << signed_delay.status();
+  EXPECT_EQ(service_.last_verified_caller(), "");
+}
+
+TEST_F(AuthExemptTest, AMethodNotExemptNeedsAValidToken) {
+  ExpectUnauthenticated(NewProxy().Echo(EchoOf("x")),
+                        "auth: missing token for ferry.demo.EchoService/Echo");
+  ExpectUnauthenticated(NewProxy("[{name: auth, secret: guess}]").Echo(EchoOf("x")),
+                        "auth: invalid token signature");
+  EXPECT_EQ(service_.handled(), 0);
+  const auto echoed = NewProxy("[{name: auth, secret: s3cr3t, caller: ops}]").Echo(EchoOf("x"));
+  ASSERT_TRUE(echoed.ok()) << echoed.status();
+  EXPECT_EQ(service_.last_verified_caller(), "ops");
+}
+
+// Deny by default: only a method named exactly is exempt, so a method a service gains later, or a
+// near miss of a name, is guarded.
+TEST_F(AuthConfiguredTest, OnlyAMethodNamedInFullIsExempt) {
+  StartServer(
+      "[{name: auth, secret: s3cr3t, exempt: [\"ferry.demo.EchoService/echo\", "
+      "\"ferry.demo.EchoService/Ech\", \"demo.EchoService/Echo\", "
+      "\"ferry.demo.EchoService/Echo2\", \"ferry.demo.EchoService/Delay\"]}]");
+  ExpectUnauthenticated(NewProxy().Echo(EchoOf("x")),
+                        "auth: missing token for ferry.demo.EchoService/Echo");
+  EXPECT_TRUE(NewProxy().Delay(demo::DelayRequest()).ok());
+}
+
 TEST_F(AuthConfiguredTest, ReplayableTokensAreAcceptedOnlyWhenAskedFor) {
   StartServer("[{name: auth, secret: s3cr3t, accept_replayable_tokens: true}]");
   CallOptions options;

@@ -75,6 +75,20 @@ TEST(FilterConfigureTest, AuthAcceptsEveryDocumentedKey) {
                   .ok());
 }
 
+TEST(FilterConfigureTest, AuthServerExemptsOnlyFullMethodNames) {
+  EXPECT_TRUE(Configure<ServerFilter>("auth",
+                                      "{name: auth, secret: s, exempt: [\"s.S/Get\", "
+                                      "\"s.S/List\"]}")
+                  .ok());
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, exempt: [s.S/Get, Get]}"),
+                "filters[0].exempt: expected <full service name>/<method>, got 'Get'");
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, exempt: s.S/Get}"),
+                "filters[0].exempt: expected a list");
+  // The client signs every call; exempting is the server's decision.
+  ExpectInvalid(Configure<ClientFilter>("auth", "{name: auth, secret: s, exempt: [s.S/Get]}"),
+                "exempt: unknown key");
+}
+
 // Server and client read keys through the one reader: each mistake names its place.
 ServerOptions ServerOf(const std::string& yaml, Status* parsed) {
   Config config;
@@ -174,6 +188,46 @@ TEST(FilterConfigureTest, RatelimitNamesTheBadKey) {
                                         "{name: ratelimit, per_field: {\"s.S/Purchase\": "
                                         "{user_id: {burst: 1}}}}"),
                 "per_field.s.S/Purchase.user_id.rate: must be set");
+}
+
+TEST(FilterConfigureTest, RatelimitMethodPerPeerNeedsNoSharedRate) {
+  EXPECT_TRUE(Configure<ServerFilter>("ratelimit",
+                                      "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                      "{rate: 5, burst: 10}}}}")
+                  .ok());
+  EXPECT_TRUE(Configure<ServerFilter>("ratelimit",
+                                      "{name: ratelimit, methods: {\"s.S/Get\": {rate: 100, "
+                                      "burst: 50, per_peer: {rate: 5}}}, max_callers: 10}")
+                  .ok());
+}
+
+TEST(FilterConfigureTest, RatelimitMethodPerPeerMistakesNameTheKey) {
+  ExpectInvalid(
+      Configure<ServerFilter>("ratelimit", "{name: ratelimit, methods: {\"s.S/Get\": {}}}"),
+      "methods.s.S/Get.rate: must be set (the method's shared bucket), or per_peer: {rate, burst}");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {burst: 3, "
+                                        "per_peer: {rate: 5}}}}"),
+                "methods.s.S/Get.rate: must be set with burst");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                        "{burst: 3}}}}"),
+                "methods.s.S/Get.per_peer.rate: must be set");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                        "{rate: 0}}}}"),
+                "methods.s.S/Get.per_peer.rate: expected a number above 0, got '0'");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: "
+                                        "{rate: 1, brust: 2}}}}"),
+                "methods.s.S/Get.per_peer.brust: unknown key");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {rate: 1, "
+                                        "per_pear: {rate: 1}}}}"),
+                "methods.s.S/Get.per_pear: unknown key");
+  ExpectInvalid(Configure<ServerFilter>("ratelimit",
+                                        "{name: ratelimit, methods: {\"s.S/Get\": {per_peer: 5}}}"),
+                "methods.s.S/Get.per_peer: expected a mapping, got '5'");
 }
 
 TEST(FilterConfigureTest, AFilterMistakeNamesTheFileLineAndFullKey) {

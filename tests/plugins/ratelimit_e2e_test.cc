@@ -58,6 +58,17 @@ CallOptions ActingFor(const std::string& user) {
   return options;
 }
 
+// A call over HTTP of `method` ("Echo", "Delay") that a trusted proxy forwards for `client`.
+http_test::RawResponse ForwardedFor(uint16_t port, const std::string& client,
+                                    const std::string& method = "Echo") {
+  http_test::RawHttpClient http(port);
+  EXPECT_TRUE(http.Send(http_test::Request("POST", "/ferry.demo.EchoService/" + method, "{}",
+                                           "Content-Type: application/json\r\n"
+                                           "X-Forwarded-For: " +
+                                               client + "\r\n")));
+  return http.Read().value_or(http_test::RawResponse{});
+}
+
 using RateLimitTest = FilterFixture;
 
 TEST_F(RateLimitTest, MethodBurstIsExhaustedThenRefills) {
@@ -217,6 +228,69 @@ TEST_F(RateLimitTest, AMisspeltFieldFailsItsMethodInsteadOfLimitingNothing) {
   EXPECT_THAT(result.status().message(),
               HasSubstr("per_field.ferry.demo.EchoService/Echo.user_id: the field does not exist "
                         "in ferry.demo.EchoRequest"));
+}
+
+// A public method limited per client address, and that method only: another address has a burst
+// of its own, another method none of this limit.
+TEST_F(RateLimitTest, PerPeerOfAMethodGivesEachClientAddressItsOwnBurstOfThatMethod) {
+  trusted_proxies_ = {"127.0.0.1/32"};
+  StartServer(
+      "[{name: ratelimit, methods: {\"ferry.demo.EchoService/Echo\": "
+      "{per_peer: {rate: 0.001, burst: 2}}}}]");
+  const uint16_t port = server_->port();
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.7").status, 200);
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.7").status, 200);
+  const http_test::RawResponse refused = ForwardedFor(port, "203.0.113.7");
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_THAT(refused.body, AllOf(HasSubstr("rate limit of peer 203.0.113.7 for method "
+                                            "ferry.demo.EchoService/Echo exceeded"),
+                                  HasSubstr("0.001/s, burst 2")));
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.8").status, 200);
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.8").status, 200);
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.8").status, 429);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(ForwardedFor(port, "203.0.113.7", "Delay").status, 200);
+  // Over Ferry's protocol the address is the connection's: every connection of a host shares it.
+  demo::EchoServiceProxy first = NewProxy();
+  ASSERT_TRUE(first.Echo(EchoOf("x")).ok());
+  ASSERT_TRUE(NewProxy().Echo(EchoOf("x")).ok());
+  const Status rejected = first.Echo(EchoOf("x")).status();
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(),
+              HasSubstr("rate limit of peer 127.0.0.1 for method ferry.demo.EchoService/Echo"));
+  EXPECT_TRUE(first.Delay(demo::DelayRequest()).ok());
+}
+
+// An entry's rate and burst stay the method's bucket shared by every address; an address refused
+// its own share takes nothing from it.
+TEST_F(RateLimitTest, PerPeerOfAMethodComesOnTopOfItsSharedBucket) {
+  trusted_proxies_ = {"127.0.0.1/32"};
+  StartServer(
+      "[{name: ratelimit, methods: {\"ferry.demo.EchoService/Echo\": "
+      "{rate: 0.001, burst: 3, per_peer: {rate: 0.001, burst: 2}}}}]");
+  const uint16_t port = server_->port();
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.7").status, 200);
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.7").status, 200);
+  EXPECT_THAT(ForwardedFor(port, "203.0.113.7").body, HasSubstr("rate limit of peer 203.0.113.7"));
+  EXPECT_EQ(ForwardedFor(port, "203.0.113.8").status, 200);  // the shared bucket's last token
+  const http_test::RawResponse refused = ForwardedFor(port, "203.0.113.8");
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_THAT(refused.body, AllOf(HasSubstr("rate limit of method ferry.demo.EchoService/Echo "
+                                            "exceeded"),
+                                  HasSubstr("0.001/s, burst 3")));
+}
+
+// An entry of per_peer alone adds to per_method: a per-address limit never lifts the method's.
+TEST_F(RateLimitTest, PerPeerAloneKeepsTheDefaultPerMethodBucket) {
+  StartServer(
+      "[{name: ratelimit, per_method: {rate: 0.001, burst: 2}, methods: "
+      "{\"ferry.demo.EchoService/Echo\": {per_peer: {rate: 0.001, burst: 5}}}}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  const Status rejected = CallUntilRejected(proxy, 5);
+  EXPECT_EQ(rejected.code(), StatusCode::RESOURCE_EXHAUSTED) << rejected;
+  EXPECT_THAT(rejected.message(),
+              AllOf(HasSubstr("rate limit of method ferry.demo.EchoService/Echo exceeded"),
+                    HasSubstr("burst 2")));
+  EXPECT_EQ(service_.handled(), 2);
 }
 
 }  // namespace
