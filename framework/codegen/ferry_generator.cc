@@ -126,7 +126,7 @@ bool FerryGenerator::Generate(const FileDescriptor* file, const std::string& par
     *error = "protoc-gen-ferry takes no parameters, got \"" + parameter + "\"";
     return false;
   }
-  if (!CheckUnary(*file, error)) return false;
+  if (!CheckUnary(*file, error) || !CheckMethodOptions(*file, error)) return false;
   GenerateHeader(*file, *context);
   GenerateSource(*file, *context);
   GenerateMockHeader(*file, *context);

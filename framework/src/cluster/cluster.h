@@ -47,8 +47,8 @@ class Cluster {
     return counts_calls_ ? stats::CallMeter(&stats::ClientMetricsFor(method), started)
                          : stats::CallMeter();
   }
-  const FaultTolerancePolicy& PolicyFor(const MethodSpec& method) const {
-    return policies_->For(method);
+  const FaultTolerancePolicy& PolicyFor(const MethodSpec& method, bool idempotent) const {
+    return policies_->For(method, idempotent);
   }
   // The whole budget of a call: its own timeout, else the channel's default.
   std::chrono::milliseconds TimeoutOf(const CallOptions& options) const {

@@ -17,11 +17,12 @@ constexpr std::chrono::milliseconds kMinRetryTime{1};
 
 }  // namespace
 
-void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, ProviderPick pick,
-                        std::optional<uint64_t> hash_key, const MethodSpec& method,
-                        const google::protobuf::Message& request, const codec::EncodedBody* body,
-                        google::protobuf::Message* response, const CallOptions& options,
-                        Clock::time_point started, CallDone done, stats::CallMeter meter) {
+void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, bool idempotent,
+                        ProviderPick pick, std::optional<uint64_t> hash_key,
+                        const MethodSpec& method, const google::protobuf::Message& request,
+                        const codec::EncodedBody* body, google::protobuf::Message* response,
+                        const CallOptions& options, Clock::time_point started, CallDone done,
+                        stats::CallMeter meter) {
   // Reused per thread, as DirectChannel's: building it allocates nothing once warm. The
   // timeout is each attempt's own.
   thread_local wire::RpcMeta meta;
@@ -38,7 +39,7 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, Pr
   }
   policy.budget->Deposit();
   auto* call =
-      new ClusterCall(cluster, method, policy, response, cluster.TimeoutOf(options), started,
+      new ClusterCall(cluster, idempotent, policy, response, cluster.TimeoutOf(options), started,
                       hash_key, std::move(encoded), std::move(done), std::move(meter));
   Attempt* completed = nullptr;
   {
@@ -78,13 +79,12 @@ void ClusterCall::CancelByCaller() {
   Deliver();
 }
 
-ClusterCall::ClusterCall(Cluster& cluster, const MethodSpec& method,
-                         const FaultTolerancePolicy& policy, google::protobuf::Message* response,
-                         std::chrono::milliseconds timeout, Clock::time_point now,
-                         std::optional<uint64_t> hash_key, codec::EncodedRequest request,
-                         CallDone done, stats::CallMeter meter)
+ClusterCall::ClusterCall(Cluster& cluster, bool idempotent, const FaultTolerancePolicy& policy,
+                         google::protobuf::Message* response, std::chrono::milliseconds timeout,
+                         Clock::time_point now, std::optional<uint64_t> hash_key,
+                         codec::EncodedRequest request, CallDone done, stats::CallMeter meter)
     : cluster_(cluster),
-      method_(method),
+      idempotent_(idempotent),
       policy_(policy),
       response_(response),
       timeout_(timeout),
@@ -107,7 +107,7 @@ void ClusterCall::SendLocked(ProviderPick pick, Clock::time_point now, Attempt**
   Ref();  // released once the attempt's outcome is processed
   client::ClientConnection& connection = attempt->pick.provider->connection();
   google::protobuf::Message* response = response_;
-  const bool hedged = policy_.Hedges(method_.idempotent);
+  const bool hedged = policy_.Hedges(idempotent_);
   if (hedged) {
     attempt->scratch.reset(response_->New());
     response = attempt->scratch.get();
@@ -175,7 +175,7 @@ ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
   const bool unsent = attempt->request_id == 0 ||
                       (!attempt->maybe_carried_over &&
                        !attempt->pick.provider->connection().ConnectedSince(attempt->link));
-  const AttemptVerdict verdict = JudgeAttempt(attempt->status, method_.idempotent, unsent);
+  const AttemptVerdict verdict = JudgeAttempt(attempt->status, idempotent_, unsent);
   cluster_.providers().Report(attempt->pick, verdict, attempt->started);
   // Let go of once unlocked: a provider the registry dropped closes with its last attempt.
   ProviderPick done_with;

@@ -30,11 +30,13 @@ namespace ferry::cluster {
 // status, and the sender processes it after releasing the mutex.
 class ClusterCall {
  public:
-  // `pick` is the first attempt's provider; `policy` may resend the call (MayRetry()). The
-  // call's one deadline runs from `started`. `body`, when not null, is `request` as the client
-  // filters saw it encoded: every attempt sends those bytes.
-  static void Start(Cluster& cluster, const FaultTolerancePolicy& policy, ProviderPick pick,
-                    std::optional<uint64_t> hash_key, const MethodSpec& method,
+  // `pick` is the first attempt's provider; `policy` may resend the call (MayRetry()), and
+  // `idempotent` (of this call: MethodSpec::IsIdempotent) says whether a request that may have
+  // run may run again or be duplicated. The call's one deadline runs from `started`. `body`,
+  // when not null, is `request` as the client filters saw it encoded: every attempt sends those
+  // bytes.
+  static void Start(Cluster& cluster, const FaultTolerancePolicy& policy, bool idempotent,
+                    ProviderPick pick, std::optional<uint64_t> hash_key, const MethodSpec& method,
                     const google::protobuf::Message& request, const codec::EncodedBody* body,
                     google::protobuf::Message* response, const CallOptions& options,
                     std::chrono::steady_clock::time_point started, CallDone done,
@@ -66,7 +68,7 @@ class ClusterCall {
     Status status;
   };
 
-  ClusterCall(Cluster& cluster, const MethodSpec& method, const FaultTolerancePolicy& policy,
+  ClusterCall(Cluster& cluster, bool idempotent, const FaultTolerancePolicy& policy,
               google::protobuf::Message* response, std::chrono::milliseconds timeout,
               Clock::time_point now, std::optional<uint64_t> hash_key,
               codec::EncodedRequest request, CallDone done, stats::CallMeter meter);
@@ -97,7 +99,8 @@ class ClusterCall {
   void Deliver();
 
   Cluster& cluster_;
-  const MethodSpec method_;
+  // Of the call, not of its method: the request's idempotency key may decide it.
+  const bool idempotent_;
   const FaultTolerancePolicy& policy_;
   google::protobuf::Message* const response_;
   const std::chrono::milliseconds timeout_;

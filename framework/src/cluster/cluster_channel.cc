@@ -98,10 +98,13 @@ void ClusterChannel::Dispatch(const MethodSpec& method, const google::protobuf::
     }
     return fail(Status(StatusCode::UNAVAILABLE, reason));
   }
-  const FaultTolerancePolicy& policy = cluster_->PolicyFor(method);
+  // Decided per call, not per method: with an idempotency key, the request says (every proxy
+  // form, and callers of CallMethod alike, come through here).
+  const bool idempotent = method.IsIdempotent(request);
+  const FaultTolerancePolicy& policy = cluster_->PolicyFor(method, idempotent);
   if (policy.MayRetry()) {
-    ClusterCall::Start(*cluster_, policy, std::move(pick), hash_key, method, request, body,
-                       response, options, started, std::move(done), std::move(meter));
+    ClusterCall::Start(*cluster_, policy, idempotent, std::move(pick), hash_key, method, request,
+                       body, response, options, started, std::move(done), std::move(meter));
   } else {
     SendSingleAttempt(*cluster_, std::move(pick), method, request, body, response,
                       std::forward<Options>(options), started, std::move(done), std::move(meter));

@@ -81,11 +81,12 @@ Status MethodPolicies::Create(const ClusterOptions& options, std::unique_ptr<Met
   return Status::Ok();
 }
 
-const FaultTolerancePolicy& MethodPolicies::ForOverridden(const MethodSpec& method) const {
+const FaultTolerancePolicy& MethodPolicies::ForOverridden(const MethodSpec& method,
+                                                          bool idempotent) const {
   for (const Override& entry : methods_) {
-    if (entry.method == method.method) return method.idempotent ? entry.idempotent : entry.policy;
+    if (entry.method == method.method) return idempotent ? entry.idempotent : entry.policy;
   }
-  return method.idempotent ? service_idempotent_ : service_;
+  return idempotent ? service_idempotent_ : service_;
 }
 
 }  // namespace ferry::cluster

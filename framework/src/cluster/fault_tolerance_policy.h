@@ -33,22 +33,23 @@ struct FaultTolerancePolicy {
 };
 
 // The policy of every method of one service: `fault_tolerance`, unless the method has an entry
-// under `methods.<Method>.fault_tolerance`. A mode left empty resolves per method: failover for
+// under `methods.<Method>.fault_tolerance`. A mode left empty resolves per call: failover for
 // idempotent ones, failfast for the rest. Each entry has its own retry budget.
 class MethodPolicies {
  public:
   // INVALID_ARGUMENT naming the offending key and value.
   static Status Create(const ClusterOptions& options, std::unique_ptr<MethodPolicies>* out);
 
-  // Inline for the usual service without per-method policies.
-  const FaultTolerancePolicy& For(const MethodSpec& method) const {
-    if (!methods_.empty()) return ForOverridden(method);
-    return method.idempotent ? service_idempotent_ : service_;
+  // `idempotent`: of the call (MethodSpec::IsIdempotent), which an idempotency key decides per
+  // call. Inline for the usual service without per-method policies.
+  const FaultTolerancePolicy& For(const MethodSpec& method, bool idempotent) const {
+    if (!methods_.empty()) return ForOverridden(method, idempotent);
+    return idempotent ? service_idempotent_ : service_;
   }
 
  private:
   MethodPolicies() = default;
-  const FaultTolerancePolicy& ForOverridden(const MethodSpec& method) const;
+  const FaultTolerancePolicy& ForOverridden(const MethodSpec& method, bool idempotent) const;
 
   std::vector<std::unique_ptr<RetryBudget>> budgets_;
   FaultTolerancePolicy service_;

@@ -16,10 +16,11 @@ struct FaultToleranceOptions {
   // or when the attempt certainly did not run (connect failure, OVERLOADED, DRAINING). backup:
   // idempotent methods also get a second attempt on another provider after `backup_delay`
   // without an answer; the first answer wins and the other is cancelled.
-  // Empty (the default): failover for methods marked (ferry.idempotent), failfast for the
-  // rest. An idempotent method is safe to run twice, so one provider dying or restarting under
-  // it should not fail the caller; a second attempt on another provider costs at most one more
-  // request, and the retry budget below caps that cost when a whole cluster is sick.
+  // Empty (the default): failover for methods marked (ferry.idempotent) and for calls whose
+  // (ferry.idempotency_key) field is set, failfast for the rest. An idempotent method is safe to
+  // run twice, so one provider dying or restarting under it should not fail the caller; a second
+  // attempt on another provider costs at most one more request, and the retry budget below caps
+  // that cost when a whole cluster is sick.
   std::string mode;           // mode
   uint32_t max_attempts = 2;  // max_attempts (first try included)
   // Retries (failover and backup attempts) may be at most this fraction of calls, plus
