@@ -26,27 +26,39 @@ struct LikeConfig : storage::BackendConfig {
   // committed it; Redis is not written).
   std::string write_mode = "redis-first";
 
+  // partitions (redis+mariadb): how many partitions (hash slots, each with its change stream
+  // and one owner) the Redis keys are laid out in; recorded in the database on first start
+  // and never changed afterwards. Embedded has one.
+  uint32_t partitions = 64;
+
   uint32_t default_buckets = 4;     // buckets.default
   std::map<int64_t, uint32_t> hot;  // buckets.hot: {content_id: buckets}
-  // buckets.raise_above_writes_per_s: a content written more often than this within a second
+  // buckets.raise_above_writes_per_s: a content changed more often than this within a second
   // on one provider gets twice its buckets, up to buckets.max (0: never raised at run time;
-  // redis-first and embedded).
+  // redis-first and embedded). Repeats and replays do not count.
   int64_t raise_above_writes_per_s = 5000;
-  uint32_t max_buckets = 64;      // buckets.max
-  int64_t count_cache_ms = 1000;  // count_cache_ms: staleness of GetCounts, 0 to 2000
+  uint32_t max_buckets = 64;            // buckets.max
+  int64_t count_cache_ms = 1000;           // count_cache_ms: staleness of GetCounts, 0 to 2000
+  uint32_t count_cache_entries = 1 << 20;  // count_cache_entries
+  int64_t empty_cache_ms = 10000;          // empty_cache_ms: a content nobody liked, remembered
 
-  uint32_t writer_threads = 2;          // event_writer.threads; 0: another provider persists
-  uint32_t writer_batch = 256;          // event_writer.batch
-  int64_t writer_interval_ms = 5;       // event_writer.interval_ms (when idle)
-  int64_t writer_sweep_ms = 1000;       // event_writer.sweep_ms
-  int64_t writer_claim_idle_ms = 5000;  // event_writer.claim_idle_ms
-  int64_t writer_max_deliveries = 5;    // event_writer.max_deliveries, then dead-lettered
+  uint32_t writer_threads = 2;           // event_writer.threads; 0: other providers persist
+  uint32_t writer_batch = 256;           // event_writer.batch: entries per partition and step
+  int64_t writer_interval_ms = 5;        // event_writer.interval_ms (when idle)
+  int64_t writer_lease_ms = 3000;        // event_writer.lease_ms: a dead writer's partitions wait
+  int64_t writer_max_failures = 3;       // event_writer.max_failures, then dead-lettered
+  int64_t writer_max_backlog = 200000;   // event_writer.max_backlog: per partition, then refused
 
-  int64_t reconcile_interval_ms = 0;       // reconciler.interval_ms; 0: only on request
-  bool reconcile_repair = false;           // reconciler.repair: the job repairs what it finds
-  int64_t outbox_retention_ms = 86400000;  // outbox.retention_ms
-  // request_ids.ttl_ms: how long a SetLike's request id is remembered, so that the same id
-  // again answers its first result (0: not remembered; retries still cannot toggle).
+  int64_t tombstone_redis_keep_ms = 3600000;           // tombstones.redis_keep_ms
+  int64_t tombstone_database_keep_ms = 7LL * 86400000;  // tombstones.database_keep_ms
+  int64_t feed_retention_ms = 86400000;                 // feed.retention_ms
+  int64_t generation_check_ms = 1000;                   // redis_generation.check_ms
+
+  int64_t reconcile_interval_ms = 0;  // reconciler.interval_ms; 0: only on request
+  bool reconcile_repair = false;      // reconciler.repair: the job repairs what it finds
+  uint32_t reconcile_contents = 100;  // reconciler.contents_per_run
+  // request_ids.ttl_ms: how long a SetLike's request id is remembered at least, so that the
+  // same id again answers its first result (0: not remembered; retries still cannot toggle).
   int64_t request_ttl_ms = 120000;
 };
 

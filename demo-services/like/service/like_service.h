@@ -34,8 +34,16 @@ class LikeServiceImpl final : public LikeServiceBase {
                    ListLikedResponse* response) override;
   Status Reconcile(ServerContext& context, const ReconcileRequest& request,
                    ReconcileResponse* response) override;
+  Status RedriveDeadLetters(ServerContext& context, const RedriveDeadLettersRequest& request,
+                            RedriveDeadLettersResponse* response) override;
+  Status ListChanges(ServerContext& context, const ListChangesRequest& request,
+                     ListChangesResponse* response) override;
+  Status DeleteUser(ServerContext& context, const DeleteUserRequest& request,
+                    DeleteUserResponse* response) override;
 
  private:
+  // Notes a real change for the hot detector (repeats and replays do not make content hot).
+  void NoteChange(int64_t content_id, const SetLikeResult& result);
   // SetLike once the request is checked and its user known.
   Status Apply(const SetLikeRequest& request, const std::string& user, SetLikeResponse* response);
   // The answer to a SetLike that changed (or found) `result`; false, with nothing set, when

@@ -1,30 +1,119 @@
 #include "service/outbox_relay.h"
 
+#include <hiredis.h>
+
+#include <chrono>
+
+#include "storage/redis_like_scripts.h"
+
 namespace ferry::like {
+
+using storage::ErrorReplyStatus;
+using storage::RedisReplyPtr;
+
+namespace {
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+OutboxRelay::OutboxRelay(LikeDatabase* database, RedisLikeStore* cache, RedisPartitionLog* log,
+                         std::string holder, uint32_t batch, int64_t lease_ms)
+    : database_(database), cache_(cache), batch_(batch) {
+  if (log != nullptr) {
+    leases_ = std::make_unique<PartitionLeases>(log, &cache->pool(), std::move(holder), lease_ms);
+  }
+}
+
+std::vector<uint32_t> OutboxRelay::Owned() const {
+  if (!leases_) {
+    std::vector<uint32_t> all(database_->partitions());
+    for (uint32_t p = 0; p < all.size(); ++p) all[p] = p;
+    return all;
+  }
+  return std::vector<uint32_t>(leases_->held().begin(), leases_->held().end());
+}
+
+Status OutboxRelay::RelayPartition(uint32_t partition, size_t* relayed) {
+  *relayed = 0;
+  std::vector<LikeEvent> changes;
+  if (Status s = database_->ReadOutbox(partition, batch_, &changes); !s.ok()) return s;
+  if (changes.empty()) return Status::Ok();
+  if (cache_ != nullptr) {
+    std::vector<storage::RedisScriptSet::Call> calls;
+    for (const LikeEvent& c : changes) {
+      const BucketKeys keys = cache_->KeysOf(c.content_id, c.bucket);
+      const PartitionKeys p = keys.partition_keys();
+      calls.push_back({.index = kApplyChange,
+                       .keys = {keys.members, keys.count, keys.versions, keys.ready,
+                                p.generation, p.tombstones},
+                       .args = {c.user_id, c.liked ? "1" : "0", std::to_string(c.version),
+                                TombstoneMember(c.content_id, c.bucket, c.user_id), "newer"}});
+    }
+    for (int attempt = 0;; ++attempt) {
+      std::vector<RedisReplyPtr> replies;
+      if (Status s = cache_->scripts().EvalPipeline(calls, &replies); !s.ok()) return s;
+      bool no_generation = false;
+      for (const RedisReplyPtr& r : replies) {
+        if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EVALSHA apply_change", r.get());
+        no_generation = no_generation || (r->type == REDIS_REPLY_INTEGER && r->integer == -6);
+      }
+      // Applied, older than what the bucket holds, or not loaded (its load reads the record,
+      // which has the change): each row is done with.
+      if (!no_generation) break;
+      if (attempt > 0) return Status(StatusCode::UNAVAILABLE, "Redis lost its generation keys");
+      if (Status s = cache_->CheckGeneration(); !s.ok()) return s;
+    }
+  }
+  if (Status s = database_->RelayDone(partition, changes); !s.ok()) return s;
+  *relayed = changes.size();
+  return Status::Ok();
+}
 
 Status OutboxRelay::Step(size_t* relayed) {
   *relayed = 0;
-  std::vector<LikeEvent> changes;
-  if (Status s = database_->ReadOutbox(batch_, &changes); !s.ok()) return s;
-  std::vector<LikeEvent> done;
-  Status failure;
-  for (const LikeEvent& change : changes) {
-    // Stops at the first failure: later rows of the same pair wait for the earlier one.
-    failure = cache_->ApplyChange(change);
-    if (!failure.ok()) break;
-    done.push_back(change);
+  if (leases_) {
+    const int64_t now = SteadyMs();
+    if (now >= next_lease_ms_) {
+      next_lease_ms_ = now + std::max<int64_t>(leases_->ttl_ms() / 3, 1);
+      std::vector<uint32_t> gained;
+      std::vector<uint32_t> lost;
+      if (Status s = leases_->Keep(false, &gained, &lost); !s.ok()) return s;
+    }
   }
-  Status deleted = database_->DeleteOutbox(done);
-  *relayed = done.size();
-  return !failure.ok() ? failure : deleted;
+  Status first_failure;
+  for (uint32_t p : Owned()) {
+    size_t n = 0;
+    Status s = RelayPartition(p, &n);
+    if (!s.ok() && first_failure.ok()) first_failure = s;
+    *relayed += n;
+  }
+  return first_failure;
 }
 
 Status OutboxRelay::Drain() {
+  if (leases_) {
+    std::vector<uint32_t> gained;
+    std::vector<uint32_t> lost;
+    if (Status s = leases_->Keep(true, &gained, &lost); !s.ok()) return s;
+    next_lease_ms_ = SteadyMs() + std::max<int64_t>(leases_->ttl_ms() / 3, 1);
+  }
+  Status result;
   while (true) {
     size_t relayed = 0;
-    if (Status s = Step(&relayed); !s.ok()) return s;
-    if (relayed == 0) return Status::Ok();
+    result = Step(&relayed);
+    if (!result.ok() || relayed == 0) break;
   }
+  Stop();
+  return result;
+}
+
+void OutboxRelay::Stop() {
+  if (leases_) leases_->ReleaseAll();
 }
 
 }  // namespace ferry::like

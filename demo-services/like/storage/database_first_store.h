@@ -8,7 +8,8 @@ namespace ferry::like {
 // redis+mariadb, database-first: a change is confirmed once MariaDB committed it (state,
 // version, count row and outbox row in one transaction), so Redis failing loses no confirmed
 // like. The outbox relay then brings each change into the Redis buckets, which serve the
-// counts; the user's own state is read from the database, where the write went.
+// counts (a content Redis does not hold is loaded on its first read); the user's own state is
+// read from the database, where the write went.
 class DatabaseFirstStore final : public LikeStore {
  public:
   DatabaseFirstStore(SqlLikeStore* database, RedisLikeStore* cache)
@@ -18,8 +19,8 @@ class DatabaseFirstStore final : public LikeStore {
                  const std::string& request_id, SetLikeResult* out) override {
     return database_->SetLike(content_id, user_id, liked, request_id, out);
   }
-  Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override {
-    return cache_->BucketCounts(content_id, out);
+  Status Counts(std::span<const int64_t> content_ids, std::vector<ContentCounts>* out) override {
+    return cache_->Counts(content_ids, out);
   }
   Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                   std::vector<bool>* out) override {

@@ -9,6 +9,7 @@
 #include "ferry/storage/mariadb_connection.h"
 #include "ferry/storage/sql_placeholders.h"
 #include "ferry/storage/sqlite_connection.h"
+#include "storage/like_partition_rows.h"
 #include "storage/like_schema.h"
 
 namespace ferry::like {
@@ -22,12 +23,6 @@ using storage::SqlRow;
 using storage::SqlValue;
 
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The bucket a pair's row names: where its like was counted. A like counts in (and moves the
 // row to) the user's bucket now; an unlike or a repeat leaves the row where it was counted, so
@@ -102,14 +97,18 @@ Status LockRows(SqlConnection& c, std::span<const PairKey> pairs, std::map<PairK
 }
 
 // One pair's events, ascending by version, applied to its row: each only if newer than what
-// the row holds by then, its count moves added to *deltas. The same outcome as applying them
-// one by one, in any order (CountedBucket). True if the row changed.
-bool ApplyToPair(std::span<const LikeEvent* const> events, PairRow* row, CountDeltas* deltas,
-                 int* applied, int* changed) {
+// the row holds by then, its count moves added to *deltas, and appended to *applied_events.
+// The same outcome as applying them one by one, in any order (CountedBucket). A pair without a
+// row takes no event older than `horizon_version`: its tombstone may have been trimmed. True
+// if the row changed.
+bool ApplyToPair(std::span<const LikeEvent* const> events, int64_t horizon_version, PairRow* row,
+                 CountDeltas* deltas, std::vector<const LikeEvent*>* applied_events,
+                 int* changed) {
   bool dirty = false;
   for (const LikeEvent* e : events) {
     if (row->exists && row->version >= e->version) continue;  // stale or repeated
-    ++*applied;
+    if (!row->exists && e->version < horizon_version) continue;
+    applied_events->push_back(e);
     const bool flips = row->liked != e->liked;
     row->bucket = CountedBucket(row->exists, flips, e->liked, e->bucket, row->bucket);
     if (flips) {
@@ -179,7 +178,86 @@ Status AddToCounts(SqlConnection& c, const CountDeltas& deltas) {
   return flush();
 }
 
+// `events` applied in the open transaction, as LikeDatabase::ApplyBatch describes; those that
+// advanced their row in *applied_events (by pair, ascending version).
+Status ApplyEvents(SqlConnection& c, std::span<const LikeEvent* const> events,
+                   int64_t horizon_version, std::vector<const LikeEvent*>* applied_events,
+                   int* changed) {
+  std::vector<const LikeEvent*> sorted(events.begin(), events.end());
+  std::sort(sorted.begin(), sorted.end(), [](const LikeEvent* a, const LikeEvent* b) {
+    return std::tie(a->content_id, a->user_id, a->version) <
+           std::tie(b->content_id, b->user_id, b->version);
+  });
+  // Each pair's events: sorted[starts[i]] up to sorted[starts[i + 1]].
+  std::vector<PairKey> pairs;
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i]->content_id != sorted[i - 1]->content_id ||
+        sorted[i]->user_id != sorted[i - 1]->user_id) {
+      pairs.emplace_back(sorted[i]->content_id, sorted[i]->user_id);
+      starts.push_back(i);
+    }
+  }
+  starts.push_back(sorted.size());
+  applied_events->clear();
+  *changed = 0;
+  std::map<PairKey, PairRow> rows;
+  if (Status s = LockRows(c, pairs, &rows); !s.ok()) return s;
+  CountDeltas deltas;
+  std::vector<std::pair<const PairKey*, PairRow>> found;
+  std::vector<std::pair<const PairKey*, PairRow>> added;
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    PairRow row = rows[pairs[p]];
+    const bool existed = row.exists;
+    const auto pair_events = std::span(sorted).subspan(starts[p], starts[p + 1] - starts[p]);
+    if (ApplyToPair(pair_events, horizon_version, &row, &deltas, applied_events, changed)) {
+      (existed ? found : added).emplace_back(&pairs[p], row);
+    }
+  }
+  if (Status s = WriteRows(c, found, true); !s.ok()) return s;
+  if (Status s = WriteRows(c, added, false); !s.ok()) return s;
+  return AddToCounts(c, deltas);
+}
+
+// Columns added to tables of an earlier version, which SQLite's ALTER TABLE cannot add "if
+// not exists".
+Status AddMissingSqliteColumns(SqlConnection& c) {
+  const std::pair<const char*, const char*> added[] = {
+      {"like_outbox", "part INTEGER NOT NULL DEFAULT 0"},
+      {"like_dead_letter", "redrives INTEGER NOT NULL DEFAULT 0"},
+      {"like_dead_letter", "created_ms INTEGER NOT NULL DEFAULT 0"}};
+  for (const auto& [table, column] : added) {
+    std::vector<SqlRow> columns;
+    if (Status s = c.Query(std::string("SELECT name FROM pragma_table_info('") + table + "')", {},
+                           &columns);
+        !s.ok()) {
+      return s;
+    }
+    if (columns.empty()) continue;  // a new database: the schema makes the table whole
+    const std::string name = std::string(column).substr(0, std::string(column).find(' '));
+    bool present = false;
+    for (const SqlRow& row : columns) present = present || AsText(row[0]) == name;
+    if (present) continue;
+    if (Status s = c.ExecuteScript(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status AddDeadLetter(SqlConnection& c, const DeadLetter& d, int64_t now_ms) {
+  const LikeEvent& e = d.event;
+  Status s = c.Execute(
+      "INSERT INTO like_dead_letter (stream, entry_id, content_id, user_id, liked, version, "
+      "bucket, reason, redrives, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      {e.stream, e.entry_id, e.content_id, e.user_id, int64_t{e.liked ? 1 : 0}, e.version,
+       int64_t{e.bucket}, d.reason.substr(0, 1000), e.redrives, now_ms});
+  // Kept before (the same entry read again after a takeover): kept once.
+  return s.code() == StatusCode::ALREADY_EXISTS ? Status::Ok() : s;
+}
 
 std::unique_ptr<storage::SqlConnectionPool> SqliteLikePool(const std::string& path,
                                                            uint32_t connections) {
@@ -207,62 +285,88 @@ std::unique_ptr<storage::SqlConnectionPool> MariaDbLikePool(storage::MariaDbOpti
 Status LikeDatabase::Initialize() {
   std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
   if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
-  return lease->Check((*lease)->ExecuteScript(LikeSchema((*lease)->dialect())));
-}
-
-Status LikeDatabase::Apply(const LikeEvent& event, bool* applied, bool* changed) {
-  int applied_count = 0;
-  int changed_count = 0;
-  Status s = ApplyBatch({event}, &applied_count, &changed_count);
-  *applied = applied_count > 0;
-  *changed = changed_count > 0;
-  return s;
-}
-
-Status LikeDatabase::ApplyBatch(const std::vector<LikeEvent>& events, int* applied, int* changed) {
-  std::vector<const LikeEvent*> sorted;
-  sorted.reserve(events.size());
-  for (const LikeEvent& e : events) sorted.push_back(&e);
-  std::sort(sorted.begin(), sorted.end(), [](const LikeEvent* a, const LikeEvent* b) {
-    return std::tie(a->content_id, a->user_id, a->version) <
-           std::tie(b->content_id, b->user_id, b->version);
-  });
-  // Each pair's events: sorted[starts[i]] up to sorted[starts[i + 1]].
-  std::vector<PairKey> pairs;
-  std::vector<size_t> starts;
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    if (i == 0 || sorted[i]->content_id != sorted[i - 1]->content_id ||
-        sorted[i]->user_id != sorted[i - 1]->user_id) {
-      pairs.emplace_back(sorted[i]->content_id, sorted[i]->user_id);
-      starts.push_back(i);
-    }
+  SqlConnection& c = **lease;
+  if (c.dialect() == SqlDialect::kSqlite) {
+    // SQLite has no ADD COLUMN IF NOT EXISTS: tables an earlier version made get theirs here.
+    if (Status s = lease->Check(AddMissingSqliteColumns(c)); !s.ok()) return s;
   }
-  starts.push_back(sorted.size());
+  if (Status s = lease->Check(c.ExecuteScript(LikeSchema(c.dialect()))); !s.ok()) return s;
+  lease.reset();
+  return RecordPartitions();
+}
+
+Status LikeDatabase::ApplyBatch(const std::vector<LikeEvent>& events, int* applied, int* changed,
+                                int64_t horizon_version) {
+  std::vector<const LikeEvent*> pointers;
+  pointers.reserve(events.size());
+  for (const LikeEvent& e : events) pointers.push_back(&e);
   return pool_->InTransaction([&](SqlConnection& c) {
-    *applied = 0;
-    *changed = 0;
-    std::map<PairKey, PairRow> rows;
-    if (Status s = LockRows(c, pairs, &rows); !s.ok()) return s;
-    CountDeltas deltas;
-    std::vector<std::pair<const PairKey*, PairRow>> found;
-    std::vector<std::pair<const PairKey*, PairRow>> added;
-    for (size_t p = 0; p < pairs.size(); ++p) {
-      PairRow row = rows[pairs[p]];
-      const bool existed = row.exists;
-      const auto events = std::span(sorted).subspan(starts[p], starts[p + 1] - starts[p]);
-      if (ApplyToPair(events, &row, &deltas, applied, changed)) {
-        (existed ? found : added).emplace_back(&pairs[p], row);
+    std::vector<const LikeEvent*> applied_events;
+    Status s = ApplyEvents(c, pointers, horizon_version, &applied_events, changed);
+    *applied = static_cast<int>(applied_events.size());
+    return s;
+  });
+}
+
+Status LikeDatabase::ApplyPartitions(const std::vector<PartitionBatch>& batches,
+                                     int64_t horizon_version,
+                                     std::map<uint32_t, PartitionCheckpoint>* after) {
+  std::vector<const PartitionBatch*> ordered;
+  std::vector<const LikeEvent*> events;
+  for (const PartitionBatch& b : batches) {
+    ordered.push_back(&b);
+    for (const LikeEvent& e : b.events) events.push_back(&e);
+  }
+  // Partition rows are locked in one order by every writer.
+  std::sort(ordered.begin(), ordered.end(),
+            [](const PartitionBatch* a, const PartitionBatch* b) { return a->partition < b->partition; });
+  return pool_->InTransaction([&](SqlConnection& c) {
+    after->clear();
+    std::map<uint32_t, PartitionCheckpoint> checkpoints;
+    for (const PartitionBatch* b : ordered) {
+      PartitionCheckpoint current;
+      if (Status s = LockPartition(c, b->partition, &current); !s.ok()) return s;
+      if (!(current == b->from)) {
+        return Status(StatusCode::FAILED_PRECONDITION,
+                      "partition " + std::to_string(b->partition) + " moved to " +
+                          current.last_id + " (generation " + std::to_string(current.generation) +
+                          ") while its writer read from " + b->from.last_id +
+                          ": another writer holds it");
       }
+      checkpoints[b->partition] = current;
     }
-    if (Status s = WriteRows(c, found, true); !s.ok()) return s;
-    if (Status s = WriteRows(c, added, false); !s.ok()) return s;
-    return AddToCounts(c, deltas);
+    std::vector<const LikeEvent*> applied;
+    int changed = 0;
+    if (Status s = ApplyEvents(c, events, horizon_version, &applied, &changed); !s.ok()) return s;
+    // The feed in stream order: each event's place in its batch.
+    std::map<const LikeEvent*, size_t> applied_set;
+    for (const LikeEvent* e : applied) applied_set.emplace(e, 0);
+    const int64_t now_ms = LikeWallMs();
+    for (const PartitionBatch* b : ordered) {
+      std::vector<const LikeEvent*> feed;
+      for (const LikeEvent& e : b->events) {
+        if (applied_set.count(&e) != 0) feed.push_back(&e);
+      }
+      PartitionCheckpoint& cp = checkpoints[b->partition];
+      if (Status s = AppendToFeed(c, b->partition, cp.feed_seq + 1, feed, now_ms); !s.ok()) {
+        return s;
+      }
+      for (const DeadLetter& d : b->dead) {
+        if (Status s = AddDeadLetter(c, d, now_ms); !s.ok()) return s;
+      }
+      cp = {.generation = b->generation,
+            .last_id = b->last_id,
+            .feed_seq = cp.feed_seq + static_cast<int64_t>(feed.size())};
+      if (Status s = SavePartition(c, b->partition, cp); !s.ok()) return s;
+    }
+    *after = std::move(checkpoints);
+    return Status::Ok();
   });
 }
 
 Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uint32_t bucket,
-                             bool liked, const std::string& request_id, int64_t now_us,
-                             SetLikeResult* out) {
+                             uint32_t partition, bool liked, const std::string& request_id,
+                             int64_t now_us, SetLikeResult* out) {
   return pool_->InTransaction([&](SqlConnection& c) {
     *out = SetLikeResult{.bucket = bucket};
     const PairKey key{content_id, user_id};
@@ -291,7 +395,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
               "INSERT INTO like_request (content_id, user_id, request_id, liked, changed, "
               "created_ms) VALUES (?, ?, ?, ?, ?, ?)",
               {content_id, user_id, request_id, int64_t{liked ? 1 : 0},
-               int64_t{was_liked != liked ? 1 : 0}, WallMs()});
+               int64_t{was_liked != liked ? 1 : 0}, LikeWallMs()});
           !s.ok()) {
         return s;
       }
@@ -306,10 +410,10 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
       if (Status s = WriteRows(c, {{&key, now}}, row.exists); !s.ok()) return s;
       if (Status s = AddToCounts(c, {{{content_id, counted}, liked ? 1 : -1}}); !s.ok()) return s;
       if (Status s = c.Execute(
-              "INSERT INTO like_outbox (content_id, user_id, liked, version, bucket, created_ms) "
-              "VALUES (?, ?, ?, ?, ?, ?)",
-              {content_id, user_id, int64_t{liked ? 1 : 0}, out->version, int64_t{bucket},
-               WallMs()});
+              "INSERT INTO like_outbox (part, content_id, user_id, liked, version, bucket, "
+              "created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+              {int64_t{partition}, content_id, user_id, int64_t{liked ? 1 : 0}, out->version,
+               int64_t{bucket}, LikeWallMs()});
           !s.ok()) {
         return s;
       }
@@ -318,46 +422,78 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
   });
 }
 
-Status LikeDatabase::RepairCounts(int64_t content_id, const BucketLayout& layout, bool* changed) {
+Status LikeDatabase::RepairCounts(int64_t content_id, uint32_t buckets, bool* changed) {
   return pool_->InTransaction([&](SqlConnection& c) {
+    // The count rows first, each made (at 0) if missing and locked: a change that has not
+    // moved its count row yet waits for this transaction and then moves it on top of the
+    // repaired value, one that has is committed and in the read below.
+    std::vector<SqlValue> touch;
+    for (uint32_t b = 0; b < buckets; ++b) touch.insert(touch.end(), {content_id, int64_t{b}, int64_t{0}});
+    if (buckets > 0) {
+      if (Status s = c.Execute(AddToCountsSql(c.dialect(), buckets), touch); !s.ok()) return s;
+    }
     std::vector<SqlRow> rows;
-    if (Status s = c.Query("SELECT user_id, liked, bucket FROM like_state WHERE content_id = ?",
-                           {content_id}, &rows);
-        !s.ok()) {
-      return s;
-    }
-    std::map<int64_t, int64_t> want;
-    for (const SqlRow& row : rows) {
-      const std::string user = AsText(row[0]);
-      const int64_t bucket = layout.BucketOf(content_id, user);
-      if (AsInt(row[1]) != 0) ++want[bucket];
-      if (AsInt(row[2]) != bucket) {
-        if (Status s =
-                c.Execute("UPDATE like_state SET bucket = ? WHERE content_id = ? AND user_id = ?",
-                          {bucket, content_id, user});
-            !s.ok()) {
-          return s;
-        }
-      }
-    }
-    rows.clear();
-    if (Status s = c.Query("SELECT bucket, count FROM like_count WHERE content_id = ?",
+    if (Status s = c.Query(std::string("SELECT bucket, count FROM like_count WHERE content_id = ?") +
+                               (c.dialect() == SqlDialect::kMariaDb ? " FOR UPDATE" : ""),
                            {content_id}, &rows);
         !s.ok()) {
       return s;
     }
     std::map<int64_t, int64_t> have;
     for (const SqlRow& row : rows) have[AsInt(row[0])] = AsInt(row[1]);
-    std::erase_if(want, [](const auto& entry) { return entry.second == 0; });
-    std::erase_if(have, [](const auto& entry) { return entry.second == 0; });
-    *changed = want != have;
-    if (!*changed) return Status::Ok();
-    if (Status s = c.Execute("DELETE FROM like_count WHERE content_id = ?", {content_id});
+    // Not a locking read: a change waiting for the count rows holds its detail row, and is
+    // not committed, so it is neither here nor in `have`.
+    rows.clear();
+    if (Status s = c.Query("SELECT bucket, COUNT(*) FROM like_state WHERE content_id = ? AND "
+                           "liked = 1 GROUP BY bucket",
+                           {content_id}, &rows);
         !s.ok()) {
       return s;
     }
-    for (const auto& [bucket, count] : want) {
-      if (Status s = c.Execute(AddToCountsSql(c.dialect(), 1), {content_id, bucket, count});
+    std::map<int64_t, int64_t> want;
+    for (const SqlRow& row : rows) want[AsInt(row[0])] = AsInt(row[1]);
+    CountDeltas deltas;
+    for (const auto& [bucket, count] : want) deltas[{content_id, bucket}] += count;
+    for (const auto& [bucket, count] : have) deltas[{content_id, bucket}] -= count;
+    std::erase_if(deltas, [](const auto& entry) { return entry.second == 0; });
+    *changed = !deltas.empty();
+    return AddToCounts(c, deltas);
+  });
+}
+
+Status LikeDatabase::RecordPartitions() {
+  return pool_->InTransaction([&](SqlConnection& c) {
+    std::vector<SqlRow> rows;
+    if (Status s = c.Query("SELECT value FROM like_meta WHERE name = 'partitions'", {}, &rows);
+        !s.ok()) {
+      return s;
+    }
+    if (!rows.empty() && AsText(rows[0][0]) != std::to_string(partitions_)) {
+      return Status(StatusCode::FAILED_PRECONDITION,
+                    "the like database was laid out for " + AsText(rows[0][0]) +
+                        " partitions, this provider's configuration says " +
+                        std::to_string(partitions_) +
+                        " (service.partitions must stay what it was when the data was made)");
+    }
+    if (rows.empty()) {
+      if (Status s = c.Execute("INSERT INTO like_meta (name, value) VALUES ('partitions', ?)",
+                               {std::to_string(partitions_)});
+          !s.ok()) {
+        return s;
+      }
+    }
+    const std::string insert = c.dialect() == SqlDialect::kSqlite
+                                   ? "INSERT OR IGNORE INTO like_partition "
+                                   : "INSERT IGNORE INTO like_partition ";
+    for (uint32_t from = 0; from < partitions_; from += 256) {
+      const uint32_t n = std::min<uint32_t>(256, partitions_ - from);
+      std::vector<SqlValue> params;
+      for (uint32_t p = from; p < from + n; ++p) {
+        params.insert(params.end(), {int64_t{p}, int64_t{0}, std::string("0-0"), int64_t{0}});
+      }
+      if (Status s = c.Execute(insert + "(part, generation, last_id, feed_seq) VALUES " +
+                                   SqlPlaceholders(n, 4),
+                               params);
           !s.ok()) {
         return s;
       }
@@ -365,4 +501,5 @@ Status LikeDatabase::RepairCounts(int64_t content_id, const BucketLayout& layout
     return Status::Ok();
   });
 }
+
 }  // namespace ferry::like

@@ -13,15 +13,29 @@ namespace ferry::like {
 struct SetLikeResult {
   bool changed = false;      // false: the state already was the one asked for; nothing moved
   int64_t version = 0;       // the pair's version after the call (0: never changed)
-  uint32_t bucket = 0;       // the user's bucket of the content
+  uint32_t layout = 0;       // the content's bucket count the call was made in
+  uint32_t bucket = 0;       // the user's bucket of the content in that layout
   int64_t bucket_count = 0;  // that bucket's count after the call
   // The request id was seen before: `changed` is that call's answer and nothing moved now.
   bool replayed = false;
 };
 
+// A content's count: per bucket of its layout, or (layout 0) only the total, in buckets[0].
+struct ContentCounts {
+  uint32_t layout = 0;
+  std::vector<int64_t> buckets;
+
+  int64_t total() const {
+    int64_t sum = 0;
+    for (int64_t n : buckets) sum += n;
+    return sum;
+  }
+};
+
 // The live state of likes: who likes what, and per-bucket counts that move only when a state
-// really changes. Implemented over SQLite (embedded: the database is the state) and over Redis
-// (redis+mariadb: Redis is the state, a stream carries each change to the database).
+// really changes. Implemented over SQL (embedded and database-first: the database is the
+// state) and over Redis (redis-first: Redis is the state, a stream carries each change to the
+// database).
 class LikeStore {
  public:
   virtual ~LikeStore() = default;
@@ -34,8 +48,9 @@ class LikeStore {
   // it is INVALID_ARGUMENT.
   virtual Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
                          const std::string& request_id, SetLikeResult* out) = 0;
-  // The content's count in each of its buckets (their sum is the count).
-  virtual Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) = 0;
+  // The counts of many contents at once, one per id, in order. Reading a content nobody liked
+  // leaves nothing behind.
+  virtual Status Counts(std::span<const int64_t> content_ids, std::vector<ContentCounts>* out) = 0;
   // Whether the user likes each content, from the state itself (no cache).
   virtual Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                           std::vector<bool>* out) = 0;

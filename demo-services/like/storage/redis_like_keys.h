@@ -5,24 +5,54 @@
 
 namespace ferry::like {
 
-// The keys of one bucket of one content. They share the hash tag {c:<content>:b<bucket>}, so a
-// Redis Cluster keeps them in one slot and one script can change them together.
-struct BucketKeys {
-  std::string members;   // SET of the users who like it
-  std::string count;     // STRING, the set's size as the scripts keep it
-  std::string versions;  // HASH user -> version of the user's last change (liked or not)
-  std::string events;    // STREAM of changes, each deleted once persisted
-  std::string ready;     // STRING: present once the bucket holds the database's baseline
+// Redis holds the likes in partitions: a fixed number (`partitions`, recorded in the database)
+// of hash tags {lk:<p>}, each a hash slot of a Redis Cluster. A bucket of a content lives in
+// the partition its (content, bucket) hashes to, with the partition's change stream, so that
+// the script that changes a bucket appends its change in the same slot; a hot content's
+// buckets spread over partitions, and so over nodes. Background work is per partition (one
+// stream each, read by the partition's one owner), so it costs the same however many contents
+// and buckets exist.
+inline constexpr uint32_t kMaxPartitions = 1024;
 
-  static BucketKeys For(int64_t content_id, uint32_t bucket);
-  // STRING, expiring: a request id of the user seen in this bucket, and its answer.
-  std::string Request(const std::string& user_id, const std::string& request_id) const;
+// Stable across processes and builds.
+uint32_t PartitionOf(int64_t content_id, uint32_t bucket, uint32_t partitions);
+
+// The keys of one partition.
+struct PartitionKeys {
+  std::string stream;      // STREAM of every change of the partition's buckets, in order
+  std::string generation;  // HASH {id, gen}: ferry::storage::RedisGeneration's key
+  std::string owner;       // STRING: the event writer that holds the partition (PX lease)
+  // ZSET "<content>:<bucket>:<user>" -> version: the unliked pairs the buckets still keep a
+  // version for, so that old ones can be dropped once the database has them.
+  std::string tombstones;
+
+  static PartitionKeys For(uint32_t partition);
 };
 
-// The SET of every bucket stream (for the event writers to read); outside any bucket's slot,
-// so it is written before a bucket is first used, never from a script.
-inline constexpr char kStreamRegistry[] = "like:streams";
-// The consumer group of the event writers on every bucket stream.
-inline constexpr char kWritersGroup[] = "like-writers";
+// The keys of one bucket of one content, in its partition's slot.
+struct BucketKeys {
+  uint32_t partition = 0;
+  std::string members;   // SET of the users who like it
+  std::string count;     // STRING, the set's size as the scripts keep it
+  // HASH user -> version of the user's last change (an unliked user's is a tombstone, kept a
+  // while), and field "" -> the floor: every version the bucket hands out is above it.
+  std::string versions;
+  // STRING "<layout>@<generation>": the bucket holds the database's state for the content laid
+  // out in <layout> buckets ("m:<2n>" while it moves to 2n), loaded in that generation of its
+  // partition. Missing, or of another generation: not loaded.
+  std::string ready;
+
+  static BucketKeys For(int64_t content_id, uint32_t bucket, uint32_t partitions);
+  // HASH "<len>:<user>:<request id>" -> "<liked><changed>": the request ids seen in one window
+  // of `ttl` milliseconds (window = unix ms / ttl); a request is looked up in its window and
+  // the one before, so it is remembered for at least `ttl`.
+  std::string RequestWindow(int64_t window) const;
+  PartitionKeys partition_keys() const { return PartitionKeys::For(partition); }
+};
+
+// The field of a request id in a request window.
+std::string RequestField(const std::string& user_id, const std::string& request_id);
+// The member of a pair in its partition's tombstones.
+std::string TombstoneMember(int64_t content_id, uint32_t bucket, const std::string& user_id);
 
 }  // namespace ferry::like

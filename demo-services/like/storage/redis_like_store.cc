@@ -2,50 +2,52 @@
 
 #include <hiredis.h>
 
+#include <charconv>
 #include <chrono>
+#include <thread>
 
-#include "storage/redis_like_keys.h"
 #include "storage/redis_like_scripts.h"
 
 namespace ferry::like {
 
 using storage::ErrorReplyStatus;
-using storage::IsErrorReply;
+using storage::IsTextReply;
 using storage::MalformedReply;
 using storage::RedisReplyPtr;
+using storage::ReplyInt;
 using storage::ReplyText;
 
 namespace {
 
-// An integer reply, or a bulk string holding one (GET); nil is 0.
-bool ReplyInt(const redisReply* r, int64_t* value) {
-  if (r == nullptr) return false;
-  if (r->type == REDIS_REPLY_INTEGER) {
-    *value = r->integer;
-    return true;
-  }
-  if (r->type == REDIS_REPLY_NIL) {
-    *value = 0;
-    return true;
-  }
-  if (r->type != REDIS_REPLY_STRING) return false;
-  try {
-    *value = std::stoll(std::string(ReplyText(r)));
-  } catch (...) {
-    return false;
-  }
-  return true;
+// How long a write waits for a frozen bucket before it finishes the raise itself (its raiser
+// may have died), and how long a call tries at all.
+constexpr int64_t kResumeAfterMs = 1000;
+constexpr int64_t kGiveUpAfterMs = 5000;
+// Request windows live twice their length, and a little more for clocks that disagree.
+constexpr int64_t kRequestClockSlackMs = 10000;
+
+int64_t UnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
-Status CheckReplies(std::string_view what, const std::vector<RedisReplyPtr>& replies) {
-  for (const RedisReplyPtr& r : replies) {
-    if (r == nullptr) return MalformedReply(what);
-    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus(what, r.get());
-  }
-  return Status::Ok();
+Status BacklogFull(int64_t content_id, uint32_t partition, int64_t limit) {
+  return Status(StatusCode::RESOURCE_EXHAUSTED,
+                "content " + std::to_string(content_id) + ": partition " +
+                    std::to_string(partition) + " holds " + std::to_string(limit) +
+                    " changes the database has not taken yet (event_writer.max_backlog); the "
+                    "record lags, retry later");
 }
 
 }  // namespace
+
+bool ParseMarkerLayout(std::string_view text, MarkerLayout* out) {
+  out->moving = text.starts_with("m:");
+  if (out->moving) text.remove_prefix(2);
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out->buckets);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size() && out->buckets > 0;
+}
 
 int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
@@ -54,283 +56,235 @@ int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
 }
 
 RedisLikeStore::RedisLikeStore(storage::RedisConnectionPool* pool, LikeDatabase* database,
-                               BucketLayout* layout, int64_t request_ttl_ms,
-                               AppendedStreams* appended)
+                               BucketLayout* layout, storage::RedisGeneration* generation,
+                               RedisLikeOptions options)
     : pool_(pool),
       database_(database),
       layout_(layout),
-      request_ttl_ms_(request_ttl_ms),
-      appended_(appended),
-      scripts_(pool, LikeScripts()) {}
+      generation_(generation),
+      options_(options),
+      scripts_(pool, LikeScripts()),
+      empty_(std::chrono::milliseconds(options.empty_cache_ms), options.empty_cache_entries) {}
 
 Status RedisLikeStore::Connect() { return scripts_.LoadAll(); }
 
+Status RedisLikeStore::CheckGeneration() { return generation_->Check(*pool_); }
+
 RedisLikeStore::ScriptCall RedisLikeStore::MakeScriptCall(int64_t content_id,
                                                           const std::string& user_id, bool liked,
-                                                          const std::string& request_id) const {
-  ScriptCall call;
-  call.buckets = layout_->BucketsOf(content_id);
-  call.bucket = BucketLayout::BucketIn(user_id, call.buckets);
-  BucketKeys keys = BucketKeys::For(content_id, call.bucket);
-  call.events = keys.events;
-  call.keys = {keys.members, keys.count, keys.versions, keys.events, keys.ready};
-  if (!request_id.empty() && request_ttl_ms_ > 0) {
-    call.keys.push_back(keys.Request(user_id, request_id));
+                                                          const std::string& request_id,
+                                                          uint32_t layout) const {
+  ScriptCall call{.content_id = content_id,
+                  .layout = layout,
+                  .bucket = BucketLayout::BucketIn(user_id, layout)};
+  const BucketKeys keys = KeysOf(content_id, call.bucket);
+  call.partition = keys.partition;
+  const PartitionKeys partition = keys.partition_keys();
+  call.keys = {keys.members,      keys.count,       keys.versions,       keys.ready,
+               partition.generation, partition.stream, partition.tombstones};
+  const bool remember = !request_id.empty() && options_.request_ttl_ms > 0;
+  if (remember) {
+    const int64_t window = UnixMs() / options_.request_ttl_ms;
+    call.keys.push_back(keys.RequestWindow(window));
+    call.keys.push_back(keys.RequestWindow(window - 1));
   }
   call.args = {user_id,
                liked ? "1" : "0",
                std::to_string(content_id),
                std::to_string(call.bucket),
-               std::to_string(call.buckets),
-               std::to_string(request_ttl_ms_)};
+               std::to_string(layout),
+               remember ? RequestField(user_id, request_id) : std::string(),
+               std::to_string(2 * options_.request_ttl_ms + kRequestClockSlackMs),
+               std::to_string(options_.max_backlog),
+               TombstoneMember(content_id, call.bucket, user_id)};
   return call;
 }
 
 Status RedisLikeStore::ReadAnswer(const redisReply* r, const ScriptCall& call, bool liked,
                                   const std::string& request_id, SetLikeResult* out,
-                                  int64_t* code) {
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3) return MalformedReply("set_like");
-  int64_t changed = 0;
+                                  int64_t* code, std::string* marker) {
+  if (r->type != REDIS_REPLY_ARRAY || r->elements < 3) return MalformedReply("set_like");
   int64_t count = 0;
   int64_t version = 0;
-  if (!ReplyInt(r->element[0], &changed) || !ReplyInt(r->element[1], &count) ||
+  if (!ReplyInt(r->element[0], code) || !ReplyInt(r->element[1], &count) ||
       !ReplyInt(r->element[2], &version)) {
     return MalformedReply("set_like");
   }
-  *code = changed;
-  if (changed == -4) return RequestIdReused(request_id, liked);
-  if (changed < 0) return Status::Ok();
-  if (changed == 1) appended_->Add(call.events);
-  *out = {.changed = changed % 2 == 1,
+  if (*code == -4) return RequestIdReused(request_id, liked);
+  if (*code == -5) return BacklogFull(call.content_id, call.partition, options_.max_backlog);
+  if (*code == -3) {
+    if (r->elements < 4 || !IsTextReply(r->element[3])) return MalformedReply("set_like");
+    *marker = std::string(ReplyText(r->element[3]));
+  }
+  if (*code < 0) return Status::Ok();
+  *out = {.changed = *code % 2 == 1,
           .version = version,
+          .layout = call.layout,
           .bucket = call.bucket,
           .bucket_count = count,
-          .replayed = changed >= 2};
+          .replayed = *code >= 2};
   return Status::Ok();
 }
 
 Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, bool liked,
                                const std::string& request_id, SetLikeResult* out) {
   const auto start = std::chrono::steady_clock::now();
+  // A bucket a raise has moved on is written in its new layout, for this call only: the
+  // provider adopts the layout once the raise is recorded.
+  uint32_t layout = layout_->BucketsOf(content_id);
   while (true) {
-    const ScriptCall call = MakeScriptCall(content_id, user_id, liked, request_id);
+    if (ElapsedMs(start) > kGiveUpAfterMs) {
+      return Status(StatusCode::UNAVAILABLE,
+                    "content " + std::to_string(content_id) +
+                        ": its bucket stayed frozen by a raise or unloadable for 5 s");
+    }
+    const ScriptCall call = MakeScriptCall(content_id, user_id, liked, request_id, layout);
     RedisReplyPtr reply;
     if (Status s = scripts_.Eval(kSetLike, call.keys, call.args, &reply); !s.ok()) return s;
     int64_t code = 0;
-    if (Status s = ReadAnswer(reply.get(), call, liked, request_id, out, &code);
+    std::string marker;
+    if (Status s = ReadAnswer(reply.get(), call, liked, request_id, out, &code, &marker);
         !s.ok() || code >= 0) {
       return s;
     }
-    Status next;
-    if (code == -1) {
-      next = LoadMissing(content_id, call.bucket, call.buckets, ElapsedMs(start));
-    } else {
-      std::string marker;
-      next = ReadyMarker(content_id, call.bucket, &marker);
-      if (next.ok()) next = AwaitLayout(content_id, call.buckets, marker, ElapsedMs(start));
+    if (code == -6) {
+      if (Status s = CheckGeneration(); !s.ok()) return s;
+      continue;
     }
-    if (!next.ok()) return next;
+    if (code == -1) {
+      layout = layout_->BucketsOf(content_id);
+      if (Status s = LoadContent(content_id); !s.ok()) return s;
+      layout = layout_->BucketsOf(content_id);
+      continue;
+    }
+    MarkerLayout found;
+    if (!ParseMarkerLayout(marker, &found)) {
+      return Status(StatusCode::INTERNAL, "content " + std::to_string(content_id) +
+                                              ": unreadable bucket marker '" + marker + "'");
+    }
+    if (found.moving) {
+      // Frozen by a raise to found.buckets: its writers wait for the split of this one bucket.
+      if (ElapsedMs(start) >= kResumeAfterMs) {
+        if (Status s = RaiseBuckets(content_id, found.buckets); !s.ok()) return s;
+        layout = layout_->BucketsOf(content_id);
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      continue;
+    }
+    if (found.buckets < layout) {
+      return Status(StatusCode::FAILED_PRECONDITION,
+                    "content " + std::to_string(content_id) + ": its Redis buckets are laid out for " +
+                        std::to_string(found.buckets) + " buckets, this provider's configuration for " +
+                        std::to_string(layout) +
+                        ": run Reconcile with repair while the content is quiet");
+    }
+    layout = found.buckets;
+    RefreshLayout(content_id);
   }
 }
 
 bool RedisLikeStore::SetLikeAsync(int64_t content_id, const std::string& user_id, bool liked,
                                   const std::string& request_id, SetLikeDone done) {
-  auto call = std::make_shared<ScriptCall>(MakeScriptCall(content_id, user_id, liked, request_id));
-  return scripts_.EvalAsync(kSetLike, call->keys, call->args,
-                            [this, call, liked, request_id, done = std::move(done)](
-                                AsyncOutcome outcome, const Status& status, RedisReplyPtr reply) {
-                              if (outcome != AsyncOutcome::kAnswered)
-                                return done(outcome, status, {});
-                              SetLikeResult result;
-                              int64_t code = 0;
-                              Status s =
-                                  ReadAnswer(reply.get(), *call, liked, request_id, &result, &code);
-                              if (!s.ok()) return done(AsyncOutcome::kFailed, s, {});
-                              if (code < 0) return done(AsyncOutcome::kNotRun, Status::Ok(), {});
-                              done(AsyncOutcome::kAnswered, Status::Ok(), result);
-                            });
+  auto call = std::make_shared<ScriptCall>(
+      MakeScriptCall(content_id, user_id, liked, request_id, layout_->BucketsOf(content_id)));
+  return scripts_.EvalAsync(
+      kSetLike, call->keys, call->args,
+      [this, call, liked, request_id, done = std::move(done)](
+          AsyncOutcome outcome, const Status& status, RedisReplyPtr reply) {
+        if (outcome != AsyncOutcome::kAnswered) return done(outcome, status, {});
+        SetLikeResult result;
+        int64_t code = 0;
+        std::string marker;
+        Status s = ReadAnswer(reply.get(), *call, liked, request_id, &result, &code, &marker);
+        if (!s.ok()) return done(AsyncOutcome::kFailed, s, {});
+        if (code < 0) return done(AsyncOutcome::kNotRun, Status::Ok(), {});
+        done(AsyncOutcome::kAnswered, Status::Ok(), result);
+      });
 }
 
-Status RedisLikeStore::ReadyMarker(int64_t content_id, uint32_t bucket, std::string* marker) {
-  RedisReplyPtr reply;
-  if (Status s = pool_->Run({"GET", BucketKeys::For(content_id, bucket).ready}, &reply); !s.ok()) {
-    return s;
+void RedisLikeStore::RefreshLayout(int64_t content_id) {
+  {
+    std::lock_guard lock(refresh_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    auto [it, added] = refreshed_.try_emplace(content_id, now);
+    if (!added && now - it->second < std::chrono::seconds(1)) return;
+    it->second = now;
+    if (refreshed_.size() > 100000) refreshed_.clear();
   }
-  if (reply->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET", reply.get());
-  *marker = reply->type == REDIS_REPLY_STRING ? std::string(ReplyText(reply.get())) : "";
-  return Status::Ok();
+  uint32_t recorded = 0;
+  if (database_->Layout(content_id, &recorded).ok() && recorded > 0) {
+    layout_->Raise(content_id, recorded);
+  }
 }
 
-Status RedisLikeStore::RegisterStream(const std::string& stream) {
-  // The stream is known to the writers, with their group, before any script can append to it.
+Status RedisLikeStore::Marker(int64_t content_id, uint32_t bucket, std::string* marker,
+                              std::string* generation) {
+  const BucketKeys keys = KeysOf(content_id, bucket);
   std::vector<RedisReplyPtr> replies;
-  if (Status s = pool_->RunPipeline({{"SADD", kStreamRegistry, stream},
-                                     {"XGROUP", "CREATE", stream, kWritersGroup, "0", "MKSTREAM"}},
-                                    &replies);
+  if (Status s = pool_->RunPipeline(
+          {{"GET", keys.ready}, {"HGET", keys.partition_keys().generation, "gen"}}, &replies);
       !s.ok()) {
     return s;
   }
-  if (replies.size() != 2 || replies[0]->type == REDIS_REPLY_ERROR) {
-    return replies.empty() ? MalformedReply("SADD") : ErrorReplyStatus("SADD", replies[0].get());
+  for (const RedisReplyPtr& r : replies) {
+    if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET", r.get());
   }
-  if (replies[1]->type == REDIS_REPLY_ERROR && !IsErrorReply(replies[1].get(), "BUSYGROUP")) {
-    return ErrorReplyStatus("XGROUP CREATE", replies[1].get());
-  }
+  *marker = IsTextReply(replies[0].get()) ? std::string(ReplyText(replies[0].get())) : "";
+  *generation = IsTextReply(replies[1].get()) ? std::string(ReplyText(replies[1].get())) : "";
   return Status::Ok();
 }
 
-Status RedisLikeStore::LoadMissing(int64_t content_id, uint32_t bucket, uint32_t buckets,
-                                   int64_t waited_ms) {
-  // Bucket 0 exists in every layout: when Redis holds it for another count, loading this one
-  // from the database would put its users in two buckets.
-  if (bucket != 0) {
-    std::string marker;
-    if (Status s = ReadyMarker(content_id, 0, &marker); !s.ok()) return s;
-    if (!marker.empty() && marker != std::to_string(buckets)) {
-      return AwaitLayout(content_id, buckets, marker, waited_ms);
+Status RedisLikeStore::LoadContent(int64_t content_id) {
+  uint32_t recorded = 0;
+  if (Status s = database_->Layout(content_id, &recorded); !s.ok()) return s;
+  if (recorded > 0) layout_->Raise(content_id, recorded);
+  const uint32_t layout = layout_->BucketsOf(content_id);
+  std::map<int64_t, std::vector<LikeRow>> rows;
+  const int64_t ids[] = {content_id};
+  if (Status s = database_->ContentRows(ids, &rows); !s.ok()) return s;
+  std::vector<std::vector<const LikeRow*>> by_bucket(layout);
+  for (const LikeRow& row : rows[content_id]) {
+    by_bucket[BucketLayout::BucketIn(row.user_id, layout)].push_back(&row);
+  }
+  std::vector<storage::RedisScriptSet::Call> calls;
+  for (uint32_t b = 0; b < layout; ++b) {
+    const BucketKeys keys = KeysOf(content_id, b);
+    const PartitionKeys partition = keys.partition_keys();
+    int64_t floor = 0;
+    for (const LikeRow* row : by_bucket[b]) floor = std::max(floor, row->version);
+    storage::RedisScriptSet::Call call{
+        .index = kLoadBucket,
+        .keys = {keys.members, keys.count, keys.versions, keys.ready, partition.generation,
+                 partition.tombstones},
+        .args = {std::to_string(layout), std::to_string(options_.empty_ttl_ms),
+                 std::to_string(floor), TombstoneMember(content_id, b, "")}};
+    call.args.reserve(4 + 3 * by_bucket[b].size());
+    for (const LikeRow* row : by_bucket[b]) {
+      call.args.push_back(row->user_id);
+      call.args.push_back(row->liked ? "1" : "0");
+      call.args.push_back(std::to_string(row->version));
     }
+    calls.push_back(std::move(call));
   }
-  return LoadBucketOf(content_id, bucket, buckets, false);
-}
-
-Status RedisLikeStore::LoadBucket(int64_t content_id, uint32_t bucket, bool force) {
-  return LoadBucketOf(content_id, bucket, layout_->BucketsOf(content_id), force);
-}
-
-Status RedisLikeStore::LoadBucketOf(int64_t content_id, uint32_t bucket, uint32_t buckets,
-                                    bool force) {
-  const BucketKeys keys = BucketKeys::For(content_id, bucket);
-  if (Status s = RegisterStream(keys.events); !s.ok()) return s;
-  std::vector<LikeRow> rows;
-  if (Status s = database_->BucketRows(content_id, bucket, buckets, &rows); !s.ok()) return s;
-  std::vector<std::string> args = {force ? "1" : "0", std::to_string(buckets)};
-  args.reserve(2 + 3 * rows.size());
-  for (const LikeRow& row : rows) {
-    args.push_back(row.user_id);
-    args.push_back(row.liked ? "1" : "0");
-    args.push_back(std::to_string(row.version));
+  for (int attempt = 0;; ++attempt) {
+    std::vector<RedisReplyPtr> replies;
+    if (Status s = scripts_.EvalPipeline(calls, &replies); !s.ok()) return s;
+    bool no_generation = false;
+    for (const RedisReplyPtr& r : replies) {
+      if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EVALSHA load_bucket", r.get());
+      no_generation = no_generation || (r->type == REDIS_REPLY_INTEGER && r->integer == -6);
+    }
+    if (!no_generation) break;
+    if (attempt > 0) return Status(StatusCode::UNAVAILABLE, "Redis lost its generation keys again");
+    if (Status s = CheckGeneration(); !s.ok()) return s;
   }
-  RedisReplyPtr reply;
-  return scripts_.Eval(kLoadBucket, {keys.members, keys.count, keys.versions, keys.ready}, args,
-                       &reply);
+  empty_.Remove(content_id);
+  return Status::Ok();
 }
 
 Status RedisLikeStore::ApplyChange(const LikeEvent& change) {
-  const BucketKeys keys = BucketKeys::For(change.content_id, change.bucket);
-  RedisReplyPtr reply;
-  if (Status s = scripts_.Eval(
-          kApplyChange, {keys.members, keys.count, keys.versions, keys.ready},
-          {change.user_id, change.liked ? "1" : "0", std::to_string(change.version)}, &reply);
-      !s.ok()) {
-    return s;
-  }
-  const redisReply* r = reply.get();
-  int64_t applied = 0;
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !ReplyInt(r->element[0], &applied)) {
-    return MalformedReply("apply_change");
-  }
-  if (applied >= 0) return Status::Ok();
-  return LoadBucket(change.content_id, change.bucket, false);
-}
-
-Status RedisLikeStore::BucketCounts(int64_t content_id, std::vector<int64_t>* out) {
-  const auto start = std::chrono::steady_clock::now();
-  while (true) {
-    const uint32_t buckets = layout_->BucketsOf(content_id);
-    const std::string expected = std::to_string(buckets);
-    std::vector<std::vector<std::string>> commands;
-    for (uint32_t b = 0; b < buckets; ++b) {
-      const BucketKeys keys = BucketKeys::For(content_id, b);
-      commands.push_back({"GET", keys.ready});
-      commands.push_back({"GET", keys.count});
-    }
-    std::vector<RedisReplyPtr> replies;
-    if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
-    if (Status s = CheckReplies("GET", replies); !s.ok()) return s;
-    out->assign(buckets, 0);
-    Status retry = Status::Ok();
-    bool again = false;
-    for (uint32_t b = 0; b < buckets && retry.ok(); ++b) {
-      const redisReply* ready = replies[2 * b].get();
-      if (!ReplyInt(replies[2 * b + 1].get(), &(*out)[b])) return MalformedReply("GET");
-      if (ready->type != REDIS_REPLY_STRING) {
-        again = true;
-        retry = LoadMissing(content_id, b, buckets, ElapsedMs(start));
-      } else if (ReplyText(ready) != expected) {
-        again = true;
-        retry = AwaitLayout(content_id, buckets, std::string(ReplyText(ready)), ElapsedMs(start));
-      }
-    }
-    if (!retry.ok()) return retry;
-    if (!again) return Status::Ok();
-  }
-}
-
-Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
-                                std::vector<bool>* out) {
-  const auto start = std::chrono::steady_clock::now();
-  while (true) {
-    std::vector<uint32_t> layouts;
-    std::vector<std::vector<std::string>> commands;
-    for (int64_t content : content_ids) {
-      layouts.push_back(layout_->BucketsOf(content));
-      const BucketKeys keys =
-          BucketKeys::For(content, BucketLayout::BucketIn(user_id, layouts.back()));
-      commands.push_back({"GET", keys.ready});
-      commands.push_back({"SISMEMBER", keys.members, user_id});
-    }
-    std::vector<RedisReplyPtr> replies;
-    if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
-    if (Status s = CheckReplies("SISMEMBER", replies); !s.ok()) return s;
-    out->assign(content_ids.size(), false);
-    Status retry = Status::Ok();
-    bool again = false;
-    for (size_t i = 0; i < content_ids.size() && retry.ok(); ++i) {
-      const redisReply* ready = replies[2 * i].get();
-      int64_t member = 0;
-      if (!ReplyInt(replies[2 * i + 1].get(), &member)) return MalformedReply("SISMEMBER");
-      (*out)[i] = member == 1;
-      if (ready->type != REDIS_REPLY_STRING) {
-        again = true;
-        retry = LoadMissing(content_ids[i], BucketLayout::BucketIn(user_id, layouts[i]), layouts[i],
-                            ElapsedMs(start));
-      } else if (ReplyText(ready) != std::to_string(layouts[i])) {
-        again = true;
-        retry = AwaitLayout(content_ids[i], layouts[i], std::string(ReplyText(ready)),
-                            ElapsedMs(start));
-      }
-    }
-    if (!retry.ok()) return retry;
-    if (!again) return Status::Ok();
-  }
-}
-
-Status RedisLikeStore::ReadCacheCounts(int64_t content_id, CacheCounts* out) {
-  const uint32_t buckets = layout_->BucketsOf(content_id);
-  std::vector<std::vector<std::string>> commands;
-  for (uint32_t b = 0; b < buckets; ++b) {
-    const BucketKeys keys = BucketKeys::For(content_id, b);
-    commands.push_back({"GET", keys.count});
-    commands.push_back({"SCARD", keys.members});
-    commands.push_back({"XLEN", keys.events});
-  }
-  std::vector<RedisReplyPtr> replies;
-  if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
-  if (Status s = CheckReplies("SCARD", replies); !s.ok()) return s;
-  *out = {};
-  for (uint32_t b = 0; b < buckets; ++b) {
-    int64_t count = 0;
-    int64_t members = 0;
-    int64_t pending = 0;
-    if (!ReplyInt(replies[3 * b].get(), &count) || !ReplyInt(replies[3 * b + 1].get(), &members) ||
-        !ReplyInt(replies[3 * b + 2].get(), &pending)) {
-      return MalformedReply("SCARD");
-    }
-    out->count += count;
-    out->members += members;
-    out->pending += pending;
-  }
-  return Status::Ok();
+  return ApplyRecord(change.content_id, change.bucket, change, ApplyMode::kNewer);
 }
 
 }  // namespace ferry::like

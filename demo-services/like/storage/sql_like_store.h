@@ -6,9 +6,10 @@
 
 namespace ferry::like {
 
-// Database-first: every SetLike is one local transaction on the database of record (state,
-// version, bucket count row and outbox row together), so a confirmed like survives any crash
-// the database survives. The embedded backend (SQLite); its buckets are the count rows.
+// The database is the state: every SetLike is one local transaction on the database of
+// record (state, version, bucket count row and outbox row together), so a confirmed like
+// survives any crash the database survives. The embedded backend (SQLite), whose buckets are
+// the count rows, and database-first's writes.
 class SqlLikeStore final : public LikeStore {
  public:
   // Request ids are remembered (like_request rows) unless `remember_requests` is false; rows
@@ -18,7 +19,7 @@ class SqlLikeStore final : public LikeStore {
 
   Status SetLike(int64_t content_id, const std::string& user_id, bool liked,
                  const std::string& request_id, SetLikeResult* out) override;
-  Status BucketCounts(int64_t content_id, std::vector<int64_t>* out) override;
+  Status Counts(std::span<const int64_t> content_ids, std::vector<ContentCounts>* out) override;
   Status HasLiked(const std::string& user_id, std::span<const int64_t> content_ids,
                   std::vector<bool>* out) override;
   // The count rows are per bucket; a raise only changes which row a user's changes go to.

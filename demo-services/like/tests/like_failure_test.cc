@@ -29,8 +29,9 @@ std::string ServerYaml(const LikeConfig& c, int writer_threads) {
     << "  mariadb:\n    host: " << c.mariadb.host << "\n    port: " << c.mariadb.port
     << "\n    user: " << c.mariadb.user << "\n    database: " << c.mariadb.database
     << "\n    timeout_ms: 20000\n"
+    << "  partitions: " << c.partitions << "\n"
     << "  event_writer:\n    threads: " << writer_threads
-    << "\n    batch: 16\n    claim_idle_ms: 500\n";
+    << "\n    batch: 16\n    lease_ms: 500\n";
   return y.str();
 }
 
@@ -96,8 +97,8 @@ TEST_F(LikeFailureTest, TheEventWriterKilledMidStreamLosesNothing) {
   std::thread storm([&] { Storm(*app->core().store, truth, contents, 6, 60, 600, 7, &failures); });
   // Mid-stream: some events persisted, others still in the streams or in the writer's hands.
   ASSERT_TRUE(Eventually([&] {
-    DatabaseCounts counts;
-    return app->core().database->Counts(1, &counts).ok() && counts.likes > 20;
+    ContentRecord record;
+    return app->core().database->ContentSnapshot(1, {}, &record).ok() && record.likes > 20;
   }));
   writer.Kill();
   storm.join();
@@ -124,10 +125,10 @@ TEST_F(LikeFailureTest, RedisRestartedEmptyIsRebuiltFromTheDatabase) {
   // What a user liked before is still liked: the bucket is loaded from the database.
   SetLikeResult again;
   std::string liker;
-  std::vector<std::string> likers;
-  ASSERT_TRUE(app->core().database->ListLikers(4, "", 1, &likers).ok());
+  std::vector<std::pair<std::string, int64_t>> likers;
+  ASSERT_TRUE(app->core().database->ListLikers(4, 0, "", 1, &likers).ok());
   ASSERT_EQ(likers.size(), 1u);
-  ASSERT_TRUE(app->core().store->SetLike(4, likers[0], true, "", &again).ok());
+  ASSERT_TRUE(app->core().store->SetLike(4, likers[0].first, true, "", &again).ok());
   EXPECT_FALSE(again.changed);
 
   Storm(*app->core().store, truth, contents, 4, 50, 300, 12, &failures);
@@ -152,10 +153,7 @@ TEST_F(LikeFailureTest, RedisFirstLosesUnpersistedLikesWhenRedisDiesDatabaseFirs
     }
     ASSERT_TRUE(SharedServers::redis().RestartEmpty());  // before any writer ran
     ASSERT_TRUE(Drain(*app).ok());
-    std::vector<int64_t> buckets;
-    ASSERT_TRUE(app->core().store->BucketCounts(30, &buckets).ok());
-    int64_t count = 0;
-    for (int64_t n : buckets) count += n;
+    const int64_t count = StoreTotal(*app, 30);
     EXPECT_EQ(count, mode == "redis-first" ? 0 : 20);
     ExpectAllLevels(*app, 30, count);
   }

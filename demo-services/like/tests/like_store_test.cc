@@ -33,15 +33,10 @@ class LikeStoreTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(s.ok()) << s;
     return result;
   }
-  // The buckets' sum, once the outbox reached Redis (database-first counts follow the relay).
+  // The store's total, once the outbox reached Redis (database-first counts follow the relay).
   int64_t Total(int64_t content) {
-    EXPECT_TRUE(app_->relay() == nullptr || app_->relay()->Drain().ok());
-    std::vector<int64_t> buckets;
-    Status s = store().BucketCounts(content, &buckets);
-    EXPECT_TRUE(s.ok()) << s;
-    int64_t sum = 0;
-    for (int64_t n : buckets) sum += n;
-    return sum;
+    EXPECT_TRUE(app_->DrainOutbox("test").ok());
+    return StoreTotal(*app_, content);
   }
 
   TempDir dir_;
@@ -79,29 +74,39 @@ TEST_P(LikeStoreTest, HasLikedReadsTheUsersOwnState) {
   EXPECT_EQ(liked, (std::vector<bool>{true, false, false, false}));
 }
 
-TEST_P(LikeStoreTest, ListsPageThroughTheRecord) {
+// Lists are newest first (the order users see on a feed), paged without gaps or repeats.
+TEST_P(LikeStoreTest, ListsPageThroughTheRecordNewestFirst) {
   Open();
   for (int i = 0; i < 25; ++i) Set(5, "u" + std::to_string(100 + i), true);
   Set(5, "u105", false);
   for (int c = 1; c <= 12; ++c) Set(c, "eve", true);
+  Set(3, "eve", false);
+  Set(3, "eve", true);  // liked again: now the newest of eve's
   ASSERT_TRUE(Drain(*app_).ok());
   LikeDatabase& db = *app_->core().database;
-  std::vector<std::string> all;
-  std::string after;
+  std::vector<std::pair<std::string, int64_t>> all;
+  int64_t after_version = 0;
+  std::string after_user;
   while (true) {
-    std::vector<std::string> page;
-    ASSERT_TRUE(db.ListLikers(5, after, 10, &page).ok());
+    std::vector<std::pair<std::string, int64_t>> page;
+    ASSERT_TRUE(db.ListLikers(5, after_version, after_user, 10, &page).ok());
     all.insert(all.end(), page.begin(), page.end());
     if (page.size() < 10) break;
-    after = page.back();
+    after_version = page.back().second;
+    after_user = page.back().first;
   }
   ASSERT_EQ(all.size(), 25u);  // u100..u124 but u105, and eve
-  EXPECT_EQ(all.front(), "eve");
-  EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
-  EXPECT_EQ(std::count(all.begin(), all.end(), "u105"), 0);
-  std::vector<int64_t> contents;
-  ASSERT_TRUE(db.ListLiked("eve", 5, 100, &contents).ok());
-  EXPECT_EQ(contents, (std::vector<int64_t>{6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(all.front().first, "eve");  // the last to like it
+  EXPECT_EQ(all.back().first, "u100");
+  for (size_t i = 1; i < all.size(); ++i) EXPECT_GT(all[i - 1].second, all[i].second);
+  for (const auto& [user, version] : all) EXPECT_NE(user, "u105");
+  std::vector<std::pair<int64_t, int64_t>> contents;
+  ASSERT_TRUE(db.ListLiked("eve", 0, 0, 100, &contents).ok());
+  std::vector<int64_t> ids;
+  for (const auto& [content, version] : contents) ids.push_back(content);
+  EXPECT_EQ(ids, (std::vector<int64_t>{3, 12, 11, 10, 9, 8, 7, 6, 5, 4, 2, 1}));
+  ASSERT_TRUE(db.ListLiked("eve", contents[4].second, contents[4].first, 100, &contents).ok());
+  EXPECT_EQ(contents.front().first, 8);
 }
 
 // Many users over a few hot contents set and unset at random, with duplicates and retries.
@@ -168,11 +173,13 @@ TEST_P(LikeStoreTest, HotContentWithThousandsOfConcurrentLikers) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(changed.load(), kUsers);
   ASSERT_TRUE(Drain(*app_).ok());
-  std::vector<int64_t> buckets;
-  ASSERT_TRUE(store().BucketCounts(42, &buckets).ok());
-  ASSERT_EQ(buckets.size(), 16u);
-  for (size_t b = 0; b < buckets.size(); ++b) {
-    EXPECT_GT(buckets[b], kUsers / 16 / 2) << "bucket " << b << " got too few of the likers";
+  std::vector<ContentCounts> counts;
+  const int64_t ids[] = {42};
+  ASSERT_TRUE(store().Counts(ids, &counts).ok());
+  ASSERT_EQ(counts[0].layout, 16u);
+  ASSERT_EQ(counts[0].buckets.size(), 16u);
+  for (size_t b = 0; b < counts[0].buckets.size(); ++b) {
+    EXPECT_GT(counts[0].buckets[b], kUsers / 16 / 2) << "bucket " << b << " got too few likers";
   }
   ASSERT_TRUE(Drain(*app_).ok());
   ExpectAllLevels(*app_, 42, kUsers);

@@ -19,7 +19,7 @@ LikeConfig RedisMariaDbConfig(const std::string& database) {
   LikeConfig config;
   storage::testing::UseSharedServers(database, &config);
   config.writer_threads = 0;
-  config.count_cache_ms = 0;
+  config.partitions = 8;
   return config;
 }
 
@@ -27,7 +27,7 @@ LikeConfig EmbeddedConfig(const std::filesystem::path& dir) {
   LikeConfig config;
   config.backend = "embedded";
   config.sqlite_path = (dir / "like.db").string();
-  config.count_cache_ms = 0;
+  config.writer_threads = 0;
   return config;
 }
 
@@ -38,11 +38,63 @@ LikeConfig ConfigFor(const std::string& backend, const std::filesystem::path& di
   return config;
 }
 
-Status Drain(LikeApp& app, const std::string& consumer) {
-  if (app.relay() != nullptr) return app.relay()->Drain();
-  if (app.stream() == nullptr) return Status::Ok();
-  EventWriter writer(app.stream(), app.core().database, {.consumer = consumer});
-  return writer.Drain();
+Status Drain(LikeApp& app, const std::string& holder) {
+  if (Status s = app.DrainOutbox(holder); !s.ok()) return s;
+  return app.DrainEvents(holder);
+}
+
+int64_t StoreTotal(LikeApp& app, int64_t content) {
+  std::vector<ContentCounts> counts;
+  const int64_t ids[] = {content};
+  Status s = app.core().store->Counts(ids, &counts);
+  EXPECT_TRUE(s.ok()) << s;
+  return s.ok() ? counts[0].total() : -1;
+}
+
+ContentRecord RecordOf(LikeDatabase& database, int64_t content) {
+  ContentRecord record;
+  Status s = database.ContentSnapshot(content, {}, &record);
+  EXPECT_TRUE(s.ok()) << s;
+  return record;
+}
+
+namespace {
+
+// The reply to `args` on a connection of its own to the shared Redis.
+std::unique_ptr<redisReply, void (*)(void*)> RedisCommand(const std::vector<std::string>& args) {
+  const timeval timeout{.tv_sec = 10, .tv_usec = 0};
+  redisContext* c = redisConnectWithTimeout(SharedServers::redis().host().c_str(),
+                                            SharedServers::redis().port(), timeout);
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const std::string& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  void* reply = c == nullptr || c->err != 0
+                    ? nullptr
+                    : redisCommandArgv(c, static_cast<int>(args.size()), argv.data(), lens.data());
+  if (c != nullptr) redisFree(c);
+  return {static_cast<redisReply*>(reply), freeReplyObject};
+}
+
+}  // namespace
+
+long long RedisInteger(const std::vector<std::string>& args) {
+  auto reply = RedisCommand(args);
+  return reply != nullptr && reply->type == REDIS_REPLY_INTEGER ? reply->integer : -1;
+}
+
+std::string RedisText(const std::vector<std::string>& args) {
+  auto reply = RedisCommand(args);
+  if (reply == nullptr) return "(no reply)";
+  if (reply->type == REDIS_REPLY_NIL) return "(nil)";
+  if (reply->type == REDIS_REPLY_ERROR) return "ERR:" + std::string(reply->str, reply->len);
+  if (reply->type == REDIS_REPLY_INTEGER) return std::to_string(reply->integer);
+  if (reply->type == REDIS_REPLY_STRING || reply->type == REDIS_REPLY_STATUS) {
+    return std::string(reply->str, reply->len);
+  }
+  return "(array of " + std::to_string(reply->elements) + ")";
 }
 
 void Truth::Set(int64_t content, const std::string& user, bool liked) {
@@ -69,19 +121,15 @@ void ExpectAllLevels(LikeApp& app, int64_t content, int64_t expected) {
     EXPECT_EQ(report.cache_members(), expected) << "content " << content;
   }
   EXPECT_EQ(report.violations_size(), 0) << report.ShortDebugString();
-  std::vector<int64_t> buckets;
-  s = app.core().store->BucketCounts(content, &buckets);
-  ASSERT_TRUE(s.ok()) << s;
-  int64_t sum = 0;
-  for (int64_t n : buckets) sum += n;
-  EXPECT_EQ(sum, expected) << "content " << content << ": the store's buckets";
+  EXPECT_EQ(StoreTotal(app, content), expected) << "content " << content << ": the store's buckets";
 }
 
 std::string UserFiltersYaml() {
   return std::string("{name: user_token, keys: [{id: ") + kUserTokenKeyId +
          ", secret: " + kUserTokenSecret +
          "}], exempt: [ferry.like.LikeService/GetCounts, ferry.like.LikeService/ListLikers, "
-         "ferry.like.LikeService/Reconcile]}";
+         "ferry.like.LikeService/Reconcile, ferry.like.LikeService/RedriveDeadLetters, "
+         "ferry.like.LikeService/ListChanges, ferry.like.LikeService/DeleteUser]}";
 }
 
 std::string UserToken(const std::string& user) {

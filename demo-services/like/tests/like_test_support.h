@@ -31,7 +31,7 @@ using testsupport::TempDir;
 using testsupport::FreshDatabaseName;
 
 // redis+mariadb (redis-first) on the shared servers with a fresh database, no event writers
-// (the tests drain the streams themselves) and no periodic reconciler.
+// (the tests drain the streams themselves), few partitions and no periodic reconciler.
 LikeConfig RedisMariaDbConfig(const std::string& database);
 // embedded with its SQLite file in `dir`.
 LikeConfig EmbeddedConfig(const std::filesystem::path& dir);
@@ -40,9 +40,19 @@ LikeConfig EmbeddedConfig(const std::filesystem::path& dir);
 // it (a fresh database, or a file in `dir`).
 LikeConfig ConfigFor(const std::string& backend, const std::filesystem::path& dir);
 
-// Persists every event the streams hold (redis-first) or relays the outbox to Redis
-// (database-first); nothing on embedded. OK once they are empty.
-Status Drain(LikeApp& app, const std::string& consumer = "test-drain");
+// Persists every change the streams hold (redis-first) or relays the outbox (database-first,
+// embedded). OK once they are empty.
+Status Drain(LikeApp& app, const std::string& holder = "test-drain");
+
+// The content's total as the store counts it (no cache).
+int64_t StoreTotal(LikeApp& app, int64_t content);
+// The record's view of a content (rows, counts), read in one snapshot.
+ContentRecord RecordOf(LikeDatabase& database, int64_t content);
+
+// One command on the shared Redis, outside any pool: its reply as an integer (-1 when it is
+// none), or as text ("(nil)", or "ERR:..." for an error).
+long long RedisInteger(const std::vector<std::string>& args);
+std::string RedisText(const std::vector<std::string>& args);
 
 // Who likes what, as the test's own calls left it (last state per pair).
 class Truth {

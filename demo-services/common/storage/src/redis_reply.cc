@@ -2,6 +2,7 @@
 
 #include <hiredis.h>
 
+#include <charconv>
 #include <string>
 
 namespace ferry::storage {
@@ -30,6 +31,22 @@ bool IsTransientErrorReply(const redisReply* reply) {
     if (IsErrorReply(reply, code)) return true;
   }
   return false;
+}
+
+bool ReplyInt(const redisReply* reply, int64_t* value) {
+  if (reply == nullptr) return false;
+  if (reply->type == REDIS_REPLY_INTEGER) {
+    *value = reply->integer;
+    return true;
+  }
+  if (reply->type == REDIS_REPLY_NIL) {
+    *value = 0;
+    return true;
+  }
+  if (!IsTextReply(reply)) return false;
+  const std::string_view text = ReplyText(reply);
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
 Status ErrorReplyStatus(std::string_view command, const redisReply* reply) {

@@ -74,6 +74,42 @@ Status RedisScriptSet::Eval(size_t index, const std::vector<std::string>& keys,
   }
 }
 
+Status RedisScriptSet::EvalPipeline(const std::vector<Call>& calls,
+                                    std::vector<RedisReplyPtr>* replies) {
+  replies->clear();
+  std::vector<std::vector<std::string>> commands(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Call& call = calls[i];
+    if (call.index >= scripts_.size()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "no Redis script " + std::to_string(call.index));
+    }
+    if (!Command(call.index, call.keys, call.args, &commands[i])) {
+      std::string sha;
+      if (Status status = Load(call.index, &sha); !status.ok()) return status;
+      if (!Command(call.index, call.keys, call.args, &commands[i])) {
+        return MalformedReply("SCRIPT LOAD");
+      }
+    }
+  }
+  if (Status status = pool_->RunPipeline(commands, replies); !status.ok()) return status;
+  // Scripts the server lost (a restart, SCRIPT FLUSH) are loaded again; their calls changed
+  // nothing and go again, once.
+  std::vector<size_t> again;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (IsErrorReply((*replies)[i].get(), "NOSCRIPT")) again.push_back(i);
+  }
+  if (again.empty()) return Status::Ok();
+  std::vector<std::vector<std::string>> retry;
+  for (size_t i : again) {
+    if (Status status = Load(calls[i].index, &commands[i][1]); !status.ok()) return status;
+    retry.push_back(commands[i]);
+  }
+  std::vector<RedisReplyPtr> retried;
+  if (Status status = pool_->RunPipeline(retry, &retried); !status.ok()) return status;
+  for (size_t j = 0; j < again.size(); ++j) (*replies)[again[j]] = std::move(retried[j]);
+  return Status::Ok();
+}
+
 bool RedisScriptSet::Command(size_t index, const std::vector<std::string>& keys,
                              const std::vector<std::string>& args,
                              std::vector<std::string>* command) {

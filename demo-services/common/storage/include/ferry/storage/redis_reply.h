@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -23,6 +24,10 @@ bool IsErrorReply(const redisReply* reply, std::string_view code);
 // An error reply saying Redis cannot answer for now (LOADING, BUSY, MASTERDOWN, READONLY,
 // TRYAGAIN, CLUSTERDOWN): the same call may succeed later.
 bool IsTransientErrorReply(const redisReply* reply);
+
+// An integer reply, or a string holding one (GET, HGET, a script's text); nil is 0. False for
+// anything else.
+bool ReplyInt(const redisReply* reply, int64_t* value);
 
 // The status for an error reply to `command`: UNAVAILABLE when it is transient, INTERNAL
 // otherwise, with Redis's message.

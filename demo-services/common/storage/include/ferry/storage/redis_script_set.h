@@ -40,6 +40,17 @@ class RedisScriptSet {
   Status Eval(size_t index, const std::vector<std::string>& keys,
               const std::vector<std::string>& args, RedisReplyPtr* reply);
 
+  // One script call of EvalPipeline.
+  struct Call {
+    size_t index;
+    std::vector<std::string> keys;
+    std::vector<std::string> args;
+  };
+  // The calls in one pipeline (one round trip), an answer each: (*replies)[i] is calls[i]'s
+  // answer, or its error reply (unlike Eval, which makes those statuses: a pipeline's calls
+  // fail alone). Scripts Redis lost are loaded again and their calls repeated.
+  Status EvalPipeline(const std::vector<Call>& calls, std::vector<RedisReplyPtr>* replies);
+
   // How EvalAsync ends. kNotRun: the script surely did not run (NOSCRIPT: Redis lost it), so
   // the caller may Eval it instead, which loads it again.
   enum class AsyncOutcome { kAnswered, kFailed, kNotRun };
