@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 
 #include "ferry/framework/logging.h"
 
@@ -127,6 +128,7 @@ Status EventWriter::ReadAndApply(bool* full, size_t* read) {
   }
   std::map<uint32_t, std::vector<StreamEntry>> entries;
   if (Status s = log_->Read(after, options_.batch, &entries); !s.ok()) return s;
+  for (const auto& [p, from] : after) owned_[p].caught_up = entries[p].empty();
   std::vector<PartitionBatch> batches;
   for (auto& [p, list] : entries) {
     if (list.empty()) continue;
@@ -222,7 +224,10 @@ void EventWriter::Maintain(uint32_t partition, Owned& owned, int64_t now_ms) {
   if (Status s = log_->Trim(partition, min_id); !s.ok()) {
     Logger().warn("like events: trimming partition {}: {}", partition, s.ToString());
   }
-  const int64_t persisted_us = IdMs(owned.checkpoint.last_id) * 1000;
+  // Every tombstone of the partition is in the record once nothing follows the checkpoint;
+  // otherwise those of changes before the checkpoint's millisecond are.
+  const int64_t persisted_us =
+      owned.caught_up ? INT64_MAX : IdMs(owned.checkpoint.last_id) * 1000;
   const int64_t old_us = (UnixMs() - options_.tombstone_keep_ms) * 1000;
   int64_t dropped = 0;
   if (Status s = log_->TrimTombstones(partition, std::min(persisted_us, old_us),

@@ -56,6 +56,7 @@ class EventWriter {
     int64_t generation = 0;          // of the partition's Redis keys now
     std::map<std::string, int64_t> failures;  // entry -> permanent failures
     int64_t next_trim_ms = 0;
+    bool caught_up = false;  // the last read found nothing after the checkpoint
   };
 
   Status KeepLeases(bool take_all);

@@ -55,7 +55,7 @@ void ReadLikeConfig(config::ConfigReader& service, LikeConfig* out) {
   writer.RejectUnknownKeys();
 
   config::ConfigReader tombstones = service.Section("tombstones");
-  tombstones.Integer("redis_keep_ms", 0, 31536000000, &c.tombstone_redis_keep_ms);
+  tombstones.Integer("redis_keep_ms", 1000, 31536000000, &c.tombstone_redis_keep_ms);
   tombstones.Integer("database_keep_ms", 3600000, 31536000000, &c.tombstone_database_keep_ms);
   tombstones.RejectUnknownKeys();
 

@@ -132,7 +132,8 @@ Status RedisLikeStore::Counts(std::span<const int64_t> content_ids,
                         pipeline.generation(PartitionOf(content, b, options_.partitions)),
                         &state) ||
             !ReplyInt(pipeline.reply(at + 1), &counts.buckets[b])) {
-          return MalformedReply("GET");
+          return MalformedReply("GET of bucket " + std::to_string(b) + " of content " +
+                                std::to_string(content));
         }
         if (state.kind != MarkerState::kCurrent) continue;
         ++loaded;

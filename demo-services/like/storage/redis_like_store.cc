@@ -174,12 +174,15 @@ Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, b
     }
     if (found.buckets < layout) {
       return Status(StatusCode::FAILED_PRECONDITION,
-                    "content " + std::to_string(content_id) + ": its Redis buckets are laid out for " +
+                    "content " + std::to_string(content_id) + ": its Redis bucket " +
+                        std::to_string(call.bucket) + " is laid out for " +
                         std::to_string(found.buckets) + " buckets, this provider's configuration for " +
                         std::to_string(layout) +
                         ": run Reconcile with repair while the content is quiet");
     }
-    layout = found.buckets;
+    // Moved on by a raise: the user's bucket is one of the two this one split into. (The
+    // marker's layout may be several raises on; the user's own bucket is followed one at a time.)
+    layout *= 2;
     RefreshLayout(content_id);
   }
 }
@@ -235,11 +238,67 @@ Status RedisLikeStore::Marker(int64_t content_id, uint32_t bucket, std::string* 
   return Status::Ok();
 }
 
+Status RedisLikeStore::CheckLoadedLayout(int64_t content_id, uint32_t layout, uint32_t* other) {
+  // The buckets Redis holds of the content must be of the layout loaded now: missing buckets of
+  // another layout would put users in two buckets.
+  *other = 0;
+  std::vector<std::vector<std::string>> commands;
+  for (uint32_t b = 0; b < layout; ++b) {
+    const BucketKeys keys = KeysOf(content_id, b);
+    commands.push_back({"GET", keys.ready});
+    commands.push_back({"HGET", keys.partition_keys().generation, "gen"});
+  }
+  std::vector<RedisReplyPtr> replies;
+  if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
+  for (uint32_t b = 0; b < layout; ++b) {
+    const redisReply* marker = replies[2 * b].get();
+    const redisReply* generation = replies[2 * b + 1].get();
+    if (marker->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET", marker);
+    if (!IsTextReply(marker) || !IsTextReply(generation)) continue;
+    const std::string_view text = ReplyText(marker);
+    const size_t at = text.find('@');
+    if (at == std::string_view::npos || text.substr(at + 1) != ReplyText(generation)) continue;
+    MarkerLayout found;
+    if (!ParseMarkerLayout(text.substr(0, at), &found)) {
+      return Status(StatusCode::INTERNAL, "content " + std::to_string(content_id) +
+                                              ": unreadable bucket marker '" + std::string(text) +
+                                              "'");
+    }
+    const uint32_t holds = found.moving ? found.buckets / 2 : found.buckets;
+    if (holds != layout) {
+      *other = holds;
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
 Status RedisLikeStore::LoadContent(int64_t content_id) {
   uint32_t recorded = 0;
   if (Status s = database_->Layout(content_id, &recorded); !s.ok()) return s;
   if (recorded > 0) layout_->Raise(content_id, recorded);
   const uint32_t layout = layout_->BucketsOf(content_id);
+  uint32_t other = 0;
+  if (Status s = CheckLoadedLayout(content_id, layout, &other); !s.ok()) return s;
+  if (other != 0 && other < layout) {
+    return Status(StatusCode::FAILED_PRECONDITION,
+                  "content " + std::to_string(content_id) + ": its Redis buckets are laid out for " +
+                      std::to_string(other) + " buckets, this provider's configuration for " +
+                      std::to_string(layout) +
+                      ": run Reconcile with repair while the content is quiet");
+  }
+  if (other != 0) {
+    // Raised in Redis and not recorded yet (a raiser stopped after its last split): finished
+    // and recorded here, then the content is loaded in that layout.
+    if (other != 2 * layout) {
+      return Status(StatusCode::UNAVAILABLE, "content " + std::to_string(content_id) +
+                                                 ": its buckets are laid out for " +
+                                                 std::to_string(other) + " in Redis, " +
+                                                 std::to_string(layout) + " in the record");
+    }
+    if (Status s = RaiseBuckets(content_id, other); !s.ok()) return s;
+    return LoadContent(content_id);
+  }
   std::map<int64_t, std::vector<LikeRow>> rows;
   const int64_t ids[] = {content_id};
   if (Status s = database_->ContentRows(ids, &rows); !s.ok()) return s;

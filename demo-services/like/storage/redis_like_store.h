@@ -157,6 +157,9 @@ class RedisLikeStore final : public LikeStore {
   // The contents, which Redis holds no bucket of: those the record has likes of are loaded
   // (*loaded), the others remembered as empty for a while.
   Status LoadLiked(std::span<const int64_t> content_ids, std::vector<bool>* loaded);
+  // *other: a layout other than `layout` that a bucket Redis holds of the content is in
+  // (0: none).
+  Status CheckLoadedLayout(int64_t content_id, uint32_t layout, uint32_t* other);
   // Moves the users of bucket k that hash to k + n (one step of RaiseBuckets).
   Status SplitBucket(int64_t content_id, uint32_t k, uint32_t n);
   // Waits until the record holds the partition's changes up to `last_id`.
