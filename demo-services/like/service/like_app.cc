@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "ferry/framework/logging.h"
 #include "ferry/storage/redis_persistence.h"
@@ -177,7 +178,19 @@ Status LikeApp::DrainOutbox(const std::string& holder) {
   if (relay_ == nullptr) return Status::Ok();
   OutboxRelay relay(database_.get(), redis_store_.get(), log_.get(), holder, config_.writer_batch,
                     config_.writer_lease_ms);
-  return relay.Drain();
+  if (Status s = relay.Drain(); !s.ok()) return s;
+  // Partitions other relays hold are theirs to relay.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (true) {
+    int64_t left = 0;
+    if (Status s = database_->CountOutbox(&left); !s.ok()) return s;
+    if (left == 0) return Status::Ok();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status(StatusCode::UNAVAILABLE,
+                    std::to_string(left) + " outbox rows still wait for their relays");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 Status LikeApp::RunMaintenance() {

@@ -144,6 +144,7 @@ Status CompareRedis(LikeCore& core, int64_t content_id, uint32_t layout, Reconci
     int64_t cache_count = 0;
     int64_t cache_members = 0;
     int64_t compared = 0;
+    bool loaded_any = false;
     bool generation_moved = false;
     Repairs found;
     const size_t listed_before = static_cast<size_t>(out->violations_size());
@@ -159,6 +160,7 @@ Status CompareRedis(LikeCore& core, int64_t content_id, uint32_t layout, Reconci
       }
       pending += static_cast<int64_t>(snapshot.pending.size());
       if (!snapshot.loaded) continue;  // Redis holds nothing of it: nothing to disagree with
+      loaded_any = true;
       cache_count += snapshot.count;
       cache_members += static_cast<int64_t>(snapshot.members.size());
       MarkerLayout marker;
@@ -188,8 +190,9 @@ Status CompareRedis(LikeCore& core, int64_t content_id, uint32_t layout, Reconci
       }
       continue;
     }
-    out->set_cache_count(cache_count);
-    out->set_cache_members(cache_members);
+    // -1: Redis holds none of the content's buckets (nothing there to disagree).
+    out->set_cache_count(loaded_any ? cache_count : -1);
+    out->set_cache_members(loaded_any ? cache_members : -1);
     out->set_pending_events(pending);
     out->set_compared_pairs(compared);
     repairs.pairs.insert(repairs.pairs.end(), found.pairs.begin(), found.pairs.end());

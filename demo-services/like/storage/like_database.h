@@ -117,6 +117,7 @@ class LikeDatabase {
                  SetLikeResult* out);
   // The oldest outbox rows of a partition, as events whose entry_id is the row's id.
   Status ReadOutbox(uint32_t partition, uint32_t limit, std::vector<LikeEvent>* out);
+  Status CountOutbox(int64_t* out);
   // Relayed outbox rows: deleted, and appended to the partition's feed, in one transaction.
   Status RelayDone(uint32_t partition, const std::vector<LikeEvent>& relayed);
 
@@ -160,6 +161,8 @@ class LikeDatabase {
   // The bucket counts contents were raised to (like_layout).
   Status Layouts(std::map<int64_t, uint32_t>* out);
   Status Layout(int64_t content_id, uint32_t* buckets);  // 0: never raised
+  // The raised layouts of those of the contents that were raised.
+  Status LayoutsOf(std::span<const int64_t> content_ids, std::map<int64_t, uint32_t>* out);
   // Records that the content now has `buckets` buckets (never lowers a recorded count).
   Status RecordLayout(int64_t content_id, uint32_t buckets);
 

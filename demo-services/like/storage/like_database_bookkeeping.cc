@@ -1,3 +1,4 @@
+#include "ferry/storage/sql_placeholders.h"
 #include "storage/like_database.h"
 #include "storage/like_partition_rows.h"
 
@@ -59,6 +60,22 @@ Status LikeDatabase::Layout(int64_t content_id, uint32_t* buckets) {
     return s;
   }
   *buckets = rows.empty() ? 0 : static_cast<uint32_t>(AsInt(rows[0][0]));
+  return Status::Ok();
+}
+
+Status LikeDatabase::LayoutsOf(std::span<const int64_t> content_ids,
+                               std::map<int64_t, uint32_t>* out) {
+  out->clear();
+  if (content_ids.empty()) return Status::Ok();
+  std::vector<SqlRow> rows;
+  if (Status s = QueryOnce(*pool_,
+                           "SELECT content_id, buckets FROM like_layout WHERE content_id IN " +
+                               storage::SqlPlaceholders(1, content_ids.size()),
+                           std::vector<SqlValue>(content_ids.begin(), content_ids.end()), &rows);
+      !s.ok()) {
+    return s;
+  }
+  for (const SqlRow& row : rows) (*out)[AsInt(row[0])] = static_cast<uint32_t>(AsInt(row[1]));
   return Status::Ok();
 }
 

@@ -120,6 +120,15 @@ Status LikeDatabase::ReadOutbox(uint32_t partition, uint32_t limit, std::vector<
   return Status::Ok();
 }
 
+Status LikeDatabase::CountOutbox(int64_t* out) {
+  std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
+  if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  Status s = lease->Check((*lease)->Query("SELECT COUNT(*) FROM like_outbox", {}, &rows));
+  *out = s.ok() && !rows.empty() ? AsInt(rows[0][0]) : 0;
+  return s;
+}
+
 Status LikeDatabase::RelayDone(uint32_t partition, const std::vector<LikeEvent>& relayed) {
   if (relayed.empty()) return Status::Ok();
   return pool_->InTransaction([&](SqlConnection& c) {

@@ -119,6 +119,7 @@ Status RedisLikeStore::Counts(std::span<const int64_t> content_ids,
       continue;
     }
     std::vector<size_t> again;
+    std::vector<int64_t> partial;
     for (const Read& read : reads) {
       const int64_t content = content_ids[read.index];
       ContentCounts counts{.layout = read.layout};
@@ -153,7 +154,7 @@ Status RedisLikeStore::Counts(std::span<const int64_t> content_ids,
       if (loaded < read.layout) {
         // A content being written: its other buckets are loaded, so that every bucket is
         // read in the same layout.
-        if (Status s = LoadContent(content); !s.ok()) return s;
+        partial.push_back(content);
         again.push_back(read.index);
         continue;
       }
@@ -163,6 +164,7 @@ Status RedisLikeStore::Counts(std::span<const int64_t> content_ids,
       if (!raised.empty()) RefreshLayout(content);
       (*out)[read.index] = std::move(counts);
     }
+    if (Status s = LoadContents(partial); !s.ok()) return s;
     if (!unloaded.empty()) {
       std::vector<int64_t> ids;
       for (size_t i : unloaded) ids.push_back(content_ids[i]);
@@ -187,26 +189,31 @@ Status RedisLikeStore::LoadLiked(std::span<const int64_t> content_ids, std::vect
   // others are loaded, once, so that the next reads come from Redis.
   loaded->assign(content_ids.size(), false);
   std::vector<int64_t> ask;
-  for (int64_t id : content_ids) {
-    if (!empty_.Contains(id)) ask.push_back(id);
+  std::vector<bool> asked(content_ids.size(), false);
+  for (size_t i = 0; i < content_ids.size(); ++i) {
+    if (empty_.Contains(content_ids[i])) continue;
+    ask.push_back(content_ids[i]);
+    asked[i] = true;
   }
   if (ask.empty()) return Status::Ok();
   std::map<int64_t, std::map<uint32_t, int64_t>> rows;
   if (Status s = database_->CountRows(ask, &rows); !s.ok()) return s;
+  std::vector<int64_t> liked;
   for (size_t i = 0; i < content_ids.size(); ++i) {
+    if (!asked[i]) continue;
     auto it = rows.find(content_ids[i]);
     int64_t total = 0;
     if (it != rows.end()) {
       for (const auto& [bucket, n] : it->second) total += n;
     }
     if (total == 0) {
-      if (it != rows.end() || !empty_.Contains(content_ids[i])) empty_.Add(content_ids[i]);
+      empty_.Add(content_ids[i]);
       continue;
     }
-    if (Status s = LoadContent(content_ids[i]); !s.ok()) return s;
+    liked.push_back(content_ids[i]);
     (*loaded)[i] = true;
   }
-  return Status::Ok();
+  return LoadContents(liked);
 }
 
 Status RedisLikeStore::SplitCount(int64_t content_id, uint32_t bucket, uint32_t layout,
@@ -280,6 +287,7 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
       continue;
     }
     std::vector<size_t> again;
+    std::vector<int64_t> stale;
     for (size_t j = 0; j < todo.size(); ++j) {
       const size_t i = todo[j];
       const uint32_t bucket = BucketLayout::BucketIn(user_id, layouts[i]);
@@ -295,7 +303,7 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
         from_record.push_back(i);
       } else if (state.kind == MarkerState::kStale) {
         // Redis holds an earlier generation's copy, maybe with changes the record lacks yet.
-        if (Status s = LoadContent(content_ids[i]); !s.ok()) return s;
+        stale.push_back(content_ids[i]);
         again.push_back(i);
       } else if (!state.layout.moving && state.layout.buckets > layouts[i]) {
         layouts[i] *= 2;
@@ -309,6 +317,7 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
         (*out)[i] = member == 1;
       }
     }
+    if (Status s = LoadContents(stale); !s.ok()) return s;
     if (!from_record.empty()) {
       // Not in Redis: nothing if nobody liked the content, else loaded and read again.
       std::vector<int64_t> ids;

@@ -238,93 +238,114 @@ Status RedisLikeStore::Marker(int64_t content_id, uint32_t bucket, std::string* 
   return Status::Ok();
 }
 
-Status RedisLikeStore::CheckLoadedLayout(int64_t content_id, uint32_t layout, uint32_t* other) {
-  // The buckets Redis holds of the content must be of the layout loaded now: missing buckets of
+Status RedisLikeStore::CheckLoadedLayouts(std::span<const int64_t> content_ids,
+                                          std::map<int64_t, uint32_t>* other) {
+  // The buckets Redis holds of a content must be of the layout loaded now: missing buckets of
   // another layout would put users in two buckets.
-  *other = 0;
+  other->clear();
   std::vector<std::vector<std::string>> commands;
-  for (uint32_t b = 0; b < layout; ++b) {
-    const BucketKeys keys = KeysOf(content_id, b);
-    commands.push_back({"GET", keys.ready});
-    commands.push_back({"HGET", keys.partition_keys().generation, "gen"});
+  for (int64_t content : content_ids) {
+    for (uint32_t b = 0; b < layout_->BucketsOf(content); ++b) {
+      const BucketKeys keys = KeysOf(content, b);
+      commands.push_back({"GET", keys.ready});
+      commands.push_back({"HGET", keys.partition_keys().generation, "gen"});
+    }
   }
   std::vector<RedisReplyPtr> replies;
   if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
-  for (uint32_t b = 0; b < layout; ++b) {
-    const redisReply* marker = replies[2 * b].get();
-    const redisReply* generation = replies[2 * b + 1].get();
-    if (marker->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET", marker);
-    if (!IsTextReply(marker) || !IsTextReply(generation)) continue;
-    const std::string_view text = ReplyText(marker);
-    const size_t at = text.find('@');
-    if (at == std::string_view::npos || text.substr(at + 1) != ReplyText(generation)) continue;
-    MarkerLayout found;
-    if (!ParseMarkerLayout(text.substr(0, at), &found)) {
-      return Status(StatusCode::INTERNAL, "content " + std::to_string(content_id) +
-                                              ": unreadable bucket marker '" + std::string(text) +
-                                              "'");
-    }
-    const uint32_t holds = found.moving ? found.buckets / 2 : found.buckets;
-    if (holds != layout) {
-      *other = holds;
-      return Status::Ok();
+  size_t at = 0;
+  for (int64_t content : content_ids) {
+    const uint32_t layout = layout_->BucketsOf(content);
+    for (uint32_t b = 0; b < layout; ++b, at += 2) {
+      const redisReply* marker = replies[at].get();
+      const redisReply* generation = replies[at + 1].get();
+      if (marker->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET", marker);
+      if (!IsTextReply(marker) || !IsTextReply(generation)) continue;
+      const std::string_view text = ReplyText(marker);
+      const size_t sep = text.find('@');
+      if (sep == std::string_view::npos || text.substr(sep + 1) != ReplyText(generation)) {
+        continue;
+      }
+      MarkerLayout found;
+      if (!ParseMarkerLayout(text.substr(0, sep), &found)) {
+        return Status(StatusCode::INTERNAL, "content " + std::to_string(content) +
+                                                ": unreadable bucket marker '" +
+                                                std::string(text) + "'");
+      }
+      const uint32_t holds = found.moving ? found.buckets / 2 : found.buckets;
+      if (holds != layout) (*other)[content] = holds;
     }
   }
   return Status::Ok();
 }
 
 Status RedisLikeStore::LoadContent(int64_t content_id) {
-  uint32_t recorded = 0;
-  if (Status s = database_->Layout(content_id, &recorded); !s.ok()) return s;
-  if (recorded > 0) layout_->Raise(content_id, recorded);
-  const uint32_t layout = layout_->BucketsOf(content_id);
-  uint32_t other = 0;
-  if (Status s = CheckLoadedLayout(content_id, layout, &other); !s.ok()) return s;
-  if (other != 0 && other < layout) {
-    return Status(StatusCode::FAILED_PRECONDITION,
-                  "content " + std::to_string(content_id) + ": its Redis buckets are laid out for " +
-                      std::to_string(other) + " buckets, this provider's configuration for " +
-                      std::to_string(layout) +
-                      ": run Reconcile with repair while the content is quiet");
-  }
-  if (other != 0) {
+  const int64_t ids[] = {content_id};
+  return LoadContents(ids);
+}
+
+Status RedisLikeStore::LoadContents(std::span<const int64_t> content_ids) {
+  if (content_ids.empty()) return Status::Ok();
+  std::map<int64_t, uint32_t> recorded;
+  if (Status s = database_->LayoutsOf(content_ids, &recorded); !s.ok()) return s;
+  for (const auto& [content, buckets] : recorded) layout_->Raise(content, buckets);
+  std::map<int64_t, uint32_t> other;
+  if (Status s = CheckLoadedLayouts(content_ids, &other); !s.ok()) return s;
+  std::vector<int64_t> load;
+  for (int64_t content : content_ids) {
+    auto it = other.find(content);
+    if (it == other.end()) {
+      load.push_back(content);
+      continue;
+    }
+    const uint32_t layout = layout_->BucketsOf(content);
+    if (it->second < layout) {
+      return Status(StatusCode::FAILED_PRECONDITION,
+                    "content " + std::to_string(content) + ": its Redis buckets are laid out for " +
+                        std::to_string(it->second) +
+                        " buckets, this provider's configuration for " + std::to_string(layout) +
+                        ": run Reconcile with repair while the content is quiet");
+    }
     // Raised in Redis and not recorded yet (a raiser stopped after its last split): finished
     // and recorded here, then the content is loaded in that layout.
-    if (other != 2 * layout) {
-      return Status(StatusCode::UNAVAILABLE, "content " + std::to_string(content_id) +
+    if (it->second != 2 * layout) {
+      return Status(StatusCode::UNAVAILABLE, "content " + std::to_string(content) +
                                                  ": its buckets are laid out for " +
-                                                 std::to_string(other) + " in Redis, " +
+                                                 std::to_string(it->second) + " in Redis, " +
                                                  std::to_string(layout) + " in the record");
     }
-    if (Status s = RaiseBuckets(content_id, other); !s.ok()) return s;
-    return LoadContent(content_id);
+    if (Status s = RaiseBuckets(content, it->second); !s.ok()) return s;
+    if (Status s = LoadContent(content); !s.ok()) return s;
   }
+  if (load.empty()) return Status::Ok();
   std::map<int64_t, std::vector<LikeRow>> rows;
-  const int64_t ids[] = {content_id};
-  if (Status s = database_->ContentRows(ids, &rows); !s.ok()) return s;
-  std::vector<std::vector<const LikeRow*>> by_bucket(layout);
-  for (const LikeRow& row : rows[content_id]) {
-    by_bucket[BucketLayout::BucketIn(row.user_id, layout)].push_back(&row);
-  }
+  if (Status s = database_->ContentRows(load, &rows); !s.ok()) return s;
   std::vector<storage::RedisScriptSet::Call> calls;
-  for (uint32_t b = 0; b < layout; ++b) {
-    const BucketKeys keys = KeysOf(content_id, b);
-    const PartitionKeys partition = keys.partition_keys();
-    int64_t floor = 0;
-    for (const LikeRow* row : by_bucket[b]) floor = std::max(floor, row->version);
-    storage::RedisScriptSet::Call call{
-        .index = kLoadBucket,
-        .keys = {keys.members, keys.count, keys.versions, keys.ready, partition.generation,
-                 partition.tombstones},
-        .args = {std::to_string(layout), std::to_string(options_.empty_ttl_ms),
-                 std::to_string(floor), TombstoneMember(content_id, b, "")}};
-    call.args.reserve(4 + 3 * by_bucket[b].size());
-    for (const LikeRow* row : by_bucket[b]) {
-      call.args.push_back(row->user_id);
-      call.args.push_back(row->liked ? "1" : "0");
-      call.args.push_back(std::to_string(row->version));
+  for (int64_t content : load) {
+    const uint32_t layout = layout_->BucketsOf(content);
+    std::vector<std::vector<const LikeRow*>> by_bucket(layout);
+    for (const LikeRow& row : rows[content]) {
+      by_bucket[BucketLayout::BucketIn(row.user_id, layout)].push_back(&row);
     }
-    calls.push_back(std::move(call));
+    for (uint32_t b = 0; b < layout; ++b) {
+      const BucketKeys keys = KeysOf(content, b);
+      const PartitionKeys partition = keys.partition_keys();
+      int64_t floor = 0;
+      for (const LikeRow* row : by_bucket[b]) floor = std::max(floor, row->version);
+      storage::RedisScriptSet::Call call{
+          .index = kLoadBucket,
+          .keys = {keys.members, keys.count, keys.versions, keys.ready, partition.generation,
+                   partition.tombstones},
+          .args = {std::to_string(layout), std::to_string(options_.empty_ttl_ms),
+                   std::to_string(floor), TombstoneMember(content, b, "")}};
+      call.args.reserve(4 + 3 * by_bucket[b].size());
+      for (const LikeRow* row : by_bucket[b]) {
+        call.args.push_back(row->user_id);
+        call.args.push_back(row->liked ? "1" : "0");
+        call.args.push_back(std::to_string(row->version));
+      }
+      calls.push_back(std::move(call));
+    }
   }
   for (int attempt = 0;; ++attempt) {
     std::vector<RedisReplyPtr> replies;
@@ -338,7 +359,7 @@ Status RedisLikeStore::LoadContent(int64_t content_id) {
     if (attempt > 0) return Status(StatusCode::UNAVAILABLE, "Redis lost its generation keys again");
     if (Status s = CheckGeneration(); !s.ok()) return s;
   }
-  empty_.Remove(content_id);
+  for (int64_t content : load) empty_.Remove(content);
   return Status::Ok();
 }
 

@@ -92,8 +92,9 @@ class RedisLikeStore final : public LikeStore {
   // at once and to resume after a crash half way.
   Status RaiseBuckets(int64_t content_id, uint32_t buckets) override;
 
-  // Loads every bucket of the content's layout that Redis does not hold in this generation,
-  // from one read of its rows, in one pipeline.
+  // Loads every bucket of the contents' layouts that Redis does not hold in this generation,
+  // from one read of their rows, in one pipeline.
+  Status LoadContents(std::span<const int64_t> content_ids);
   Status LoadContent(int64_t content_id);
 
   // Reconciliation (redis_like_repair.cc): one bucket and its pending changes after
@@ -157,9 +158,10 @@ class RedisLikeStore final : public LikeStore {
   // The contents, which Redis holds no bucket of: those the record has likes of are loaded
   // (*loaded), the others remembered as empty for a while.
   Status LoadLiked(std::span<const int64_t> content_ids, std::vector<bool>* loaded);
-  // *other: a layout other than `layout` that a bucket Redis holds of the content is in
-  // (0: none).
-  Status CheckLoadedLayout(int64_t content_id, uint32_t layout, uint32_t* other);
+  // For each content a bucket of which Redis holds in a layout other than the provider's: that
+  // layout.
+  Status CheckLoadedLayouts(std::span<const int64_t> content_ids,
+                            std::map<int64_t, uint32_t>* other);
   // Moves the users of bucket k that hash to k + n (one step of RaiseBuckets).
   Status SplitBucket(int64_t content_id, uint32_t k, uint32_t n);
   // Waits until the record holds the partition's changes up to `last_id`.

@@ -110,6 +110,8 @@ int64_t Truth::Count(int64_t content) const {
 }
 
 void ExpectAllLevels(LikeApp& app, int64_t content, int64_t expected) {
+  // Read first: a content Redis holds nothing of (database-first's, before a read) is loaded.
+  EXPECT_EQ(StoreTotal(app, content), expected) << "content " << content << ": the store's buckets";
   ReconcileResponse report;
   Status s = Reconcile(app.core(), content, false, &report);
   ASSERT_TRUE(s.ok()) << s;
@@ -121,7 +123,6 @@ void ExpectAllLevels(LikeApp& app, int64_t content, int64_t expected) {
     EXPECT_EQ(report.cache_members(), expected) << "content " << content;
   }
   EXPECT_EQ(report.violations_size(), 0) << report.ShortDebugString();
-  EXPECT_EQ(StoreTotal(app, content), expected) << "content " << content << ": the store's buckets";
 }
 
 std::string UserFiltersYaml() {

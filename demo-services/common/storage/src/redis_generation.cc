@@ -81,7 +81,9 @@ Status RedisGeneration::Check(RedisConnectionPool& pool) {
 }
 
 Status RedisGeneration::CheckOn(const RedisConnectionPool::DirectPipeline& run) {
-  std::lock_guard lock(mu_);
+  // No lock while talking to Redis: a check through the pool waits for the pool's other
+  // callers, whose connection may be opening, and so checking, meanwhile. The script makes
+  // concurrent checks agree on the server; only the bookkeeping below is serialised.
   checking = true;
   struct Reset {
     ~Reset() { checking = false; }
@@ -108,6 +110,7 @@ Status RedisGeneration::CheckOn(const RedisConnectionPool::DirectPipeline& run) 
     made = made || r->element[0]->integer == 1;
     if (i == 0) first = std::stoll(std::string(ReplyText(r->element[1])));
   }
+  std::lock_guard lock(mu_);
   const bool first_check = last_.run_id.empty();
   const bool moved = !(identity == last_);
   last_ = identity;
