@@ -3,6 +3,7 @@
 namespace ferry::like {
 
 void HotDetector::Note(int64_t content_id) {
+  noted_.fetch_add(1);
   const auto now = clock_();
   std::lock_guard lock(mutex_);
   if (now - window_ >= std::chrono::seconds(1)) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -22,10 +23,13 @@ class HotDetector {
   void Note(int64_t content_id);
   // The next content found hot; false when there is none.
   bool Take(int64_t* content_id);
+  // Changes noted so far (only real changes are: repeats and replays never make content hot).
+  uint64_t noted() const { return noted_.load(); }
 
  private:
   const int64_t writes_per_s_;
   const Clock clock_;
+  std::atomic<uint64_t> noted_{0};
   std::mutex mutex_;
   std::chrono::steady_clock::time_point window_;  // guarded by mutex_: the current second
   std::unordered_map<int64_t, int64_t> writes_;   // guarded by mutex_: this second's writes

@@ -61,6 +61,7 @@ Status RedisLikeStore::RaiseBuckets(int64_t content_id, uint32_t buckets) {
 }
 
 Status RedisLikeStore::AwaitRecord(uint32_t partition, const std::string& last_id) {
+  if (last_id == "0-0") return Status::Ok();  // nothing was appended: nothing to wait for
   const auto start = std::chrono::steady_clock::now();
   while (true) {
     PartitionCheckpoint checkpoint;
@@ -76,10 +77,11 @@ Status RedisLikeStore::AwaitRecord(uint32_t partition, const std::string& last_i
       return Status::Ok();
     }
     if (ElapsedMs(start) > kRecordWaitMs) {
-      return Status(StatusCode::UNAVAILABLE,
-                    "partition " + std::to_string(partition) + ": the database has not taken its "
-                    "changes up to " + last_id + " within 2 s (at " + checkpoint.last_id +
-                    "): the raise waits for the record");
+      return Status(StatusCode::UNAVAILABLE, "partition " + std::to_string(partition) +
+                                                 ": the database has not taken its "
+                                                 "changes up to " +
+                                                 last_id + " within 2 s (at " + checkpoint.last_id +
+                                                 "): the raise waits for the record");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -94,9 +96,9 @@ Status RedisLikeStore::SplitBucket(int64_t content_id, uint32_t k, uint32_t n) {
   std::string last_id;
   for (int attempt = 0;; ++attempt) {
     RedisReplyPtr reply;
-    if (Status s = scripts_.Eval(kFreeze,
-                                 {source.ready, source_partition.generation, source_partition.stream},
-                                 {std::to_string(n), std::to_string(to)}, &reply);
+    if (Status s = scripts_.Eval(
+            kFreeze, {source.ready, source_partition.generation, source_partition.stream},
+            {std::to_string(n), std::to_string(to)}, &reply);
         !s.ok()) {
       return s;
     }
@@ -125,10 +127,9 @@ Status RedisLikeStore::SplitBucket(int64_t content_id, uint32_t k, uint32_t n) {
     const std::string layout = reply->elements > 1 && IsTextReply(reply->element[1])
                                    ? std::string(ReplyText(reply->element[1]))
                                    : "";
-    return Status(StatusCode::FAILED_PRECONDITION, "bucket " + source.ready + " is laid out as '" +
-                                                       layout + "', not " + std::to_string(n) +
-                                                       ": cannot raise it to " +
-                                                       std::to_string(to));
+    return Status(StatusCode::FAILED_PRECONDITION,
+                  "bucket " + source.ready + " is laid out as '" + layout + "', not " +
+                      std::to_string(n) + ": cannot raise it to " + std::to_string(to));
   }
   if (last_id.empty()) {
     return Status(StatusCode::UNAVAILABLE, "bucket " + source.ready + " could not be frozen");

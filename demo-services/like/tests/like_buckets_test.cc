@@ -202,5 +202,125 @@ TEST(LikeBucketsResumeTest, ALayoutChangedByConfigurationIsRefusedUntilRepaired)
   ExpectAllLevels(*after, 6, 29);
 }
 
+// Repeats (a SetLike of the state already held) and replays (a request id seen before) change
+// nothing, so they do not make a content hot; real changes do.
+TEST(LikeHotTest, NoOpAndReplayedSetLikesDoNotMakeAContentHot) {
+  TempDir dir;
+  LikeConfig config = EmbeddedConfig(dir.path());
+  config.raise_above_writes_per_s = 5;
+  InProcessProvider provider;
+  provider.Start(config);
+  for (int i = 0; i < 50; ++i) {
+    SetLikeRequest request;
+    request.set_content_id(8);
+    request.set_liked(false);  // never liked: nothing changes
+    ASSERT_TRUE(provider.proxy().SetLike(request, AsUser("n" + std::to_string(i))).ok());
+  }
+  SetLikeRequest replayed;
+  replayed.set_content_id(8);
+  replayed.set_liked(true);
+  replayed.set_request_id("once");
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(provider.proxy().SetLike(replayed, AsUser("r")).ok());
+  EXPECT_EQ(provider.app().core().hot->noted(), 1u);  // the replayed request's first call
+  EXPECT_EQ(provider.app().core().layout->BucketsOf(8), config.default_buckets);
+}
+
+// A frozen bucket (a raise under way, here one whose raiser is gone) stops its writers, not its
+// readers: counts and states are read in the old layout, and no read waits for the raise or
+// finishes it.
+TEST(LikeBucketsResumeTest, ReadsOfAContentBeingRaisedDoNotWaitForTheRaise) {
+  SharedServers::Start();
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  LikeConfig config = RedisMariaDbConfig(FreshDatabaseName("like_frozen"));
+  config.default_buckets = 2;
+  std::unique_ptr<LikeApp> app;
+  ASSERT_TRUE(LikeApp::Create(config, &app).ok());
+  std::vector<std::string> in_zero;
+  for (int i = 0; i < 30; ++i) {
+    const std::string user = "z" + std::to_string(i);
+    SetLikeResult result;
+    ASSERT_TRUE(app->core().store->SetLike(7, user, true, "", &result).ok());
+    if (result.bucket == 0) in_zero.push_back(user);
+  }
+  ASSERT_FALSE(in_zero.empty());
+  const BucketKeys keys = app->core().redis->KeysOf(7, 0);
+  const std::string generation = RedisText({"HGET", keys.partition_keys().generation, "gen"});
+  ASSERT_EQ(RedisText({"SET", keys.ready, "m:4@" + generation}), "OK");
+  EXPECT_EQ(StoreTotal(*app, 7), 30);
+  std::vector<bool> liked;
+  const int64_t ids[] = {7};
+  ASSERT_TRUE(app->core().store->HasLiked(in_zero[0], ids, &liked).ok());
+  EXPECT_TRUE(liked[0]);
+  EXPECT_EQ(RedisText({"GET", keys.ready}), "m:4@" + generation);  // still frozen
+  EXPECT_EQ(app->core().layout->BucketsOf(7), 2u);
+}
+
+// A content's buckets load from one read of its rows, and a count of many cold contents loads
+// them all in one batch: a fixed number of queries, not one (or more) per content.
+TEST(LikeBucketsResumeTest, AHundredColdContentsLoadInOneBatch) {
+  SharedServers::Start();
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  LikeConfig config = RedisMariaDbConfig(FreshDatabaseName("like_cold"));
+  std::unique_ptr<LikeApp> app;
+  ASSERT_TRUE(LikeApp::Create(config, &app).ok());
+  std::vector<int64_t> ids;
+  for (int64_t c = 1000; c < 1100; ++c) {
+    ids.push_back(c);
+    for (int u = 0; u < 3; ++u) {
+      SetLikeResult result;
+      ASSERT_TRUE(app->core().store->SetLike(c, "c" + std::to_string(u), true, "", &result).ok());
+    }
+  }
+  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_TRUE(SharedServers::FlushRedis());  // every bucket cold
+  // The same store over a database whose queries are counted.
+  std::atomic<int> queries{0};
+  LikeDatabase counted(CountingPool(config.mariadb, &queries), config.partitions);
+  RedisLikeStore store(&app->core().redis->pool(), &counted, app->core().layout, app->generation(),
+                       {.partitions = config.partitions});
+  ASSERT_TRUE(store.Connect().ok());
+  std::vector<ContentCounts> counts;
+  ASSERT_TRUE(store.Counts(ids, &counts).ok());
+  for (const ContentCounts& c : counts) EXPECT_EQ(c.total(), 3);
+  EXPECT_LE(queries.load(), 3);  // the counts, the layouts, the rows
+  queries = 0;
+  ASSERT_TRUE(store.Counts(ids, &counts).ok());
+  EXPECT_EQ(queries.load(), 0);  // loaded: Redis answers
+}
+
+// A request id remembered in a bucket moves with its user when a raise moves the user: a late
+// retry after the raise still answers its first result and undoes nothing.
+TEST(LikeBucketsResumeTest, AReplayAfterARaiseUndoesNothing) {
+  SharedServers::Start();
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  LikeConfig config = RedisMariaDbConfig(FreshDatabaseName("like_replay"));
+  config.default_buckets = 2;
+  config.writer_threads = 1;
+  std::unique_ptr<LikeApp> app;
+  ASSERT_TRUE(LikeApp::Create(config, &app).ok());
+  std::string mover;
+  for (int i = 0; mover.empty(); ++i) {
+    const std::string u = "m" + std::to_string(i);
+    if (BucketLayout::BucketIn(u, 4) >= 2) mover = u;  // moves to bucket k + 2 in the raise
+  }
+  LikeStore& store = *app->core().store;
+  SetLikeResult result;
+  ASSERT_TRUE(store.SetLike(9, mover, true, "r1", &result).ok());
+  ASSERT_TRUE(result.changed);
+  ASSERT_TRUE(store.SetLike(9, mover, false, "r2", &result).ok());
+  ASSERT_TRUE(result.changed);
+  Status raised = store.RaiseBuckets(9, 4);
+  ASSERT_TRUE(raised.ok()) << raised;
+  ASSERT_TRUE(store.SetLike(9, mover, true, "r1", &result).ok());  // the late retry
+  EXPECT_TRUE(result.replayed);
+  EXPECT_TRUE(result.changed);  // r1's first answer
+  std::vector<bool> liked;
+  const int64_t ids[] = {9};
+  ASSERT_TRUE(store.HasLiked(mover, ids, &liked).ok());
+  EXPECT_FALSE(liked[0]);
+  ASSERT_TRUE(Drain(*app).ok());
+  ExpectAllLevels(*app, 9, 0);
+}
+
 }  // namespace
 }  // namespace ferry::like::testing

@@ -99,6 +99,23 @@ TEST_F(LikeRedisPersistenceTest, DatabaseFirstStartsOnARedisWithoutAppendOnlyAnd
   app->Stop();
 }
 
+// Request ids live in keys with a TTL, which volatile-* policies evict first: with them on,
+// redis-first refuses such a policy (a retry would then find its id forgotten and act again).
+TEST_F(LikeRedisPersistenceTest, RedisFirstRefusesAVolatileEvictionPolicyWhileRequestIdsAreOn) {
+  RedisServer redis({.appendonly = true,
+                     .extra_args = {"--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru"}});
+  ASSERT_TRUE(redis.Start());
+  std::unique_ptr<LikeApp> app;
+  LikeConfig config = ConfigOn(redis, "redis-first");
+  Status s = LikeApp::Create(config, &app);
+  EXPECT_EQ(s.code(), StatusCode::FAILED_PRECONDITION) << s;
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("volatile-lru"), HasSubstr("request ids")));
+  config.request_ttl_ms = 0;  // none to lose
+  s = LikeApp::Create(config, &app);
+  EXPECT_TRUE(s.ok()) << s;
+  if (app) app->Stop();
+}
+
 // The tests' shared Redis keeps an append-only file fsynced every second.
 TEST_F(LikeRedisPersistenceTest, RedisFirstStartsOnAnAppendOnlyRedis) {
   testsupport::LogCapture log;

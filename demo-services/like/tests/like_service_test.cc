@@ -175,8 +175,7 @@ TEST_P(LikeServiceTest, RequestIdsAreForgottenAfterTheirWindow) {
     return;
   }
   int64_t deleted = 0;
-  ASSERT_TRUE(
-      provider_.app().core().database->TrimRequests(WallMs() + 1, 10000, &deleted).ok());
+  ASSERT_TRUE(provider_.app().core().database->TrimRequests(WallMs() + 1, 10000, &deleted).ok());
   EXPECT_EQ(deleted, 1);
   auto reused = proxy().SetLike(Like(9, "ann", false, "w1"), AsUser("ann"));
   ASSERT_TRUE(reused.ok()) << reused.status();
@@ -328,6 +327,192 @@ TEST_P(LikeServiceTest, TheReconcilerJobRepairsDriftOnItsOwn) {
     return r.ok() && r->violations_size() == 0 && r->database_count() == 6;
   })) << last.ShortDebugString();
 }
+
+// Every real change the record took, once, in each pair's order, through the feed's RPC.
+TEST_P(LikeServiceTest, TheChangeFeedHasEveryChangeOnceInEachPairsOrder) {
+  Start();
+  int changes = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string user = "feed" + std::to_string(i % 7);
+    auto r =
+        proxy().SetLike(Like(30 + i % 3, user, i % 5 != 0, "f" + std::to_string(i)), AsUser(user));
+    ASSERT_TRUE(r.ok()) << r.status();
+    changes += r->changed() ? 1 : 0;
+  }
+  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ListChangesRequest request;
+  request.set_page_size(5);
+  auto first = proxy().ListChanges(request);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const uint32_t partitions = first->partitions();
+  ASSERT_GE(partitions, 1u);
+  std::map<std::pair<int64_t, std::string>, int64_t> last;
+  int seen = 0;
+  for (uint32_t p = 0; p < partitions; ++p) {
+    request.set_partition(p);
+    request.set_after_seq(0);
+    while (true) {
+      auto page = proxy().ListChanges(request);
+      ASSERT_TRUE(page.ok()) << page.status();
+      for (const Change& c : page->changes()) {
+        EXPECT_EQ(c.seq(), request.after_seq() + 1) << "partition " << p << ": a gap";
+        request.set_after_seq(c.seq());
+        int64_t& v = last[{c.content_id(), c.user_id()}];
+        EXPECT_GT(c.version(), v);
+        v = c.version();
+        ++seen;
+      }
+      if (page->changes_size() < 5) break;
+    }
+  }
+  EXPECT_EQ(seen, changes);
+  request.set_partition(partitions);
+  EXPECT_EQ(proxy().ListChanges(request).status().code(), StatusCode::INVALID_ARGUMENT);
+}
+
+// Account deletion: every like of the user is undone, those Redis held but the record had not
+// taken yet included; each count drops by one, others' likes stay.
+TEST_P(LikeServiceTest, DeleteUserUnlikesEverythingAndCountsDrop) {
+  config_.writer_threads = 1;
+  Start();
+  for (int64_t c = 1; c <= 30; ++c) {
+    ASSERT_TRUE(proxy().SetLike(Like(100 + c, "gone", true), AsUser("gone")).ok());
+    ASSERT_TRUE(proxy().SetLike(Like(100 + c, "stays", true), AsUser("stays")).ok());
+  }
+  DeleteUserRequest request;
+  request.set_user_id("gone");
+  auto started = proxy().DeleteUser(request);
+  ASSERT_TRUE(started.ok()) << started.status();
+  EXPECT_GT(started->requested_ms(), 0);
+  DeleteUserResponse state;
+  ASSERT_TRUE(Eventually([&] {
+    EXPECT_TRUE(provider_.app().RunMaintenance().ok());
+    auto r = proxy().DeleteUser(request);
+    if (r.ok()) state = *r;
+    return r.ok() && r->done_ms() > 0;
+  })) << state.ShortDebugString();
+  EXPECT_EQ(state.unliked(), 30);
+  ASSERT_TRUE(Drain(provider_.app()).ok());
+  HasLikedRequest has;
+  for (int64_t c = 1; c <= 30; ++c) has.add_content_ids(100 + c);
+  auto liked = proxy().HasLiked(has, AsUser("gone"));
+  ASSERT_TRUE(liked.ok()) << liked.status();
+  for (bool l : liked->liked()) EXPECT_FALSE(l);
+  ListLikedRequest list;
+  auto listed = proxy().ListLiked(list, AsUser("gone"));
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->content_ids_size(), 0);
+  for (int64_t c = 1; c <= 30; ++c) ExpectAllLevels(provider_.app(), 100 + c, 1);
+}
+
+// Reads of contents nobody liked leave nothing behind in Redis, and the record is asked about
+// them once: a note in process answers the next reads.
+TEST_P(LikeServiceTest, ReadsOfContentsNobodyLikedLeaveNothingBehind) {
+  Start();
+  auto read_everything = [&](int64_t first) {
+    GetCountsRequest counts;
+    HasLikedRequest has;
+    for (int64_t id = first; id < first + kMaxBatch; ++id) {
+      counts.add_content_ids(id);
+      has.add_content_ids(id);
+    }
+    auto got = proxy().GetCounts(counts);
+    ASSERT_TRUE(got.ok()) << got.status();
+    for (int64_t n : got->counts()) EXPECT_EQ(n, 0);
+    auto liked = proxy().HasLiked(has, AsUser("reader"));
+    ASSERT_TRUE(liked.ok()) << liked.status();
+    for (bool l : liked->liked()) EXPECT_FALSE(l);
+    ListLikersRequest likers;
+    likers.set_content_id(first);
+    auto page = proxy().ListLikers(likers);
+    ASSERT_TRUE(page.ok()) << page.status();
+    EXPECT_EQ(page->user_ids_size(), 0);
+  };
+  if (GetParam() == "embedded") {
+    read_everything(500000);
+    EXPECT_EQ(RecordOf(*provider_.app().core().database, 500000).rows.size(), 0u);
+    return;
+  }
+  const long long keys_before = RedisInteger({"DBSIZE"});
+  read_everything(500000);
+  EXPECT_EQ(RedisInteger({"DBSIZE"}), keys_before);
+  if (GetParam() != "redis+mariadb") return;  // database-first reads a user's state there
+  // Asked again, they need no record: with MariaDB down they are answered all the same.
+  SharedServers::mariadb().Kill();
+  HasLikedRequest has;
+  for (int64_t id = 500000; id < 500000 + kMaxBatch; ++id) has.add_content_ids(id);
+  auto liked = proxy().HasLiked(has, AsUser("reader"));
+  EXPECT_TRUE(liked.ok()) << liked.status();
+  ASSERT_TRUE(SharedServers::mariadb().Start());
+  EXPECT_EQ(RedisInteger({"DBSIZE"}), keys_before);
+}
+
+// SetLike is retried or duplicated by the framework only when it carries a request id: a copy
+// of an id-less like landing after the user's unlike would undo it.
+TEST(LikeProtoTest, SetLikeIsIdempotentForTheFrameworkOnlyWithARequestId) {
+  SetLikeRequest request;
+  request.set_content_id(1);
+  request.set_liked(true);
+  EXPECT_FALSE(LikeServiceMethods::SetLike.IsIdempotent(request));
+  request.set_request_id("r1");
+  EXPECT_TRUE(LikeServiceMethods::SetLike.IsIdempotent(request));
+}
+
+// The shipped configurations: operator methods need an operator's signed call, the public reads
+// need nothing and are limited per client address.
+class LikeShippedConfigTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LikeShippedConfigTest, OperatorMethodsNeedAnOperatorAndPublicReadsAreLimitedPerPeer) {
+  TempDir dir;
+  LikeConfig config = ConfigFor("embedded", dir.path());
+  InProcessProvider provider;
+  provider.Start(config, ShippedFilters(GetParam()));
+  LikeServiceProxy& anonymous = provider.proxy();
+  ReconcileRequest reconcile;
+  reconcile.set_content_id(1);
+  reconcile.set_repair(true);
+  EXPECT_EQ(anonymous.Reconcile(reconcile).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.RedriveDeadLetters({}).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.ListChanges({}).status().code(), StatusCode::UNAUTHENTICATED);
+  DeleteUserRequest deletion;
+  deletion.set_user_id("someone");
+  EXPECT_EQ(anonymous.DeleteUser(deletion).status().code(), StatusCode::UNAUTHENTICATED);
+
+  ClientOptions signed_options = testsupport::LoopbackClientOptions(std::chrono::seconds(15));
+  signed_options.filters = {
+      FilterSpec::FromYaml("auth",
+                           "{keys: [{id: like-operators-demo, secret: change-me-like-operators}], "
+                           "caller: ops}")};
+  auto channel = testsupport::LoopbackChannel(provider.port(), signed_options);
+  ASSERT_NE(channel, nullptr);
+  LikeServiceProxy operator_proxy(channel);
+  auto report = operator_proxy.Reconcile(reconcile);
+  EXPECT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(operator_proxy.ListChanges({}).ok());
+
+  // GetCounts needs no token; one client address gets its burst, then is refused.
+  GetCountsRequest counts;
+  counts.add_content_ids(1);
+  int answered = 0;
+  Status refused;
+  for (int i = 0; i < 1000 && refused.ok(); ++i) {
+    auto r = anonymous.GetCounts(counts);
+    if (r.ok()) {
+      ++answered;
+    } else {
+      refused = r.status();
+    }
+  }
+  EXPECT_EQ(refused.code(), StatusCode::RESOURCE_EXHAUSTED) << refused;
+  EXPECT_GE(answered, 400);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, LikeShippedConfigTest,
+                         ::testing::Values("like-server.yaml", "like-server-redis.yaml"),
+                         [](const auto& info) {
+                           return info.param == "like-server.yaml" ? std::string("Embedded")
+                                                                   : std::string("Redis");
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Backends, LikeServiceTest,
                          ::testing::Values("embedded", "redis+mariadb", "database-first"),

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "ferry/plugins/user_token.h"
+#include "ferry/storage/mariadb_connection.h"
 #include "service/event_writer.h"
 #include "service/reconciler.h"
 #include "shared_servers_backend.h"
@@ -147,11 +148,72 @@ CallOptions AsUser(const std::string& user) {
 }
 
 void InProcessProvider::Start(const LikeConfig& config) {
+  Start(config, {FilterSpec::FromYaml("user_token", UserFiltersYaml())});
+}
+
+void InProcessProvider::Start(const LikeConfig& config, std::vector<FilterSpec> filters) {
   std::unique_ptr<LikeApp> app;
   Status s = LikeApp::Create(config, &app);
   ASSERT_TRUE(s.ok()) << s;
-  Serve(std::move(app), {.filters = {FilterSpec::FromYaml("user_token", UserFiltersYaml())}},
-        testsupport::LoopbackClientOptions(15s));
+  Serve(std::move(app), {.filters = std::move(filters)}, testsupport::LoopbackClientOptions(15s));
+}
+
+namespace {
+
+// Counts the statements its connection runs.
+class CountingConnection final : public storage::SqlConnection {
+ public:
+  CountingConnection(std::unique_ptr<storage::SqlConnection> inner, std::atomic<int>* statements)
+      : inner_(std::move(inner)), statements_(statements) {}
+  storage::SqlDialect dialect() const override { return inner_->dialect(); }
+  Status Execute(std::string_view sql, const std::vector<storage::SqlValue>& params,
+                 int64_t* affected) override {
+    ++*statements_;
+    return inner_->Execute(sql, params, affected);
+  }
+  Status Query(std::string_view sql, const std::vector<storage::SqlValue>& params,
+               std::vector<storage::SqlRow>* rows) override {
+    ++*statements_;
+    return inner_->Query(sql, params, rows);
+  }
+  Status ExecuteScript(std::string_view sql) override { return inner_->ExecuteScript(sql); }
+  Status Begin() override { return inner_->Begin(); }
+  Status BeginSnapshot() override { return inner_->BeginSnapshot(); }
+  Status Commit() override { return inner_->Commit(); }
+  void Rollback() override { inner_->Rollback(); }
+
+ private:
+  std::unique_ptr<storage::SqlConnection> inner_;
+  std::atomic<int>* const statements_;
+};
+
+}  // namespace
+
+std::unique_ptr<storage::SqlConnectionPool> CountingPool(storage::MariaDbOptions options,
+                                                         std::atomic<int>* statements) {
+  options.isolation = storage::MariaDbIsolation::kReadCommitted;
+  return std::make_unique<storage::SqlConnectionPool>(
+      [options, statements](std::unique_ptr<storage::SqlConnection>* c) {
+        std::unique_ptr<storage::SqlConnection> inner;
+        if (Status s = storage::MariaDbConnection::Open(options, &inner); !s.ok()) return s;
+        *c = std::make_unique<CountingConnection>(std::move(inner), statements);
+        return Status::Ok();
+      },
+      4);
+}
+
+std::vector<FilterSpec> ShippedFilters(const std::string& name) {
+  const std::string path = std::string(LIKE_CONFIG_DIR) + "/" + name;
+  const YAML::Node file = YAML::LoadFile(path);
+  std::vector<FilterSpec> specs;
+  const YAML::Node filters = file["server"]["filters"];
+  for (size_t i = 0; i < filters.size(); ++i) {
+    specs.push_back({.name = filters[i]["name"].as<std::string>(),
+                     .config = filters[i],
+                     .source = path,
+                     .path = "server.filters[" + std::to_string(i) + "]"});
+  }
+  return specs;
 }
 
 std::unique_ptr<LikeServiceProxy> NewProxy(uint16_t port, std::chrono::milliseconds timeout) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -80,8 +81,18 @@ CallOptions AsUser(const std::string& user);
 // LikeApp served by an in-process ferry::Server on an ephemeral loopback port.
 class InProcessProvider : public testsupport::AppProvider<LikeApp, LikeServiceProxy> {
  public:
-  void Start(const LikeConfig& config);  // fatal gtest failure when it cannot start
+  // The test's user_token filter (UserFiltersYaml); a fatal gtest failure when it cannot start.
+  void Start(const LikeConfig& config);
+  // With these server filters instead.
+  void Start(const LikeConfig& config, std::vector<FilterSpec> filters);
 };
+
+// A pool of MariaDB connections (as MariaDbLikePool's) that counts the statements run.
+std::unique_ptr<storage::SqlConnectionPool> CountingPool(storage::MariaDbOptions options,
+                                                         std::atomic<int>* statements);
+
+// The server filters of a shipped config file (demo-services/like/config/<name>).
+std::vector<FilterSpec> ShippedFilters(const std::string& name);
 
 std::unique_ptr<LikeServiceProxy> NewProxy(
     uint16_t port, std::chrono::milliseconds timeout = std::chrono::seconds(15));
