@@ -36,6 +36,7 @@ struct Options {
   double zipf = 0.99;
   uint32_t users = 1000000;
   uint32_t buckets = 4;
+  uint32_t partitions = 64;
   int64_t request_ttl_ms = 120000;
   uint64_t seed = 16;
 };
@@ -50,9 +51,31 @@ uint32_t BucketOf(const std::string& user, uint32_t buckets) {
   return static_cast<uint32_t>(h % buckets);
 }
 
-std::string Tag(int64_t content, uint32_t bucket) {
-  return "{c:" + std::to_string(content) + ":b" + std::to_string(bucket) + "}";
+// The service's partition of a bucket (splitmix64's finalizer, twice), so that the keys and
+// the streams spread over the same hash slots.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
 }
+
+uint32_t PartitionOf(int64_t content, uint32_t bucket, uint32_t partitions) {
+  return static_cast<uint32_t>(Mix(Mix(static_cast<uint64_t>(content)) ^ bucket) % partitions);
+}
+
+std::string Tag(uint32_t partition) { return "{lk:" + std::to_string(partition) + "}"; }
+
+// The prefix of a bucket's keys.
+std::string Prefix(int64_t content, uint32_t bucket, uint32_t partitions) {
+  return Tag(PartitionOf(content, bucket, partitions)) + ":" + std::to_string(content) + ":" +
+         std::to_string(bucket) + ":";
+}
+
+// The generation every partition's key holds here (the provider makes random ones).
+constexpr char kGeneration[] = "1";
+// The provider's default event_writer.max_backlog: the script checks the stream's length too.
+constexpr int64_t kBacklogLimit = 200000;
 
 redisContext* Connect(const Options& o) {
   redisContext* c = redisConnect(o.host.c_str(), o.port);
@@ -65,17 +88,23 @@ redisContext* Connect(const Options& o) {
   return c;
 }
 
-// Every bucket's ready marker holds the layout, as after the provider loaded it.
+// Every partition's generation key, and every bucket's ready marker holding the layout in that
+// generation, as after the provider loaded it.
 bool MarkReady(redisContext* c, const Options& o) {
+  for (uint32_t p = 0; p < o.partitions; ++p) {
+    const std::string key = Tag(p) + ":g";
+    const char* argv[] = {"HSET", key.c_str(), "gen", kGeneration, "id", "bare"};
+    redisAppendCommandArgv(c, 6, argv, nullptr);
+  }
   for (uint32_t i = 0; i < o.contents; ++i) {
     for (uint32_t b = 0; b < o.buckets; ++b) {
-      const std::string key = Tag(o.content_base + i + 1, b) + ":r";
-      const std::string value = std::to_string(o.buckets);
+      const std::string key = Prefix(o.content_base + i + 1, b, o.partitions) + "r";
+      const std::string value = std::to_string(o.buckets) + "@" + kGeneration;
       const char* argv[] = {"SET", key.c_str(), value.c_str()};
       redisAppendCommandArgv(c, 3, argv, nullptr);
     }
   }
-  for (uint32_t n = 0; n < o.contents * o.buckets; ++n) {
+  for (uint32_t n = 0; n < o.partitions + o.contents * o.buckets; ++n) {
     void* reply = nullptr;
     if (redisGetReply(c, &reply) != REDIS_OK) return false;
     freeReplyObject(reply);
@@ -97,24 +126,35 @@ class Client {
     const int64_t content = o_.content_base + picker_.Pick(random_) + 1;
     const std::string user = "u" + std::to_string(random_() % o_.users);
     const uint32_t bucket = BucketOf(user, o_.buckets);
-    const std::string tag = Tag(content, bucket);
-    const std::string request =
-        tag + ":q:" + std::to_string(user.size()) + ":" + user + ":bare-" + std::to_string(serial);
-    const std::vector<std::string> args = {"EVALSHA",
-                                           o_.sha,
-                                           "6",
-                                           tag + ":m",
-                                           tag + ":n",
-                                           tag + ":v",
-                                           tag + ":s",
-                                           tag + ":r",
-                                           request,
-                                           user,
-                                           "1",
-                                           std::to_string(content),
-                                           std::to_string(bucket),
-                                           std::to_string(o_.buckets),
-                                           std::to_string(o_.request_ttl_ms)};
+    const std::string prefix = Prefix(content, bucket, o_.partitions);
+    const std::string tag = Tag(PartitionOf(content, bucket, o_.partitions));
+    // Request ids in the current window's hash, looked up in the one before too.
+    const int64_t window = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count() /
+                           o_.request_ttl_ms;
+    const std::vector<std::string> args = {
+        "EVALSHA",
+        o_.sha,
+        "9",
+        prefix + "m",
+        prefix + "n",
+        prefix + "v",
+        prefix + "r",
+        tag + ":g",
+        tag + ":s",
+        tag + ":t",
+        prefix + "q" + std::to_string(window),
+        prefix + "q" + std::to_string(window - 1),
+        user,
+        "1",
+        std::to_string(content),
+        std::to_string(bucket),
+        std::to_string(o_.buckets),
+        std::to_string(user.size()) + ":" + user + ":bare-" + std::to_string(serial),
+        std::to_string(2 * o_.request_ttl_ms + 10000),
+        std::to_string(kBacklogLimit),
+        std::to_string(content) + ":" + std::to_string(bucket) + ":" + user};
     std::vector<const char*> argv;
     std::vector<size_t> lens;
     for (const std::string& a : args) {
@@ -243,6 +283,8 @@ int main(int argc, char** argv) {
   flags.AddDouble("--zipf", "S", &o.zipf, 0, 5, "Zipf exponent over the contents");
   flags.AddInteger("--users", "N", &o.users, 1u, 4000000000u, "users, picked uniformly");
   flags.AddInteger("--buckets", "N", &o.buckets, 1u, 1024u, "buckets of every content");
+  flags.AddInteger("--partitions", "N", &o.partitions, 1u, 1024u,
+                   "the provider's partitions (service.partitions, default 64)");
   flags.AddInteger("--request-ttl-ms", "MS", &o.request_ttl_ms, int64_t{1}, int64_t{86400000},
                    "how long each call's request id is remembered");
   flags.AddInteger("--seed", "N", &o.seed, uint64_t{0}, ~uint64_t{0}, "random seed");

@@ -130,6 +130,7 @@ Status OpenChannels(const ChannelFlags& channel, std::string_view default_servic
       .compression = OrDefault(channel.compression, "none"),
       .io_threads = load.threads,
   };
+  client.filters = channel.filters;
   if (channel.registry.empty()) {
     for (uint32_t i = 0; i < load.conns; ++i) {
       std::shared_ptr<Channel> opened;

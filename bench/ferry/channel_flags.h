@@ -10,6 +10,7 @@
 #include "ferry/bench/load_options.h"
 #include "ferry/codec/status.h"
 #include "ferry/framework/channel.h"
+#include "ferry/framework/filter.h"
 
 namespace ferry::bench {
 
@@ -29,6 +30,9 @@ struct ChannelFlags {
   uint32_t timeout_ms = 0;  // --timeout-ms: per call; 0: 5000
   std::string config;       // --config
   std::string client;       // --client: a name under the file's `clients:`; empty: its only one
+  // Client filters the command adds (an operator's `auth`); not with --config, whose client
+  // has its own.
+  std::vector<FilterSpec> filters;
 };
 
 // Registers the flags above on a parser that has AddLoadFlags(..., TargetFlag::kOptional), and

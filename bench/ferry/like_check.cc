@@ -79,14 +79,25 @@ int64_t LikeLoad::ReconcileHottest(const std::vector<LikeTruth::Tally>& tallies)
     like::ReconcileRequest request;
     request.set_content_id(ContentId(order[k]));
     while (true) {
-      Result<like::ReconcileResponse> reconciled = proxies_[0].Reconcile(request, admin_options_);
+      Result<like::ReconcileResponse> reconciled = operator_->Reconcile(request, admin_options_);
+      const Clock::time_point now = Clock::now();
+      // The record may be away for a while (a database outage): asked again until the deadline.
+      if (!reconciled.ok() && reconciled.status().code() == StatusCode::UNAVAILABLE &&
+          now < deadline) {
+        if (now >= next_note) {
+          out_ << kProgram << ": persisting: content " << request.content_id() << ": "
+               << reconciled.status() << std::endl;
+          next_note += std::chrono::seconds(1);
+        }
+        std::this_thread::sleep_for(kPollInterval);
+        continue;
+      }
       if (!reconciled.ok()) {
         out_ << "reconcile " << request.content_id() << ": " << reconciled.status() << "\n";
         ++violations;
         break;
       }
       // Violations are only meaningful once the events are persisted.
-      const Clock::time_point now = Clock::now();
       if (reconciled->pending_events() > 0 && now < deadline) {
         if (now >= next_note) {
           out_ << kProgram << ": persisting: content " << request.content_id() << " has "

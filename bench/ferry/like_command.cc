@@ -49,6 +49,8 @@ int RunLike(int argc, const char* const* argv) {
                              "random seed (default 1)");
   AddUserTokenKeyFlag(flags, "each SetLike's user", &options.user_token_key_id,
                       &options.user_token_secret);
+  AddOperatorKeyFlag(flags, "the Reconcile calls of the check", &options.operator_key_id,
+                     &options.operator_secret);
   flags.AddCheck([&options](std::string* error) {
     // Each user belongs to one slot, so that a (content, user) never has two calls out.
     const uint64_t window = uint64_t{options.load.conns} * options.load.depth;
@@ -78,7 +80,23 @@ int RunLikeBench(const LikeBenchOptions& options, std::ostream& out, std::ostrea
       << " zipf=" << options.zipf_s << " hot-share=" << options.hot_share
       << " users=" << options.users << " contents=" << options.contents << " "
       << DescribeChannels(options.channel, kLikeService) << std::endl;
-  LikeLoad load(options, std::move(channels), out, err);
+  // The check's Reconcile calls are an operator's: on a channel of their own, signed.
+  std::vector<std::shared_ptr<Channel>> operator_channels;
+  if (!options.operator_key_id.empty()) {
+    ChannelFlags signed_channel = options.channel;
+    signed_channel.filters = {FilterSpec::FromYaml(
+        "auth", "{keys: [{id: '" + options.operator_key_id + "', secret: '" +
+                    options.operator_secret + "'}], caller: ferry-bench}")};
+    LoadOptions one = options.load;
+    one.conns = 1;
+    if (Status opened = OpenChannels(signed_channel, kLikeService, one, &operator_channels);
+        !opened.ok()) {
+      err << kProgram << ": " << opened << "\n";
+      return 1;
+    }
+  }
+  LikeLoad load(options, std::move(channels), out, err,
+                operator_channels.empty() ? nullptr : operator_channels.front());
   if (Status opened = load.Open(); !opened.ok()) {
     err << kProgram << ": cannot reach the like service: " << opened << "\n";
     return 1;

@@ -40,6 +40,10 @@ struct LikeBenchOptions {
   // this key (the provider's `user_token` filter verifies it); empty id: none.
   std::string user_token_key_id;
   std::string user_token_secret;
+  // --operator-key ID:SECRET_FILE: Reconcile (an operator method) is signed with this `auth`
+  // key; empty id: unsigned.
+  std::string operator_key_id;
+  std::string operator_secret;
 };
 
 struct LikeBenchOutcome {

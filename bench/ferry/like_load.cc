@@ -22,7 +22,8 @@ bool SurelyNotApplied(StatusCode code) {
 }  // namespace
 
 LikeLoad::LikeLoad(const LikeBenchOptions& options, std::vector<std::shared_ptr<Channel>> channels,
-                   std::ostream& out, std::ostream& err)
+                   std::ostream& out, std::ostream& err,
+                   std::shared_ptr<Channel> operator_channel)
     : options_(options),
       out_(out),
       err_(err),
@@ -35,6 +36,8 @@ LikeLoad::LikeLoad(const LikeBenchOptions& options, std::vector<std::shared_ptr<
                          std::max<uint32_t>(options.channel.timeout_ms, 30'000))},
       picker_(options.contents, options.zipf_s, options.hot_share),
       truth_(window_, options.contents) {
+  operator_ = std::make_unique<like::LikeServiceProxy>(operator_channel ? operator_channel
+                                                                       : channels.front());
   for (auto& channel : channels) proxies_.emplace_back(std::move(channel));
 }
 

@@ -25,10 +25,14 @@ namespace ferry::bench {
 // check against the truth the load kept (Check).
 class LikeLoad {
  public:
+  // `operator_channel` carries the check's operator calls (null: the first of `channels`).
   LikeLoad(const LikeBenchOptions& options, std::vector<std::shared_ptr<Channel>> channels,
-           std::ostream& out, std::ostream& err);
+           std::ostream& out, std::ostream& err, std::shared_ptr<Channel> operator_channel);
   // Closing the channels completes whatever is still out as CANCELLED, while this is alive.
-  ~LikeLoad() { proxies_.clear(); }
+  ~LikeLoad() {
+    operator_.reset();
+    proxies_.clear();
+  }
 
   // Every channel answers a GetCounts before the clock starts.
   Status Open();
@@ -85,6 +89,8 @@ class LikeLoad {
   const CallOptions admin_options_;
   const ZipfPicker picker_;
   std::vector<like::LikeServiceProxy> proxies_;
+  // Operator calls (Reconcile): signed when the provider wants it, else proxies_[0]'s channel.
+  std::unique_ptr<like::LikeServiceProxy> operator_;
   std::vector<std::string> tokens_;  // by user; empty without --user-token-key
   std::unique_ptr<Slot[]> slots_;
   std::unique_ptr<BoundedLoop> loop_;

@@ -10,11 +10,12 @@ namespace ferry::bench {
 namespace {
 
 // "ID:SECRET_FILE" into the key id and the file's secret; false with `*error` naming the flag.
-bool ReadUserTokenKey(const std::string& flag, std::string* key_id, std::string* secret,
-                      std::string* error) {
+// ID:SECRET_FILE of flag `name`.
+bool ReadKeyFlag(std::string_view name, const std::string& flag, std::string* key_id,
+                 std::string* secret, std::string* error) {
   const size_t colon = flag.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == flag.size()) {
-    *error = "--user-token-key: expected ID:SECRET_FILE, got '" + flag + "'";
+    *error = std::string(name) + ": expected ID:SECRET_FILE, got '" + flag + "'";
     return false;
   }
   const std::string file = flag.substr(colon + 1);
@@ -23,13 +24,15 @@ bool ReadUserTokenKey(const std::string& flag, std::string* key_id, std::string*
   while (!read.empty() && (read.back() == '\n' || read.back() == '\r')) read.pop_back();
   if (!in.good() && !in.eof()) read.clear();
   if (read.empty()) {
-    *error = "--user-token-key: cannot read a secret from '" + file + "'";
+    *error = std::string(name) + ": cannot read a secret from '" + file + "'";
     return false;
   }
   *key_id = flag.substr(0, colon);
   *secret = std::move(read);
+  // Both filters take key ids of the same words.
   if (plugins::MakeUserToken(*key_id, *secret, "probe", 0, 1).empty()) {
-    *error = "--user-token-key: '" + *key_id + "' is not a key id (1-64 of A-Z a-z 0-9 . _ @ -)";
+    *error = std::string(name) + ": '" + *key_id +
+             "' is not a key id (1-64 of A-Z a-z 0-9 . _ @ -)";
     return false;
   }
   return true;
@@ -61,7 +64,19 @@ void AddUserTokenKeyFlag(FlagParser& flags, std::string_view signs, std::string*
                       " with key ID and the secret in SECRET_FILE (the provider's user_token "
                       "filter; default: no tokens)");
   flags.AddCheck([flag, key_id, secret](std::string* error) {
-    return flag->empty() || ReadUserTokenKey(*flag, key_id, secret, error);
+    return flag->empty() || ReadKeyFlag("--user-token-key", *flag, key_id, secret, error);
+  });
+}
+
+void AddOperatorKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,
+                        std::string* secret) {
+  auto flag = std::make_shared<std::string>();
+  flags.AddString("--operator-key", "ID:SECRET_FILE", flag.get(),
+                  "sign " + std::string(signs) +
+                      " with the auth key ID and the secret in SECRET_FILE (the provider's auth "
+                      "filter; default: unsigned)");
+  flags.AddCheck([flag, key_id, secret](std::string* error) {
+    return flag->empty() || ReadKeyFlag("--operator-key", *flag, key_id, secret, error);
   });
 }
 

@@ -22,6 +22,11 @@ void AddWindowFlags(FlagParser& flags, LoadOptions* load, ChannelFlags* channel,
 void AddUserTokenKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,
                          std::string* secret);
 
+// --operator-key ID:SECRET_FILE: the `auth` key (id and the secret read from the file) that
+// operator calls are signed with, as the provider's `auth` filter expects. `signs` says which.
+void AddOperatorKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,
+                        std::string* secret);
+
 // "target=... conns=... depth=... threads=..." for a command's first line; in registry mode the
 // target is the registry.
 std::string DescribeWindow(const LoadOptions& load, const ChannelFlags& channel);

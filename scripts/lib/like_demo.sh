@@ -4,7 +4,7 @@
 # count it wrote equals the number of users whose last acknowledged state is liked. Sets
 # LIKE_CHECK_LINE, LIKE_RESULT_LINE and LIKE_RC (the bench's exit code); stops what it started.
 ferry_like_demo() {
-  local backend="$1" build_dir="$2" dir="$3/like" backend_yaml text secret
+  local backend="$1" build_dir="$2" dir="$3/like" backend_yaml text secret operator_secret
   mkdir -p "$dir"
   if [ "$backend" = "redis+mariadb" ]; then
     local redis_port mariadb_port
@@ -25,7 +25,10 @@ ferry_like_demo() {
   fi
   secret="$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
   printf '%s\n' "$secret" >"$dir/user-token.secret"
-  # No ratelimit filter: the bench's users call far faster than a person would.
+  operator_secret="$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
+  printf '%s\n' "$operator_secret" >"$dir/operator.secret"
+  # Operators (the bench's Reconcile) sign with an auth key of their own, as the shipped
+  # configs ask. No ratelimit filter: the bench's users call far faster than a person would.
   cat >"$dir/like-server.yaml" <<YAML
 log: {level: info}
 server:
@@ -33,10 +36,16 @@ server:
   io_threads: 1
   business_pool: {threads: 4, queue_capacity: 4096}
   filters:
+    - name: auth
+      keys: [{id: operators, secret: $operator_secret}]
+      exempt: [ferry.like.LikeService/SetLike, ferry.like.LikeService/GetCounts,
+               ferry.like.LikeService/HasLiked, ferry.like.LikeService/ListLikers,
+               ferry.like.LikeService/ListLiked]
     - name: user_token
       keys: [{id: scripts, secret: $secret}]
       exempt: [ferry.like.LikeService/GetCounts, ferry.like.LikeService/ListLikers,
-               ferry.like.LikeService/Reconcile]
+               ferry.like.LikeService/Reconcile, ferry.like.LikeService/RedriveDeadLetters,
+               ferry.like.LikeService/ListChanges, ferry.like.LikeService/DeleteUser]
 service:
 $backend_yaml
   count_cache_ms: 1000
@@ -50,6 +59,7 @@ YAML
   "$build_dir"/bin/ferry-bench like --target "$target" --conns 2 --depth 16 --calls 20000 \
     --get-ratio 0.5 --users 2000 --contents 500 --zipf 0.99 --hot-share 0.1 \
     --duration-limit 60 --settle-timeout 30 --user-token-key "scripts:$dir/user-token.secret" \
+    --operator-key "operators:$dir/operator.secret" \
     >"$dir/like.out" 2>&1 || LIKE_RC=$?
   cat "$dir/like.out"
   LIKE_CHECK_LINE="$(grep '^check:' "$dir/like.out" || echo "no check line (exit $LIKE_RC)")"
