@@ -2,8 +2,7 @@
 
 #include <hiredis.h>
 
-#include <chrono>
-
+#include "storage/like_clock.h"
 #include "storage/redis_like_keys.h"
 
 namespace ferry::like {
@@ -22,12 +21,7 @@ Status Redrive(LikeCore& core, uint32_t limit, bool never_redriven,
   if (Status s = core.database->ListDeadLetters(limit, never_redriven, &letters); !s.ok()) {
     return s;
   }
-  const int64_t horizon_us =
-      (std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-           .count() -
-       core.horizon_ms) *
-      1000;
+  const int64_t horizon_us = (UnixMs() - core.horizon_ms) * 1000;
   for (const DeadLetter& d : letters) {
     const LikeEvent& e = d.event;
     if (e.content_id <= 0 || e.user_id.empty() || e.version <= 0) {

@@ -1,4 +1,5 @@
 #include "service/event_writer.h"
+#include "storage/like_clock.h"
 
 #include <algorithm>
 #include <charconv>
@@ -12,18 +13,6 @@
 namespace ferry::like {
 
 namespace {
-
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The milliseconds part of a stream id.
 int64_t IdMs(std::string_view id) {
@@ -144,8 +133,8 @@ Status EventWriter::ReadAndApply(bool* full, size_t* read) {
         batch.events.push_back(e.event);
       } else {
         // Not an entry the scripts write: kept for a person to look at, out of the way.
-        batch.dead.push_back(
-            {.event = {.stream = e.event.stream, .entry_id = e.id}, .reason = "malformed stream entry"});
+        batch.dead.push_back({.event = {.stream = e.event.stream, .entry_id = e.id},
+                              .reason = "malformed stream entry"});
       }
     }
     batches.push_back(std::move(batch));
@@ -204,8 +193,8 @@ void EventWriter::ApplyOneByOne(uint32_t partition, const std::vector<StreamEntr
     if (failures < options_.max_failures) return;  // tried again on a later step
     if (ApplyOne(partition, entry, "failed " + std::to_string(failures) + " times: " + s.ToString())
             .ok()) {
-      Logger().error("like events: entry {} of partition {} dead-lettered: {}", entry.id,
-                     partition, s.ToString());
+      Logger().error("like events: entry {} of partition {} dead-lettered: {}", entry.id, partition,
+                     s.ToString());
       owned_[partition].failures.erase(entry.id);
       continue;
     }
@@ -226,12 +215,11 @@ void EventWriter::Maintain(uint32_t partition, Owned& owned, int64_t now_ms) {
   }
   // Every tombstone of the partition is in the record once nothing follows the checkpoint;
   // otherwise those of changes before the checkpoint's millisecond are.
-  const int64_t persisted_us =
-      owned.caught_up ? INT64_MAX : IdMs(owned.checkpoint.last_id) * 1000;
+  const int64_t persisted_us = owned.caught_up ? INT64_MAX : IdMs(owned.checkpoint.last_id) * 1000;
   const int64_t old_us = (UnixMs() - options_.tombstone_keep_ms) * 1000;
   int64_t dropped = 0;
-  if (Status s = log_->TrimTombstones(partition, std::min(persisted_us, old_us),
-                                      kTombstonesPerStep, &dropped);
+  if (Status s = log_->TrimTombstones(partition, std::min(persisted_us, old_us), kTombstonesPerStep,
+                                      &dropped);
       !s.ok()) {
     Logger().warn("like events: tombstones of partition {}: {}", partition, s.ToString());
   }

@@ -1,4 +1,5 @@
 #include "service/like_app.h"
+#include "storage/like_clock.h"
 
 #include <unistd.h>
 
@@ -23,12 +24,6 @@ namespace ferry::like {
 
 namespace {
 
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // What Redis alone holds, in the words of the persistence check's risks.
 std::string_view AtStake(const std::string& write_mode) {
   return write_mode == "redis-first"
@@ -40,7 +35,7 @@ std::string_view AtStake(const std::string& write_mode) {
 std::string ProcessName() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
-  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(WallMs());
+  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(UnixMs());
 }
 
 // The maintenance job's saved state: "<cursor content id>".
@@ -94,10 +89,10 @@ Status LikeApp::Create(const LikeConfig& config, std::unique_ptr<LikeApp>* out) 
   const bool redis_first = config.backend == "redis+mariadb" && config.write_mode == "redis-first";
   if (config.backend == "redis+mariadb") {
     // Before anything is created: a provider told to refuse unsafe settings leaves no trace.
-    if (Status s = storage::CheckRedisPersistence(
-            config, "like", AtStake(config.write_mode),
-            redis_first && config.request_ttl_ms > 0 ? "the request ids retries are answered by"
-                                                     : "");
+    if (Status s = storage::CheckRedisPersistence(config, "like", AtStake(config.write_mode),
+                                                  redis_first && config.request_ttl_ms > 0
+                                                      ? "the request ids retries are answered by"
+                                                      : "");
         !s.ok()) {
       return s;
     }
@@ -201,7 +196,7 @@ Status LikeApp::RunMaintenance() {
   bool held = false;
   std::string state;
   if (Status s = lease.Acquire(&held, &state); !s.ok() || !held) return s;
-  const int64_t now = WallMs();
+  const int64_t now = UnixMs();
   Status first_failure;
   auto note = [&](const char* what, const Status& s) {
     if (s.ok()) return;
@@ -210,14 +205,14 @@ Status LikeApp::RunMaintenance() {
   };
   if (config_.reconcile_interval_ms > 0 &&
       now - last_maintenance_ms_ >= config_.reconcile_interval_ms) {
-    const int64_t since = last_maintenance_ms_ == 0 ? now - config_.reconcile_interval_ms
-                                                    : last_maintenance_ms_;
+    const int64_t since =
+        last_maintenance_ms_ == 0 ? now - config_.reconcile_interval_ms : last_maintenance_ms_;
     last_maintenance_ms_ = now;
     // The contents changed since the last run, and a slice of all of them in turn: the work
     // follows activity, and everything is looked at eventually.
     std::vector<int64_t> recent;
-    note("recent contents", database_->RecentlyChanged(since - 1000, config_.reconcile_contents,
-                                                       &recent));
+    note("recent contents",
+         database_->RecentlyChanged(since - 1000, config_.reconcile_contents, &recent));
     std::vector<int64_t> slice;
     const int64_t cursor = ReadCursor(state);
     note("contents", database_->CountedContents(cursor, config_.reconcile_contents, &slice));
@@ -278,8 +273,8 @@ void LikeApp::StartJobs() {
   }
   if (generation_) {
     // A replica promoted in place keeps its connections: its identity is read again.
-    jobs_.push_back(std::make_unique<PeriodicWorker>(
-        milliseconds(config_.generation_check_ms), [this] {
+    jobs_.push_back(
+        std::make_unique<PeriodicWorker>(milliseconds(config_.generation_check_ms), [this] {
           if (Status s = generation_->Check(*redis_pool_); !s.ok()) {
             Logger().warn("like: checking Redis's generation: {}", s.ToString());
           }

@@ -1,4 +1,5 @@
 #include "service/like_service.h"
+#include "storage/like_clock.h"
 
 #include <charconv>
 #include <chrono>
@@ -15,12 +16,6 @@ constexpr uint32_t kDefaultPage = 100;
 constexpr uint32_t kMaxPage = 1000;
 
 Status Invalid(const std::string& message) { return Status(StatusCode::INVALID_ARGUMENT, message); }
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Status CheckContent(int64_t content_id) {
   if (content_id > 0) return Status::Ok();
@@ -167,8 +162,10 @@ Status LikeServiceImpl::GetCounts(ServerContext&, const GetCountsRequest& reques
   if (Status s = CheckBatch(request.content_ids()); !s.ok()) return s;
   std::vector<int64_t> totals;
   if (Status s = core_->counts->Totals(
-              std::span<const int64_t>(request.content_ids().data(), request.content_ids().size()),
-              &totals); !s.ok()) return s;
+          std::span<const int64_t>(request.content_ids().data(), request.content_ids().size()),
+          &totals);
+      !s.ok())
+    return s;
   for (int64_t total : totals) response->add_counts(total);
   return Status::Ok();
 }
@@ -196,8 +193,8 @@ Status LikeServiceImpl::ListLikers(ServerContext&, const ListLikersRequest& requ
     return s;
   }
   std::vector<std::pair<std::string, int64_t>> likers;
-  if (Status s = core_->database->ListLikers(request.content_id(), after_version, after_user,
-                                             size, &likers);
+  if (Status s = core_->database->ListLikers(request.content_id(), after_version, after_user, size,
+                                             &likers);
       !s.ok()) {
     return s;
   }
@@ -272,8 +269,8 @@ Status LikeServiceImpl::ListChanges(ServerContext&, const ListChangesRequest& re
   uint32_t size = 0;
   if (Status s = PageSize(request.page_size(), &size, 10000, 1000); !s.ok()) return s;
   std::vector<FeedChange> changes;
-  if (Status s = core_->database->ListChanges(request.partition(), request.after_seq(), size,
-                                              &changes);
+  if (Status s =
+          core_->database->ListChanges(request.partition(), request.after_seq(), size, &changes);
       !s.ok()) {
     return s;
   }
@@ -297,7 +294,7 @@ Status LikeServiceImpl::DeleteUser(ServerContext&, const DeleteUserRequest& requ
                    std::to_string(request.user_id().size()));
   }
   UserDeletion deletion;
-  if (Status s = core_->database->RequestUserDeletion(request.user_id(), WallMs(), &deletion);
+  if (Status s = core_->database->RequestUserDeletion(request.user_id(), UnixMs(), &deletion);
       !s.ok()) {
     return s;
   }

@@ -1,4 +1,5 @@
 #include "service/outbox_relay.h"
+#include "storage/like_clock.h"
 
 #include <hiredis.h>
 
@@ -8,18 +9,9 @@
 
 namespace ferry::like {
 
-using storage::ErrorReplyStatus;
 using storage::RedisReplyPtr;
 
-namespace {
-
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 OutboxRelay::OutboxRelay(LikeDatabase* database, RedisLikeStore* cache, RedisPartitionLog* log,
                          std::string holder, uint32_t batch, int64_t lease_ms)
@@ -49,25 +41,15 @@ Status OutboxRelay::RelayPartition(uint32_t partition, size_t* relayed) {
       const BucketKeys keys = cache_->KeysOf(c.content_id, c.bucket);
       const PartitionKeys p = keys.partition_keys();
       calls.push_back({.index = kApplyChange,
-                       .keys = {keys.members, keys.count, keys.versions, keys.ready,
-                                p.generation, p.tombstones},
+                       .keys = {keys.members, keys.count, keys.versions, keys.ready, p.generation,
+                                p.tombstones},
                        .args = {c.user_id, c.liked ? "1" : "0", std::to_string(c.version),
                                 TombstoneMember(c.content_id, c.bucket, c.user_id), "newer"}});
     }
-    for (int attempt = 0;; ++attempt) {
-      std::vector<RedisReplyPtr> replies;
-      if (Status s = cache_->scripts().EvalPipeline(calls, &replies); !s.ok()) return s;
-      bool no_generation = false;
-      for (const RedisReplyPtr& r : replies) {
-        if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EVALSHA apply_change", r.get());
-        no_generation = no_generation || (r->type == REDIS_REPLY_INTEGER && r->integer == -6);
-      }
-      // Applied, older than what the bucket holds, or not loaded (its load reads the record,
-      // which has the change): each row is done with.
-      if (!no_generation) break;
-      if (attempt > 0) return Status(StatusCode::UNAVAILABLE, "Redis lost its generation keys");
-      if (Status s = cache_->CheckGeneration(); !s.ok()) return s;
-    }
+    // Applied, older than what the bucket holds, or not loaded (its load reads the record,
+    // which has the change): each row is done with.
+    std::vector<RedisReplyPtr> replies;
+    if (Status s = cache_->EvalInGeneration(calls, &replies); !s.ok()) return s;
   }
   if (Status s = database_->RelayDone(partition, changes); !s.ok()) return s;
   *relayed = changes.size();

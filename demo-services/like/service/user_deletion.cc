@@ -1,4 +1,5 @@
 #include "service/user_deletion.h"
+#include "storage/like_clock.h"
 
 #include <chrono>
 
@@ -10,12 +11,6 @@ namespace {
 
 // How long a deletion waits for the record to take what Redis held when it began.
 constexpr auto kCatchUpWait = std::chrono::milliseconds(30000);
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Unlikes every content the record says the user likes, walking its list once; *unliked counts
 // real changes.
@@ -56,7 +51,7 @@ Status RunUserDeletions(LikeCore& core, uint32_t limit) {
     std::vector<std::pair<int64_t, int64_t>> left;
     if (s.ok()) s = core.database->ListLiked(d.user_id, 0, 0, 1, &left);
     // Changes still arriving: the next run goes on from what this one did.
-    const int64_t done = s.ok() && left.empty() ? WallMs() : 0;
+    const int64_t done = s.ok() && left.empty() ? UnixMs() : 0;
     if (Status u = core.database->UpdateUserDeletion(d.user_id, unliked, done); !u.ok()) return u;
     if (!s.ok()) return s;
   }

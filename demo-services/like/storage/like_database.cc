@@ -102,8 +102,7 @@ Status LockRows(SqlConnection& c, std::span<const PairKey> pairs, std::map<PairK
 // row takes no event older than `horizon_version`: its tombstone may have been trimmed. True
 // if the row changed.
 bool ApplyToPair(std::span<const LikeEvent* const> events, int64_t horizon_version, PairRow* row,
-                 CountDeltas* deltas, std::vector<const LikeEvent*>* applied_events,
-                 int* changed) {
+                 CountDeltas* deltas, std::vector<const LikeEvent*>* applied_events, int* changed) {
   bool dirty = false;
   for (const LikeEvent* e : events) {
     if (row->exists && row->version >= e->version) continue;  // stale or repeated
@@ -318,8 +317,9 @@ Status LikeDatabase::ApplyPartitions(const std::vector<PartitionBatch>& batches,
     for (const LikeEvent& e : b.events) events.push_back(&e);
   }
   // Partition rows are locked in one order by every writer.
-  std::sort(ordered.begin(), ordered.end(),
-            [](const PartitionBatch* a, const PartitionBatch* b) { return a->partition < b->partition; });
+  std::sort(ordered.begin(), ordered.end(), [](const PartitionBatch* a, const PartitionBatch* b) {
+    return a->partition < b->partition;
+  });
   return pool_->InTransaction([&](SqlConnection& c) {
     after->clear();
     std::map<uint32_t, PartitionCheckpoint> checkpoints;
@@ -328,8 +328,8 @@ Status LikeDatabase::ApplyPartitions(const std::vector<PartitionBatch>& batches,
       if (Status s = LockPartition(c, b->partition, &current); !s.ok()) return s;
       if (!(current == b->from)) {
         return Status(StatusCode::FAILED_PRECONDITION,
-                      "partition " + std::to_string(b->partition) + " moved to " +
-                          current.last_id + " (generation " + std::to_string(current.generation) +
+                      "partition " + std::to_string(b->partition) + " moved to " + current.last_id +
+                          " (generation " + std::to_string(current.generation) +
                           ") while its writer read from " + b->from.last_id +
                           ": another writer holds it");
       }
@@ -341,7 +341,7 @@ Status LikeDatabase::ApplyPartitions(const std::vector<PartitionBatch>& batches,
     // The feed in stream order: each event's place in its batch.
     std::map<const LikeEvent*, size_t> applied_set;
     for (const LikeEvent* e : applied) applied_set.emplace(e, 0);
-    const int64_t now_ms = LikeWallMs();
+    const int64_t now_ms = UnixMs();
     for (const PartitionBatch* b : ordered) {
       std::vector<const LikeEvent*> feed;
       for (const LikeEvent& e : b->events) {
@@ -395,7 +395,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
               "INSERT INTO like_request (content_id, user_id, request_id, liked, changed, "
               "created_ms) VALUES (?, ?, ?, ?, ?, ?)",
               {content_id, user_id, request_id, int64_t{liked ? 1 : 0},
-               int64_t{was_liked != liked ? 1 : 0}, LikeWallMs()});
+               int64_t{was_liked != liked ? 1 : 0}, UnixMs()});
           !s.ok()) {
         return s;
       }
@@ -413,7 +413,7 @@ Status LikeDatabase::SetLike(int64_t content_id, const std::string& user_id, uin
               "INSERT INTO like_outbox (part, content_id, user_id, liked, version, bucket, "
               "created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
               {int64_t{partition}, content_id, user_id, int64_t{liked ? 1 : 0}, out->version,
-               int64_t{bucket}, LikeWallMs()});
+               int64_t{bucket}, UnixMs()});
           !s.ok()) {
         return s;
       }
@@ -428,14 +428,16 @@ Status LikeDatabase::RepairCounts(int64_t content_id, uint32_t buckets, bool* ch
     // moved its count row yet waits for this transaction and then moves it on top of the
     // repaired value, one that has is committed and in the read below.
     std::vector<SqlValue> touch;
-    for (uint32_t b = 0; b < buckets; ++b) touch.insert(touch.end(), {content_id, int64_t{b}, int64_t{0}});
+    for (uint32_t b = 0; b < buckets; ++b)
+      touch.insert(touch.end(), {content_id, int64_t{b}, int64_t{0}});
     if (buckets > 0) {
       if (Status s = c.Execute(AddToCountsSql(c.dialect(), buckets), touch); !s.ok()) return s;
     }
     std::vector<SqlRow> rows;
-    if (Status s = c.Query(std::string("SELECT bucket, count FROM like_count WHERE content_id = ?") +
-                               (c.dialect() == SqlDialect::kMariaDb ? " FOR UPDATE" : ""),
-                           {content_id}, &rows);
+    if (Status s =
+            c.Query(std::string("SELECT bucket, count FROM like_count WHERE content_id = ?") +
+                        (c.dialect() == SqlDialect::kMariaDb ? " FOR UPDATE" : ""),
+                    {content_id}, &rows);
         !s.ok()) {
       return s;
     }
@@ -491,9 +493,9 @@ Status LikeDatabase::RecordPartitions() {
       for (uint32_t p = from; p < from + n; ++p) {
         params.insert(params.end(), {int64_t{p}, int64_t{0}, std::string("0-0"), int64_t{0}});
       }
-      if (Status s = c.Execute(insert + "(part, generation, last_id, feed_seq) VALUES " +
-                                   SqlPlaceholders(n, 4),
-                               params);
+      if (Status s = c.Execute(
+              insert + "(part, generation, last_id, feed_seq) VALUES " + SqlPlaceholders(n, 4),
+              params);
           !s.ok()) {
         return s;
       }

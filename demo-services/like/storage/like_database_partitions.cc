@@ -24,10 +24,8 @@ constexpr size_t kFeedRowsPerStatement = 500;
 
 }  // namespace
 
-int64_t LikeWallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+PartitionCheckpoint CheckpointOf(const SqlRow& row) {
+  return {.generation = AsInt(row[0]), .last_id = AsText(row[1]), .feed_seq = AsInt(row[2])};
 }
 
 Status LockPartition(SqlConnection& c, uint32_t partition, PartitionCheckpoint* out) {
@@ -44,17 +42,15 @@ Status LockPartition(SqlConnection& c, uint32_t partition, PartitionCheckpoint* 
                   "like_partition has no row for partition " + std::to_string(partition) +
                       " (a database initialized for fewer partitions)");
   }
-  *out = {.generation = AsInt(rows[0][0]),
-          .last_id = AsText(rows[0][1]),
-          .feed_seq = AsInt(rows[0][2])};
+  *out = CheckpointOf(rows[0]);
   return Status::Ok();
 }
 
 Status SavePartition(SqlConnection& c, uint32_t partition, const PartitionCheckpoint& checkpoint) {
-  return c.Execute("UPDATE like_partition SET generation = ?, last_id = ?, feed_seq = ? WHERE "
-                   "part = ?",
-                   {checkpoint.generation, checkpoint.last_id, checkpoint.feed_seq,
-                    int64_t{partition}});
+  return c.Execute(
+      "UPDATE like_partition SET generation = ?, last_id = ?, feed_seq = ? WHERE "
+      "part = ?",
+      {checkpoint.generation, checkpoint.last_id, checkpoint.feed_seq, int64_t{partition}});
 }
 
 Status AppendToFeed(SqlConnection& c, uint32_t partition, int64_t first_seq,
@@ -84,16 +80,15 @@ Status LikeDatabase::Checkpoint(uint32_t partition, PartitionCheckpoint* out) {
   std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
   if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
   std::vector<SqlRow> rows;
-  if (Status s = lease->Check((*lease)->Query(
-          "SELECT generation, last_id, feed_seq FROM like_partition WHERE part = ?",
-          {int64_t{partition}}, &rows));
+  if (Status s = lease->Check(
+          (*lease)->Query("SELECT generation, last_id, feed_seq FROM like_partition WHERE part = ?",
+                          {int64_t{partition}}, &rows));
       !s.ok()) {
     return s;
   }
-  if (rows.empty()) return Status(StatusCode::NOT_FOUND, "no partition " + std::to_string(partition));
-  *out = {.generation = AsInt(rows[0][0]),
-          .last_id = AsText(rows[0][1]),
-          .feed_seq = AsInt(rows[0][2])};
+  if (rows.empty())
+    return Status(StatusCode::NOT_FOUND, "no partition " + std::to_string(partition));
+  *out = CheckpointOf(rows[0]);
   return Status::Ok();
 }
 
@@ -138,9 +133,8 @@ Status LikeDatabase::RelayDone(uint32_t partition, const std::vector<LikeEvent>&
     for (const LikeEvent& e : relayed) ids.emplace_back(AsInt(e.entry_id));
     // Rows another relay of the partition already moved are not in the feed twice.
     int64_t deleted = 0;
-    if (Status s = c.Execute("DELETE FROM like_outbox WHERE id IN " +
-                                 SqlPlaceholders(1, ids.size()),
-                             ids, &deleted);
+    if (Status s = c.Execute(
+            "DELETE FROM like_outbox WHERE id IN " + SqlPlaceholders(1, ids.size()), ids, &deleted);
         !s.ok()) {
       return s;
     }
@@ -150,8 +144,7 @@ Status LikeDatabase::RelayDone(uint32_t partition, const std::vector<LikeEvent>&
     }
     std::vector<const LikeEvent*> events;
     for (const LikeEvent& e : relayed) events.push_back(&e);
-    if (Status s = AppendToFeed(c, partition, checkpoint.feed_seq + 1, events, LikeWallMs());
-        !s.ok()) {
+    if (Status s = AppendToFeed(c, partition, checkpoint.feed_seq + 1, events, UnixMs()); !s.ok()) {
       return s;
     }
     checkpoint.feed_seq += static_cast<int64_t>(events.size());
@@ -201,9 +194,9 @@ Status LikeDatabase::RecentlyChanged(int64_t since_ms, uint32_t limit, std::vect
   std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
   if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
   std::vector<SqlRow> rows;
-  if (Status s = lease->Check((*lease)->Query(
-          "SELECT DISTINCT content_id FROM like_feed WHERE created_ms >= ? LIMIT ?",
-          {since_ms, int64_t{limit}}, &rows));
+  if (Status s = lease->Check(
+          (*lease)->Query("SELECT DISTINCT content_id FROM like_feed WHERE created_ms >= ? LIMIT ?",
+                          {since_ms, int64_t{limit}}, &rows));
       !s.ok()) {
     return s;
   }

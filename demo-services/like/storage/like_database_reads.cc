@@ -1,5 +1,6 @@
 #include "ferry/storage/sql_placeholders.h"
 #include "storage/like_database.h"
+#include "storage/like_partition_rows.h"
 
 // LikeDatabase's reads: counts, states, pages, a content's rows, reconciliation's snapshot.
 
@@ -183,17 +184,13 @@ Status LikeDatabase::ContentSnapshot(int64_t content_id, std::span<const uint32_
     out->counted = rows.empty() ? 0 : AsInt(rows[0][0]);
     for (uint32_t partition : partitions) {
       rows.clear();
-      if (Status s = c.Query(
-              "SELECT generation, last_id, feed_seq FROM like_partition WHERE part = ?",
-              {int64_t{partition}}, &rows);
+      if (Status s =
+              c.Query("SELECT generation, last_id, feed_seq FROM like_partition WHERE part = ?",
+                      {int64_t{partition}}, &rows);
           !s.ok()) {
         return s;
       }
-      if (!rows.empty()) {
-        out->checkpoints[partition] = {.generation = AsInt(rows[0][0]),
-                                       .last_id = AsText(rows[0][1]),
-                                       .feed_seq = AsInt(rows[0][2])};
-      }
+      if (!rows.empty()) out->checkpoints[partition] = CheckpointOf(rows[0]);
     }
     rows.clear();
     if (Status s = c.Query("SELECT id, user_id, liked, version, bucket FROM like_outbox WHERE "

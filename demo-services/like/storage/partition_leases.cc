@@ -1,4 +1,5 @@
 #include "storage/partition_leases.h"
+#include "storage/like_clock.h"
 
 #include <hiredis.h>
 
@@ -17,12 +18,6 @@ namespace {
 // Written when a holder renews, outside any partition's slot: one small sorted set a few
 // commands a second, whatever the traffic.
 constexpr char kHolders[] = "like:holders";
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -53,7 +48,8 @@ Status PartitionLeases::Keep(bool take_all, std::vector<uint32_t>* gained,
   int64_t live = 1;
   if (Status s = LiveHolders(&live); !s.ok()) return s;
   const size_t share =
-      take_all ? partitions : (partitions + static_cast<uint32_t>(live) - 1) / static_cast<uint32_t>(live);
+      take_all ? partitions
+               : (partitions + static_cast<uint32_t>(live) - 1) / static_cast<uint32_t>(live);
   if (held_.size() > share) {
     // The excess back, highest first, for the holders that came up to take.
     std::set<uint32_t> excess;

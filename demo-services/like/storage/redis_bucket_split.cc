@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "storage/like_clock.h"
 #include "storage/redis_like_scripts.h"
 #include "storage/redis_like_store.h"
 #include "storage/redis_partition_log.h"
@@ -33,12 +34,6 @@ std::string_view FieldUser(std::string_view field) {
   std::from_chars(field.data(), field.data() + colon, length);
   if (colon + 1 + length > field.size()) return {};
   return field.substr(colon + 1, length);
-}
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "storage/redis_like_store.h"
+#include "storage/like_clock.h"
 
 #include <hiredis.h>
 
@@ -25,12 +26,6 @@ constexpr int64_t kResumeAfterMs = 1000;
 constexpr int64_t kGiveUpAfterMs = 5000;
 // Request windows live twice their length, and a little more for clocks that disagree.
 constexpr int64_t kRequestClockSlackMs = 10000;
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Status BacklogFull(int64_t content_id, uint32_t partition, int64_t limit) {
   return Status(StatusCode::RESOURCE_EXHAUSTED,
@@ -80,7 +75,7 @@ RedisLikeStore::ScriptCall RedisLikeStore::MakeScriptCall(int64_t content_id,
   const BucketKeys keys = KeysOf(content_id, call.bucket);
   call.partition = keys.partition;
   const PartitionKeys partition = keys.partition_keys();
-  call.keys = {keys.members,      keys.count,       keys.versions,       keys.ready,
+  call.keys = {keys.members,         keys.count,       keys.versions,       keys.ready,
                partition.generation, partition.stream, partition.tombstones};
   const bool remember = !request_id.empty() && options_.request_ttl_ms > 0;
   if (remember) {
@@ -101,8 +96,8 @@ RedisLikeStore::ScriptCall RedisLikeStore::MakeScriptCall(int64_t content_id,
 }
 
 Status RedisLikeStore::ReadAnswer(const redisReply* r, const ScriptCall& call, bool liked,
-                                  const std::string& request_id, SetLikeResult* out,
-                                  int64_t* code, std::string* marker) {
+                                  const std::string& request_id, SetLikeResult* out, int64_t* code,
+                                  std::string* marker) {
   if (r->type != REDIS_REPLY_ARRAY || r->elements < 3) return MalformedReply("set_like");
   int64_t count = 0;
   int64_t version = 0;
@@ -176,8 +171,8 @@ Status RedisLikeStore::SetLike(int64_t content_id, const std::string& user_id, b
       return Status(StatusCode::FAILED_PRECONDITION,
                     "content " + std::to_string(content_id) + ": its Redis bucket " +
                         std::to_string(call.bucket) + " is laid out for " +
-                        std::to_string(found.buckets) + " buckets, this provider's configuration for " +
-                        std::to_string(layout) +
+                        std::to_string(found.buckets) +
+                        " buckets, this provider's configuration for " + std::to_string(layout) +
                         ": run Reconcile with repair while the content is quiet");
     }
     // Moved on by a raise: the user's bucket is one of the two this one split into. (The
@@ -191,19 +186,20 @@ bool RedisLikeStore::SetLikeAsync(int64_t content_id, const std::string& user_id
                                   const std::string& request_id, SetLikeDone done) {
   auto call = std::make_shared<ScriptCall>(
       MakeScriptCall(content_id, user_id, liked, request_id, layout_->BucketsOf(content_id)));
-  return scripts_.EvalAsync(
-      kSetLike, call->keys, call->args,
-      [this, call, liked, request_id, done = std::move(done)](
-          AsyncOutcome outcome, const Status& status, RedisReplyPtr reply) {
-        if (outcome != AsyncOutcome::kAnswered) return done(outcome, status, {});
-        SetLikeResult result;
-        int64_t code = 0;
-        std::string marker;
-        Status s = ReadAnswer(reply.get(), *call, liked, request_id, &result, &code, &marker);
-        if (!s.ok()) return done(AsyncOutcome::kFailed, s, {});
-        if (code < 0) return done(AsyncOutcome::kNotRun, Status::Ok(), {});
-        done(AsyncOutcome::kAnswered, Status::Ok(), result);
-      });
+  return scripts_.EvalAsync(kSetLike, call->keys, call->args,
+                            [this, call, liked, request_id, done = std::move(done)](
+                                AsyncOutcome outcome, const Status& status, RedisReplyPtr reply) {
+                              if (outcome != AsyncOutcome::kAnswered)
+                                return done(outcome, status, {});
+                              SetLikeResult result;
+                              int64_t code = 0;
+                              std::string marker;
+                              Status s = ReadAnswer(reply.get(), *call, liked, request_id, &result,
+                                                    &code, &marker);
+                              if (!s.ok()) return done(AsyncOutcome::kFailed, s, {});
+                              if (code < 0) return done(AsyncOutcome::kNotRun, Status::Ok(), {});
+                              done(AsyncOutcome::kAnswered, Status::Ok(), result);
+                            });
 }
 
 void RedisLikeStore::RefreshLayout(int64_t content_id) {
@@ -269,8 +265,8 @@ Status RedisLikeStore::CheckLoadedLayouts(std::span<const int64_t> content_ids,
       MarkerLayout found;
       if (!ParseMarkerLayout(text.substr(0, sep), &found)) {
         return Status(StatusCode::INTERNAL, "content " + std::to_string(content) +
-                                                ": unreadable bucket marker '" +
-                                                std::string(text) + "'");
+                                                ": unreadable bucket marker '" + std::string(text) +
+                                                "'");
       }
       const uint32_t holds = found.moving ? found.buckets / 2 : found.buckets;
       if (holds != layout) (*other)[content] = holds;
@@ -347,20 +343,29 @@ Status RedisLikeStore::LoadContents(std::span<const int64_t> content_ids) {
       calls.push_back(std::move(call));
     }
   }
+  std::vector<RedisReplyPtr> replies;
+  if (Status s = EvalInGeneration(calls, &replies); !s.ok()) return s;
+  for (int64_t content : load) empty_.Remove(content);
+  return Status::Ok();
+}
+
+Status RedisLikeStore::EvalInGeneration(const std::vector<storage::RedisScriptSet::Call>& calls,
+                                        std::vector<RedisReplyPtr>* replies) {
   for (int attempt = 0;; ++attempt) {
-    std::vector<RedisReplyPtr> replies;
-    if (Status s = scripts_.EvalPipeline(calls, &replies); !s.ok()) return s;
+    if (Status s = scripts_.EvalPipeline(calls, replies); !s.ok()) return s;
     bool no_generation = false;
-    for (const RedisReplyPtr& r : replies) {
-      if (r->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EVALSHA load_bucket", r.get());
+    for (size_t i = 0; i < replies->size(); ++i) {
+      const redisReply* r = (*replies)[i].get();
+      if (r->type == REDIS_REPLY_ERROR) {
+        return ErrorReplyStatus("EVALSHA " + std::string(scripts_.scripts()[calls[i].index].name),
+                                r);
+      }
       no_generation = no_generation || (r->type == REDIS_REPLY_INTEGER && r->integer == -6);
     }
-    if (!no_generation) break;
+    if (!no_generation) return Status::Ok();
     if (attempt > 0) return Status(StatusCode::UNAVAILABLE, "Redis lost its generation keys again");
     if (Status s = CheckGeneration(); !s.ok()) return s;
   }
-  for (int64_t content : load) empty_.Remove(content);
-  return Status::Ok();
 }
 
 Status RedisLikeStore::ApplyChange(const LikeEvent& change) {

@@ -103,12 +103,10 @@ class RedisLikeStore final : public LikeStore {
                   BucketSnapshot* out);
   // The record's state of a pair into its bucket, as `mode` allows; nothing when the bucket is
   // not loaded (its load reads the record).
-  Status ApplyRecord(int64_t content_id, uint32_t bucket, const LikeEvent& record,
-                     ApplyMode mode);
+  Status ApplyRecord(int64_t content_id, uint32_t bucket, const LikeEvent& record, ApplyMode mode);
   // A pair's change appended again to its partition's stream (a lost event), if the pair is
   // still at `version`.
-  Status Reappend(int64_t content_id, uint32_t bucket, const std::string& user_id,
-                  int64_t version);
+  Status Reappend(int64_t content_id, uint32_t bucket, const std::string& user_id, int64_t version);
   // The bucket's count set to its set's size; *before gets what it was.
   Status FixCount(int64_t content_id, uint32_t bucket, int64_t* before);
   // Deletes the bucket if the stream holds no change of the content after `after_id`;
@@ -122,6 +120,10 @@ class RedisLikeStore final : public LikeStore {
 
   // RedisGeneration::Check: after a script found its generation key missing.
   Status CheckGeneration();
+  // The calls in one pipeline; if a script found its generation key missing (-6: a flush),
+  // the server is checked and the calls made again, once. Error replies are errors here.
+  Status EvalInGeneration(const std::vector<storage::RedisScriptSet::Call>& calls,
+                          std::vector<storage::RedisReplyPtr>* replies);
 
   storage::RedisConnectionPool& pool() { return *pool_; }
   storage::RedisScriptSet& scripts() { return scripts_; }

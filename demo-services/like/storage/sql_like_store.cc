@@ -1,4 +1,5 @@
 #include "storage/sql_like_store.h"
+#include "storage/like_clock.h"
 
 #include <chrono>
 
@@ -6,15 +7,7 @@
 
 namespace ferry::like {
 
-namespace {
-
-int64_t WallUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Status SqlLikeStore::SetLike(int64_t content_id, const std::string& user_id, bool liked,
                              const std::string& request_id, SetLikeResult* out) {
@@ -22,7 +15,7 @@ Status SqlLikeStore::SetLike(int64_t content_id, const std::string& user_id, boo
   const uint32_t bucket = BucketLayout::BucketIn(user_id, layout);
   Status s = database_->SetLike(content_id, user_id, bucket,
                                 PartitionOf(content_id, bucket, database_->partitions()), liked,
-                                remember_requests_ ? request_id : std::string(), WallUs(), out);
+                                remember_requests_ ? request_id : std::string(), UnixUs(), out);
   out->layout = layout;
   return s;
 }
@@ -35,7 +28,8 @@ Status SqlLikeStore::Counts(std::span<const int64_t> content_ids, std::vector<Co
     ContentCounts counts{.layout = layout_->BucketsOf(id)};
     counts.buckets.assign(counts.layout, 0);
     // A row of a bucket the layout no longer has still counts (until a repair moves it).
-    for (const auto& [bucket, n] : rows[id]) counts.buckets[bucket < counts.layout ? bucket : 0] += n;
+    for (const auto& [bucket, n] : rows[id])
+      counts.buckets[bucket < counts.layout ? bucket : 0] += n;
     out->push_back(std::move(counts));
   }
   return Status::Ok();
