@@ -41,6 +41,7 @@ GET100_CALLS="${FERRY_LIKE_GET100_CALLS:-20000}"
 OUTAGE_CALLS="${FERRY_LIKE_OUTAGE_CALLS:-100000}"
 OUTAGE_S="${FERRY_LIKE_OUTAGE_S:-5}"
 MEMORY_LIKES="${FERRY_LIKE_MEMORY_LIKES:-1000000}"
+MEMORY_CONTENTS_N="${FERRY_LIKE_MEMORY_CONTENTS:-100000}"
 CONCURRENCY=$((CONNS * DEPTH))
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
 
@@ -197,7 +198,7 @@ kill -9 "$(cat "$RUN_DIR/mariadb/mariadbd.pid")"
 (sleep "$OUTAGE_S"; ferry_start_mariadb "$MARIADB_PORT" "$RUN_DIR/mariadb" ferry_like >/dev/null) &
 RESTART_PID=$!
 run outage --calls "$OUTAGE_CALLS" --get-ratio 0 --unlike-ratio 0.25 --users 1000000 --zipf 0 \
-  --contents 1000
+  --contents 1000 --seed 2
 wait "$RESTART_PID"
 FERRY_PIDS+=("$(cat "$RUN_DIR/mariadb/mariadbd.pid")")  # started in a subshell
 DEAD_AFTER="$(mysql_client 'SELECT COUNT(*) FROM like_dead_letter')"
@@ -206,8 +207,9 @@ OUTAGE_REDIS="$(mysql_client "SELECT COALESCE(SUM(count), 0) FROM like_count WHE
 ferry_stop_all
 
 # --- 6. Redis's memory per like and per content ---------------------------------------------
-# A fresh Redis and provider: MEMORY_LIKES likes over 1000 contents, then as many over
-# MEMORY_LIKES contents (one each); used_memory after the writers took everything, less before.
+# A fresh Redis and provider: MEMORY_LIKES likes over 1000 contents, then MEMORY_CONTENTS_N more
+# on as many new contents (one each); used_memory after the writers took everything and trimmed
+# their streams, less before.
 REDIS_PORT="$(ferry_free_port)"
 ferry_start_redis "$REDIS_PORT" "$RUN_DIR/redis-memory" --appendonly yes --appendfsync everysec
 MARIADB_PORT="$(ferry_free_port)"
@@ -232,8 +234,8 @@ run memory-likes --calls "$MEMORY_LIKES" --get-ratio 0 --unlike-ratio 0 --users 
   --zipf 0 --contents 1000
 MEMORY_LIKED="$(used_memory)"
 CONTENT_BASE=$((CONTENT_BASE + 10000000))
-run memory-contents --calls "$MEMORY_LIKES" --get-ratio 0 --unlike-ratio 0 --users 100000000 \
-  --zipf 0 --contents "$MEMORY_LIKES"
+run memory-contents --calls "$MEMORY_CONTENTS_N" --get-ratio 0 --unlike-ratio 0 \
+  --users 100000000 --zipf 0 --contents "$MEMORY_CONTENTS_N"
 MEMORY_CONTENTS="$(used_memory)"
 ferry_stop_all
 
@@ -267,7 +269,7 @@ echo "GetCounts from the cache: $(field get get_qps)/s (target > 100,000/s on on
 echo "SetLike run: $(grep '^LIKE check' "$RUN_DIR/set.out"); $(grep '^settled:' "$RUN_DIR/set.out")"
 echo "MariaDB outage: dead letters $DEAD_BEFORE -> $DEAD_AFTER; the record's likes of the run's contents $OUTAGE_RECORDED, its count rows $OUTAGE_REDIS"
 echo "Redis memory: $MEMORY_LIKES likes over 1000 contents: $(( (MEMORY_LIKED - MEMORY_EMPTY) / MEMORY_LIKES )) B a like;" \
-  "$MEMORY_LIKES more over as many contents: $(( (MEMORY_CONTENTS - MEMORY_LIKED) / MEMORY_LIKES )) B a like with its content"
+  "$MEMORY_CONTENTS_N more, one on each of as many new contents: $(( (MEMORY_CONTENTS - MEMORY_LIKED) / MEMORY_CONTENTS_N )) B a like with its content"
 [ "$DEAD_AFTER" = "$DEAD_BEFORE" ] || { echo "the outage dead-lettered changes" >&2; exit 1; }
 [ "$OUTAGE_RECORDED" = "$OUTAGE_REDIS" ] || { echo "the record's rows and counts disagree" >&2; exit 1; }
 for label in set get get100 warm outage memory-likes memory-contents; do

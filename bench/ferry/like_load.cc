@@ -22,8 +22,7 @@ bool SurelyNotApplied(StatusCode code) {
 }  // namespace
 
 LikeLoad::LikeLoad(const LikeBenchOptions& options, std::vector<std::shared_ptr<Channel>> channels,
-                   std::ostream& out, std::ostream& err,
-                   std::shared_ptr<Channel> operator_channel)
+                   std::ostream& out, std::ostream& err, std::shared_ptr<Channel> operator_channel)
     : options_(options),
       out_(out),
       err_(err),
@@ -37,7 +36,7 @@ LikeLoad::LikeLoad(const LikeBenchOptions& options, std::vector<std::shared_ptr<
       picker_(options.contents, options.zipf_s, options.hot_share),
       truth_(window_, options.contents) {
   operator_ = std::make_unique<like::LikeServiceProxy>(operator_channel ? operator_channel
-                                                                       : channels.front());
+                                                                        : channels.front());
   for (auto& channel : channels) proxies_.emplace_back(std::move(channel));
 }
 
@@ -96,8 +95,11 @@ void LikeLoad::Issue(uint32_t slot_number) {
   slot.set.set_content_id(ContentId(slot.content));
   slot.set.set_user_id(UserName(slot.user));
   slot.set.set_liked(unit(slot.random) >= options_.unlike_ratio);
-  slot.set.set_request_id("lk" + std::to_string(content_base_) + "-s" +
-                          std::to_string(slot_number) + "-" + std::to_string(slot.serial++));
+  // Unique per run (content base and seed): a later run on the same contents must not replay
+  // an earlier run's request ids.
+  slot.set.set_request_id("lk" + std::to_string(content_base_) + "-" +
+                          std::to_string(options_.seed) + "-s" + std::to_string(slot_number) + "-" +
+                          std::to_string(slot.serial++));
   slot.options = CallOptions{};
   if (!tokens_.empty()) {
     slot.options.attachments[std::string(plugins::kUserTokenAttachment)] = tokens_[slot.user];

@@ -76,7 +76,8 @@ Status LikeApp::ConnectRedis() {
       RedisLikeOptions{.partitions = config_.partitions,
                        .request_ttl_ms = config_.request_ttl_ms,
                        .max_backlog = config_.writer_max_backlog,
-                       .empty_cache_ms = config_.empty_cache_ms});
+                       .empty_cache_ms = config_.empty_cache_ms,
+                       .changes_through_streams = config_.write_mode == "redis-first"});
   if (Status s = redis_store_->Connect(); !s.ok()) return s;
   log_ = std::make_unique<RedisPartitionLog>(redis_pool_.get(), &redis_store_->scripts(),
                                              config_.partitions);
@@ -189,6 +190,7 @@ Status LikeApp::DrainOutbox(const std::string& holder) {
 }
 
 Status LikeApp::RunMaintenance() {
+  std::lock_guard lock(maintenance_mu_);
   // One provider at a time: the job's cost does not grow with the number of providers.
   storage::SqlLease lease(database_->pool(), "like-maintenance", core_.process,
                           std::max(std::chrono::milliseconds(30000),

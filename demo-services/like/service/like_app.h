@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -68,7 +69,8 @@ class LikeApp final {
   std::vector<Service*> services_;
   std::vector<std::unique_ptr<EventWriter>> writers_;
   std::vector<std::unique_ptr<PeriodicWorker>> jobs_;
-  int64_t last_maintenance_ms_ = 0;
+  std::mutex maintenance_mu_;        // one run at a time in the process (its job, a test)
+  int64_t last_maintenance_ms_ = 0;  // guarded by maintenance_mu_
 };
 
 }  // namespace ferry::like

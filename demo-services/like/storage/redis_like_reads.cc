@@ -52,8 +52,7 @@ class ReadPipeline {
   }
   void NeedGeneration(uint32_t partition) {
     if (generation_at_.count(partition) == 0) {
-      generation_at_[partition] =
-          Add({"HGET", PartitionKeys::For(partition).generation, "gen"});
+      generation_at_[partition] = Add({"HGET", PartitionKeys::For(partition).generation, "gen"});
     }
   }
   Status Run(storage::RedisConnectionPool& pool) {
@@ -125,6 +124,7 @@ Status RedisLikeStore::Counts(std::span<const int64_t> content_ids,
       ContentCounts counts{.layout = read.layout};
       counts.buckets.assign(read.layout, 0);
       uint32_t loaded = 0;
+      uint32_t stale = 0;
       std::vector<uint32_t> raised;  // buckets a raise moved on: read in their new layout
       for (uint32_t b = 0; b < read.layout; ++b) {
         MarkerState state;
@@ -136,22 +136,26 @@ Status RedisLikeStore::Counts(std::span<const int64_t> content_ids,
           return MalformedReply("GET of bucket " + std::to_string(b) + " of content " +
                                 std::to_string(content));
         }
-        if (state.kind != MarkerState::kCurrent) continue;
+        if (state.kind != MarkerState::kCurrent) {
+          stale += state.kind == MarkerState::kStale ? 1 : 0;
+          counts.buckets[b] = 0;
+          continue;
+        }
         ++loaded;
         if (!state.layout.moving && state.layout.buckets > read.layout) raised.push_back(b);
         if (!state.layout.moving && state.layout.buckets < read.layout) {
-          return Status(StatusCode::FAILED_PRECONDITION,
-                        "content " + std::to_string(content) +
-                            ": its Redis buckets are laid out for " +
-                            std::to_string(state.layout.buckets) + " buckets, this provider's for " +
-                            std::to_string(read.layout) + ": run Reconcile with repair");
+          return Status(
+              StatusCode::FAILED_PRECONDITION,
+              "content " + std::to_string(content) + ": its Redis buckets are laid out for " +
+                  std::to_string(state.layout.buckets) + " buckets, this provider's for " +
+                  std::to_string(read.layout) + ": run Reconcile with repair");
         }
       }
       if (loaded == 0) {
         unloaded.push_back(read.index);
         continue;
       }
-      if (loaded < read.layout) {
+      if (loaded < read.layout && (stale > 0 || !options_.changes_through_streams)) {
         // A content being written: its other buckets are loaded, so that every bucket is
         // read in the same layout.
         partial.push_back(content);
@@ -244,8 +248,7 @@ Status RedisLikeStore::SplitCount(int64_t content_id, uint32_t bucket, uint32_t 
           !ReplyInt(pipeline.reply(at[i] + 1), &n_count)) {
         return MalformedReply("GET");
       }
-      if (state.kind == MarkerState::kCurrent && !state.layout.moving &&
-          state.layout.buckets > n) {
+      if (state.kind == MarkerState::kCurrent && !state.layout.moving && state.layout.buckets > n) {
         next.push_back({b, 2 * n});
         next.push_back({b + n, 2 * n});
         continue;
@@ -254,6 +257,41 @@ Status RedisLikeStore::SplitCount(int64_t content_id, uint32_t bucket, uint32_t 
     }
     frontier = std::move(next);
   }
+  return Status::Ok();
+}
+
+Status RedisLikeStore::EmptyBuckets(std::span<const int64_t> content_ids,
+                                    const std::vector<uint32_t>& layouts,
+                                    std::vector<size_t>* missing) {
+  if (!options_.changes_through_streams || missing->empty()) return Status::Ok();
+  // A bucket missing its marker next to a loaded one of the same content is empty: those
+  // leave `missing` (their user likes nothing there).
+  ReadPipeline pipeline;
+  std::vector<std::vector<size_t>> at(missing->size());
+  for (size_t k = 0; k < missing->size(); ++k) {
+    const int64_t content = content_ids[(*missing)[k]];
+    for (uint32_t b = 0; b < layouts[(*missing)[k]]; ++b) {
+      const BucketKeys keys = KeysOf(content, b);
+      pipeline.NeedGeneration(keys.partition);
+      at[k].push_back(pipeline.Add({"GET", keys.ready}));
+    }
+  }
+  if (Status s = pipeline.Run(*pool_); !s.ok()) return s;
+  std::vector<size_t> unknown;
+  for (size_t k = 0; k < missing->size(); ++k) {
+    const int64_t content = content_ids[(*missing)[k]];
+    bool other_loaded = false;
+    for (uint32_t b = 0; b < at[k].size() && !other_loaded; ++b) {
+      MarkerState state;
+      if (!ReadMarker(pipeline.reply(at[k][b]),
+                      pipeline.generation(PartitionOf(content, b, options_.partitions)), &state)) {
+        return MalformedReply("GET");
+      }
+      other_loaded = state.kind == MarkerState::kCurrent;
+    }
+    if (!other_loaded) unknown.push_back((*missing)[k]);
+  }
+  *missing = std::move(unknown);
   return Status::Ok();
 }
 
@@ -275,8 +313,7 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
     ReadPipeline pipeline;
     std::vector<size_t> at;
     for (size_t i : todo) {
-      const BucketKeys keys =
-          KeysOf(content_ids[i], BucketLayout::BucketIn(user_id, layouts[i]));
+      const BucketKeys keys = KeysOf(content_ids[i], BucketLayout::BucketIn(user_id, layouts[i]));
       pipeline.NeedGeneration(keys.partition);
       at.push_back(pipeline.Add({"GET", keys.ready}));
       pipeline.Add({"SISMEMBER", keys.members, user_id});
@@ -288,6 +325,7 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
     }
     std::vector<size_t> again;
     std::vector<int64_t> stale;
+    std::vector<size_t> missing;
     for (size_t j = 0; j < todo.size(); ++j) {
       const size_t i = todo[j];
       const uint32_t bucket = BucketLayout::BucketIn(user_id, layouts[i]);
@@ -300,7 +338,7 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
         return MalformedReply("SISMEMBER");
       }
       if (state.kind == MarkerState::kMissing) {
-        from_record.push_back(i);
+        missing.push_back(i);
       } else if (state.kind == MarkerState::kStale) {
         // Redis holds an earlier generation's copy, maybe with changes the record lacks yet.
         stale.push_back(content_ids[i]);
@@ -318,6 +356,8 @@ Status RedisLikeStore::HasLiked(const std::string& user_id, std::span<const int6
       }
     }
     if (Status s = LoadContents(stale); !s.ok()) return s;
+    if (Status s = EmptyBuckets(content_ids, layouts, &missing); !s.ok()) return s;
+    from_record.insert(from_record.end(), missing.begin(), missing.end());
     if (!from_record.empty()) {
       // Not in Redis: nothing if nobody liked the content, else loaded and read again.
       std::vector<int64_t> ids;

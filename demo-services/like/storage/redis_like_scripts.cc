@@ -6,15 +6,15 @@ namespace {
 
 // The bucket's layout if it is loaded in its partition's generation, false if not, nil if the
 // generation key is missing; and the generation.
-#define LIKE_LAYOUT_OF                                                     \
-  "local function layout_of(ready, generation)\n"                          \
-  "  local gen = redis.call('HGET', generation, 'gen')\n"                  \
-  "  if not gen then return nil end\n"                                     \
-  "  local marker = redis.call('GET', ready)\n"                            \
-  "  if not marker then return false, gen end\n"                           \
-  "  local at = string.find(marker, '@', 1, true)\n"                       \
+#define LIKE_LAYOUT_OF                                                            \
+  "local function layout_of(ready, generation)\n"                                 \
+  "  local gen = redis.call('HGET', generation, 'gen')\n"                         \
+  "  if not gen then return nil end\n"                                            \
+  "  local marker = redis.call('GET', ready)\n"                                   \
+  "  if not marker then return false, gen end\n"                                  \
+  "  local at = string.find(marker, '@', 1, true)\n"                              \
   "  if not at or string.sub(marker, at + 1) ~= gen then return false, gen end\n" \
-  "  return string.sub(marker, 1, at - 1), gen\n"                          \
+  "  return string.sub(marker, 1, at - 1), gen\n"                                 \
   "end\n"
 
 // The membership and the count change together, and only on a real change; the count never
@@ -99,7 +99,7 @@ end
 if floor > 0 then redis.call('HSET', KEYS[3], '', string.format('%.0f', floor)) end
 local count = redis.call('SCARD', KEYS[1])
 redis.call('SET', KEYS[4], ARGV[1] .. '@' .. gen)
-if count == 0 and redis.call('HLEN', KEYS[3]) <= 1 then
+if count == 0 and redis.call('HLEN', KEYS[3]) <= 1 and ARGV[2] ~= '0' then
   redis.call('DEL', KEYS[2])
   redis.call('PEXPIRE', KEYS[4], ARGV[2])
   if floor > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[2]) end

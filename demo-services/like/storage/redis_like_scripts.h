@@ -20,10 +20,11 @@ enum LikeScript : size_t {
   // -4 the request id was used with the other state; -5 the stream holds `backlog` changes
   // not yet trimmed (persistence lags).
   kSetLike = 0,
-  // KEYS m n v r g t; ARGV layout, ttl ms of an empty bucket's marker, floor, tombstone
-  // member prefix, then user, liked, version per database row. Loads the bucket unless it is
-  // loaded in this generation (0): per user the higher version of Redis's copy and the row
-  // wins, the row on a tie. An empty bucket's marker expires after the ttl. 1 when loaded.
+  // KEYS m n v r g t; ARGV layout, ttl ms of an empty bucket's marker (0: it stays), floor,
+  // tombstone member prefix, then user, liked, version per database row. Loads the bucket
+  // unless it is loaded in this generation (0): per user the higher version of Redis's copy
+  // and the row wins, the row on a tie. An empty bucket's marker expires after the ttl.
+  // 1 when loaded.
   kLoadBucket = 1,
   // KEYS m n v r g t; ARGV user, liked, version, tombstone member, mode (newer | tie |
   // force). The record's state of a pair into the bucket if its version is newer (tie: or

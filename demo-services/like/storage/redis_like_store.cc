@@ -319,6 +319,11 @@ Status RedisLikeStore::LoadContents(std::span<const int64_t> content_ids) {
   std::vector<storage::RedisScriptSet::Call> calls;
   for (int64_t content : load) {
     const uint32_t layout = layout_->BucketsOf(content);
+    // Only a content nobody liked leaves nothing lasting: one with likes keeps all its
+    // buckets' markers, empty ones included, so that a marker missing next to others means an
+    // empty bucket (RedisLikeOptions::changes_through_streams).
+    const std::string empty_ttl =
+        rows[content].empty() ? std::to_string(options_.empty_ttl_ms) : "0";
     std::vector<std::vector<const LikeRow*>> by_bucket(layout);
     for (const LikeRow& row : rows[content]) {
       by_bucket[BucketLayout::BucketIn(row.user_id, layout)].push_back(&row);
@@ -332,8 +337,8 @@ Status RedisLikeStore::LoadContents(std::span<const int64_t> content_ids) {
           .index = kLoadBucket,
           .keys = {keys.members, keys.count, keys.versions, keys.ready, partition.generation,
                    partition.tombstones},
-          .args = {std::to_string(layout), std::to_string(options_.empty_ttl_ms),
-                   std::to_string(floor), TombstoneMember(content, b, "")}};
+          .args = {std::to_string(layout), empty_ttl, std::to_string(floor),
+                   TombstoneMember(content, b, "")}};
       call.args.reserve(4 + 3 * by_bucket[b].size());
       for (const LikeRow* row : by_bucket[b]) {
         call.args.push_back(row->user_id);

@@ -25,6 +25,11 @@ struct RedisLikeOptions {
   int64_t empty_ttl_ms = 60000;     // an empty bucket's marker expires after this
   int64_t empty_cache_ms = 10000;   // EmptyContents' ttl
   size_t empty_cache_entries = 100000;
+  // Redis-first: the record changes only through the partitions' streams, whose changes are of
+  // loaded buckets. So a bucket missing its marker, of a content Redis holds other buckets of
+  // in this generation, is empty (its marker expired with nothing in it): read as such, with
+  // no load and no record. Database-first commits to the record first: such a bucket is loaded.
+  bool changes_through_streams = true;
 };
 
 // A bucket as reconciliation sees it (RedisLikeStore::Snapshot).
@@ -164,6 +169,10 @@ class RedisLikeStore final : public LikeStore {
   // layout.
   Status CheckLoadedLayouts(std::span<const int64_t> content_ids,
                             std::map<int64_t, uint32_t>* other);
+  // Of `missing` (indices of content_ids whose user's bucket has no marker): those only, whose
+  // contents Redis holds no other bucket of either (changes_through_streams; else all stay).
+  Status EmptyBuckets(std::span<const int64_t> content_ids, const std::vector<uint32_t>& layouts,
+                      std::vector<size_t>* missing);
   // Moves the users of bucket k that hash to k + n (one step of RaiseBuckets).
   Status SplitBucket(int64_t content_id, uint32_t k, uint32_t n);
   // Waits until the record holds the partition's changes up to `last_id`.

@@ -135,6 +135,38 @@ TEST_F(LikeRecoveryTest, RedisRestoredFromAnOlderCopyServesTheRecordAndMovesOn) 
   EXPECT_GT(app->generation()->changes(), 0u);
 }
 
+// Redis-first: a bucket whose empty marker expired, next to a loaded bucket of its content, is
+// empty (the record changes only through the streams, of loaded buckets): its counts and
+// states are read without the record, which may be down.
+TEST_F(LikeRecoveryTest, AnExpiredEmptyBucketNextToLoadedOnesIsReadWithoutTheRecord) {
+  std::unique_ptr<LikeApp> app = Open();
+  RedisLikeStore store(&app->core().redis->pool(), app->core().database, app->core().layout,
+                       app->generation(), {.partitions = config_.partitions, .empty_ttl_ms = 100});
+  ASSERT_TRUE(store.Connect().ok());
+  SetLikeResult result;
+  ASSERT_TRUE(store.SetLike(45, "nobody", false, "", &result).ok());  // loads every bucket empty
+  ASSERT_TRUE(store.SetLike(45, "liker", true, "", &result).ok());
+  const uint32_t liked_bucket = result.bucket;
+  std::string other;
+  for (int i = 0; other.empty(); ++i) {
+    const std::string u = "o" + std::to_string(i);
+    if (app->core().layout->BucketOf(45, u) != liked_bucket) other = u;
+  }
+  const BucketKeys other_keys = store.KeysOf(45, app->core().layout->BucketOf(45, other));
+  ASSERT_TRUE(Eventually([&] { return RedisInteger({"EXISTS", other_keys.ready}) == 0; }));
+  SharedServers::mariadb().Kill();
+  std::vector<ContentCounts> counts;
+  const int64_t ids[] = {45};
+  Status s = store.Counts(ids, &counts);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(counts[0].total(), 1);
+  std::vector<bool> liked;
+  s = store.HasLiked(other, ids, &liked);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_FALSE(liked[0]);
+  ASSERT_TRUE(SharedServers::mariadb().Start());
+}
+
 // Database-first counts come from Redis (the record is MariaDB): with MariaDB down, a content
 // Redis holds is still counted.
 TEST_F(LikeRecoveryTest, DatabaseFirstCountsComeFromRedisWhileMariaDbIsDown) {
