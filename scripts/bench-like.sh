@@ -204,6 +204,7 @@ FERRY_PIDS+=("$(cat "$RUN_DIR/mariadb/mariadbd.pid")")  # started in a subshell
 DEAD_AFTER="$(mysql_client 'SELECT COUNT(*) FROM like_dead_letter')"
 OUTAGE_RECORDED="$(mysql_client "SELECT COUNT(*) FROM like_state WHERE liked = 1 AND content_id > $CONTENT_BASE AND content_id <= $((CONTENT_BASE + 1000))")"
 OUTAGE_REDIS="$(mysql_client "SELECT COALESCE(SUM(count), 0) FROM like_count WHERE content_id > $CONTENT_BASE AND content_id <= $((CONTENT_BASE + 1000))")"
+OUTAGE_TRUTH="$(sed -n 's/^truth: \([0-9]*\) likes.*/\1/p' "$RUN_DIR/outage.out")"
 ferry_stop_all
 
 # --- 6. Redis's memory per like and per content ---------------------------------------------
@@ -267,11 +268,12 @@ echo "SetLike through Ferry / redis-benchmark on one bucket: $SET_QPS / $BARE_QP
   "$(ratio "$SET_QPS" "$BARE_QPS")"
 echo "GetCounts from the cache: $(field get get_qps)/s (target > 100,000/s on one provider)"
 echo "SetLike run: $(grep '^LIKE check' "$RUN_DIR/set.out"); $(grep '^settled:' "$RUN_DIR/set.out")"
-echo "MariaDB outage: dead letters $DEAD_BEFORE -> $DEAD_AFTER; the record's likes of the run's contents $OUTAGE_RECORDED, its count rows $OUTAGE_REDIS"
+echo "MariaDB outage: dead letters $DEAD_BEFORE -> $DEAD_AFTER; the record's likes of the run's contents $OUTAGE_RECORDED, its count rows $OUTAGE_REDIS, the bench's truth $OUTAGE_TRUTH"
 echo "Redis memory: $MEMORY_LIKES likes over 1000 contents: $(( (MEMORY_LIKED - MEMORY_EMPTY) / MEMORY_LIKES )) B a like;" \
   "$MEMORY_CONTENTS_N more, one on each of as many new contents: $(( (MEMORY_CONTENTS - MEMORY_LIKED) / MEMORY_CONTENTS_N )) B a like with its content"
 [ "$DEAD_AFTER" = "$DEAD_BEFORE" ] || { echo "the outage dead-lettered changes" >&2; exit 1; }
 [ "$OUTAGE_RECORDED" = "$OUTAGE_REDIS" ] || { echo "the record's rows and counts disagree" >&2; exit 1; }
+[ "$OUTAGE_RECORDED" = "$OUTAGE_TRUTH" ] || { echo "the record lost or invented likes of the outage" >&2; exit 1; }
 for label in set get get100 warm outage memory-likes memory-contents; do
   [ "$(check "$label")" = PASS ] || { echo "check failed in the $label run" >&2; exit 1; }
 done
