@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4, part 9: the seckill purchase path measured three ways in one run, at one concurrency
+# The seckill purchase path measured three ways in one run, at one concurrency
 # (C connections x D outstanding = C*D redis-benchmark clients), all on loopback:
 #   1. bare script: redis-benchmark calling the seckill Reserve Lua script by SHA (the very source
 #      seckill-server loads, read from demo-services/seckill/storage/redis_scripts.cc) on a

@@ -4,8 +4,8 @@
 # ratios. Then the issue-3 one: the same echo calls through ZooKeeper discovery, a balancer and
 # the auth + ratelimit filters, against direct --target calls. Servers and clients get one
 # thread each; everything is on loopback.
-#   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_RUNS (default 3), FERRY_BENCH_PAIRS (issue 3's
-#   interleaved pairs; default and least 9), FERRY_BENCH_ONLY=discovery (issue 3's table alone)
+#   FERRY_BENCH_SECONDS (default 5), FERRY_BENCH_RUNS (default 3), FERRY_BENCH_PAIRS (the discovery table's
+#   interleaved pairs; default and least 9), FERRY_BENCH_ONLY=discovery (that table alone)
 #   FERRY_BENCH_BASELINE=<git revision>: also builds that revision's echo-server and ferry-bench
 #   (in a worktree under /tmp) and interleaves its direct calls with today's, so that a change
 #   is measured against what it changed in one run.
@@ -115,7 +115,7 @@ if [ "${FERRY_BENCH_ONLY:-}" != discovery ]; then
   echo "Depth 1 (1x1, 16 B): ferry p50 / bare p50 = $(ratio "$(get ferry 1 1 16 6)" "$(get bare 1 1 16 6)")"
 fi
 
-# Issue 3: discovery + balancer + filters against direct calls, interleaved run by run so that
+# Discovery + balancer + filters against direct calls, interleaved run by run so that
 # both see the same machine. Single runs on this VM move by 20% and five pairs by ±0.05 in their
 # ratio, so at least 9 pairs; 21 bring that to about ±0.03.
 DISCOVERY_RUNS="${FERRY_BENCH_PAIRS:-9}"

@@ -84,9 +84,9 @@ int RunLikeBench(const LikeBenchOptions& options, std::ostream& out, std::ostrea
   std::vector<std::shared_ptr<Channel>> operator_channels;
   if (!options.operator_key_id.empty()) {
     ChannelFlags signed_channel = options.channel;
-    signed_channel.filters = {FilterSpec::FromYaml(
-        "auth", "{keys: [{id: '" + options.operator_key_id + "', secret: '" +
-                    options.operator_secret + "'}], caller: ferry-bench}")};
+    signed_channel.filters = {
+        FilterSpec::FromYaml("auth", "{keys: [{id: '" + options.operator_key_id + "', secret: '" +
+                                         options.operator_secret + "'}], caller: ferry-bench}")};
     LoadOptions one = options.load;
     one.conns = 1;
     if (Status opened = OpenChannels(signed_channel, kLikeService, one, &operator_channels);

@@ -31,8 +31,8 @@ bool ReadKeyFlag(std::string_view name, const std::string& flag, std::string* ke
   *secret = std::move(read);
   // Both filters take key ids of the same words.
   if (plugins::MakeUserToken(*key_id, *secret, "probe", 0, 1).empty()) {
-    *error = std::string(name) + ": '" + *key_id +
-             "' is not a key id (1-64 of A-Z a-z 0-9 . _ @ -)";
+    *error =
+        std::string(name) + ": '" + *key_id + "' is not a key id (1-64 of A-Z a-z 0-9 . _ @ -)";
     return false;
   }
   return true;

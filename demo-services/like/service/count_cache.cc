@@ -33,8 +33,8 @@ Status CountCache::Totals(std::span<const int64_t> content_ids, std::vector<int6
     return Status::Ok();
   }
   const auto now = clock_();
-  std::vector<int64_t> mine;                           // misses this call loads
-  std::vector<std::shared_ptr<Flight>> my_flights;     // by mine's index
+  std::vector<int64_t> mine;                        // misses this call loads
+  std::vector<std::shared_ptr<Flight>> my_flights;  // by mine's index
   std::promise<Status> loaded;
   std::shared_future<Status> loaded_future = loaded.get_future().share();
   std::vector<std::pair<size_t, std::shared_ptr<Flight>>> waits;  // (out index, flight)

@@ -54,7 +54,7 @@ class CountCache {
   struct Shard {
     std::mutex mu;
     std::unordered_map<int64_t, Entry> entries;  // guarded by mu
-    std::list<int64_t> used;                      // guarded by mu: most recent first
+    std::list<int64_t> used;                     // guarded by mu: most recent first
     std::unordered_map<int64_t, std::shared_ptr<Flight>> loading;  // guarded by mu
   };
   static constexpr size_t kShards = 16;

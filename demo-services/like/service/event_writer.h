@@ -52,8 +52,8 @@ class EventWriter {
 
  private:
   struct Owned {
-    PartitionCheckpoint checkpoint;  // as the record has it
-    int64_t generation = 0;          // of the partition's Redis keys now
+    PartitionCheckpoint checkpoint;           // as the record has it
+    int64_t generation = 0;                   // of the partition's Redis keys now
     std::map<std::string, int64_t> failures;  // entry -> permanent failures
     int64_t next_trim_ms = 0;
     bool caught_up = false;  // the last read found nothing after the checkpoint

@@ -37,19 +37,19 @@ struct LikeConfig : storage::BackendConfig {
   // on one provider gets twice its buckets, up to buckets.max (0: never raised at run time;
   // redis-first and embedded). Repeats and replays do not count.
   int64_t raise_above_writes_per_s = 5000;
-  uint32_t max_buckets = 64;            // buckets.max
+  uint32_t max_buckets = 64;               // buckets.max
   int64_t count_cache_ms = 1000;           // count_cache_ms: staleness of GetCounts, 0 to 2000
   uint32_t count_cache_entries = 1 << 20;  // count_cache_entries
   int64_t empty_cache_ms = 10000;          // empty_cache_ms: a content nobody liked, remembered
 
-  uint32_t writer_threads = 2;           // event_writer.threads; 0: other providers persist
-  uint32_t writer_batch = 256;           // event_writer.batch: entries per partition and step
-  int64_t writer_interval_ms = 5;        // event_writer.interval_ms (when idle)
-  int64_t writer_lease_ms = 3000;        // event_writer.lease_ms: a dead writer's partitions wait
-  int64_t writer_max_failures = 3;       // event_writer.max_failures, then dead-lettered
-  int64_t writer_max_backlog = 200000;   // event_writer.max_backlog: per partition, then refused
+  uint32_t writer_threads = 2;          // event_writer.threads; 0: other providers persist
+  uint32_t writer_batch = 256;          // event_writer.batch: entries per partition and step
+  int64_t writer_interval_ms = 5;       // event_writer.interval_ms (when idle)
+  int64_t writer_lease_ms = 3000;       // event_writer.lease_ms: a dead writer's partitions wait
+  int64_t writer_max_failures = 3;      // event_writer.max_failures, then dead-lettered
+  int64_t writer_max_backlog = 200000;  // event_writer.max_backlog: per partition, then refused
 
-  int64_t tombstone_redis_keep_ms = 3600000;           // tombstones.redis_keep_ms
+  int64_t tombstone_redis_keep_ms = 3600000;            // tombstones.redis_keep_ms
   int64_t tombstone_database_keep_ms = 7LL * 86400000;  // tombstones.database_keep_ms
   int64_t feed_retention_ms = 86400000;                 // feed.retention_ms
   int64_t generation_check_ms = 1000;                   // redis_generation.check_ms

@@ -135,8 +135,7 @@ Status CompareRedis(LikeCore& core, int64_t content_id, uint32_t layout, Reconci
     // The record's state per bucket of the configured layout, and database-first's unrelayed.
     std::vector<std::map<std::string, PairState>> expected(layout);
     for (const LikeRow& row : record.rows) {
-      expected[BucketLayout::BucketIn(row.user_id, layout)][row.user_id] = {row.liked,
-                                                                           row.version};
+      expected[BucketLayout::BucketIn(row.user_id, layout)][row.user_id] = {row.liked, row.version};
     }
     std::set<std::string> unrelayed;
     for (const LikeEvent& e : record.outbox) unrelayed.insert(e.user_id);
@@ -235,8 +234,7 @@ Status Repair(LikeCore& core, int64_t content_id, const Repairs& repairs) {
     Status s;
     switch (pair.kind) {
       case Repairs::Pair::kReappend:
-        s = core.redis->Reappend(content_id, pair.bucket, pair.record.user_id,
-                                 pair.record.version);
+        s = core.redis->Reappend(content_id, pair.bucket, pair.record.user_id, pair.record.version);
         break;
       case Repairs::Pair::kToRedis:
         s = core.redis->ApplyRecord(content_id, pair.bucket, pair.record, ApplyMode::kNewer);
@@ -272,8 +270,8 @@ Status Repair(LikeCore& core, int64_t content_id, const Repairs& repairs) {
   }
   if (repairs.database_counts || !repairs.unload.empty()) {
     bool changed = false;
-    if (Status s = core.database->RepairCounts(content_id, core.layout->BucketsOf(content_id),
-                                               &changed);
+    if (Status s =
+            core.database->RepairCounts(content_id, core.layout->BucketsOf(content_id), &changed);
         !s.ok()) {
       return s;
     }

@@ -59,7 +59,7 @@ class EmptyContents {
   const std::chrono::milliseconds ttl_;
   const size_t capacity_;
   std::mutex mu_;
-  std::unordered_map<int64_t, Clock::time_point> seen_;       // guarded by mu_
+  std::unordered_map<int64_t, Clock::time_point> seen_;      // guarded by mu_
   std::deque<std::pair<int64_t, Clock::time_point>> order_;  // guarded by mu_: oldest first
 };
 

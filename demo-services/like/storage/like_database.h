@@ -43,9 +43,9 @@ struct DeadLetter {
 // What one partition's writer hands the record in one step.
 struct PartitionBatch {
   uint32_t partition = 0;
-  PartitionCheckpoint from;  // the checkpoint the writer read: anything else fences it out
-  int64_t generation = 0;    // the generation of the entries
-  std::string last_id;       // the last entry the batch covers
+  PartitionCheckpoint from;       // the checkpoint the writer read: anything else fences it out
+  int64_t generation = 0;         // the generation of the entries
+  std::string last_id;            // the last entry the batch covers
   std::vector<LikeEvent> events;  // in stream order
   std::vector<DeadLetter> dead;
 };
@@ -63,9 +63,9 @@ struct FeedChange {
 
 // One content as the record holds it, read in one snapshot.
 struct ContentRecord {
-  std::vector<LikeRow> rows;  // every detail row, liked or not
-  int64_t likes = 0;          // rows liked
-  int64_t counted = 0;        // sum of the count rows
+  std::vector<LikeRow> rows;                            // every detail row, liked or not
+  int64_t likes = 0;                                    // rows liked
+  int64_t counted = 0;                                  // sum of the count rows
   std::map<uint32_t, PartitionCheckpoint> checkpoints;  // of the partitions asked for
   std::vector<LikeEvent> outbox;  // database-first changes of the content not relayed yet
 };

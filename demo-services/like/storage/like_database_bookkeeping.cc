@@ -139,13 +139,12 @@ Status LikeDatabase::DeleteDeadLetter(const LikeEvent& event) {
 Status LikeDatabase::TrimRequests(int64_t before_ms, uint32_t limit, int64_t* deleted) {
   std::unique_ptr<storage::SqlConnectionPool::Lease> lease;
   if (Status s = pool_->Acquire(&lease); !s.ok()) return s;
-  return lease->Check((*lease)->Execute(
-      BoundedDelete((*lease)->dialect(), "like_request", "created_ms < ?"),
-      {before_ms, int64_t{limit}}, deleted));
+  return lease->Check(
+      (*lease)->Execute(BoundedDelete((*lease)->dialect(), "like_request", "created_ms < ?"),
+                        {before_ms, int64_t{limit}}, deleted));
 }
 
-Status LikeDatabase::TrimTombstones(int64_t content_id, int64_t before_version,
-                                    int64_t* deleted) {
+Status LikeDatabase::TrimTombstones(int64_t content_id, int64_t before_version, int64_t* deleted) {
   return ExecuteOnce(*pool_,
                      "DELETE FROM like_state WHERE content_id = ? AND liked = 0 AND version < ?",
                      {content_id, before_version}, deleted);
@@ -163,9 +162,10 @@ Status LikeDatabase::RequestUserDeletion(const std::string& user_id, int64_t now
     }
     if (rows.empty()) {
       *out = {.user_id = user_id, .requested_ms = now_ms};
-      return c.Execute("INSERT INTO like_user_deletion (user_id, requested_ms, done_ms, unliked) "
-                       "VALUES (?, ?, 0, 0)",
-                       {user_id, now_ms});
+      return c.Execute(
+          "INSERT INTO like_user_deletion (user_id, requested_ms, done_ms, unliked) "
+          "VALUES (?, ?, 0, 0)",
+          {user_id, now_ms});
     }
     *out = {.user_id = user_id,
             .requested_ms = AsInt(rows[0][0]),

@@ -22,7 +22,9 @@ uint32_t PartitionOf(int64_t content_id, uint32_t bucket, uint32_t partitions) {
 
 PartitionKeys PartitionKeys::For(uint32_t partition) {
   const std::string tag = Tag(partition);
-  return {.stream = tag + ":s", .generation = tag + ":g", .owner = tag + ":o",
+  return {.stream = tag + ":s",
+          .generation = tag + ":g",
+          .owner = tag + ":o",
           .tombstones = tag + ":t"};
 }
 

@@ -32,8 +32,8 @@ struct PartitionKeys {
 // The keys of one bucket of one content, in its partition's slot.
 struct BucketKeys {
   uint32_t partition = 0;
-  std::string members;   // SET of the users who like it
-  std::string count;     // STRING, the set's size as the scripts keep it
+  std::string members;  // SET of the users who like it
+  std::string count;    // STRING, the set's size as the scripts keep it
   // HASH user -> version of the user's last change (an unliked user's is a tombstone, kept a
   // while), and field "" -> the floor: every version the bucket hands out is above it.
   std::string versions;

@@ -84,18 +84,20 @@ Status RedisLikeStore::Snapshot(int64_t content_id, uint32_t bucket, const std::
 
 Status RedisLikeStore::ApplyRecord(int64_t content_id, uint32_t bucket, const LikeEvent& record,
                                    ApplyMode mode) {
-  const char* judged = mode == ApplyMode::kForce ? "force" : mode == ApplyMode::kTie ? "tie" : "newer";
+  const char* judged = mode == ApplyMode::kForce ? "force"
+                       : mode == ApplyMode::kTie ? "tie"
+                                                 : "newer";
   const BucketKeys keys = KeysOf(content_id, bucket);
   const PartitionKeys partition = keys.partition_keys();
   for (int attempt = 0;; ++attempt) {
     RedisReplyPtr reply;
-    if (Status s = scripts_.Eval(
-            kApplyChange,
-            {keys.members, keys.count, keys.versions, keys.ready, partition.generation,
-             partition.tombstones},
-            {record.user_id, record.liked ? "1" : "0", std::to_string(record.version),
-             TombstoneMember(content_id, bucket, record.user_id), judged},
-            &reply);
+    if (Status s =
+            scripts_.Eval(kApplyChange,
+                          {keys.members, keys.count, keys.versions, keys.ready,
+                           partition.generation, partition.tombstones},
+                          {record.user_id, record.liked ? "1" : "0", std::to_string(record.version),
+                           TombstoneMember(content_id, bucket, record.user_id), judged},
+                          &reply);
         !s.ok()) {
       return s;
     }
@@ -112,21 +114,18 @@ Status RedisLikeStore::Reappend(int64_t content_id, uint32_t bucket, const std::
   const BucketKeys keys = KeysOf(content_id, bucket);
   const PartitionKeys partition = keys.partition_keys();
   RedisReplyPtr reply;
-  return scripts_.Eval(kReappend,
-                       {keys.versions, keys.members, partition.stream, keys.ready,
-                        partition.generation},
-                       {user_id, std::to_string(version), std::to_string(content_id),
-                        std::to_string(bucket)},
-                       &reply);
+  return scripts_.Eval(
+      kReappend, {keys.versions, keys.members, partition.stream, keys.ready, partition.generation},
+      {user_id, std::to_string(version), std::to_string(content_id), std::to_string(bucket)},
+      &reply);
 }
 
 Status RedisLikeStore::FixCount(int64_t content_id, uint32_t bucket, int64_t* before) {
   const BucketKeys keys = KeysOf(content_id, bucket);
   RedisReplyPtr reply;
-  if (Status s = scripts_.Eval(kFixCount,
-                               {keys.members, keys.count, keys.ready,
-                                keys.partition_keys().generation},
-                               {}, &reply);
+  if (Status s = scripts_.Eval(
+          kFixCount, {keys.members, keys.count, keys.ready, keys.partition_keys().generation}, {},
+          &reply);
       !s.ok()) {
     return s;
   }

@@ -90,8 +90,8 @@ Status RedisPartitionLog::Acquire(const std::string& holder, int64_t ttl_ms,
   if (wanted.empty()) return Status::Ok();
   std::vector<std::vector<std::string>> commands;
   for (uint32_t p : wanted) {
-    commands.push_back({"SET", PartitionKeys::For(p).owner, holder, "NX", "PX",
-                        std::to_string(ttl_ms)});
+    commands.push_back(
+        {"SET", PartitionKeys::For(p).owner, holder, "NX", "PX", std::to_string(ttl_ms)});
   }
   std::vector<RedisReplyPtr> replies;
   if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
@@ -138,7 +138,8 @@ Status RedisPartitionLog::Generations(const std::set<uint32_t>& partitions,
                                       std::map<uint32_t, int64_t>* out) {
   out->clear();
   std::vector<std::vector<std::string>> commands;
-  for (uint32_t p : partitions) commands.push_back({"HGET", PartitionKeys::For(p).generation, "gen"});
+  for (uint32_t p : partitions)
+    commands.push_back({"HGET", PartitionKeys::For(p).generation, "gen"});
   if (commands.empty()) return Status::Ok();
   std::vector<RedisReplyPtr> replies;
   if (Status s = pool_->RunPipeline(commands, &replies); !s.ok()) return s;
@@ -195,8 +196,8 @@ Status RedisPartitionLog::Read(const std::map<uint32_t, std::string>& after, int
 
 Status RedisPartitionLog::Trim(uint32_t partition, const std::string& min_id) {
   RedisReplyPtr reply;
-  if (Status s = pool_->Run({"XTRIM", PartitionKeys::For(partition).stream, "MINID", min_id},
-                            &reply);
+  if (Status s =
+          pool_->Run({"XTRIM", PartitionKeys::For(partition).stream, "MINID", min_id}, &reply);
       !s.ok()) {
     return s;
   }
@@ -227,15 +228,15 @@ Status RedisPartitionLog::LastIds(const std::vector<uint32_t>& partitions,
   return Status::Ok();
 }
 
-Status RedisPartitionLog::TrimTombstones(uint32_t partition, int64_t before_version,
-                                         uint32_t limit, int64_t* dropped) {
+Status RedisPartitionLog::TrimTombstones(uint32_t partition, int64_t before_version, uint32_t limit,
+                                         int64_t* dropped) {
   *dropped = 0;
   const PartitionKeys keys = PartitionKeys::For(partition);
   RedisReplyPtr listed;
-  if (Status s = pool_->Run({"ZRANGEBYSCORE", keys.tombstones, "-inf",
-                             "(" + std::to_string(before_version), "WITHSCORES", "LIMIT", "0",
-                             std::to_string(limit)},
-                            &listed);
+  if (Status s = pool_->Run(
+          {"ZRANGEBYSCORE", keys.tombstones, "-inf", "(" + std::to_string(before_version),
+           "WITHSCORES", "LIMIT", "0", std::to_string(limit)},
+          &listed);
       !s.ok()) {
     return s;
   }

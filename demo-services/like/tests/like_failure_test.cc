@@ -30,8 +30,7 @@ std::string ServerYaml(const LikeConfig& c, int writer_threads) {
     << "\n    user: " << c.mariadb.user << "\n    database: " << c.mariadb.database
     << "\n    timeout_ms: 20000\n"
     << "  partitions: " << c.partitions << "\n"
-    << "  event_writer:\n    threads: " << writer_threads
-    << "\n    batch: 16\n    lease_ms: 500\n";
+    << "  event_writer:\n    threads: " << writer_threads << "\n    batch: 16\n    lease_ms: 500\n";
   return y.str();
 }
 

@@ -95,7 +95,7 @@ TEST_P(LikeStoreTest, ListsPageThroughTheRecordNewestFirst) {
     after_version = page.back().second;
     after_user = page.back().first;
   }
-  ASSERT_EQ(all.size(), 25u);  // u100..u124 but u105, and eve
+  ASSERT_EQ(all.size(), 25u);           // u100..u124 but u105, and eve
   EXPECT_EQ(all.front().first, "eve");  // the last to like it
   EXPECT_EQ(all.back().first, "u100");
   for (size_t i = 1; i < all.size(); ++i) EXPECT_GT(all[i - 1].second, all[i].second);
