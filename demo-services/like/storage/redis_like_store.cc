@@ -373,8 +373,5 @@ Status RedisLikeStore::EvalInGeneration(const std::vector<storage::RedisScriptSe
   }
 }
 
-Status RedisLikeStore::ApplyChange(const LikeEvent& change) {
-  return ApplyRecord(change.content_id, change.bucket, change, ApplyMode::kNewer);
-}
 
 }  // namespace ferry::like

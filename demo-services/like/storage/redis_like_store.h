@@ -118,10 +118,6 @@ class RedisLikeStore final : public LikeStore {
   // *deleted tells whether it did.
   Status Unload(int64_t content_id, uint32_t bucket, const std::string& after_id, bool* deleted);
 
-  // Database-first: brings a committed change (an outbox row) into its bucket if newer than
-  // what the bucket holds; a bucket Redis does not hold is left alone (its load will read the
-  // change from the record).
-  Status ApplyChange(const LikeEvent& change);
 
   // RedisGeneration::Check: after a script found its generation key missing.
   Status CheckGeneration();
