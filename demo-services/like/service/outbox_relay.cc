@@ -11,8 +11,6 @@ namespace ferry::like {
 
 using storage::RedisReplyPtr;
 
-namespace {}  // namespace
-
 OutboxRelay::OutboxRelay(LikeDatabase* database, RedisLikeStore* cache, RedisPartitionLog* log,
                          std::string holder, uint32_t batch, int64_t lease_ms)
     : database_(database), cache_(cache), batch_(batch) {
@@ -51,7 +49,11 @@ Status OutboxRelay::RelayPartition(uint32_t partition, size_t* relayed) {
     std::vector<RedisReplyPtr> replies;
     if (Status s = cache_->EvalInGeneration(calls, &replies); !s.ok()) return s;
   }
-  if (Status s = database_->RelayDone(partition, changes); !s.ok()) return s;
+  Status done = database_->RelayDone(partition, changes);
+  // Another relay moved some of these rows to the feed first (a relay that lost its lease
+  // without knowing yet, or a drain next to the running relay): they are done.
+  if (done.code() == StatusCode::FAILED_PRECONDITION) return Status::Ok();
+  if (!done.ok()) return done;
   *relayed = changes.size();
   return Status::Ok();
 }

@@ -118,7 +118,8 @@ class LikeDatabase {
   // The oldest outbox rows of a partition, as events whose entry_id is the row's id.
   Status ReadOutbox(uint32_t partition, uint32_t limit, std::vector<LikeEvent>* out);
   Status CountOutbox(int64_t* out);
-  // Relayed outbox rows: deleted, and appended to the partition's feed, in one transaction.
+  // Relayed outbox rows: deleted, and appended to the partition's feed, in one transaction;
+  // FAILED_PRECONDITION, writing nothing, when another relay moved some of them first.
   Status RelayDone(uint32_t partition, const std::vector<LikeEvent>& relayed);
 
   // The feed: a partition's changes after `after_seq`, at most `limit`, in order.

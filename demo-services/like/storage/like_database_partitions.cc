@@ -139,8 +139,11 @@ Status LikeDatabase::RelayDone(uint32_t partition, const std::vector<LikeEvent>&
       return s;
     }
     if (deleted != static_cast<int64_t>(relayed.size())) {
-      return Status(StatusCode::ABORTED, "outbox rows of partition " + std::to_string(partition) +
-                                             " were relayed by another relay meanwhile");
+      // Not ABORTED, which the transaction would retry to the same end: the other relay's feed
+      // rows stand, this one's are rolled back, and the rows left are read again.
+      return Status(StatusCode::FAILED_PRECONDITION,
+                    "outbox rows of partition " + std::to_string(partition) +
+                        " were relayed by another relay meanwhile");
     }
     std::vector<const LikeEvent*> events;
     for (const LikeEvent& e : relayed) events.push_back(&e);

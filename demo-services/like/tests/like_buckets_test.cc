@@ -79,7 +79,7 @@ TEST_P(LikeBucketsTest, RaisingWhileWritersRunKeepsEveryLevelExact) {
   for (auto& w : writers) w.join();
   ASSERT_EQ(failures.load(), 0);
   EXPECT_EQ(app->core().layout->BucketsOf(1), 16u);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ExpectAllLevels(*app, 1, truth.Count(1));
   std::vector<ContentCounts> counts;
   const int64_t ids[] = {1};
@@ -129,7 +129,7 @@ TEST_P(LikeBucketsTest, AContentDetectedHotGetsMoreBuckets) {
       30s, 1ms);
   EXPECT_TRUE(raised) << "buckets: " << provider.app().core().layout->BucketsOf(3);
   EXPECT_EQ(provider.app().core().layout->BucketsOf(4), 2u);  // others keep theirs
-  ASSERT_TRUE(Drain(provider.app()).ok());
+  ASSERT_EQ(Drain(provider.app()), Status::Ok());
   ExpectAllLevels(provider.app(), 3, truth.Count(3));
 }
 
@@ -168,7 +168,7 @@ TEST(LikeBucketsResumeTest, ARaiseStoppedHalfWayIsFinishedByTheNextWriter) {
   EXPECT_TRUE(result.changed);
   truth.Set(5, in_bucket_zero, false);
   EXPECT_EQ(app->core().layout->BucketsOf(5), 4u);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ExpectAllLevels(*app, 5, truth.Count(5));
 }
 
@@ -183,7 +183,7 @@ TEST(LikeBucketsResumeTest, ALayoutChangedByConfigurationIsRefusedUntilRepaired)
     SetLikeResult result;
     ASSERT_TRUE(before->core().store->SetLike(6, "q" + std::to_string(i), true, "", &result).ok());
   }
-  ASSERT_TRUE(Drain(*before).ok());
+  ASSERT_EQ(Drain(*before), Status::Ok());
   before.reset();
 
   config.hot[6] = 8;  // more buckets, by configuration (no raise moved the users)
@@ -198,7 +198,7 @@ TEST(LikeBucketsResumeTest, ALayoutChangedByConfigurationIsRefusedUntilRepaired)
   Status s = after->core().store->SetLike(6, "q0", false, "", &result);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_TRUE(result.changed);
-  ASSERT_TRUE(Drain(*after).ok());
+  ASSERT_EQ(Drain(*after), Status::Ok());
   ExpectAllLevels(*after, 6, 29);
 }
 
@@ -271,7 +271,7 @@ TEST(LikeBucketsResumeTest, AHundredColdContentsLoadInOneBatch) {
       ASSERT_TRUE(app->core().store->SetLike(c, "c" + std::to_string(u), true, "", &result).ok());
     }
   }
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ASSERT_TRUE(SharedServers::FlushRedis());  // every bucket cold
   // The same store over a database whose queries are counted.
   std::atomic<int> queries{0};
@@ -318,7 +318,7 @@ TEST(LikeBucketsResumeTest, AReplayAfterARaiseUndoesNothing) {
   const int64_t ids[] = {9};
   ASSERT_TRUE(store.HasLiked(mover, ids, &liked).ok());
   EXPECT_FALSE(liked[0]);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ExpectAllLevels(*app, 9, 0);
 }
 

@@ -360,7 +360,7 @@ TEST_F(RedisEventsTest, ARebuiltBucketKeepsTheVersionBaselineSoAnOldEventCannotW
   const SetLikeResult liked = Set(11, "frank", true);
   ASSERT_TRUE(liked.changed);
   const SetLikeResult unliked = Set(11, "frank", false);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   ASSERT_TRUE(SharedServers::FlushRedis());  // Redis lost everything; the database has it all
 
   const SetLikeResult again = Set(11, "frank", true);  // loads the bucket from the database
@@ -379,7 +379,7 @@ TEST_F(RedisEventsTest, ARebuiltBucketKeepsTheVersionBaselineSoAnOldEventCannotW
                                &applied, &changed)
                   .ok());
   EXPECT_EQ(applied, 0);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   ExpectAllLevels(*app_, 11, 1);
 }
 
@@ -388,7 +388,7 @@ TEST_F(RedisEventsTest, ARebuiltBucketKeepsTheVersionBaselineSoAnOldEventCannotW
 // ignore it as stale.
 TEST_F(RedisEventsTest, AfterARebuildNewVersionsOutrankTheRecordEvenWithRedisClockBehind) {
   const SetLikeResult liked = Set(14, "gina", true);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   const int64_t ahead = liked.version + 1'000'000'000'000;  // ~11.6 days ahead
   int applied = 0;
   int changed = 0;
@@ -406,7 +406,7 @@ TEST_F(RedisEventsTest, AfterARebuildNewVersionsOutrankTheRecordEvenWithRedisClo
   const SetLikeResult unliked = Set(14, "gina", false);
   ASSERT_TRUE(unliked.changed);
   EXPECT_GT(unliked.version, ahead);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   ExpectAllLevels(*app_, 14, 0);
 }
 
@@ -452,7 +452,7 @@ TEST_F(RedisEventsTest, TombstonesTheRecordHoldsAreDroppedAndTheFloorKeepsVersio
 // feed of a million contents leaves them) and a few live ones.
 TEST_F(RedisEventsTest, AWritersStepCostsTheSameWithAMillionIdleBuckets) {
   for (int i = 0; i < 10; ++i) Set(100 + i, "live", true);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   // A million buckets of a million contents, with their members, versions and markers, made in
   // Redis directly: one script per ten thousand.
   const std::string generation = RedisText({"HGET", PartitionKeys::For(0).generation, "gen"});

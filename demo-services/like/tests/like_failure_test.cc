@@ -151,7 +151,7 @@ TEST_F(LikeFailureTest, RedisFirstLosesUnpersistedLikesWhenRedisDiesDatabaseFirs
       ASSERT_TRUE(result.changed);
     }
     ASSERT_TRUE(SharedServers::redis().RestartEmpty());  // before any writer ran
-    ASSERT_TRUE(Drain(*app).ok());
+    ASSERT_EQ(Drain(*app), Status::Ok());
     const int64_t count = StoreTotal(*app, 30);
     EXPECT_EQ(count, mode == "redis-first" ? 0 : 20);
     ExpectAllLevels(*app, 30, count);

@@ -97,7 +97,7 @@ TEST_F(LikeRecoveryTest, AMariaDbOutageOfManyAttemptsLosesAndDeadLettersNothing)
   ASSERT_TRUE(app->core().database->CountDeadLetters(&dead).ok());
   EXPECT_EQ(dead, 0);
   writer.Stop();
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ExpectAllLevels(*app, 31, 100);
 }
 
@@ -110,7 +110,7 @@ TEST_F(LikeRecoveryTest, RedisRestoredFromAnOlderCopyServesTheRecordAndMovesOn) 
   std::unique_ptr<LikeApp> app = Open();
   ASSERT_TRUE(Set(*app, 41, "ann", true).changed);
   ASSERT_TRUE(Set(*app, 41, "bob", true).changed);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   redis.Stop();  // a clean stop: the append-only file holds everything
   const std::filesystem::path copy = redis.dir() / "older-copy";
   std::filesystem::remove_all(copy);
@@ -118,7 +118,7 @@ TEST_F(LikeRecoveryTest, RedisRestoredFromAnOlderCopyServesTheRecordAndMovesOn) 
   ASSERT_TRUE(redis.Start());
 
   ASSERT_TRUE(Set(*app, 41, "ann", false).changed);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ASSERT_FALSE(HasLiked(*app, 41, "ann"));
   redis.Stop();
   std::filesystem::remove_all(redis.data_dir());
@@ -130,7 +130,7 @@ TEST_F(LikeRecoveryTest, RedisRestoredFromAnOlderCopyServesTheRecordAndMovesOn) 
   const SetLikeResult again = Set(*app, 41, "ann", true);
   EXPECT_TRUE(again.changed);
   EXPECT_EQ(StoreTotal(*app, 41), 2);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ExpectAllLevels(*app, 41, 2);
   EXPECT_GT(app->generation()->changes(), 0u);
 }
@@ -173,7 +173,7 @@ TEST_F(LikeRecoveryTest, DatabaseFirstCountsComeFromRedisWhileMariaDbIsDown) {
   config_.write_mode = "database-first";
   std::unique_ptr<LikeApp> app = Open();
   for (int i = 0; i < 7; ++i) ASSERT_TRUE(Set(*app, 51, "d" + std::to_string(i), true).changed);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   EXPECT_EQ(StoreTotal(*app, 51), 7);  // loads the content into Redis
   SharedServers::mariadb().Kill();
   EXPECT_EQ(StoreTotal(*app, 51), 7);
@@ -195,10 +195,10 @@ TEST_F(LikeRecoveryTest, DatabaseFirstOutboxRowsAreRelayedOnceByOneProvider) {
   std::thread other([&] {
     while (!stop) two->DrainOutbox("relay-two");
   });
-  ASSERT_TRUE(Drain(*one, "relay-one").ok());
+  ASSERT_EQ(Drain(*one, "relay-one"), Status::Ok());
   stop = true;
   other.join();
-  ASSERT_TRUE(Drain(*one, "relay-one").ok());
+  ASSERT_EQ(Drain(*one, "relay-one"), Status::Ok());
   int64_t fed = 0;
   for (uint32_t p = 0; p < one->core().database->partitions(); ++p) {
     std::vector<FeedChange> page;
@@ -217,7 +217,7 @@ TEST_F(LikeRecoveryTest, ALostUnlikeIsRepairedToUnlikedOnEveryLevel) {
   std::unique_ptr<LikeApp> app = Open();
   ASSERT_TRUE(Set(*app, 61, "lu", true).changed);
   ASSERT_TRUE(Set(*app, 61, "keep", true).changed);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   const SetLikeResult unlike = Set(*app, 61, "lu", false);
   ASSERT_TRUE(unlike.changed);
   const uint32_t partition = PartitionOf(61, unlike.bucket, config_.partitions);
@@ -228,7 +228,7 @@ TEST_F(LikeRecoveryTest, ALostUnlikeIsRepairedToUnlikedOnEveryLevel) {
                                     "1) redis.call('XDEL', KEYS[1], e[1][1]) return e[1][1]",
                                     "1", stream});
   ASSERT_NE(id.find('-'), std::string::npos) << id;
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ASSERT_EQ(RecordOf(*app->core().database, 61).likes, 2);  // the record still says liked
 
   ReconcileResponse report;
@@ -237,7 +237,7 @@ TEST_F(LikeRecoveryTest, ALostUnlikeIsRepairedToUnlikedOnEveryLevel) {
   EXPECT_NE(report.violations(0).find("lost"), std::string::npos) << report.violations(0);
   ASSERT_TRUE(Reconcile(app->core(), 61, true, &report).ok());
   EXPECT_TRUE(report.repaired());
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   EXPECT_FALSE(HasLiked(*app, 61, "lu"));
   EXPECT_TRUE(HasLiked(*app, 61, "keep"));
   ExpectAllLevels(*app, 61, 1);
@@ -248,7 +248,7 @@ TEST_F(LikeRecoveryTest, ALostUnlikeIsRepairedToUnlikedOnEveryLevel) {
 TEST_F(LikeRecoveryTest, ARecordNewerThanRedisIsBroughtToRedis) {
   std::unique_ptr<LikeApp> app = Open();
   const SetLikeResult liked = Set(*app, 62, "rn", true);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   int applied = 0;
   int changed = 0;
   ASSERT_TRUE(app->core()
@@ -291,7 +291,7 @@ TEST_P(LikeRepairStormTest, RepairsDuringAnEightWriterStormKeepCountRowsExact) {
     SetLikeResult r;
     ASSERT_TRUE(app->core().store->SetLike(71, "s" + std::to_string(i), true, "", &r).ok());
   }
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   std::atomic<bool> done{false};
   std::atomic<int> failures{0};
   std::vector<std::thread> writers;
@@ -323,7 +323,7 @@ TEST_P(LikeRepairStormTest, RepairsDuringAnEightWriterStormKeepCountRowsExact) {
   done = true;
   repairer.join();
   EXPECT_EQ(failures.load(), 0);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   const ContentRecord record = RecordOf(*app->core().database, 71);
   EXPECT_EQ(record.counted, record.likes);
   ExpectAllLevels(*app, 71, record.likes);
@@ -371,7 +371,7 @@ TEST_F(LikeRecoveryTest, TheReconcilerRepairsAFalsifiedCountRowUnderSteadyWrites
 TEST_F(LikeRecoveryTest, OneProviderRepairsAContentAtATime) {
   std::unique_ptr<LikeApp> app = Open();
   const SetLikeResult x = Set(*app, 91, "x", true);
-  ASSERT_TRUE(Drain(*app).ok());
+  ASSERT_EQ(Drain(*app), Status::Ok());
   ASSERT_EQ(RedisInteger({"INCRBY", app->core().redis->KeysOf(91, x.bucket).count, "3"}), 4);
   storage::SqlLease other(app->core().database->pool(), "like-repair:91", "another-provider",
                           std::chrono::seconds(60));

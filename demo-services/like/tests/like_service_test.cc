@@ -70,7 +70,7 @@ TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
   ASSERT_TRUE(proxy().SetLike(Like(5, "ben", true), AsUser("ben")).ok());
   ASSERT_TRUE(proxy().SetLike(Like(6, "ben", true), AsUser("ben")).ok());
 
-  ASSERT_TRUE(Drain(provider_.app()).ok());  // database-first: the counts follow the relay
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());  // database-first: the counts follow the relay
   GetCountsRequest counts;
   for (int64_t id : {5, 6, 7}) counts.add_content_ids(id);
   auto got = proxy().GetCounts(counts);
@@ -86,7 +86,7 @@ TEST_P(LikeServiceTest, SetLikeAnswersTheChangeAndTheCount) {
   EXPECT_EQ(std::vector<bool>(liked->liked().begin(), liked->liked().end()),
             (std::vector<bool>{true, true, false}));
 
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   ListLikersRequest likers;
   likers.set_content_id(5);
   likers.set_page_size(1);
@@ -143,7 +143,7 @@ TEST_P(LikeServiceTest, AReplayedRequestAnswersItsFirstResultAndUndoesNothing) {
   auto liked = proxy().HasLiked(has, AsUser("ann"));
   ASSERT_TRUE(liked.ok()) << liked.status();
   EXPECT_FALSE(liked->liked(0));
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   ReconcileRequest check;
   check.set_content_id(8);
   auto report = proxy().Reconcile(check);
@@ -227,7 +227,7 @@ TEST_P(LikeServiceTest, TheUserIsTheTokensNeverARequestField) {
   ASSERT_TRUE(liked.ok()) << liked.status();
   ASSERT_EQ(liked->liked_size(), 1);
   EXPECT_TRUE(liked->liked(0));
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   GetCountsRequest counts;
   counts.add_content_ids(4);
   auto public_count = proxy().GetCounts(counts);  // public: no token needed
@@ -248,7 +248,7 @@ TEST_P(LikeServiceTest, TheJsonGatewayServesTheSameCalls) {
   ASSERT_TRUE(response.has_value());
   EXPECT_EQ(response->status, 200) << response->body;
   EXPECT_EQ(response->body, R"({"changed":true,"count":"1"})");
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   ASSERT_TRUE(http.Send(http_test::Request("POST", "/ferry.like.LikeService/GetCounts",
                                            R"({"contentIds":["8","9"]})")));
   response = http.Read();
@@ -264,7 +264,7 @@ TEST_P(LikeServiceTest, ReconcileReportsDriftAndRepairsItFromTheDatabase) {
         proxy()
             .SetLike(Like(21, "r" + std::to_string(i), true), AsUser("r" + std::to_string(i)))
             .ok());
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   ReconcileRequest request;
   request.set_content_id(21);
   auto clean = proxy().Reconcile(request);
@@ -307,7 +307,7 @@ TEST_P(LikeServiceTest, TheReconcilerJobRepairsDriftOnItsOwn) {
             .SetLike(Like(22, "j" + std::to_string(i), true), AsUser("j" + std::to_string(i)))
             .ok());
   }
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   // A count row that lies, in the database every backend has.
   LikeConfig c = config_;
   std::unique_ptr<storage::SqlConnection> sql;
@@ -339,7 +339,7 @@ TEST_P(LikeServiceTest, TheChangeFeedHasEveryChangeOnceInEachPairsOrder) {
     ASSERT_TRUE(r.ok()) << r.status();
     changes += r->changed() ? 1 : 0;
   }
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   ListChangesRequest request;
   request.set_page_size(5);
   auto first = proxy().ListChanges(request);
@@ -392,7 +392,7 @@ TEST_P(LikeServiceTest, DeleteUserUnlikesEverythingAndCountsDrop) {
     return r.ok() && r->done_ms() > 0;
   })) << state.ShortDebugString();
   EXPECT_EQ(state.unliked(), 30);
-  ASSERT_TRUE(Drain(provider_.app()).ok());
+  ASSERT_EQ(Drain(provider_.app()), Status::Ok());
   HasLikedRequest has;
   for (int64_t c = 1; c <= 30; ++c) has.add_content_ids(100 + c);
   auto liked = proxy().HasLiked(has, AsUser("gone"));

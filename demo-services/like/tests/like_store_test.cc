@@ -58,7 +58,7 @@ TEST_P(LikeStoreTest, ExplicitStateMovesTheCountOnlyOnARealChange) {
   EXPECT_FALSE(Set(7, "alice", false).changed);
   EXPECT_FALSE(Set(7, "bob", false).changed);  // never liked: the count does not go negative
   EXPECT_EQ(Total(7), 0);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   ExpectAllLevels(*app_, 7, 0);
 }
 
@@ -82,7 +82,7 @@ TEST_P(LikeStoreTest, ListsPageThroughTheRecordNewestFirst) {
   for (int c = 1; c <= 12; ++c) Set(c, "eve", true);
   Set(3, "eve", false);
   Set(3, "eve", true);  // liked again: now the newest of eve's
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   LikeDatabase& db = *app_->core().database;
   std::vector<std::pair<std::string, int64_t>> all;
   int64_t after_version = 0;
@@ -143,7 +143,7 @@ TEST_P(LikeStoreTest, StormThenDrainCountsEqualTheLastStatesOnEveryLevel) {
   }
   for (auto& thread : threads) thread.join();
   ASSERT_EQ(failures.load(), 0);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   for (int64_t content : contents) {
     EXPECT_EQ(Total(content), truth.Count(content)) << "content " << content;
     ExpectAllLevels(*app_, content, truth.Count(content));
@@ -172,7 +172,7 @@ TEST_P(LikeStoreTest, HotContentWithThousandsOfConcurrentLikers) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(changed.load(), kUsers);
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   std::vector<ContentCounts> counts;
   const int64_t ids[] = {42};
   ASSERT_TRUE(store().Counts(ids, &counts).ok());
@@ -181,7 +181,7 @@ TEST_P(LikeStoreTest, HotContentWithThousandsOfConcurrentLikers) {
   for (size_t b = 0; b < counts[0].buckets.size(); ++b) {
     EXPECT_GT(counts[0].buckets[b], kUsers / 16 / 2) << "bucket " << b << " got too few likers";
   }
-  ASSERT_TRUE(Drain(*app_).ok());
+  ASSERT_EQ(Drain(*app_), Status::Ok());
   ExpectAllLevels(*app_, 42, kUsers);
 }
 

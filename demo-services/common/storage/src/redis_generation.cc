@@ -2,6 +2,7 @@
 
 #include <hiredis.h>
 
+#include <algorithm>
 #include <random>
 #include <string_view>
 
@@ -67,6 +68,28 @@ Status ReadRedisServerIdentity(const RedisConnectionPool::DirectPipeline& run,
 
 RedisGeneration::RedisGeneration(std::vector<std::string> keys) : keys_(std::move(keys)) {}
 
+bool RedisGeneration::AddKey(const std::string& key) {
+  std::lock_guard lock(mu_);
+  if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) return false;
+  keys_.push_back(key);
+  return true;
+}
+
+void RedisGeneration::RemoveKey(const std::string& key) {
+  std::lock_guard lock(mu_);
+  std::erase(keys_, key);
+}
+
+std::vector<std::string> RedisGeneration::keys() const {
+  std::lock_guard lock(mu_);
+  return keys_;
+}
+
+RedisServerIdentity RedisGeneration::identity() const {
+  std::lock_guard lock(mu_);
+  return last_;
+}
+
 void RedisGeneration::Watch(RedisConnectionPool* pool) {
   pool->SetConnectionCheck([this](const RedisConnectionPool::DirectPipeline& run) {
     if (checking) return Status::Ok();
@@ -91,13 +114,14 @@ Status RedisGeneration::CheckOn(const RedisConnectionPool::DirectPipeline& run) 
   RedisServerIdentity identity;
   if (Status s = ReadRedisServerIdentity(run, &identity); !s.ok()) return s;
   std::vector<std::vector<std::string>> commands;
-  commands.reserve(keys_.size());
-  for (const std::string& key : keys_) {
+  for (const std::string& key : keys()) {
     commands.push_back({"EVAL", std::string(kCheckSource), "1", key, identity.ToString(),
                         std::to_string(NewGeneration())});
   }
   std::vector<RedisReplyPtr> replies;
-  if (Status s = run(commands, &replies); !s.ok()) return s;
+  if (!commands.empty()) {
+    if (Status s = run(commands, &replies); !s.ok()) return s;
+  }
   int64_t first = 0;
   bool made = false;  // some key got a new generation: another server, or its keys were lost
   for (size_t i = 0; i < replies.size(); ++i) {

@@ -47,6 +47,12 @@ class RedisGeneration {
   // `keys`: the generation keys, each a hash the service's scripts read (`HGET <key> gen`).
   explicit RedisGeneration(std::vector<std::string> keys);
 
+  // Adds a key checked from now on, for a service whose slots come and go (one per sale, say);
+  // false when it was there already. The caller runs Check() before its first script reads the
+  // key, so that the key is made for this server first.
+  bool AddKey(const std::string& key);
+  void RemoveKey(const std::string& key);
+
   // Makes `pool` check every connection it opens (RedisConnectionPool::SetConnectionCheck),
   // before its first call.
   void Watch(RedisConnectionPool* pool);
@@ -64,15 +70,17 @@ class RedisGeneration {
 
   // Checks (after the first) that found another server identity or gave a key a new generation.
   uint64_t changes() const { return changes_.load(); }
-  const std::vector<std::string>& keys() const { return keys_; }
+  std::vector<std::string> keys() const;
+  // The server the last check met (empty before the first).
+  RedisServerIdentity identity() const;
 
  private:
   Status CheckOn(const RedisConnectionPool::DirectPipeline& run);
 
-  const std::vector<std::string> keys_;
   ChangeListener listener_;
-  std::mutex mu_;             // one check at a time
-  RedisServerIdentity last_;  // guarded by mu_
+  mutable std::mutex mu_;
+  std::vector<std::string> keys_;  // guarded by mu_
+  RedisServerIdentity last_;       // guarded by mu_
   std::atomic<uint64_t> changes_{0};
 };
 
