@@ -9,10 +9,11 @@ namespace ferry::seckill {
 
 namespace {
 
-// Returns the reservation's unit to the cache's current generation (as an already-joined
-// buyer's release does) unless the database decided it sold out (then the cache never had more
-// than the database) or the cache did not accept the request.
-Status Compensate(SeckillCore& core, const ActivityRecord& activity, const RequestScope& scope,
+// Returns the reservation's unit to the cache generation `epoch` (the one the decision read
+// under the stock row's lock, as an already-joined buyer's release does) unless the database
+// decided it sold out (then the cache never had more than the database) or the cache did not
+// accept the request.
+Status Compensate(SeckillCore& core, int64_t epoch, const RequestScope& scope,
                   const RequestRecord& decided) {
   if (decided.reason == kReasonSoldOut) return Status::Ok();
   bool found = false;
@@ -22,13 +23,15 @@ Status Compensate(SeckillCore& core, const ActivityRecord& activity, const Reque
   ReleaseOutcome released = ReleaseOutcome::kReleased;
   if (Status s = core.deps.cache->Release(scope.activity_id, scope.sku_id,
                                           "r:" + RequestField(scope.user_id, scope.request_id),
-                                          activity.cache_epoch, &released);
+                                          epoch, &released);
       !s.ok()) {
     return s;
   }
   if (released == ReleaseOutcome::kNotCurrent) {
+    // A reload is under way (or the generation stopped selling): the event comes back, and
+    // the replayed decision names the generation then current.
     return Status(StatusCode::UNAVAILABLE,
-                  "the cache does not hold generation " + std::to_string(activity.cache_epoch));
+                  "the cache does not hold generation " + std::to_string(epoch));
   }
   if (released == ReleaseOutcome::kReleased) core.sold_out.Clear(scope.activity_id, scope.sku_id);
   return Status::Ok();
@@ -45,13 +48,14 @@ Status GiveUpEvent(SeckillCore& core, const ActivityRecord& activity, const Rese
     const RequestScope scope{activity.activity_id, activity.sku_id, event.user_id,
                              event.request_id};
     RequestRecord decided;
-    Status s = core.deps.store->FailRequest(scope, reason, &decided);
+    int64_t epoch = 0;
+    Status s = core.deps.store->FailRequest(scope, reason, &decided, &epoch);
     if (s.code() == StatusCode::UNAVAILABLE || s.code() == StatusCode::ABORTED) return s;
     if (!s.ok()) {
       note += "; not compensated: " + s.ToString();
     } else if (decided.created) {
       return cache.Ack(activity.activity_id, activity.sku_id, {event.event_id});
-    } else if (s = Compensate(core, activity, scope, decided); !s.ok()) {
+    } else if (s = Compensate(core, epoch, scope, decided); !s.ok()) {
       return s;
     }
   }

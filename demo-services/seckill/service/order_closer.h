@@ -4,10 +4,14 @@
 
 namespace ferry::seckill {
 
-// Closes orders left unpaid past their deadline (UNPAID -> CANCELLED, conditional, so a
-// payment racing it wins or loses as a whole) and hands every unit a cancellation returned to
-// the database on to the cache, once per order. Returns true when it had a full batch, i.e.
-// probably more to do.
+// Settles the open orders past their deadlines (Payments::Settle: an unpaid one closes; one
+// with a payment under way closes once the channel closed the payment, or is paid) and hands
+// every unit a closed order returned to the database on to the cache, once per order. Returns
+// true when it had a full batch, i.e. probably more to do.
 bool CloseExpiredOrders(SeckillCore& core, int batch = 200);
+
+// The slower payment chores: asks the channels for the refunds owed, and forgets notification
+// ids too old to be accepted anyway. Returns true when it had a full batch.
+bool SettlePayments(SeckillCore& core, int batch = 200);
 
 }  // namespace ferry::seckill

@@ -107,15 +107,17 @@ Status OrderWriter::WriteOrder(const ActivityRecord& activity, const Reservation
     }
   }
   const int64_t now = core_->deps.now_ms();
-  OrderDraft draft{event.activity_id,
-                   event.sku_id,
-                   event.user_id,
-                   event.request_id,
-                   event.order_no,
-                   now,
-                   now + int64_t{activity.pay_timeout_s} * 1000,
-                   event.cache_epoch,
-                   event.cache_seq};
+  const OrderDraft draft{.activity_id = event.activity_id,
+                         .sku_id = event.sku_id,
+                         .user_id = event.user_id,
+                         .request_id = event.request_id,
+                         .order_no = event.order_no,
+                         .created_ms = now,
+                         .pay_deadline_ms = now + int64_t{activity.pay_timeout_s} * 1000,
+                         .cache_epoch = event.cache_epoch,
+                         .cache_seq = event.cache_seq,
+                         .amount_cents = activity.price_cents,
+                         .currency = core_->deps.currency};
   PlaceResult placed;
   if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) {
     Metrics().orders_failed->Increment();
@@ -123,15 +125,31 @@ Status OrderWriter::WriteOrder(const ActivityRecord& activity, const Reservation
     return s;
   }
   Metrics().OrdersWith(placed.outcome)->Increment();
+  if (placed.sequence_reused) {
+    // The cache handed this generation's sequence number out twice: it lost reservations (a
+    // restore, a lagging replica promoted). It sells no more until reloaded from the database.
+    Logger().error(
+        "order writer: activity {}: reservation {} of generation {} was written before: the "
+        "cache lost reservations; closing the generation",
+        event.activity_id, event.cache_seq, event.cache_epoch);
+    bool marked = false;
+    if (Status s = core_->deps.cache->MarkStale(event.activity_id, event.sku_id, event.cache_epoch,
+                                                &marked);
+        !s.ok()) {
+      return s;  // redelivered: the replay finds the order and marks again
+    }
+    core_->RequestReconcile();
+  }
   if (placed.outcome == PlaceOutcome::kAlreadyJoined) {
     ReleaseOutcome released = ReleaseOutcome::kReleased;
+    // Into the generation the decision read under the stock row's lock: a reload either
+    // counted the unit already (its release key is marked released) or loaded after it.
     Status s = core_->deps.cache->Release(event.activity_id, event.sku_id,
                                           "r:" + RequestField(event.user_id, event.request_id),
-                                          activity.cache_epoch, &released);
+                                          placed.cache_epoch, &released);
     if (s.ok() && released == ReleaseOutcome::kNotCurrent) {
-      refreshed_ms_ = 0;  // this writer's copy of the generation may be out of date
       s = Status(StatusCode::UNAVAILABLE,
-                 "the cache does not hold generation " + std::to_string(activity.cache_epoch));
+                 "the cache does not hold generation " + std::to_string(placed.cache_epoch));
     }
     if (!s.ok()) {
       Logger().warn("order writer: release for request {}: {}", event.request_id, s.ToString());

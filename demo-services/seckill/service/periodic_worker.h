@@ -11,7 +11,7 @@
 namespace ferry::seckill {
 
 // Runs `step` on its own thread, then again after `interval` (at once when a step says it had
-// more to do), until Stop(). Stop() waits for the running step to finish.
+// more to do, or Wake() was called), until Stop(). Stop() waits for the running step to finish.
 class PeriodicWorker {
  public:
   // Returns true when there is more work right away. `stop` is requested when Stop() is called:
@@ -25,6 +25,14 @@ class PeriodicWorker {
 
   void Start() {
     thread_ = std::thread([this] { Loop(); });
+  }
+  // Runs the next step now (or right after the running one) instead of at the interval.
+  void Wake() {
+    {
+      std::lock_guard lock(mutex_);
+      woken_ = true;
+    }
+    wake_.notify_all();
   }
   void Stop() {
     {
@@ -43,7 +51,8 @@ class PeriodicWorker {
       lock.unlock();
       const bool more = step_(stop_.get_token());
       lock.lock();
-      if (!more) wake_.wait_for(lock, interval_, [this] { return stopping_; });
+      if (!more) wake_.wait_for(lock, interval_, [this] { return stopping_ || woken_; });
+      woken_ = false;
     }
   }
 
@@ -52,6 +61,7 @@ class PeriodicWorker {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool woken_ = false;
   std::stop_source stop_;
   std::thread thread_;
 };

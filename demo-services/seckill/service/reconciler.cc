@@ -1,9 +1,9 @@
 #include "service/reconciler.h"
 
-#include <optional>
 #include <string>
 
 #include "service/cache_generation.h"
+#include "service/seckill_metrics.h"
 
 namespace ferry::seckill {
 
@@ -11,61 +11,48 @@ namespace {
 
 std::string N(int64_t v) { return std::to_string(v); }
 
-// Re-queues accepted reservations the database has not decided after the grace period: at most
-// redrive_batch per pass, each at most once per grace period, and only while this provider
-// holds the activity's re-drive lease (taken when there is something to re-drive), so that
-// providers reconciling at once do not all queue the same reservations again.
-Status RedriveStale(SeckillCore& core, const ActivityRecord& activity, ReconcileResponse* out) {
-  std::vector<ReservationEvent> reservations;
-  if (Status s =
-          core.deps.cache->ListReservations(activity.activity_id, activity.sku_id, &reservations);
+// Holds (taking or renewing) the activity's lease for this provider: one provider at a time
+// re-drives and reloads an activity, so that providers reconciling at once do not all queue the
+// same reservations again or fence each other's reloads.
+Status HoldLease(SeckillCore& core, const ActivityRecord& activity, bool* held) {
+  return core.deps.cache->HoldRedriveLease(activity.activity_id, activity.sku_id,
+                                           core.deps.provider_id, core.deps.redrive_lease_ms, held);
+}
+
+// Entries the order writers have held unacknowledged for redrive_after_ms (their consumers
+// gone, and no writer claiming them): decided ones are acknowledged, the others queued again as
+// new entries any writer reads. At most redrive_batch per pass; the database is asked about
+// those only, not about every reservation.
+Status RedriveIdle(SeckillCore& core, const ActivityRecord& activity, ReconcileResponse* out) {
+  ReservationCache& cache = *core.deps.cache;
+  std::vector<ReservationEvent> idle;
+  if (Status s = cache.ListIdle(activity.activity_id, activity.sku_id, core.deps.redrive_after_ms,
+                                static_cast<int>(core.deps.redrive_batch), &idle);
       !s.ok()) {
     return s;
   }
-  out->set_reservations(static_cast<int64_t>(reservations.size()));
-  const int64_t now = core.deps.now_ms();
-  int64_t undecided = 0;
-  std::optional<bool> leased;
-  for (ReservationEvent& reservation : reservations) {
-    reservation.cache_epoch = activity.cache_epoch;
-    RequestRecord decided;
-    Status s = core.deps.store->GetRequest(
-        {reservation.activity_id, reservation.sku_id, reservation.user_id, reservation.request_id},
-        &decided);
-    if (s.ok()) continue;
-    if (s.code() != StatusCode::NOT_FOUND) return s;
-    ++undecided;
-    if (now - reservation.reserved_ms < core.deps.redrive_after_ms) continue;
-    if (out->redriven() >= core.deps.redrive_batch) continue;
-    if (!leased) {
-      bool held = false;
-      if (s = core.deps.cache->HoldRedriveLease(activity.activity_id, activity.sku_id,
-                                                core.deps.provider_id, core.deps.redrive_lease_ms,
-                                                &held);
-          !s.ok()) {
+  std::vector<std::string> done;
+  for (ReservationEvent& event : idle) {
+    if (event.malformed.empty()) {
+      RequestRecord decided;
+      Status s = core.deps.store->GetRequest(
+          {event.activity_id, event.sku_id, event.user_id, event.request_id}, &decided);
+      if (s.code() == StatusCode::NOT_FOUND) {
+        if (s = cache.Requeue(event); !s.ok()) return s;
+        out->set_redriven(out->redriven() + 1);
+      } else if (!s.ok()) {
         return s;
       }
-      leased = held;
+      done.push_back(event.event_id);
     }
-    if (!*leased) continue;
-    const std::string key = RequestKeyText(
-        {reservation.activity_id, reservation.sku_id, reservation.user_id, reservation.request_id});
-    if (!core.redriven.Due(key, now, core.deps.redrive_after_ms)) continue;
-    if (s = core.deps.cache->Requeue(reservation); !s.ok()) {
-      core.redriven.Forget(key);
-      return s;
-    }
-    out->set_redriven(out->redriven() + 1);
   }
-  out->set_reservations_without_order(undecided);
-  return Status::Ok();
+  return cache.Ack(activity.activity_id, activity.sku_id, done);
 }
 
 // The two sides of the stock once quiescent: the cache's units, plus the units its reservations
 // not yet written will take from the database, plus the units cancellations gave the database
-// that the cache has not received, equal the database's stock. A difference in *balance (read
-// while orders and releases may be in flight) is read again, the cache first and then the
-// database, a few times before it stands.
+// that the cache has not received, equal the database's stock. Counted set-based: the
+// reservations the cache accepted less the decisions the database recorded of them.
 struct CacheBalance {
   int64_t cache_stock = 0;
   int64_t undecided = 0;
@@ -74,18 +61,20 @@ struct CacheBalance {
   int64_t Difference() const { return cache_stock + undecided + releases_pending - database_stock; }
 };
 
-Status BalanceCache(SeckillCore& core, const ActivityRecord& activity, CacheBalance* balance) {
-  CacheSnapshot snapshot;
-  StoreCounts counts;
+CacheBalance BalanceOf(const CacheSnapshot& cache, const StoreCounts& counts) {
+  const int64_t decided = counts.requests_created + counts.requests_failed - counts.decided_base;
+  return CacheBalance{cache.stock, cache.reservations - decided, counts.releases_pending,
+                      counts.remaining_stock};
+}
+
+// A difference read while orders and releases are in flight is read again (the cache first, then
+// the database) a few times before it stands.
+Status Balance(SeckillCore& core, const ActivityRecord& activity, CacheBalance* balance) {
   constexpr int kReads = 3;
-  for (int read = 0;; ++read) {
-    if (balance->Difference() == 0 || read + 1 == kReads) return Status::Ok();
-    ReservationCache& cache = *core.deps.cache;
-    if (Status s = cache.Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
-      return s;
-    }
-    std::vector<ReservationEvent> reservations;
-    if (Status s = cache.ListReservations(activity.activity_id, activity.sku_id, &reservations);
+  for (int read = 1; read < kReads && balance->Difference() != 0; ++read) {
+    CacheSnapshot snapshot;
+    StoreCounts counts;
+    if (Status s = core.deps.cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot);
         !s.ok()) {
       return s;
     }
@@ -93,20 +82,20 @@ Status BalanceCache(SeckillCore& core, const ActivityRecord& activity, CacheBala
         !s.ok()) {
       return s;
     }
-    int64_t undecided = 0;
-    for (const ReservationEvent& r : reservations) {
-      RequestRecord decided;
-      Status s =
-          core.deps.store->GetRequest({r.activity_id, r.sku_id, r.user_id, r.request_id}, &decided);
-      if (s.code() == StatusCode::NOT_FOUND) {
-        ++undecided;
-      } else if (!s.ok()) {
-        return s;
-      }
-    }
-    *balance =
-        CacheBalance{snapshot.stock, undecided, counts.releases_pending, counts.remaining_stock};
+    *balance = BalanceOf(snapshot, counts);
   }
+  return Status::Ok();
+}
+
+std::string NotCurrentReason(const CacheSnapshot& snapshot, int64_t db_epoch) {
+  if (!snapshot.present && !snapshot.loading) return "the cache lost the open activity";
+  if (snapshot.loading) return "a reload of the cache is under way";
+  if (snapshot.stale) {
+    return "the cache's generation stopped selling (it lost reservations, or Redis restarted, "
+           "was restored or failed over since it was loaded)";
+  }
+  return "the cache holds generation " + N(snapshot.epoch) + ", the database " + N(db_epoch) +
+         " (keys of an older copy or of another activity)";
 }
 
 }  // namespace
@@ -122,17 +111,21 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
   out->set_initial_stock(activity.initial_stock);
   out->set_database_stock(counts.remaining_stock);
   out->set_orders_unpaid(counts.orders_unpaid);
+  out->set_orders_paying(counts.orders_paying);
   out->set_orders_confirming(counts.orders_confirming);
   out->set_orders_paid(counts.orders_paid);
   out->set_orders_cancelled(counts.orders_cancelled);
   out->set_refunds_required(counts.refunds_required);
   out->set_refunds_done(counts.refunds_done);
   out->set_users_with_two_orders(counts.users_with_two_orders);
+  out->set_paid_without_payment(counts.paid_without_payment);
+  out->set_notifications_refused(Metrics().NotificationsRefused());
   out->set_cache_stock(-1);
   out->set_releases_pending(counts.releases_pending);
 
   auto violation = [out](std::string line) { out->add_violations(std::move(line)); };
-  const int64_t live = counts.orders_unpaid + counts.orders_confirming + counts.orders_paid;
+  const int64_t live =
+      counts.orders_unpaid + counts.orders_paying + counts.orders_confirming + counts.orders_paid;
   const int64_t orders = live + counts.orders_cancelled;
   if (counts.remaining_stock < 0)
     violation("database stock is negative: " + N(counts.remaining_stock));
@@ -150,53 +143,82 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
     violation(N(counts.requests_created) + " requests recorded as ordered but " + N(orders) +
               " orders exist");
   }
+  if (counts.paid_without_payment != 0) {
+    violation(N(counts.paid_without_payment) +
+              " orders are PAID without a channel's payment of their amount");
+  }
 
-  if (ReservationCache* cache = core.deps.cache) {
-    CacheSnapshot snapshot;
-    if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
+  ReservationCache* cache = core.deps.cache;
+  if (cache == nullptr) {
+    out->set_reservations(counts.requests_created);
+    out->set_invariants_hold(out->violations_size() == 0);
+    return Status::Ok();
+  }
+  // A replica promoted in place keeps its connections: only asking the server notices it.
+  if (Status s = cache->CheckServer(); !s.ok()) return s;
+  CacheSnapshot snapshot;
+  if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
+    return s;
+  }
+  out->set_queue_backlog(snapshot.queue_undelivered + snapshot.queue_pending);
+  bool current = CacheIsCurrent(snapshot, counts.cache_epoch, 0);
+  if (current && snapshot.reservations < counts.cache_seq) {
+    // The database wrote orders of reservations the cache no longer counts: it was restored
+    // from an older copy. It sells no more (nor takes releases) until reloaded.
+    bool marked = false;
+    if (Status s =
+            cache->MarkStale(activity.activity_id, activity.sku_id, counts.cache_epoch, &marked);
+        !s.ok()) {
       return s;
     }
-    out->set_queue_backlog(snapshot.queue_undelivered + snapshot.queue_pending);
-    bool current = CacheIsCurrent(snapshot, counts.cache_epoch, 0);
-    if (current && snapshot.reservations < counts.cache_seq) {
-      // The database wrote orders of reservations the cache no longer counts: it was restored
-      // from an older copy. It sells no more (nor takes releases) until preheated again.
-      bool marked = false;
-      if (Status s =
-              cache->MarkStale(activity.activity_id, activity.sku_id, counts.cache_epoch, &marked);
-          !s.ok()) {
-        return s;
+    violation("the cache counts " + N(snapshot.reservations) +
+              " reservations but the database wrote orders up to reservation " +
+              N(counts.cache_seq) + ": it lost reservations (restored from an older copy)");
+    current = false;
+    snapshot.stale = true;
+  }
+  const bool wants_work = !current || snapshot.queue_pending > 0;
+  bool held = false;
+  if (activity.open && wants_work) {
+    if (Status s = HoldLease(core, activity, &held); !s.ok()) return s;
+  }
+  if (!current && activity.open) {
+    const bool reload_running =
+        snapshot.loading &&
+        core.deps.now_ms() - snapshot.loading_since_ms < core.deps.reload_grace_ms;
+    if (held && !reload_running) {
+      // Reloaded from the database under the lease: nothing sells meanwhile, and every unit of
+      // the database and every reservation still queued is counted once.
+      bool already = false;
+      ActivityRecord reloaded = activity;
+      if (Status s = LoadCacheGeneration(core, &reloaded, false, &already); !s.ok()) {
+        violation(NotCurrentReason(snapshot, counts.cache_epoch) + "; the reload failed: " +
+                  s.ToString());
+      } else {
+        core.activities.Put(reloaded);
+        out->set_reloaded(true);
       }
-      violation("the cache counts " + N(snapshot.reservations) +
-                " reservations but the database wrote orders up to reservation " +
-                N(counts.cache_seq) +
-                ": it lost reservations (restored from an older copy); closed until preheated "
-                "again");
-      current = false;
-    } else if (!current && activity.open) {
-      violation(!snapshot.present ? "the cache lost the open activity; preheat it again"
-                : snapshot.stale ? "the cache was found to have lost reservations; preheat it again"
-                                 : "the cache holds generation " + N(snapshot.epoch) +
-                                       ", the database " + N(counts.cache_epoch) +
-                                       " (keys of an older copy or of another activity); preheat "
-                                       "it again");
+    } else {
+      violation(NotCurrentReason(snapshot, counts.cache_epoch) +
+                (reload_running ? "" : "; another provider holds the activity's lease to reload"));
     }
-    if (current) {
-      out->set_cache_stock(snapshot.stock);
-      if (Status s = RedriveStale(core, activity, out); !s.ok()) return s;
-      CacheBalance balance{snapshot.stock, out->reservations_without_order(),
-                           counts.releases_pending, counts.remaining_stock};
-      if (Status s = BalanceCache(core, activity, &balance); !s.ok()) return s;
-      out->set_cache_difference(balance.Difference());
-      if (balance.Difference() != 0) {
-        violation("cache stock " + N(balance.cache_stock) + " + reservations without order " +
-                  N(balance.undecided) + " + releases pending " + N(balance.releases_pending) +
-                  " != database stock " + N(balance.database_stock) + " (difference " +
-                  N(balance.Difference()) + ")");
-      }
+  }
+  if (current) {
+    out->set_cache_stock(snapshot.stock);
+    if (held && snapshot.queue_pending > 0) {
+      if (Status s = RedriveIdle(core, activity, out); !s.ok()) return s;
     }
-  } else {
-    out->set_reservations(counts.requests_created);
+    CacheBalance balance = BalanceOf(snapshot, counts);
+    if (Status s = Balance(core, activity, &balance); !s.ok()) return s;
+    out->set_reservations(snapshot.reservations);
+    out->set_reservations_without_order(balance.undecided);
+    out->set_cache_difference(balance.Difference());
+    if (balance.Difference() != 0) {
+      violation("cache stock " + N(balance.cache_stock) + " + reservations without order " +
+                N(balance.undecided) + " + releases pending " + N(balance.releases_pending) +
+                " != database stock " + N(balance.database_stock) + " (difference " +
+                N(balance.Difference()) + ")");
+    }
   }
   out->set_invariants_hold(out->violations_size() == 0);
   return Status::Ok();

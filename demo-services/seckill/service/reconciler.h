@@ -7,13 +7,16 @@
 
 namespace ferry::seckill {
 
-// Compares the cache, the order queue and the database for one activity, re-drives
-// reservations that have gone `redrive_after_ms` without a database decision (by queueing them
-// again; the order writer is idempotent by request id), and lists every broken invariant.
-// It never writes the database's stock into the cache: the two sides must balance (cache stock +
-// reservations not yet written + releases not yet in the cache = database stock) and a
-// difference is reported, not papered over. A cache that lost reservations the database wrote
-// (restored from an older copy) is marked stale, which closes the sale until a preheat.
+// Compares the cache, the order queue and the database for one activity with set-based counts
+// (a handful of statements and commands whatever the number of reservations), lists every broken
+// invariant, and, holding the activity's lease: re-drives order events the writers have held
+// unacknowledged for `redrive_after_ms` (queued again; the order writer is idempotent by request
+// id), and reloads a cache that lost the activity or whose generation stopped selling
+// (LoadCacheGeneration, which closes sales first). It never writes the database's stock into a
+// selling cache: the two sides must balance (cache stock + reservations not yet written +
+// releases not yet in the cache = database stock) and a difference is reported, not papered
+// over. A cache that lost reservations the database wrote (restored from an older copy) is
+// marked stale at once.
 Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileResponse* out);
 
 }  // namespace ferry::seckill

@@ -113,7 +113,24 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   deps.redrive_batch = config.redrive_batch;
   deps.redrive_lease_ms = config.redrive_lease_ms;
   deps.provider_id = ProviderName();
+  deps.reload_grace_ms = config.reload_grace_ms;
+  deps.currency = config.payments.currency;
+  std::vector<std::unique_ptr<PaymentChannel>> channels;
+  for (const PaymentChannelFactory& factory : config.payment_channels) {
+    std::unique_ptr<PaymentChannel> channel;
+    if (Status s = factory.make(&channel); !s.ok()) return s;
+    channels.push_back(std::move(channel));
+  }
   app->core_ = std::make_unique<SeckillCore>(std::move(deps));
+  SeckillCore* core = app->core_.get();
+  app->payments_ = std::make_unique<Payments>(
+      app->store_.get(), WallMs, config.payments, std::move(channels),
+      [core](const OrderRecord& order, int64_t epoch) {
+        // Best effort now; the order closer retries whatever is still pending.
+        (void)core->PublishRelease(
+            {order.order_no, order.activity_id, order.sku_id, epoch, epoch});
+      });
+  core->deps.payments = app->payments_.get();
   app->service_ = std::make_unique<SeckillServiceImpl>(app->core_.get());
   app->services_.push_back(app->service_.get());
   app->StartJobs(config);
@@ -147,6 +164,8 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
   jobs_.push_back(std::make_unique<PeriodicWorker>(
       milliseconds(config.closer_interval_ms),
       [core](const std::stop_token&) { return CloseExpiredOrders(*core); }));
+  jobs_.push_back(std::make_unique<PeriodicWorker>(
+      milliseconds(1000), [core](const std::stop_token&) { return SettlePayments(*core); }));
   if (config.reconcile_interval_ms > 0) {
     jobs_.push_back(std::make_unique<PeriodicWorker>(
         milliseconds(config.reconcile_interval_ms), [core](const std::stop_token& stop) {
@@ -176,11 +195,15 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
           Metrics().cache_difference->Set(static_cast<double>(difference));
           return false;
         }));
+    // A generation found stale or a Redis found changed is reloaded now, not at the interval.
+    core->SetReconcileNow([worker = jobs_.back().get()] { worker->Wake(); });
+    if (cache_) cache_->OnServerChange([core] { core->RequestReconcile(); });
   }
   for (auto& job : jobs_) job->Start();
 }
 
 void SeckillApp::Stop() {
+  if (core_) core_->SetReconcileNow(nullptr);
   for (auto& job : jobs_) job->Stop();
   jobs_.clear();
 }

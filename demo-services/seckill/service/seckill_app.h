@@ -38,6 +38,7 @@ class SeckillApp final {
   std::unique_ptr<ReservationCache> cache_;
   std::unique_ptr<idgen::SnowflakeIdGenerator> ids_;
   std::unique_ptr<SeckillCore> core_;
+  std::unique_ptr<Payments> payments_;
   std::unique_ptr<SeckillServiceImpl> service_;
   std::vector<Service*> services_;
   std::vector<std::unique_ptr<OrderWriter>> writers_;

@@ -36,7 +36,11 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   reconciler.Integer("redrive_after_ms", 1, 86400000, &c.redrive_after_ms);
   reconciler.Integer("redrive_batch", 1, 100000, &c.redrive_batch);
   reconciler.Integer("redrive_lease_ms", 1, 86400000, &c.redrive_lease_ms);
+  reconciler.Integer("reload_grace_ms", 1, 600000, &c.reload_grace_ms);
   reconciler.RejectUnknownKeys();
+
+  config::ConfigReader payments = service.Section("payments");
+  ReadPaymentConfig(payments, &c.payments, &c.payment_channels);
 
   service.Integer("sold_out_ttl_ms", 0, 60000, &c.sold_out_ttl_ms);
   service.Integer("answer_cache_entries", 1, 100000000, &c.answer_cache_entries);

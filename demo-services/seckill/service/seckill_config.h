@@ -6,6 +6,7 @@
 #include "ferry/codec/status.h"
 #include "ferry/framework/config_reader.h"
 #include "ferry/storage/backend_config.h"
+#include "service/payment_config.h"
 
 namespace ferry::seckill {
 
@@ -44,6 +45,10 @@ struct SeckillConfig : storage::BackendConfig {
   int64_t redrive_lease_ms = 30000;          // reconciler.redrive_lease_ms
   int64_t sold_out_ttl_ms = 500;             // sold_out_ttl_ms
   int64_t answer_cache_entries = 1 << 20;    // answer_cache_entries
+  int64_t reload_grace_ms = 5000;            // reconciler.reload_grace_ms
+
+  PaymentOptions payments;                           // payments.*
+  std::vector<PaymentChannelFactory> payment_channels;  // payments.channels
 };
 
 // Reads the provider's `service:` section (absent keys keep their defaults), reporting mistakes

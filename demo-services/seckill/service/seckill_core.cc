@@ -14,7 +14,7 @@ Status SeckillCore::PublishRelease(const PendingCacheRelease& release) {
     // release stays queued, and a later preheat's generation counts it in its stock.
     if (outcome == ReleaseOutcome::kNotCurrent) return Status::Ok();
   }
-  if (Status s = deps.store->MarkCacheReleased(release.order_no); !s.ok()) return s;
+  if (Status s = deps.store->ForgetCacheRelease(release.order_no); !s.ok()) return s;
   sold_out.Clear(release.activity_id, release.sku_id);
   return Status::Ok();
 }

@@ -3,10 +3,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "service/activity_directory.h"
-#include "service/redrive_log.h"
+#include "service/payments.h"
 #include "service/request_answer_cache.h"
 #include "service/sold_out_flags.h"
 #include "storage/order_store.h"
@@ -23,13 +24,20 @@ struct SeckillDeps {
   std::function<int64_t()> now_ms;
   int64_t sold_out_ttl_ms = 500;
   size_t answer_cache_entries = 1 << 20;
-  // The reconciler re-drives reservations that have had no database decision for this long,
-  // at most `redrive_batch` per activity and pass, while this provider holds the activity's
-  // re-drive lease (`redrive_lease_ms`, renewed as it re-drives) under `provider_id`.
+  // The reconciler re-drives order events the writers have held unacknowledged this long, at
+  // most `redrive_batch` per activity and pass, and reloads a cache that stopped selling, while
+  // this provider holds the activity's lease (`redrive_lease_ms`, renewed each pass) under
+  // `provider_id`.
   int64_t redrive_after_ms = 10000;
   int64_t redrive_batch = 100;
   int64_t redrive_lease_ms = 30000;
   std::string provider_id = "seckill-provider";  // unique per process; SeckillApp sets it
+  // A reload that fenced the cache this recently is left to finish; an older one is taken
+  // over (its provider died).
+  int64_t reload_grace_ms = 5000;
+  std::string currency = "CNY";  // of every order's amount (payments.currency)
+  // Payments: starts them at channels, applies what channels say, settles deadlines.
+  Payments* payments = nullptr;
 };
 
 // The state behind the handlers: dependencies plus the provider-local caches.
@@ -43,12 +51,26 @@ struct SeckillCore {
   // Hands a unit a cancellation returned to the database on to the cache generation it belongs
   // to (once, by order number) and lowers the sold-out flag.
   Status PublishRelease(const PendingCacheRelease& release);
+  // Asks the reconciler for a pass now (a generation found stale, Redis found changed), rather
+  // than at its next interval.
+  void RequestReconcile() {
+    std::lock_guard lock(reconcile_mu_);
+    if (reconcile_now_) reconcile_now_();
+  }
+  // What RequestReconcile runs (SeckillApp: wake the reconciler; nothing once it stopped).
+  void SetReconcileNow(std::function<void()> wake) {
+    std::lock_guard lock(reconcile_mu_);
+    reconcile_now_ = std::move(wake);
+  }
 
   SeckillDeps deps;
   ActivityDirectory activities;
   RequestAnswerCache answers;
   SoldOutFlags sold_out;
-  RedriveLog redriven;
+
+ private:
+  std::mutex reconcile_mu_;
+  std::function<void()> reconcile_now_;
 };
 
 }  // namespace ferry::seckill

@@ -18,6 +18,24 @@ metrics::Counter* SeckillMetrics::DeadLettersWith(std::string_view reason) const
   return reason == kReasonUnparsable ? dead_letters_unparsable : dead_letters_write_failed;
 }
 
+void SeckillMetrics::CountNotification(const std::string& outcome) const {
+  if (auto cell = notifications->WithLabels({outcome}); cell.ok()) cell.value()->Increment();
+}
+
+void SeckillMetrics::CountClosed(const std::string& reason) const {
+  if (auto cell = orders_closed->WithLabels({reason}); cell.ok()) cell.value()->Increment();
+}
+
+int64_t SeckillMetrics::NotificationsRefused() const {
+  int64_t refused = 0;
+  for (const auto& series : notifications->Collect().series) {
+    if (series.label_values.at(0).starts_with("refused_")) {
+      refused += static_cast<int64_t>(series.value);
+    }
+  }
+  return refused;
+}
+
 const SeckillMetrics& Metrics() {
   static const SeckillMetrics metrics = [] {
     metrics::MetricsRegistry& registry = metrics::Metrics();
@@ -32,6 +50,16 @@ const SeckillMetrics& Metrics() {
             .AddCounter("seckill_dead_letters_total",
                         "Order events given up and moved to a dead-letter queue, by reason.",
                         {"reason"})
+            .value();
+    metrics::CounterFamily* notifications =
+        registry
+            .AddCounter("seckill_payment_notifications_total",
+                        "Payment channels' notifications, by what became of them.", {"outcome"})
+            .value();
+    metrics::CounterFamily* closed =
+        registry
+            .AddCounter("seckill_orders_closed_total",
+                        "Orders closed and their units released, by reason.", {"reason"})
             .value();
     return SeckillMetrics{
         .orders_created = orders->WithLabels({"created"}).value(),
@@ -61,7 +89,9 @@ const SeckillMetrics& Metrics() {
                 ->WithLabels({})
                 .value(),
         .dead_letters_unparsable = dead_letters->WithLabels({kReasonUnparsable}).value(),
-        .dead_letters_write_failed = dead_letters->WithLabels({kReasonWriteFailed}).value()};
+        .dead_letters_write_failed = dead_letters->WithLabels({kReasonWriteFailed}).value(),
+        .notifications = notifications,
+        .orders_closed = closed};
   }();
   return metrics;
 }

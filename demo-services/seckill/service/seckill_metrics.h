@@ -29,6 +29,20 @@ struct SeckillMetrics {
   metrics::Counter* dead_letters_unparsable;
   metrics::Counter* dead_letters_write_failed;
 
+  // Payment notifications by outcome: applied, unchanged, refund_owed, or refused for their
+  // signature, age, replay, amount or order.
+  metrics::CounterFamily* notifications;
+  // Orders closed with their unit released, by reason: unpaid (the pay deadline passed with no
+  // payment started), channel_closed (the channel's payment was closed first), unconfirmed (the
+  // channel could not be asked until the confirmation deadline), cancelled (by the buyer),
+  // refunded (the payment that paid it was refunded).
+  metrics::CounterFamily* orders_closed;
+
+  void CountNotification(const std::string& outcome) const;
+  void CountClosed(const std::string& reason) const;
+  // The notifications refused since the process started.
+  int64_t NotificationsRefused() const;
+
   metrics::Counter* OrdersWith(PlaceOutcome outcome) const;
   // kReasonUnparsable or kReasonWriteFailed.
   metrics::Counter* DeadLettersWith(std::string_view reason) const;

@@ -39,7 +39,7 @@ Status SeckillServiceImpl::CreateActivity(ServerContext&, const CreateActivityRe
   return Status::Ok();
 }
 
-Status SeckillServiceImpl::Preheat(ServerContext&, const ActivityRef& request,
+Status SeckillServiceImpl::Preheat(ServerContext&, const PreheatRequest& request,
                                    PreheatResponse* response) {
   ActivityRecord activity;
   if (Status s = core_->deps.store->GetActivity(request.activity_id(), &activity); !s.ok()) {
@@ -48,7 +48,8 @@ Status SeckillServiceImpl::Preheat(ServerContext&, const ActivityRef& request,
   bool already_loaded = true;
   int64_t stock = activity.remaining_stock;
   if (ReservationCache* cache = core_->deps.cache) {
-    if (Status s = LoadCacheGeneration(*core_, &activity, &already_loaded); !s.ok()) {
+    if (Status s = LoadCacheGeneration(*core_, &activity, request.force(), &already_loaded);
+        !s.ok()) {
       return s;  // the activity stays closed
     }
     CacheSnapshot snapshot;
@@ -72,22 +73,12 @@ Status SeckillServiceImpl::Preheat(ServerContext&, const ActivityRef& request,
 Status SeckillServiceImpl::GetActivity(ServerContext&, const ActivityRef& request,
                                        GetActivityResponse* response) {
   ActivityRecord activity;
-  if (Status s = core_->deps.store->GetActivity(request.activity_id(), &activity); !s.ok()) {
-    return s;
-  }
+  if (Status s = core_->activities.Get(request.activity_id(), &activity); !s.ok()) return s;
   *response->mutable_activity() = ToProto(activity);
   response->set_state(activity.open ? OPEN : CLOSED);
-  response->set_database_stock(activity.remaining_stock);
-  response->set_cache_stock(-1);
-  if (ReservationCache* cache = core_->deps.cache) {
-    CacheSnapshot snapshot;
-    if (Status s = cache->Snapshot(activity.activity_id, activity.sku_id, &snapshot); !s.ok()) {
-      return s;
-    }
-    if (CacheIsCurrent(snapshot, activity.cache_epoch, activity.cache_seq)) {
-      response->set_cache_stock(snapshot.stock);
-    }
-  }
+  const int64_t now = core_->deps.now_ms();
+  response->set_sold_out(core_->sold_out.IsSoldOut(activity.activity_id, activity.sku_id, now));
+  response->set_remaining(-1);
   return Status::Ok();
 }
 
@@ -197,29 +188,39 @@ Status SeckillServiceImpl::Decide(const ActivityRecord& activity, const Purchase
         if (s = cache->Reserve(again, &result); !s.ok()) return s;
       }
     }
+    if (result.answer == ReserveAnswer::kLoading) {
+      return Status(StatusCode::UNAVAILABLE, "activity " + std::to_string(activity.activity_id) +
+                                                 ": the reservation cache is being reloaded; "
+                                                 "retry shortly");
+    }
     if (result.answer == ReserveAnswer::kCacheMissing ||
         result.answer == ReserveAnswer::kOtherEpoch) {
       // The activity is open, so the cache had it: its data is gone, or is not the data the
-      // database knows (restored from an older copy, or left by another activity of the same
-      // id). Taking stock from the database here could oversell against reservations still
-      // queued; an operator preheats.
+      // database knows (restored from an older copy, a promoted replica, or keys another
+      // activity of the same id left). Taking stock from the database here could oversell
+      // against reservations still queued: the reconciler reloads it (under the activity's
+      // lease), and purchases wait for that.
+      core_->RequestReconcile();
       return Status(StatusCode::UNAVAILABLE,
                     "activity " + std::to_string(activity.activity_id) +
                         (result.answer == ReserveAnswer::kCacheMissing
-                             ? ": the reservation cache lost its data; preheat it again"
+                             ? ": the reservation cache lost its data; it is being reloaded"
                              : ": the reservation cache does not hold the generation the "
-                               "database records (lost or out-of-date data); preheat it again"));
+                               "database records (lost or out-of-date data); it is being "
+                               "reloaded"));
     }
     *answer = ToAnswer(result.answer);
     return Status::Ok();
   }
-  OrderDraft draft{activity.activity_id,
-                   activity.sku_id,
-                   request.user_id(),
-                   request.request_id(),
-                   order_no,
-                   now,
-                   now + int64_t{activity.pay_timeout_s} * 1000};
+  const OrderDraft draft{.activity_id = activity.activity_id,
+                         .sku_id = activity.sku_id,
+                         .user_id = request.user_id(),
+                         .request_id = request.request_id(),
+                         .order_no = order_no,
+                         .created_ms = now,
+                         .pay_deadline_ms = now + int64_t{activity.pay_timeout_s} * 1000,
+                         .amount_cents = activity.price_cents,
+                         .currency = core_->deps.currency};
   PlaceResult placed;
   if (Status s = core_->deps.store->PlaceOrder(draft, &placed); !s.ok()) return s;
   switch (placed.outcome) {
@@ -285,101 +286,6 @@ Status SeckillServiceImpl::GetResult(ServerContext& context, const GetResultRequ
     }
   }
   return Status(StatusCode::NOT_FOUND, "request " + request.request_id() + " unknown");
-}
-
-namespace {
-
-Status ValidPayment(const std::string& channel, const std::string& channel_txn_id) {
-  if (channel.empty() || channel.size() > 32) return Invalid("channel: must be 1..32 bytes");
-  if (channel_txn_id.empty() || channel_txn_id.size() > kMaxIdLength) {
-    return Invalid("channel_txn_id: must be 1.." + std::to_string(kMaxIdLength) + " bytes");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-Status SeckillServiceImpl::Pay(ServerContext& context, const PayRequest& request,
-                               PayResponse* response) {
-  std::string user;
-  if (Status s = BuyerOf(context, "", &user); !s.ok()) return s;
-  if (request.order_no() <= 0) return Invalid("order_no: must be > 0");
-  if (Status s = ValidPayment(request.channel(), request.channel_txn_id()); !s.ok()) return s;
-  // An order's buyer never changes, so a check before the payment's transaction holds in it.
-  OrderRecord order;
-  if (Status s = OwnOrder(*core_->deps.store, request.order_no(), user, &order); !s.ok()) return s;
-  ChannelReport report = ChannelReport::kSucceeded;
-  switch (request.report()) {
-    case PAYMENT_SUCCEEDED:
-      break;
-    case PAYMENT_UNKNOWN:
-      report = ChannelReport::kUnknown;
-      break;
-    case PAYMENT_FAILED:
-      report = ChannelReport::kFailed;
-      break;
-    default:
-      return Invalid("report: must be PAYMENT_SUCCEEDED, PAYMENT_UNKNOWN or PAYMENT_FAILED");
-  }
-  PaymentResult outcome = PaymentResult::kPaid;
-  if (Status s = core_->deps.store->Pay(request.order_no(), request.channel(),
-                                        request.channel_txn_id(), report, &outcome);
-      !s.ok()) {
-    return s;
-  }
-  switch (outcome) {
-    case PaymentResult::kPaid:
-      response->set_outcome(PAID);
-      break;
-    case PaymentResult::kAlreadyPaid:
-      response->set_outcome(ALREADY_PAID);
-      break;
-    case PaymentResult::kRefundRequired:
-      response->set_outcome(REFUND_REQUIRED);
-      break;
-    case PaymentResult::kPendingConfirmation:
-      response->set_outcome(PENDING_CONFIRMATION);
-      break;
-    case PaymentResult::kNotPaid:
-      response->set_outcome(NOT_PAID);
-      break;
-  }
-  return Status::Ok();
-}
-
-Status SeckillServiceImpl::Refund(ServerContext&, const RefundRequest& request,
-                                  RefundResponse* response) {
-  if (Status s = ValidPayment(request.channel(), request.channel_txn_id()); !s.ok()) return s;
-  if (request.refund_id().empty() || request.refund_id().size() > kMaxIdLength) {
-    return Invalid("refund_id: must be 1.." + std::to_string(kMaxIdLength) + " bytes");
-  }
-  RefundResult outcome = RefundResult::kRefunded;
-  if (Status s = core_->deps.store->RecordRefund(request.channel(), request.channel_txn_id(),
-                                                 request.refund_id(), &outcome);
-      !s.ok()) {
-    return s;
-  }
-  response->set_outcome(outcome == RefundResult::kRefunded ? REFUNDED : ALREADY_REFUNDED);
-  return Status::Ok();
-}
-
-Status SeckillServiceImpl::CancelOrder(ServerContext& context, const CancelOrderRequest& request,
-                                       CancelOrderResponse* response) {
-  std::string user;
-  if (Status s = BuyerOf(context, "", &user); !s.ok()) return s;
-  if (request.order_no() <= 0) return Invalid("order_no: must be > 0");
-  OrderRecord order;
-  if (Status s = OwnOrder(*core_->deps.store, request.order_no(), user, &order); !s.ok()) return s;
-  CancelResult result;
-  if (Status s = core_->deps.store->CancelUnpaid(request.order_no(), &result); !s.ok()) return s;
-  if (result.cancelled) {
-    // Best effort now; the order closer retries whatever is still pending.
-    (void)core_->PublishRelease(
-        {order.order_no, order.activity_id, order.sku_id, result.cache_epoch, result.cache_epoch});
-  }
-  response->set_cancelled(result.cancelled);
-  response->set_state(std::string(OrderStateName(result.state)));
-  return Status::Ok();
 }
 
 Status SeckillServiceImpl::Reconcile(ServerContext&, const ActivityRef& request,

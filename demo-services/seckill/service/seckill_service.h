@@ -14,7 +14,7 @@ class SeckillServiceImpl final : public SeckillServiceBase {
 
   Status CreateActivity(ServerContext& context, const CreateActivityRequest& request,
                         CreateActivityResponse* response) override;
-  Status Preheat(ServerContext& context, const ActivityRef& request,
+  Status Preheat(ServerContext& context, const PreheatRequest& request,
                  PreheatResponse* response) override;
   Status GetActivity(ServerContext& context, const ActivityRef& request,
                      GetActivityResponse* response) override;
@@ -22,13 +22,20 @@ class SeckillServiceImpl final : public SeckillServiceBase {
                   PurchaseResponse* response) override;
   Status GetResult(ServerContext& context, const GetResultRequest& request,
                    GetResultResponse* response) override;
-  Status Pay(ServerContext& context, const PayRequest& request, PayResponse* response) override;
-  Status Refund(ServerContext& context, const RefundRequest& request,
-                RefundResponse* response) override;
-  Status CancelOrder(ServerContext& context, const CancelOrderRequest& request,
-                     CancelOrderResponse* response) override;
   Status Reconcile(ServerContext& context, const ActivityRef& request,
                    ReconcileResponse* response) override;
+
+  // seckill_service_payments.cc
+  Status StartPayment(ServerContext& context, const StartPaymentRequest& request,
+                      StartPaymentResponse* response) override;
+  Status GetOrder(ServerContext& context, const GetOrderRequest& request,
+                  OrderView* response) override;
+  Status NotifyPayment(ServerContext& context, const ChannelNotification& request,
+                       NotifyPaymentResponse* response) override;
+  Status CancelOrder(ServerContext& context, const CancelOrderRequest& request,
+                     CancelOrderResponse* response) override;
+  Status Refund(ServerContext& context, const RefundRequest& request,
+                RefundResponse* response) override;
 
  private:
   // The reservation (cache backend) or the order itself (embedded) for a running sale.
@@ -37,6 +44,8 @@ class SeckillServiceImpl final : public SeckillServiceBase {
   // Replaces *answer with the decision recorded for `scope` (in the cache, else the database),
   // if there is one.
   Status RecordedAnswer(const RequestScope& scope, PurchaseAnswer* answer);
+  // The call's buyer's order `order_no` (NOT_FOUND for anyone else's).
+  Status BuyersOrder(const ServerContext& context, int64_t order_no, OrderRecord* order);
 
   SeckillCore* core_;
 };

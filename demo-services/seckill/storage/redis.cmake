@@ -1,7 +1,9 @@
 # The Redis reservation cache (redis_reservation_cache.h), included by this folder's
 # CMakeLists.txt into ferry_seckill_storage.
 target_sources(ferry_seckill_storage PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/redis_cache_replies.cc
   ${CMAKE_CURRENT_LIST_DIR}/redis_keys.cc
+  ${CMAKE_CURRENT_LIST_DIR}/redis_order_queue.cc
   ${CMAKE_CURRENT_LIST_DIR}/redis_reservation_cache.cc
   ${CMAKE_CURRENT_LIST_DIR}/redis_scripts.cc)
 # The cache reads hiredis replies itself; its header does not include hiredis.h.

@@ -10,15 +10,17 @@ namespace ferry::seckill {
 // KEYS and never build one themselves.
 //
 //   seckill:{A:S}:stock     string   units left (an integer); never expires
-//   seckill:{A:S}:loaded    string   the cache generation (epoch) a preheat loaded the keys as,
-//                                    or "stale:<epoch>" once they were found to have lost
-//                                    reservations
+//   seckill:{A:S}:loaded    string   the cache generation the keys hold: "<epoch>@<gen>",
+//                                    "loading:<epoch>" or "stale:<epoch>" (redis_scripts.h)
+//   seckill:{A:S}:generation hash    {id: the Redis server, gen}: storage::RedisGeneration's key,
+//                                    given a new gen when the server's data may have gone back
 //   seckill:{A:S}:buyers    set      users holding (or having held) a reservation
 //   seckill:{A:S}:requests  hash     RequestField(user, request id) -> answer:
 //                                    "A:<order_no>:<reserved_ms>:<user>", "S" (sold out) or
 //                                    "J" (already joined)
 //   seckill:{A:S}:accepted  string   count of "A:" answers; the last reservation's sequence number
 //   seckill:{A:S}:released  set      release keys already given back to stock
+//   seckill:{A:S}:buyers_next, :released_next  sets  staged by a reload, renamed into place
 //   seckill:{A:S}:orders    stream   pending-order events, read through group "order-writers"
 //   seckill:{A:S}:dead_letters  stream  order events given up on: reason, detail, event_id and
 //                                    payload (the event's fields as a JSON array)
@@ -33,6 +35,9 @@ struct RedisActivityKeys {
   std::string requests;
   std::string accepted;
   std::string released;
+  std::string generation;
+  std::string buyers_next;
+  std::string released_next;
   std::string orders;
   std::string dead_letters;
   std::string redrive_lease;

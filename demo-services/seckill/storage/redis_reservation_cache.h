@@ -1,10 +1,15 @@
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ferry/storage/redis_connection_pool.h"
+#include "ferry/storage/redis_generation.h"
 #include "ferry/storage/redis_script_set.h"
 #include "storage/reservation_cache.h"
 
@@ -44,6 +49,8 @@ class RedisReservationCache : public ReservationCache {
   // is unreachable.
   Status LoadScripts();
 
+  Status Fence(int64_t activity_id, int64_t sku_id, const std::string& expected_marker,
+               int64_t epoch, int64_t now_ms, bool* fenced) override;
   Status Preheat(const CacheLoad& load, bool* raced) override;
   Status Reserve(const ReserveRequest& request, ReserveResult* result) override;
   Status Release(int64_t activity_id, int64_t sku_id, const std::string& release_key, int64_t epoch,
@@ -73,10 +80,23 @@ class RedisReservationCache : public ReservationCache {
   Status HoldRedriveLease(int64_t activity_id, int64_t sku_id, const std::string& holder,
                           int64_t ttl_ms, bool* held) override;
   Status Requeue(const ReservationEvent& event) override;
+  // XPENDING ... IDLE, then the entries themselves (XRANGE), in one pipeline each.
+  Status ListIdle(int64_t activity_id, int64_t sku_id, int64_t min_idle_ms, int max_count,
+                  std::vector<ReservationEvent>* out) override;
+
+  std::string ServerIdentity() const override;
+  Status CheckServer() override;
+  void OnServerChange(std::function<void()> listener) override;
 
  private:
   // Indices into scripts_, in the order the constructor hands the scripts over.
-  enum ScriptId { kReserve, kPreheat, kRelease, kMarkStale, kDeadLetter, kTrim, kLease };
+  enum ScriptId { kReserve, kPreheat, kRelease, kMarkStale, kDeadLetter, kTrim, kLease, kFence };
+
+  // Adds the activity's generation key to those every connection checks (and checks it now)
+  // before the first command of the activity; once per activity.
+  Status Watch(int64_t activity_id, int64_t sku_id);
+  // Replaces set `key` by `members`, in chunks.
+  Status Stage(const std::string& key, const std::vector<std::string>& members);
 
   // Sets each event's delivery count from the group's pending list.
   Status ReadDeliveries(const std::string& stream, std::vector<ReservationEvent>* events);
@@ -88,6 +108,11 @@ class RedisReservationCache : public ReservationCache {
 
   storage::RedisConnectionPool pool_;
   storage::RedisScriptSet scripts_;
+  storage::RedisGeneration generation_;
+  std::shared_mutex watched_mu_;
+  std::unordered_set<std::string> watched_;  // generation keys added to generation_
+  std::mutex listener_mu_;
+  std::function<void()> server_change_;
 };
 
 // Connects once and loads the scripts; UNAVAILABLE with the address and the cause when Redis is

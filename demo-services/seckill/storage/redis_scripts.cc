@@ -22,8 +22,8 @@ namespace {
   "end\n"
 
 constexpr std::string_view kReserveSource = FERRY_SECKILL_LUA_HELPERS R"lua(
-if #KEYS ~= 6 or #ARGV ~= 7 then
-  return redis.error_reply('ERR seckill reserve: expected 6 keys and 7 arguments')
+if #KEYS ~= 7 or #ARGV ~= 7 then
+  return redis.error_reply('ERR seckill reserve: expected 7 keys and 7 arguments')
 end
 local activity, sku, user, request, order_no, now_ms, epoch =
     ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
@@ -35,17 +35,18 @@ end
 if user == '' or request == '' then
   return redis.error_reply('ERR seckill reserve: user and request id must not be empty')
 end
-local wants = {'string', 'string', 'set', 'hash', 'string', 'stream'}
-for i = 1, 6 do
-  local err = type_error('reserve', KEYS[i], wants[i])
-  if err then return err end
-end
 
+-- Every key is read before the first write, so that a key of the wrong type fails the script
+-- (WRONGTYPE) with nothing written; the stream's append is the first write.
 local marker = redis.call('GET', KEYS[2])
 if not marker then
   return {'M', 0, ''}
 end
-if marker ~= epoch then
+if string.sub(marker, 1, 8) == 'loading:' then
+  return {'L', 0, ''}
+end
+local generation = redis.call('HGET', KEYS[7], 'gen')
+if not generation or marker ~= epoch .. '@' .. generation then
   return {'E', 0, ''}
 end
 
@@ -71,8 +72,8 @@ end
 if not is_int(stock) then
   return redis.error_reply('ERR seckill reserve: ' .. KEYS[1] .. ' does not hold an integer')
 end
-local accepted = redis.call('GET', KEYS[5])
-if accepted and not is_int(accepted) then
+local accepted = redis.call('GET', KEYS[5]) or '0'
+if not is_int(accepted) then
   return redis.error_reply('ERR seckill reserve: ' .. KEYS[5] .. ' does not hold an integer')
 end
 
@@ -84,22 +85,45 @@ if tonumber(stock) <= 0 then
   redis.call('HSET', KEYS[4], field, 'S')
   return {'S', 0, ''}
 end
-redis.call('DECR', KEYS[1])
-redis.call('SADD', KEYS[3], user)
-redis.call('HSET', KEYS[4], field, 'A:' .. order_no .. ':' .. now_ms .. ':' .. user)
-local seq = redis.call('INCR', KEYS[5])
+local seq = tonumber(accepted) + 1
 redis.call('XADD', KEYS[6], '*', 'activity', activity, 'sku', sku, 'user', user,
            'request', request, 'order_no', order_no, 'reserved_ms', now_ms, 'epoch', epoch,
            'seq', seq)
+redis.call('SET', KEYS[5], seq)
+redis.call('DECR', KEYS[1])
+redis.call('SADD', KEYS[3], user)
+redis.call('HSET', KEYS[4], field, 'A:' .. order_no .. ':' .. now_ms .. ':' .. user)
 return {'A', 0, order_no}
 )lua";
 
-constexpr std::string_view kPreheatSource = FERRY_SECKILL_LUA_HELPERS R"lua(
-if #KEYS ~= 7 or #ARGV < 6 then
-  return redis.error_reply('ERR seckill preheat: expected 7 keys and at least 6 arguments')
+constexpr std::string_view kFenceSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 1 or #ARGV ~= 3 then
+  return redis.error_reply('ERR seckill fence: expected 1 key and 3 arguments')
 end
-local epoch, expected, mode, stock, group, buyer_count =
-    ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local expected, epoch, now_ms = ARGV[1], ARGV[2], ARGV[3]
+if not is_int(epoch) or string.sub(epoch, 1, 1) == '-' or epoch == '0' or
+    not is_int(now_ms) then
+  return redis.error_reply('ERR seckill fence: epoch must be a positive integer, now_ms one')
+end
+local marker = redis.call('GET', KEYS[1]) or ''
+if marker ~= expected then
+  return 0
+end
+-- The marker of the data the keys hold is carried along, so that a reload that fenced and then
+-- died leaves the next one knowing whose reservations the keys hold.
+local origin = marker
+if string.sub(marker, 1, 8) == 'loading:' then
+  origin = string.match(marker, '^[^|]*|(.*)$') or ''
+end
+redis.call('SET', KEYS[1], 'loading:' .. epoch .. ':' .. now_ms .. '|' .. origin)
+return 1
+)lua";
+
+constexpr std::string_view kPreheatSource = FERRY_SECKILL_LUA_HELPERS R"lua(
+if #KEYS ~= 10 or #ARGV ~= 4 then
+  return redis.error_reply('ERR seckill preheat: expected 10 keys and 4 arguments')
+end
+local epoch, mode, stock, group = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if not is_int(epoch) or string.sub(epoch, 1, 1) == '-' or epoch == '0' then
   return redis.error_reply('ERR seckill preheat: epoch must be a positive integer')
 end
@@ -112,17 +136,19 @@ end
 if group == '' then
   return redis.error_reply('ERR seckill preheat: the consumer group must not be empty')
 end
-if not is_int(buyer_count) or tonumber(buyer_count) < 0 or
-    6 + tonumber(buyer_count) > #ARGV then
-  return redis.error_reply('ERR seckill preheat: the buyer count does not match the arguments')
-end
-local wants = {'string', 'string', 'set', 'hash', 'string', 'set', 'stream'}
-for i = 1, 7 do
-  local err = type_error('preheat', KEYS[i], wants[i])
+-- The kept keys and the staged sets are written to below: their types first.
+local wants = {[4] = 'hash', [7] = 'stream', [9] = 'set', [10] = 'set'}
+for i, want in pairs(wants) do
+  local err = type_error('preheat', KEYS[i], want)
   if err then return err end
 end
-if (redis.call('GET', KEYS[2]) or '') ~= expected then
+local marker = redis.call('GET', KEYS[2]) or ''
+if string.sub(marker, 1, 9 + #epoch) ~= 'loading:' .. epoch .. ':' then
   return 1
+end
+local generation = redis.call('HGET', KEYS[8], 'gen')
+if not generation then
+  return redis.error_reply('NOGEN seckill preheat: ' .. KEYS[8] .. ' is missing')
 end
 
 if mode == 'wipe' then
@@ -134,21 +160,20 @@ if type(created) == 'table' and created['err'] and
     string.sub(created['err'], 1, 9) ~= 'BUSYGROUP' then
   return redis.error_reply(created['err'])
 end
+if redis.call('EXISTS', KEYS[9]) == 1 then
+  redis.call('RENAME', KEYS[9], KEYS[3])
+end
+if redis.call('EXISTS', KEYS[10]) == 1 then
+  redis.call('RENAME', KEYS[10], KEYS[6])
+end
 redis.call('SET', KEYS[1], stock)
-local last_buyer = 6 + tonumber(buyer_count)
-for first = 7, last_buyer, 1000 do
-  redis.call('SADD', KEYS[3], unpack(ARGV, first, math.min(first + 999, last_buyer)))
-end
-for first = last_buyer + 1, #ARGV, 1000 do
-  redis.call('SADD', KEYS[6], unpack(ARGV, first, math.min(first + 999, #ARGV)))
-end
-redis.call('SET', KEYS[2], epoch)
+redis.call('SET', KEYS[2], epoch .. '@' .. generation)
 return 0
 )lua";
 
 constexpr std::string_view kReleaseSource = FERRY_SECKILL_LUA_HELPERS R"lua(
-if #KEYS ~= 3 or #ARGV ~= 2 then
-  return redis.error_reply('ERR seckill release: expected 3 keys and 2 arguments')
+if #KEYS ~= 4 or #ARGV ~= 2 then
+  return redis.error_reply('ERR seckill release: expected 4 keys and 2 arguments')
 end
 if ARGV[1] == '' then
   return redis.error_reply('ERR seckill release: the release key must not be empty')
@@ -156,12 +181,8 @@ end
 if not is_int(ARGV[2]) then
   return redis.error_reply('ERR seckill release: epoch must be an integer')
 end
-local wants = {'string', 'string', 'set'}
-for i = 1, 3 do
-  local err = type_error('release', KEYS[i], wants[i])
-  if err then return err end
-end
-if redis.call('GET', KEYS[1]) ~= ARGV[2] then
+local generation = redis.call('HGET', KEYS[4], 'gen')
+if not generation or redis.call('GET', KEYS[1]) ~= ARGV[2] .. '@' .. generation then
   return -1
 end
 local stock = redis.call('GET', KEYS[2])
@@ -171,6 +192,7 @@ end
 if not is_int(stock) then
   return redis.error_reply('ERR seckill release: ' .. KEYS[2] .. ' does not hold an integer')
 end
+-- SADD is the first write: a released key of the wrong type fails here, with nothing written.
 if redis.call('SADD', KEYS[3], ARGV[1]) == 0 then
   return 0
 end
@@ -274,9 +296,8 @@ constexpr std::string_view kMarkStaleSource = FERRY_SECKILL_LUA_HELPERS R"lua(
 if #KEYS ~= 1 or #ARGV ~= 1 or not is_int(ARGV[1]) then
   return redis.error_reply('ERR seckill mark_stale: expected 1 key and an integer epoch')
 end
-local err = type_error('mark_stale', KEYS[1], 'string')
-if err then return err end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+local marker = redis.call('GET', KEYS[1])
+if not marker or string.sub(marker, 1, #ARGV[1] + 1) ~= ARGV[1] .. '@' then
   return 0
 end
 redis.call('SET', KEYS[1], 'stale:' .. ARGV[1])
@@ -288,6 +309,7 @@ return 1
 }  // namespace
 
 const storage::RedisScript kReserveScript{"reserve", kReserveSource};
+const storage::RedisScript kFenceScript{"fence", kFenceSource};
 const storage::RedisScript kPreheatScript{"preheat", kPreheatSource};
 const storage::RedisScript kReleaseScript{"release", kReleaseSource};
 const storage::RedisScript kDeadLetterScript{"dead_letter", kDeadLetterSource};

@@ -7,42 +7,60 @@ namespace ferry::seckill {
 // The Lua scripts of the Redis reservation cache, loaded with SCRIPT LOAD and run by EVALSHA.
 // Every key a script touches comes in KEYS, all of one activity+sku (one hash tag, see
 // redis_keys.h), so they run unchanged on Redis Cluster. Each script checks its arguments and
-// the types of its keys before its first write; a malformed call or a stock that is not an
-// integer gets an error reply "ERR seckill <script>: ...", a key of the wrong type
-// "WRONGTYPE seckill <script>: ...", and nothing is written. Only the re-drive lease expires.
+// reads (or type-checks) every key it writes before its first write; a malformed call or a stock
+// that is not an integer gets an error reply "ERR seckill <script>: ...", a key of the wrong
+// type a WRONGTYPE error, and nothing is written. Only the re-drive lease expires.
 
-// The loaded marker holds the cache generation (a decimal epoch the database also records) the
-// keys were loaded as, or "stale:<epoch>" once the keys were found to have lost reservations.
+// The loaded marker says which cache generation the keys hold and whether it sells:
+//   "<epoch>@<gen>"   generation <epoch> (a decimal the database also records), loaded while
+//                     the activity's generation key (a hash `gen` field, see
+//                     storage::RedisGeneration) held <gen>: once the key holds another (the
+//                     server restarted, was restored or replaced by a replica), the marker is
+//                     of no current generation and nothing sells until a reload
+//   "loading:<epoch>:<since_ms>|<origin>"
+//                     a reload of generation <epoch> closed sales at <since_ms> and is loading
+//                     the keys, which still hold the data of marker <origin> (one of the other
+//                     two forms, or "")
+//   "stale:<epoch>"   generation <epoch> was found to have lost reservations
 // Purchases and releases name the generation they expect and are refused on any other.
 
-// KEYS: stock, loaded, buyers, requests, accepted, orders
+// KEYS: stock, loaded, buyers, requests, accepted, orders, generation
 // ARGV: activity id, sku id, user, request id, order_no, now_ms, epoch (integers in decimal)
 // Returns {answer, replayed, order_no}:
-//   answer    "A" accepted, "S" sold out, "J" already joined, "M" cache missing, "E" the keys
-//             are of another generation, or stale
+//   answer    "A" accepted, "S" sold out, "J" already joined, "M" cache missing, "L" a reload
+//             is loading the keys, "E" the keys are of another generation, or stale
 //   replayed  1 when the request id was answered before: that answer is returned, nothing written
 //   order_no  "A": the order number (the first one when replayed); "" otherwise
-// "M" (no stock or no loaded marker) and "E" write nothing, and come before any replay: keys of
-// another generation answer nothing. "J" and "S" record the answer under the request id. "A"
-// decrements stock, adds the user to buyers, records "A:<order_no>:<now_ms>:<user>" under the
-// request id, increments accepted and appends {activity, sku, user, request, order_no,
-// reserved_ms, epoch, seq} to the orders stream, seq being accepted's new value.
+// "M", "L" and "E" write nothing, and come before any replay: keys of another generation answer
+// nothing. "J" and "S" record the answer under the request id. "A" appends {activity, sku,
+// user, request, order_no, reserved_ms, epoch, seq} to the orders stream (seq: accepted + 1),
+// sets accepted to seq, decrements stock, adds the user to buyers and records
+// "A:<order_no>:<now_ms>:<user>" under the request id.
 extern const storage::RedisScript kReserveScript;
 
-// KEYS: stock, loaded, buyers, requests, accepted, released, orders
-// ARGV: epoch, expected marker ("" for none), "keep" or "wipe", stock, consumer group, buyer
-//       count n, n buyers, then release keys already accounted for
-// Returns 1 (the marker is not the expected one: another preheat ran; nothing written) or 0:
-// "wipe" deletes requests, accepted and orders (keys of another activity); buyers and released
-// are replaced; the consumer group exists on the orders stream (created at id 0 with MKSTREAM
-// unless it already did); stock is set and the marker set to epoch.
+// KEYS: loaded
+// ARGV: expected marker ("" for none), epoch, now_ms
+// Returns 1 when the marker was the expected one and is now "loading:<epoch>:<now_ms>|<origin>"
+// (sales closed; origin: the expected marker, or its own origin when it was a loading one), 0
+// otherwise (another reload fenced first; nothing written).
+extern const storage::RedisScript kFenceScript;
+
+// KEYS: stock, loaded, buyers, requests, accepted, released, orders, generation,
+//       staged buyers, staged released
+// ARGV: epoch, "keep" or "wipe", stock, consumer group
+// Returns 1 (the marker is not "loading:<epoch>:...": another reload fenced it; nothing written)
+// or 0: "wipe" deletes requests, accepted and orders (keys of another activity, or none left);
+// buyers and released are replaced by the staged sets (filled beforehand, in chunks, while the
+// marker kept sales closed), the consumer group exists on the orders stream (created at id 0
+// with MKSTREAM unless it already did), stock is set and the marker set to
+// "<epoch>@<generation key's gen>". An error "NOGEN ..." when the generation key is missing.
 extern const storage::RedisScript kPreheatScript;
 
-// KEYS: loaded, stock, released
+// KEYS: loaded, stock, released, generation
 // ARGV: release key, epoch
 // Returns 1 when the key was added to released and stock incremented; 0 when the key was
-// released before; -1 when the keys are not of generation epoch (no marker, another or a stale
-// one) or hold no stock, writing nothing.
+// released before; -1 when the keys are not of generation epoch (no marker, another, a loading
+// or a stale one) or hold no stock, writing nothing.
 extern const storage::RedisScript kReleaseScript;
 
 // KEYS: orders, dead_letters
@@ -66,7 +84,8 @@ extern const storage::RedisScript kTrimScript;
 extern const storage::RedisScript kLeaseScript;
 // KEYS: loaded
 // ARGV: epoch
-// Returns 1 when the marker was epoch and is now "stale:<epoch>", 0 otherwise (nothing written).
+// Returns 1 when the marker was of generation epoch and is now "stale:<epoch>", 0 otherwise
+// (nothing written).
 extern const storage::RedisScript kMarkStaleScript;
 
 }  // namespace ferry::seckill

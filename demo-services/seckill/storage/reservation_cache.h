@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,10 @@ enum class ReserveAnswer {
   kSoldOut,
   kAlreadyJoined,  // the user reserved in this activity before
   kCacheMissing,   // the cache does not hold the activity (never preheated, or data lost)
-  kOtherEpoch,     // the cache holds another generation of the activity's keys, or a stale one
+  kLoading,        // a reload closed sales and is loading a new generation
+  // The cache holds another generation of the activity's keys, a stale one, or one loaded
+  // into a server state that is gone (restarted, restored, replaced by a replica).
+  kOtherEpoch,
 };
 
 struct ReserveRequest {
@@ -55,8 +59,7 @@ struct ReservationEvent {
 struct CacheLoad {
   int64_t activity_id = 0;
   int64_t sku_id = 0;
-  int64_t epoch = 0;            // the new generation, > 0
-  std::string expected_marker;  // CacheSnapshot::marker as read before deciding the load
+  int64_t epoch = 0;  // the new generation, > 0, which Fence closed the keys for
   // true: the keys are of this activity (an earlier generation): its recorded answers and its
   // order queue stay. false: whatever is there is deleted first.
   bool keep_requests = false;
@@ -75,7 +78,13 @@ struct CacheSnapshot {
   bool present = false;  // false: the activity's keys are gone (never preheated or data lost)
   std::string marker;    // the loaded marker as stored ("" when missing)
   int64_t epoch = 0;     // the generation in the marker (0: none)
-  bool stale = false;    // the marker says "stale:<epoch>"
+  // The generation no longer sells: marked stale, or loaded into a server state that is gone.
+  bool stale = false;
+  bool loading = false;  // a reload fenced the keys for generation `epoch`
+  int64_t loading_since_ms = 0;  // loading: when (the fencing provider's clock)
+  // The generation whose reservations and queue the keys hold: `epoch`, or for a loading
+  // marker the one before the reload (0: none, or unreadable).
+  int64_t data_epoch = 0;
   int64_t stock = 0;
   int64_t reservations = 0;   // accepted reservations recorded
   int64_t queue_pending = 0;  // delivered to a consumer, not acknowledged yet
@@ -92,9 +101,14 @@ class ReservationCache {
  public:
   virtual ~ReservationCache() = default;
 
-  // Loads generation load.epoch (stock, participation set, releases accounted for) if the
-  // marker is still load.expected_marker; otherwise writes nothing and *raced is true (another
-  // preheat loaded it meanwhile). The stock comes from the database only here.
+  // The first step of a reload: closes sales of whatever generation the keys hold by setting
+  // the marker to "loading:<epoch>", if it still is `expected_marker` (CacheSnapshot::marker);
+  // *fenced is false, and nothing written, when another reload fenced first.
+  virtual Status Fence(int64_t activity_id, int64_t sku_id, const std::string& expected_marker,
+                       int64_t epoch, int64_t now_ms, bool* fenced) = 0;
+  // Loads generation load.epoch (stock, participation set, releases accounted for) if the keys
+  // are still fenced for it; otherwise writes nothing and *raced is true (another reload fenced
+  // them meanwhile). The stock comes from the database only here.
   virtual Status Preheat(const CacheLoad& load, bool* raced) = 0;
   virtual Status Reserve(const ReserveRequest& request, ReserveResult* result) = 0;
   // Gives one unit back to generation `epoch`, once per `release_key` (an order number or "r:" +
@@ -138,6 +152,21 @@ class ReservationCache {
                                   int64_t ttl_ms, bool* held) = 0;
   // Queues an existing reservation again (the reconciler's re-drive).
   virtual Status Requeue(const ReservationEvent& event) = 0;
+  // Events delivered to a consumer and left unacknowledged for at least `min_idle_ms`, oldest
+  // first, at most max_count (with their delivery counts).
+  virtual Status ListIdle(int64_t activity_id, int64_t sku_id, int64_t min_idle_ms, int max_count,
+                          std::vector<ReservationEvent>* out) = 0;
+
+  // The Redis server the cache talks to now ("<run id>/<replication id>"; "" before the first
+  // connection), recorded with each generation.
+  virtual std::string ServerIdentity() const = 0;
+  // Asks the server who it is through an open connection: a replica promoted in place keeps
+  // its connections, so only this notices it. Generations loaded into an earlier state of the
+  // data stop selling (their keys' generation changes).
+  virtual Status CheckServer() = 0;
+  // Called (on a Redis client thread, which it must not block) when a connection found the
+  // server's data may have gone back: every generation it held needs a reload.
+  virtual void OnServerChange(std::function<void()> listener) = 0;
 };
 
 }  // namespace ferry::seckill

@@ -21,25 +21,45 @@ class SqlOrderStore final : public OrderStore {
   Status CreateActivity(ActivityRecord* activity) override;
   Status GetActivity(int64_t activity_id, ActivityRecord* out) override;
   Status MarkOpen(int64_t activity_id) override;
-  Status BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch,
+  Status BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t previous, int64_t epoch,
+                         const std::string& server, bool counted_from_zero,
                          const std::vector<RequestScope>& reservations,
                          CacheEpochBase* out) override;
   Status KnowsCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch, bool* known) override;
   Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) override;
   Status ListBuyers(int64_t activity_id, int64_t sku_id, std::vector<std::string>* out) override;
+
+  // sql_order_purchases.cc
   Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) override;
-  Status FailRequest(const RequestScope& scope, const std::string& reason,
-                     RequestRecord* decided) override;
+  Status FailRequest(const RequestScope& scope, const std::string& reason, RequestRecord* decided,
+                     int64_t* cache_epoch) override;
   Status GetRequest(const RequestScope& scope, RequestRecord* out) override;
   Status GetOrder(int64_t order_no, OrderRecord* out) override;
-  Status Pay(int64_t order_no, const std::string& channel, const std::string& channel_txn_id,
-             ChannelReport report, PaymentResult* outcome) override;
+
+  // sql_order_payments.cc
+  Status BeginPayment(int64_t order_no, const std::string& channel,
+                      const std::string& replaced_channel, int64_t now_ms,
+                      OrderRecord* out) override;
+  Status RecordPaymentId(int64_t order_no, const std::string& channel,
+                         const std::string& payment_id) override;
+  Status ApplyPayment(int64_t order_no, const std::string& channel,
+                      const ChannelPaymentStatus& payment, const std::string& notification_id,
+                      int64_t now_ms, PaymentApplied* out) override;
   Status RecordRefund(const std::string& channel, const std::string& channel_txn_id,
                       const std::string& refund_id, RefundResult* outcome) override;
-  Status CancelUnpaid(int64_t order_no, CancelResult* result) override;
-  Status ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) override;
+  Status ListRefundsOwed(int limit, std::vector<OwedRefund>* out) override;
+  Status ForgetNotifications(int64_t before_ms, int limit, int64_t* removed) override;
+
+  // sql_order_deadlines.cc
+  Status CloseOrder(int64_t order_no, const std::vector<OrderState>& from, int64_t due_ms,
+                    CancelResult* result) override;
+  Status AwaitConfirmation(int64_t order_no, int64_t check_at_ms,
+                           int64_t confirm_deadline_ms) override;
+  Status ListDueOrders(int64_t now_ms, int limit, std::vector<OrderRecord>* out) override;
   Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) override;
-  Status MarkCacheReleased(int64_t order_no) override;
+  Status ForgetCacheRelease(int64_t order_no) override;
+
+  // sql_order_counts.cc
   Status Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) override;
 
  private:
