@@ -39,7 +39,8 @@ bool SettlePayments(SeckillCore& core, int batch) {
     Logger().warn("payments: refunds: {}", s.ToString());
   }
   // A notification older than the age limit is refused for its age: its id need not be kept.
-  const int64_t horizon = core.deps.now_ms() - 2 * core.deps.payments->options().notification_max_age_ms;
+  const int64_t horizon =
+      core.deps.now_ms() - 2 * core.deps.payments->options().notification_max_age_ms;
   int64_t removed = 0;
   if (Status s = core.deps.store->ForgetNotifications(horizon, batch, &removed); !s.ok()) {
     Logger().warn("payments: forgetting old notifications: {}", s.ToString());

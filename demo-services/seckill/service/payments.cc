@@ -99,9 +99,9 @@ Status Payments::Start(const OrderRecord& order, const std::string& channel_name
                        ChannelPayment* payment, int64_t* expires_at_ms) {
   PaymentChannel* channel = Find(channel_name);
   if (channel == nullptr) {
-    return Status(StatusCode::INVALID_ARGUMENT, "channel: '" + channel_name +
-                                                    "' is not one this provider takes (" +
-                                                    ChannelNames() + ")");
+    return Status(
+        StatusCode::INVALID_ARGUMENT,
+        "channel: '" + channel_name + "' is not one this provider takes (" + ChannelNames() + ")");
   }
   const auto refused = [&](const std::string& why) {
     return Status(StatusCode::FAILED_PRECONDITION, OrderText(order.order_no) + " " + why);
@@ -129,7 +129,8 @@ Status Payments::Start(const OrderRecord& order, const std::string& channel_name
   const int64_t margin = std::min(options_.expiry_margin_ms, pay_timeout / 4);
   const int64_t now = now_ms_();
   OrderRecord started;
-  if (Status s = store_->BeginPayment(order.order_no, channel_name, replaced, now + margin, &started);
+  if (Status s =
+          store_->BeginPayment(order.order_no, channel_name, replaced, now + margin, &started);
       !s.ok()) {
     return s;
   }
@@ -171,9 +172,9 @@ Status Payments::Notify(const std::string& channel_name, std::string_view payloa
                         std::string_view signature, NotifyResult* out) {
   PaymentChannel* channel = Find(channel_name);
   if (channel == nullptr) {
-    return Refused("signature", Status(StatusCode::UNAUTHENTICATED,
-                                       "no payment channel '" + channel_name + "' here (" +
-                                           ChannelNames() + ")"));
+    return Refused("signature",
+                   Status(StatusCode::UNAUTHENTICATED, "no payment channel '" + channel_name +
+                                                           "' here (" + ChannelNames() + ")"));
   }
   PaymentNotice notice;
   if (Status s = channel->VerifyNotification(payload, signature, &notice); !s.ok()) {
@@ -182,11 +183,11 @@ Status Payments::Notify(const std::string& channel_name, std::string_view payloa
   const int64_t now = now_ms_();
   if (notice.sent_at_ms < now - options_.notification_max_age_ms ||
       notice.sent_at_ms > now + options_.notification_max_age_ms) {
-    return Refused("stale", Status(StatusCode::FAILED_PRECONDITION,
-                                   "notification " + notice.notification_id + " was sent at " +
-                                       std::to_string(notice.sent_at_ms) + " ms, more than " +
-                                       std::to_string(options_.notification_max_age_ms) +
-                                       " ms from now"));
+    return Refused("stale",
+                   Status(StatusCode::FAILED_PRECONDITION,
+                          "notification " + notice.notification_id + " was sent at " +
+                              std::to_string(notice.sent_at_ms) + " ms, more than " +
+                              std::to_string(options_.notification_max_age_ms) + " ms from now"));
   }
   OrderRecord order;
   if (Status s = store_->GetOrder(notice.order_no, &order); !s.ok()) {
@@ -204,12 +205,11 @@ Status Payments::Notify(const std::string& channel_name, std::string_view payloa
                                     "notification " + notice.notification_id + ": amount " +
                                         std::to_string(payment.amount_cents) + " " +
                                         payment.currency + " is not the order's " +
-                                        std::to_string(order.amount_cents) + " " +
-                                        order.currency));
+                                        std::to_string(order.amount_cents) + " " + order.currency));
   }
   PaymentApplied applied;
-  if (Status s = store_->ApplyPayment(order.order_no, channel_name, payment,
-                                      notice.notification_id, now, &applied);
+  if (Status s = store_->ApplyPayment(order.order_no, channel_name, payment, notice.notification_id,
+                                      now, &applied);
       !s.ok()) {
     return s;
   }
@@ -219,9 +219,9 @@ Status Payments::Notify(const std::string& channel_name, std::string_view payloa
   }
   switch (applied.effect) {
     case PaymentEffect::kReplayed:
-      return Refused("replayed", Status(StatusCode::ALREADY_EXISTS,
-                                        "notification " + notice.notification_id +
-                                            " was applied before"));
+      return Refused("replayed",
+                     Status(StatusCode::ALREADY_EXISTS,
+                            "notification " + notice.notification_id + " was applied before"));
     case PaymentEffect::kPaid:
     case PaymentEffect::kRefunded:
       Metrics().CountNotification("applied");
@@ -264,9 +264,10 @@ Status Payments::Settle(const OrderRecord& order) {
   // been taken) until the confirmation deadline, asking again meanwhile.
   const int64_t confirm_deadline = order.pay_deadline_ms + options_.confirm_window_ms;
   if (order.state == OrderState::kConfirming && now >= order.confirm_deadline_ms) {
-    Logger().warn("payments: {}: channel {} unanswered until the confirmation deadline ({}); "
-                  "closing it, and money that arrives later is owed back",
-                  OrderText(order.order_no), order.channel, s.ToString());
+    Logger().warn(
+        "payments: {}: channel {} unanswered until the confirmation deadline ({}); "
+        "closing it, and money that arrives later is owed back",
+        OrderText(order.order_no), order.channel, s.ToString());
     return Close(order, {OrderState::kConfirming}, now, "unconfirmed", &closed);
   }
   return store_->AwaitConfirmation(order.order_no, now + options_.retry_ms, confirm_deadline);

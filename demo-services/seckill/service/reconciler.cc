@@ -183,17 +183,16 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
     if (Status s = HoldLease(core, activity, &held); !s.ok()) return s;
   }
   if (!current && activity.open) {
-    const bool reload_running =
-        snapshot.loading &&
-        core.deps.now_ms() - snapshot.loading_since_ms < core.deps.reload_grace_ms;
+    const bool reload_running = snapshot.loading && core.deps.now_ms() - snapshot.loading_since_ms <
+                                                        core.deps.reload_grace_ms;
     if (held && !reload_running) {
       // Reloaded from the database under the lease: nothing sells meanwhile, and every unit of
       // the database and every reservation still queued is counted once.
       bool already = false;
       ActivityRecord reloaded = activity;
       if (Status s = LoadCacheGeneration(core, &reloaded, false, &already); !s.ok()) {
-        violation(NotCurrentReason(snapshot, counts.cache_epoch) + "; the reload failed: " +
-                  s.ToString());
+        violation(NotCurrentReason(snapshot, counts.cache_epoch) +
+                  "; the reload failed: " + s.ToString());
       } else {
         core.activities.Put(reloaded);
         out->set_reloaded(true);

@@ -127,8 +127,7 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
       app->store_.get(), WallMs, config.payments, std::move(channels),
       [core](const OrderRecord& order, int64_t epoch) {
         // Best effort now; the order closer retries whatever is still pending.
-        (void)core->PublishRelease(
-            {order.order_no, order.activity_id, order.sku_id, epoch, epoch});
+        (void)core->PublishRelease({order.order_no, order.activity_id, order.sku_id, epoch, epoch});
       });
   core->deps.payments = app->payments_.get();
   app->service_ = std::make_unique<SeckillServiceImpl>(app->core_.get());

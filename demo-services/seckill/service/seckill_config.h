@@ -47,7 +47,7 @@ struct SeckillConfig : storage::BackendConfig {
   int64_t answer_cache_entries = 1 << 20;    // answer_cache_entries
   int64_t reload_grace_ms = 5000;            // reconciler.reload_grace_ms
 
-  PaymentOptions payments;                           // payments.*
+  PaymentOptions payments;                              // payments.*
   std::vector<PaymentChannelFactory> payment_channels;  // payments.channels
 };
 

@@ -87,7 +87,7 @@ Status SeckillServiceImpl::NotifyPayment(ServerContext&, const ChannelNotificati
       !s.ok()) {
     return s;
   }
-  response->set_outcome(result == NotifyResult::kApplied     ? APPLIED
+  response->set_outcome(result == NotifyResult::kApplied      ? APPLIED
                         : result == NotifyResult::kRefundOwed ? REFUND_OWED
                                                               : UNCHANGED);
   return Status::Ok();

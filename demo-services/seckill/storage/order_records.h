@@ -54,10 +54,10 @@ struct OrderRecord {
   int64_t pay_deadline_ms = 0;
   int64_t amount_cents = 0;  // the activity's price when the order was made
   std::string currency;
-  std::string channel;         // kPaying and later: the payment's channel
-  std::string payment_id;      // the channel's id of that payment, once it answered
-  std::string channel_txn_id;  // kPaid: the transaction that paid it
-  int64_t check_at_ms = 0;     // open states: when the order closer looks at it next
+  std::string channel;              // kPaying and later: the payment's channel
+  std::string payment_id;           // the channel's id of that payment, once it answered
+  std::string channel_txn_id;       // kPaid: the transaction that paid it
+  int64_t check_at_ms = 0;          // open states: when the order closer looks at it next
   int64_t confirm_deadline_ms = 0;  // kConfirming: closed then, whatever the channel says later
 };
 
@@ -115,12 +115,12 @@ struct RequestRecord {
 
 // What a channel's report of a payment did to its order (OrderStore::ApplyPayment).
 enum class PaymentEffect {
-  kPaid,          // this payment paid the order now
-  kUnchanged,     // known before (the same transaction again), or nothing to record
-  kRefundOwed,    // money arrived for an order closed or paid by another transaction
-  kAmountWrong,   // the amount or currency is not the order's: not a payment of it, owed back
-  kRefunded,      // a refund was recorded
-  kReplayed,      // the notification id was applied before: nothing changed
+  kPaid,         // this payment paid the order now
+  kUnchanged,    // known before (the same transaction again), or nothing to record
+  kRefundOwed,   // money arrived for an order closed or paid by another transaction
+  kAmountWrong,  // the amount or currency is not the order's: not a payment of it, owed back
+  kRefunded,     // a refund was recorded
+  kReplayed,     // the notification id was applied before: nothing changed
 };
 
 struct PaymentApplied {

@@ -72,10 +72,8 @@ std::string OrderSchemaSql(storage::SqlDialect dialect) {
          "CREATE INDEX IF NOT EXISTS seckill_payment_order ON seckill_payment (order_no);"
          "CREATE TABLE IF NOT EXISTS seckill_refund (channel VARCHAR(32) NOT NULL,"
          " channel_txn_id " +
-         id +
-         " NOT NULL, order_no BIGINT NOT NULL, refund_id " + id +
-         " NOT NULL, PRIMARY KEY (channel, channel_txn_id))" +
-         engine +
+         id + " NOT NULL, order_no BIGINT NOT NULL, refund_id " + id +
+         " NOT NULL, PRIMARY KEY (channel, channel_txn_id))" + engine +
          ";"
          "CREATE INDEX IF NOT EXISTS seckill_refund_open ON seckill_refund (refund_id);"
          // Notifications applied, so that a replay of one is refused; kept as long as a

@@ -73,8 +73,8 @@ void ParseMarker(std::string_view marker, std::string_view current, CacheSnapsho
   if (marker.starts_with("loading:")) {
     out->loading = true;
     const size_t bar = marker.find('|');
-    const std::string_view head = marker.substr(8, bar == std::string_view::npos ? marker.npos
-                                                                                : bar - 8);
+    const std::string_view head =
+        marker.substr(8, bar == std::string_view::npos ? marker.npos : bar - 8);
     const size_t colon = head.find(':');
     if (!ParseInt64(head.substr(0, colon), &out->epoch) ||
         !ParseInt64(head.substr(colon + 1), &out->loading_since_ms)) {
@@ -161,7 +161,8 @@ Status RedisReservationCache::Fence(int64_t activity_id, int64_t sku_id,
                                     const std::string& expected_marker, int64_t epoch,
                                     int64_t now_ms, bool* fenced) {
   if (epoch <= 0) {
-    return Status(StatusCode::INVALID_ARGUMENT, "epoch must be positive, got " + std::to_string(epoch));
+    return Status(StatusCode::INVALID_ARGUMENT,
+                  "epoch must be positive, got " + std::to_string(epoch));
   }
   if (Status s = Watch(activity_id, sku_id); !s.ok()) return s;
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
@@ -177,7 +178,8 @@ Status RedisReservationCache::Fence(int64_t activity_id, int64_t sku_id,
   return Status::Ok();
 }
 
-Status RedisReservationCache::Stage(const std::string& key, const std::vector<std::string>& members) {
+Status RedisReservationCache::Stage(const std::string& key,
+                                    const std::vector<std::string>& members) {
   RedisReplyPtr reply;
   if (Status s = Command({"DEL", key}, &reply); !s.ok()) return s;
   // In chunks, so that no single command (or script) of a large sale blocks Redis for long.
@@ -212,10 +214,11 @@ Status RedisReservationCache::Preheat(const CacheLoad& load, bool* raced) {
       kPreheat,
       {keys.stock, keys.loaded, keys.buyers, keys.requests, keys.accepted, keys.released,
        keys.orders, keys.generation, keys.buyers_next, keys.released_next},
-      {std::to_string(load.epoch), load.keep_requests ? "keep" : "wipe",
-       std::to_string(load.stock), kOrderWritersGroup},
+      {std::to_string(load.epoch), load.keep_requests ? "keep" : "wipe", std::to_string(load.stock),
+       kOrderWritersGroup},
       &reply);
-  if (status.code() == StatusCode::INTERNAL && status.message().find("NOGEN") != std::string::npos) {
+  if (status.code() == StatusCode::INTERNAL &&
+      status.message().find("NOGEN") != std::string::npos) {
     // The generation key went (a flush) after Watch made it: the next attempt makes it again.
     (void)generation_.Check(pool_);
     return Status(StatusCode::UNAVAILABLE, status.message());
@@ -233,13 +236,14 @@ Status RedisReservationCache::Reserve(const ReserveRequest& request, ReserveResu
   if (Status s = Watch(request.activity_id, request.sku_id); !s.ok()) return s;
   const RedisActivityKeys keys = RedisActivityKeys::For(request.activity_id, request.sku_id);
   RedisReplyPtr reply;
-  if (Status status = scripts_.Eval(kReserve,
-                                    {keys.stock, keys.loaded, keys.buyers, keys.requests,
-                                     keys.accepted, keys.orders, keys.generation},
-          {std::to_string(request.activity_id), std::to_string(request.sku_id), request.user_id,
-           request.request_id, std::to_string(request.order_no), std::to_string(request.now_ms),
-           std::to_string(request.cache_epoch)},
-          &reply);
+  if (Status status =
+          scripts_.Eval(kReserve,
+                        {keys.stock, keys.loaded, keys.buyers, keys.requests, keys.accepted,
+                         keys.orders, keys.generation},
+                        {std::to_string(request.activity_id), std::to_string(request.sku_id),
+                         request.user_id, request.request_id, std::to_string(request.order_no),
+                         std::to_string(request.now_ms), std::to_string(request.cache_epoch)},
+                        &reply);
       !status.ok()) {
     return status;
   }
@@ -280,9 +284,9 @@ Status RedisReservationCache::Release(int64_t activity_id, int64_t sku_id,
   if (Status s = Watch(activity_id, sku_id); !s.ok()) return s;
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
   RedisReplyPtr reply;
-  if (Status status = scripts_.Eval(kRelease,
-                                    {keys.loaded, keys.stock, keys.released, keys.generation},
-                                    {release_key, std::to_string(epoch)}, &reply);
+  if (Status status =
+          scripts_.Eval(kRelease, {keys.loaded, keys.stock, keys.released, keys.generation},
+                        {release_key, std::to_string(epoch)}, &reply);
       !status.ok()) {
     return status;
   }

@@ -80,7 +80,7 @@ struct CacheSnapshot {
   int64_t epoch = 0;     // the generation in the marker (0: none)
   // The generation no longer sells: marked stale, or loaded into a server state that is gone.
   bool stale = false;
-  bool loading = false;  // a reload fenced the keys for generation `epoch`
+  bool loading = false;          // a reload fenced the keys for generation `epoch`
   int64_t loading_since_ms = 0;  // loading: when (the fencing provider's clock)
   // The generation whose reservations and queue the keys hold: `epoch`, or for a loading
   // marker the one before the reload (0: none, or unreadable).

@@ -11,8 +11,7 @@ using storage::SqlRow;
 namespace {
 
 int64_t DeadlineOf(const OrderRecord& order) {
-  return order.state == OrderState::kConfirming ? order.confirm_deadline_ms
-                                                : order.pay_deadline_ms;
+  return order.state == OrderState::kConfirming ? order.confirm_deadline_ms : order.pay_deadline_ms;
 }
 
 }  // namespace
@@ -29,8 +28,8 @@ Status SqlOrderStore::CloseOrder(int64_t order_no, const std::vector<OrderState>
     bool allowed = false;
     for (OrderState state : from) allowed = allowed || state == order.state;
     if (!allowed || (due_ms > 0 && DeadlineOf(order) > due_ms)) return Status::Ok();
-    Status s = db.Execute("UPDATE seckill_order SET state = 'CANCELLED' WHERE order_no = ?",
-                          {order_no});
+    Status s =
+        db.Execute("UPDATE seckill_order SET state = 'CANCELLED' WHERE order_no = ?", {order_no});
     if (!s.ok()) return s;
     result->cancelled = true;
     result->state = OrderState::kCancelled;

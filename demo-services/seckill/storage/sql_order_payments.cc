@@ -81,9 +81,8 @@ Status ApplyRefunded(SqlConnection& db, const OrderRecord& order, const std::str
     out->effect = PaymentEffect::kUnchanged;
     return Status::Ok();
   }
-  s = db.Execute(
-      "UPDATE seckill_payment SET outcome = ? WHERE channel = ? AND channel_txn_id = ?",
-      {std::string(kPaymentRefunded), channel, p.channel_txn_id});
+  s = db.Execute("UPDATE seckill_payment SET outcome = ? WHERE channel = ? AND channel_txn_id = ?",
+                 {std::string(kPaymentRefunded), channel, p.channel_txn_id});
   if (!s.ok()) return s;
   if (outcome == kPaymentRefundOwed) {
     return db.Execute(
@@ -124,9 +123,8 @@ Status SqlOrderStore::BeginPayment(int64_t order_no, const std::string& channel,
 Status SqlOrderStore::RecordPaymentId(int64_t order_no, const std::string& channel,
                                       const std::string& payment_id) {
   return InTransaction([&](SqlConnection& db) {
-    return db.Execute(
-        "UPDATE seckill_order SET payment_id = ? WHERE order_no = ? AND channel = ?",
-        {payment_id, order_no, channel});
+    return db.Execute("UPDATE seckill_order SET payment_id = ? WHERE order_no = ? AND channel = ?",
+                      {payment_id, order_no, channel});
   });
 }
 
@@ -142,9 +140,9 @@ Status SqlOrderStore::ApplyPayment(int64_t order_no, const std::string& channel,
     out->state = order.state;
     std::vector<SqlRow> rows;
     if (!notification_id.empty()) {
-      Status s = db.Query(
-          "SELECT 1 FROM seckill_notification WHERE channel = ? AND notification_id = ?",
-          {channel, notification_id}, &rows);
+      Status s =
+          db.Query("SELECT 1 FROM seckill_notification WHERE channel = ? AND notification_id = ?",
+                   {channel, notification_id}, &rows);
       if (!s.ok()) return s;
       if (!rows.empty()) {
         out->effect = PaymentEffect::kReplayed;
@@ -163,15 +161,15 @@ Status SqlOrderStore::ApplyPayment(int64_t order_no, const std::string& channel,
     }
     if (payment.state != ChannelPaymentState::kSucceeded) return Status::Ok();
     rows.clear();
-    Status s = db.Query(
-        "SELECT order_no FROM seckill_payment WHERE channel = ? AND channel_txn_id = ?",
-        {channel, payment.channel_txn_id}, &rows);
+    Status s =
+        db.Query("SELECT order_no FROM seckill_payment WHERE channel = ? AND channel_txn_id = ?",
+                 {channel, payment.channel_txn_id}, &rows);
     if (!s.ok()) return s;
     if (!rows.empty()) {
       if (AsInt(rows[0][0]) != order_no) {
-        return Status(StatusCode::FAILED_PRECONDITION,
-                      "transaction " + channel + "/" + payment.channel_txn_id +
-                          " paid order " + std::to_string(AsInt(rows[0][0])));
+        return Status(StatusCode::FAILED_PRECONDITION, "transaction " + channel + "/" +
+                                                           payment.channel_txn_id + " paid order " +
+                                                           std::to_string(AsInt(rows[0][0])));
       }
       return Status::Ok();  // the same transaction again
     }

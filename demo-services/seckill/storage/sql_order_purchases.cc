@@ -30,7 +30,8 @@ Status LockedEpoch(SqlConnection& db, int64_t activity_id, int64_t sku_id, int64
                           ForUpdate(db),
                       {activity_id, sku_id}, &rows);
   if (!s.ok()) return s;
-  if (rows.empty()) return Status(StatusCode::NOT_FOUND, "no activity " + std::to_string(activity_id));
+  if (rows.empty())
+    return Status(StatusCode::NOT_FOUND, "no activity " + std::to_string(activity_id));
   *epoch = AsInt(rows[0][0]);
   return Status::Ok();
 }
@@ -196,9 +197,9 @@ Status SqlOrderStore::GetRequest(const RequestScope& scope, RequestRecord* out) 
 Status SqlOrderStore::GetOrder(int64_t order_no, OrderRecord* out) {
   return WithConnection([&](SqlConnection& db) {
     std::vector<SqlRow> rows;
-    Status s = db.Query(std::string("SELECT ") + kOrderColumns +
-                            " FROM seckill_order WHERE order_no = ?",
-                        {order_no}, &rows);
+    Status s =
+        db.Query(std::string("SELECT ") + kOrderColumns + " FROM seckill_order WHERE order_no = ?",
+                 {order_no}, &rows);
     if (!s.ok()) return s;
     if (rows.empty()) return NotFoundOrder(order_no);
     *out = OrderFromRow(rows[0]);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "seckill_test_support.h"
 
@@ -46,6 +47,14 @@ class SeckillServiceTest : public ::testing::TestWithParam<Backend> {
     ActivityRef ref;
     ref.set_activity_id(id);
     return ref;
+  }
+
+  // (database stock, cache stock) as Reconcile reports them (cache -1: none, or not current).
+  using Stocks = std::pair<int64_t, int64_t>;
+  Stocks StocksOf(int64_t id) {
+    auto report = proxy().Reconcile(Ref(id));
+    EXPECT_TRUE(report.ok()) << report.status();
+    return report.ok() ? Stocks(report->database_stock(), report->cache_stock()) : Stocks(-2, -2);
   }
 
   OrderState StateOf(int64_t order_no) {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "forwarding_order_store.h"
 #include "seckill_service_fixture.h"
 #include "service/seckill_service.h"
 #include "storage/order_database.h"
@@ -120,7 +121,7 @@ TEST_P(SeckillServiceTest, AProviderWhoseCopyPredatesThePreheatKeepsADecisionMad
     return r.ok() ? r->answer() : PURCHASE_ANSWER_UNSPECIFIED;
   };
   ASSERT_EQ(answer_there("cat", "cat-1"), NOT_STARTED);  // its copy: closed
-  auto opened = proxy().Preheat(Ref(id));
+  auto opened = proxy().Preheat(PreheatOf(id));
   ASSERT_TRUE(opened.ok()) << opened.status();
   ASSERT_EQ(Buy(id, "amy", "amy-1"), ACCEPTED);
   EXPECT_EQ(answer_there("amy", "amy-1"), ACCEPTED);
@@ -131,10 +132,10 @@ TEST_P(SeckillServiceTest, AProviderWhoseCopyPredatesThePreheatKeepsADecisionMad
 
 // The real SQLite store, with one hook: PlaceOrder of `held_request` returns only when the test
 // lets it, so the test can interleave other calls between a decision and its answer.
-class HoldingStore final : public OrderStore {
+class HoldingStore final : public ForwardingOrderStore {
  public:
   HoldingStore(std::unique_ptr<OrderStore> real, std::string held_request)
-      : real_(std::move(real)), held_request_(std::move(held_request)) {}
+      : ForwardingOrderStore(std::move(real)), held_request_(std::move(held_request)) {}
 
   void WaitHeld() {
     std::unique_lock lock(mu_);
@@ -146,28 +147,8 @@ class HoldingStore final : public OrderStore {
     cv_.notify_all();
   }
 
-  Status Initialize() override { return real_->Initialize(); }
-  Status CreateActivity(ActivityRecord* a) override { return real_->CreateActivity(a); }
-  Status GetActivity(int64_t id, ActivityRecord* out) override {
-    return real_->GetActivity(id, out);
-  }
-  Status MarkOpen(int64_t id) override { return real_->MarkOpen(id); }
-  Status BeginCacheEpoch(int64_t id, int64_t sku, int64_t epoch,
-                         const std::vector<RequestScope>& reservations,
-                         CacheEpochBase* out) override {
-    return real_->BeginCacheEpoch(id, sku, epoch, reservations, out);
-  }
-  Status KnowsCacheEpoch(int64_t id, int64_t sku, int64_t epoch, bool* known) override {
-    return real_->KnowsCacheEpoch(id, sku, epoch, known);
-  }
-  Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) override {
-    return real_->ListOpenActivities(after_ms, out);
-  }
-  Status ListBuyers(int64_t id, int64_t sku, std::vector<std::string>* out) override {
-    return real_->ListBuyers(id, sku, out);
-  }
   Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) override {
-    Status s = real_->PlaceOrder(draft, result);
+    Status s = ForwardingOrderStore::PlaceOrder(draft, result);
     if (draft.request_id == held_request_) {
       std::unique_lock lock(mu_);
       if (!held_) {
@@ -178,40 +159,8 @@ class HoldingStore final : public OrderStore {
     }
     return s;
   }
-  Status FailRequest(const RequestScope& scope, const std::string& reason,
-                     RequestRecord* decided) override {
-    return real_->FailRequest(scope, reason, decided);
-  }
-  Status GetRequest(const RequestScope& id, RequestRecord* out) override {
-    return real_->GetRequest(id, out);
-  }
-  Status GetOrder(int64_t order_no, OrderRecord* out) override {
-    return real_->GetOrder(order_no, out);
-  }
-  Status Pay(int64_t order_no, const std::string& channel, const std::string& txn,
-             ChannelReport report, PaymentResult* outcome) override {
-    return real_->Pay(order_no, channel, txn, report, outcome);
-  }
-  Status RecordRefund(const std::string& channel, const std::string& txn,
-                      const std::string& refund_id, RefundResult* outcome) override {
-    return real_->RecordRefund(channel, txn, refund_id, outcome);
-  }
-  Status CancelUnpaid(int64_t order_no, CancelResult* result) override {
-    return real_->CancelUnpaid(order_no, result);
-  }
-  Status ListExpiredUnpaid(int64_t now_ms, int limit, std::vector<int64_t>* out) override {
-    return real_->ListExpiredUnpaid(now_ms, limit, out);
-  }
-  Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) override {
-    return real_->ListPendingCacheReleases(limit, out);
-  }
-  Status MarkCacheReleased(int64_t order_no) override { return real_->MarkCacheReleased(order_no); }
-  Status Count(int64_t id, int64_t sku, StoreCounts* out) override {
-    return real_->Count(id, sku, out);
-  }
 
  private:
-  std::unique_ptr<OrderStore> real_;
   const std::string held_request_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -244,10 +193,8 @@ TEST(SeckillServiceRetryTest, ARetryDuringTheFirstAttemptGetsTheSameAnswer) {
   CreateActivityResponse created;
   ASSERT_TRUE(service.CreateActivity(context, ActivityRequest({.stock = 1}), &created).ok());
   const int64_t id = created.activity_id();
-  ActivityRef ref;
-  ref.set_activity_id(id);
   PreheatResponse preheated;
-  ASSERT_TRUE(service.Preheat(context, ref, &preheated).ok());
+  ASSERT_TRUE(service.Preheat(context, PreheatOf(id), &preheated).ok());
 
   auto buy = [&](const std::string& user, const std::string& request) {
     ServerContext call;

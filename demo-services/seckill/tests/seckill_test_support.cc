@@ -92,7 +92,8 @@ std::string BuyerFiltersYaml() {
          ", secret: " + kUserTokenSecret +
          "}], exempt: [ferry.seckill.SeckillService/CreateActivity, "
          "ferry.seckill.SeckillService/Preheat, ferry.seckill.SeckillService/GetActivity, "
-         "ferry.seckill.SeckillService/Refund, ferry.seckill.SeckillService/Reconcile]}";
+         "ferry.seckill.SeckillService/Refund, ferry.seckill.SeckillService/Reconcile, "
+         "ferry.seckill.SeckillService/NotifyPayment, ferry.seckill.SeckillService/Blacklist]}";
 }
 
 CallOptions AsUser(const std::string& user) {
@@ -210,14 +211,19 @@ int64_t CreateActivity(SeckillServiceProxy& proxy, const ActivitySpec& spec, boo
   const int64_t id = created->activity_id();
   EXPECT_GT(id, 0);
   if (preheat) {
-    ActivityRef ref;
-    ref.set_activity_id(id);
-    auto opened = proxy.Preheat(ref);
+    auto opened = proxy.Preheat(PreheatOf(id));
     EXPECT_TRUE(opened.ok()) << opened.status();
     if (!opened.ok()) return 0;
     EXPECT_EQ(opened->cached_stock(), spec.stock);
   }
   return id;
+}
+
+PreheatRequest PreheatOf(int64_t activity_id, bool force) {
+  PreheatRequest request;
+  request.set_activity_id(activity_id);
+  request.set_force(force);
+  return request;
 }
 
 PurchaseRequest Purchase(int64_t activity_id, int64_t sku_id, const std::string& user,

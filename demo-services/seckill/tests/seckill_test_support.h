@@ -79,6 +79,7 @@ CreateActivityRequest ActivityRequest(const ActivitySpec& spec);
 // Creates (and, when `preheat`, opens) an activity; returns its id (0 after a gtest failure).
 int64_t CreateActivity(SeckillServiceProxy& proxy, const ActivitySpec& spec, bool preheat = true);
 
+PreheatRequest PreheatOf(int64_t activity_id, bool force = false);
 PurchaseRequest Purchase(int64_t activity_id, int64_t sku_id, const std::string& user,
                          const std::string& request_id);
 
