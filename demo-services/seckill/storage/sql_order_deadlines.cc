@@ -40,11 +40,13 @@ Status SqlOrderStore::CloseOrder(int64_t order_no, const std::vector<OrderState>
 Status SqlOrderStore::AwaitConfirmation(int64_t order_no, int64_t check_at_ms,
                                         int64_t confirm_deadline_ms) {
   return InTransaction([&](SqlConnection& db) {
+    // The deadline first: MariaDB assigns left to right, so a CASE after `state = ...` would
+    // read the new state.
     return db.Execute(
-        "UPDATE seckill_order SET state = 'CONFIRMING', check_at_ms = ?,"
-        " confirm_deadline_ms = CASE WHEN state = 'CONFIRMING' THEN confirm_deadline_ms"
-        " ELSE ? END WHERE order_no = ? AND state IN ('PAYING', 'CONFIRMING')",
-        {check_at_ms, confirm_deadline_ms, order_no});
+        "UPDATE seckill_order SET confirm_deadline_ms = CASE WHEN state = 'CONFIRMING'"
+        " THEN confirm_deadline_ms ELSE ? END, state = 'CONFIRMING', check_at_ms = ?"
+        " WHERE order_no = ? AND state IN ('PAYING', 'CONFIRMING')",
+        {confirm_deadline_ms, check_at_ms, order_no});
   });
 }
 
