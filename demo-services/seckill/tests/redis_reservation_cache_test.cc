@@ -91,14 +91,14 @@ class RawRedis {
 };
 
 ReserveRequest Request(const std::string& user, const std::string& request_id, int64_t order_no,
-                       int64_t now_ms = 1700000000000) {
+                       int64_t now_ms = 1700000000000, int64_t epoch = kEpoch) {
   return ReserveRequest{.activity_id = kActivity,
                         .sku_id = kSku,
                         .user_id = user,
                         .request_id = request_id,
                         .order_no = order_no,
                         .now_ms = now_ms,
-                        .cache_epoch = kEpoch};
+                        .cache_epoch = epoch};
 }
 
 // Generation kEpoch of an activity over keys that are not there yet.
@@ -106,6 +106,18 @@ CacheLoad Load(int64_t stock, const std::vector<std::string>& buyers = {},
                int64_t activity = kActivity, int64_t sku = kSku) {
   return CacheLoad{
       .activity_id = activity, .sku_id = sku, .epoch = kEpoch, .stock = stock, .buyers = buyers};
+}
+
+// A reload's two steps on the cache: the fence over the marker there now, then the load.
+void FenceAndLoad(ReservationCache& cache, const CacheLoad& load) {
+  CacheSnapshot before;
+  ASSERT_TRUE(cache.Snapshot(load.activity_id, load.sku_id, &before).ok());
+  bool fenced = false;
+  ASSERT_TRUE(cache.Fence(load.activity_id, load.sku_id, before.marker, load.epoch, 1000, &fenced).ok());
+  ASSERT_TRUE(fenced);
+  bool raced = true;
+  ASSERT_TRUE(cache.Preheat(load, &raced).ok());
+  ASSERT_FALSE(raced);
 }
 
 class RedisReservationCacheTest : public ::testing::Test {
@@ -134,9 +146,11 @@ class RedisReservationCacheTest : public ::testing::Test {
   }
 
   void Preheat(int64_t stock, const std::vector<std::string>& buyers = {}) {
-    bool raced = true;
-    ASSERT_TRUE(cache_->Preheat(Load(stock, buyers), &raced).ok());
-    ASSERT_FALSE(raced);
+    ASSERT_NO_FATAL_FAILURE(FenceAndLoad(Load(stock, buyers)));
+  }
+
+  void FenceAndLoad(const CacheLoad& load) {
+    ASSERT_NO_FATAL_FAILURE(seckill::FenceAndLoad(*cache_, load));
   }
 
   ReserveResult Reserve(const ReserveRequest& request) {
@@ -359,10 +373,10 @@ TEST_F(RedisReservationCacheTest, FindRequestTellsTheRecordedAnswer) {
   EXPECT_EQ(raw_->Run({"HGETALL", kPrefix + "requests"}), before);
 }
 
-TEST_F(RedisReservationCacheTest, APreheatLoadsOnlyOverTheMarkerItSaw) {
+TEST_F(RedisReservationCacheTest, APreheatLoadsOnlyTheKeysItFenced) {
   Preheat(5, {"b1", "b2"});
   ASSERT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kAccepted);
-  // A second load that saw no marker: another preheat won, nothing changes.
+  // A second load whose fence was overtaken (the keys are not fenced for it): nothing changes.
   bool raced = false;
   ASSERT_TRUE(cache_->Preheat(Load(100, {"b3"}), &raced).ok());
   EXPECT_TRUE(raced);
@@ -373,9 +387,13 @@ TEST_F(RedisReservationCacheTest, APreheatLoadsOnlyOverTheMarkerItSaw) {
   // The consumer group exists from the first preheat.
   EXPECT_NE(raw_->Run({"XINFO", "GROUPS", kPrefix + "orders"}).find("order-writers"),
             std::string::npos);
+  // A fence expecting a marker that is not there any more fences nothing.
+  bool fenced = true;
+  ASSERT_TRUE(cache_->Fence(kActivity, kSku, "", kEpoch + 1, 1000, &fenced).ok());
+  EXPECT_FALSE(fenced);
+  EXPECT_EQ(Reserve(Request("y", "y1", 2)).answer, ReserveAnswer::kAccepted);
   // Another activity is independent.
-  ASSERT_TRUE(cache_->Preheat(Load(3, {}, kActivity, kSku + 1), &raced).ok());
-  EXPECT_FALSE(raced);
+  ASSERT_NO_FATAL_FAILURE(FenceAndLoad(Load(3, {}, kActivity, kSku + 1)));
   EXPECT_EQ(raw_->Run({"GET", "seckill:{7:43}:stock"}), "3");
 }
 
@@ -389,12 +407,9 @@ TEST_F(RedisReservationCacheTest, ANewGenerationRefusesTheOldOneAndKeepsOrWipesT
   // Generation kEpoch + 1 over kEpoch's keys, keeping its answers and queue.
   CacheLoad next = Load(7, {"y"});
   next.epoch = kEpoch + 1;
-  next.expected_marker = std::to_string(kEpoch);
   next.keep_requests = true;
   next.released_keys = {"r:done"};
-  bool raced = true;
-  ASSERT_TRUE(cache_->Preheat(next, &raced).ok());
-  ASSERT_FALSE(raced);
+  ASSERT_NO_FATAL_FAILURE(FenceAndLoad(next));
   const CacheSnapshot snapshot = Snap();
   EXPECT_EQ(snapshot.epoch, kEpoch + 1);
   EXPECT_EQ(snapshot.stock, 7);
@@ -420,14 +435,59 @@ TEST_F(RedisReservationCacheTest, ANewGenerationRefusesTheOldOneAndKeepsOrWipesT
   // Keys of another activity under the same id: wiped.
   CacheLoad fresh = Load(2);
   fresh.epoch = kEpoch + 2;
-  fresh.expected_marker = std::to_string(kEpoch + 1);
-  ASSERT_TRUE(cache_->Preheat(fresh, &raced).ok());
-  ASSERT_FALSE(raced);
+  ASSERT_NO_FATAL_FAILURE(FenceAndLoad(fresh));
   EXPECT_EQ(Snap().reservations, 0);
   EXPECT_EQ(raw_->Int({"EXISTS", kPrefix + "requests"}), 0);
   EXPECT_EQ(raw_->Int({"XLEN", kPrefix + "orders"}), 0);
   replay.cache_epoch = kEpoch + 2;
   EXPECT_FALSE(Reserve(replay).replayed);
+}
+
+// The fence closes sales and releases of the generation it replaces, and keeps saying whose data
+// the keys hold through reloads that fenced and died.
+TEST_F(RedisReservationCacheTest, AFenceClosesTheGenerationAndRemembersWhoseDataTheKeysHold) {
+  Preheat(5);
+  ASSERT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kAccepted);
+  const std::string loaded = Snap().marker;
+  bool fenced = false;
+  ASSERT_TRUE(cache_->Fence(kActivity, kSku, loaded, kEpoch + 1, 5000, &fenced).ok());
+  ASSERT_TRUE(fenced);
+  CacheSnapshot snapshot = Snap();
+  EXPECT_TRUE(snapshot.loading);
+  EXPECT_EQ(snapshot.epoch, kEpoch + 1);
+  EXPECT_EQ(snapshot.loading_since_ms, 5000);
+  EXPECT_EQ(snapshot.data_epoch, kEpoch);
+  EXPECT_EQ(Reserve(Request("y", "y1", 2)).answer, ReserveAnswer::kLoading);
+  EXPECT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kLoading);  // no replay either
+  ReleaseOutcome released = ReleaseOutcome::kReleased;
+  ASSERT_TRUE(cache_->Release(kActivity, kSku, "1", kEpoch, &released).ok());
+  EXPECT_EQ(released, ReleaseOutcome::kNotCurrent);
+  bool marked = true;
+  ASSERT_TRUE(cache_->MarkStale(kActivity, kSku, kEpoch, &marked).ok());
+  EXPECT_FALSE(marked);
+  // A second reload fences over the first one's marker: the data is still kEpoch's.
+  ASSERT_TRUE(cache_->Fence(kActivity, kSku, snapshot.marker, kEpoch + 2, 6000, &fenced).ok());
+  ASSERT_TRUE(fenced);
+  snapshot = Snap();
+  EXPECT_EQ(snapshot.epoch, kEpoch + 2);
+  EXPECT_EQ(snapshot.data_epoch, kEpoch);
+  // The first reload's load finds its fence gone and writes nothing.
+  CacheLoad first = Load(9);
+  first.epoch = kEpoch + 1;
+  bool raced = false;
+  ASSERT_TRUE(cache_->Preheat(first, &raced).ok());
+  EXPECT_TRUE(raced);
+  EXPECT_EQ(Snap().stock, 4);
+  CacheLoad second = Load(7);
+  second.epoch = kEpoch + 2;
+  second.keep_requests = true;
+  ASSERT_TRUE(cache_->Preheat(second, &raced).ok());
+  EXPECT_FALSE(raced);
+  snapshot = Snap();
+  EXPECT_FALSE(snapshot.loading);
+  EXPECT_EQ(snapshot.epoch, kEpoch + 2);
+  EXPECT_EQ(snapshot.stock, 7);
+  EXPECT_EQ(snapshot.reservations, 1);  // kept: the sequence goes on
 }
 
 TEST_F(RedisReservationCacheTest, AStaleGenerationSellsNothing) {
@@ -446,7 +506,9 @@ TEST_F(RedisReservationCacheTest, AStaleGenerationSellsNothing) {
   EXPECT_EQ(released, ReleaseOutcome::kNotCurrent);
   EXPECT_EQ(Snap().stock, 5);
   // Every reservation carries its generation and sequence number.
-  ASSERT_TRUE(raw_->Run({"SET", kPrefix + "loaded", std::to_string(kEpoch)}) == "OK");
+  const std::string generation = raw_->Run({"HGET", kPrefix + "generation", "gen"});
+  ASSERT_TRUE(raw_->Run({"SET", kPrefix + "loaded", std::to_string(kEpoch) + "@" + generation}) ==
+              "OK");
   ASSERT_EQ(Reserve(Request("x", "x1", 1)).answer, ReserveAnswer::kAccepted);
   ASSERT_EQ(Reserve(Request("y", "y1", 2)).answer, ReserveAnswer::kAccepted);
   std::vector<ReservationEvent> events;
@@ -473,7 +535,8 @@ TEST_F(RedisReservationCacheTest, NotPreheatedIsCacheMissing) {
   ASSERT_TRUE(cache_->Release(kActivity, kSku, "1", kEpoch, &released).ok());
   EXPECT_EQ(released, ReleaseOutcome::kNotCurrent);
   EXPECT_FALSE(Snap().present);
-  EXPECT_EQ(raw_->Int({"DBSIZE"}), 0);  // nothing recorded
+  // Nothing recorded but the activity's generation key, made for this server.
+  EXPECT_EQ(raw_->Run({"KEYS", "*"}), kPrefix + "generation");
 }
 
 TEST_F(RedisReservationCacheTest, ReleaseIsIdempotentByKey) {
@@ -522,18 +585,28 @@ TEST_F(RedisReservationCacheTest, MalformedKeysAreErrorsAndNothingIsWritten) {
   status = cache_->Reserve(Request("mallory", "m1", 1), &result);
   EXPECT_EQ(status.code(), StatusCode::INTERNAL) << status;
   EXPECT_NE(status.message().find("WRONGTYPE"), std::string::npos) << status;
-  EXPECT_NE(status.message().find("expected a set"), std::string::npos) << status;
   EXPECT_EQ(raw_->Run({"GET", kPrefix + "stock"}), "3");
   EXPECT_EQ(raw_->Int({"EXISTS", kPrefix + "requests"}), 0);
 
-  // Preheat of another activity whose stock key has the wrong type: nothing loaded.
-  ASSERT_EQ(raw_->Int({"RPUSH", "seckill:{8:1}:stock", "x"}), 1);
-  bool raced = true;
+  // A load of keys no reload fenced for it: nothing loaded.
+  bool raced = false;
   status = cache_->Preheat(Load(5, {"a"}, 8, 1), &raced);
-  EXPECT_EQ(status.code(), StatusCode::INTERNAL) << status;
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(raced);
   EXPECT_EQ(
       raw_->Int({"EXISTS", "seckill:{8:1}:loaded", "seckill:{8:1}:buyers", "seckill:{8:1}:orders"}),
       0);
+  // Kept keys of the wrong type refuse the load, writing nothing.
+  ASSERT_EQ(raw_->Run({"SET", "seckill:{8:1}:requests", "not a hash"}), "OK");
+  bool fenced = false;
+  ASSERT_TRUE(cache_->Fence(8, 1, "", kEpoch, 1000, &fenced).ok());
+  ASSERT_TRUE(fenced);
+  CacheLoad kept = Load(5, {"a"}, 8, 1);
+  kept.keep_requests = true;
+  status = cache_->Preheat(kept, &raced);
+  EXPECT_EQ(status.code(), StatusCode::INTERNAL) << status;
+  EXPECT_NE(status.message().find("WRONGTYPE"), std::string::npos) << status;
+  EXPECT_EQ(raw_->Int({"EXISTS", "seckill:{8:1}:stock", "seckill:{8:1}:orders"}), 0);
 
   // Refused before Redis.
   EXPECT_EQ(cache_->Reserve(Request("", "m2", 1), &result).code(), StatusCode::INVALID_ARGUMENT);
@@ -827,8 +900,7 @@ TEST(RedisReservationCacheDataLossTest, RestartEmptyLeavesTheActivityMissing) {
           storage::RedisOptions{.host = server.host(), .port = server.port(), .pool_size = 2},
           &cache)
           .ok());
-  bool raced = true;
-  ASSERT_TRUE(cache->Preheat(Load(5), &raced).ok());
+  ASSERT_NO_FATAL_FAILURE(FenceAndLoad(*cache, Load(5)));
   ReserveResult result;
   ASSERT_TRUE(cache->Reserve(Request("u", "r", 1), &result).ok());
   ASSERT_EQ(result.answer, ReserveAnswer::kAccepted);
@@ -853,11 +925,10 @@ TEST(RedisReservationCacheDataLossTest, RestartEmptyLeavesTheActivityMissing) {
   ASSERT_TRUE(cache->ReadEvents(kActivity, kSku, "c", 10, &events).ok());
   EXPECT_TRUE(events.empty());
   RawRedis raw(server);
-  EXPECT_EQ(raw.Int({"DBSIZE"}), 0);
+  EXPECT_EQ(raw.Run({"KEYS", "*"}), kPrefix + "generation");  // made anew for this server
 
   // Preheating again opens it from the given stock.
-  ASSERT_TRUE(cache->Preheat(Load(4, {"u"}), &raced).ok());
-  EXPECT_FALSE(raced);
+  ASSERT_NO_FATAL_FAILURE(FenceAndLoad(*cache, Load(4, {"u"})));
   ASSERT_TRUE(cache->Reserve(Request("u", "r", 1), &result).ok());
   EXPECT_EQ(result.answer, ReserveAnswer::kAlreadyJoined);
 }
@@ -872,17 +943,28 @@ class RedisReservationCacheReplayTest : public ::testing::Test {
             storage::RedisOptions{.host = server_.host(), .port = server_.port(), .pool_size = 2},
             &cache_)
             .ok());
-    bool raced = true;
-    ASSERT_TRUE(cache_->Preheat(Load(100), &raced).ok());
+    ASSERT_NO_FATAL_FAILURE(FenceAndLoad(*cache_, Load(100)));
   }
 
   void ReserveMany(int from, int count) {
     for (int i = from; i < from + count; ++i) {
       ReserveResult result;
       const std::string id = std::to_string(i);
-      ASSERT_TRUE(cache_->Reserve(Request("u" + id, "r" + id, i + 1), &result).ok());
+      ASSERT_TRUE(
+          cache_->Reserve(Request("u" + id, "r" + id, i + 1, 1700000000000, epoch_), &result).ok());
       ASSERT_EQ(result.answer, ReserveAnswer::kAccepted);
     }
+  }
+  // A restarted server may hold an older state of the data: the generation loaded before sells
+  // no more, and a reload keeping the queue opens a new one.
+  void Reload() {
+    ReserveResult result;
+    ASSERT_TRUE(cache_->Reserve(Request("late", "late", 999, 1700000000000, epoch_), &result).ok());
+    ASSERT_EQ(result.answer, ReserveAnswer::kOtherEpoch);
+    CacheLoad load = Load(100);
+    load.epoch = ++epoch_;
+    load.keep_requests = true;
+    ASSERT_NO_FATAL_FAILURE(FenceAndLoad(*cache_, load));
   }
   // Reads up to `count` events as one writer and acknowledges them; returns how many.
   size_t ReadAndAck(int count) {
@@ -903,6 +985,7 @@ class RedisReservationCacheReplayTest : public ::testing::Test {
 
   RedisServer server_{{.appendonly = true}};
   std::unique_ptr<ReservationCache> cache_;
+  int64_t epoch_ = kEpoch;
 };
 
 // After a rewrite of the append-only file, the group's read counter Redis restores on restart
@@ -926,6 +1009,7 @@ TEST_F(RedisReservationCacheReplayTest, EverythingDeliveredIsNoBacklogAfterARewr
   EXPECT_EQ(snapshot.queue_pending, 0);
   EXPECT_EQ(snapshot.reservations, 10);
 
+  ASSERT_NO_FATAL_FAILURE(Reload());
   ReserveMany(10, 3);
   EXPECT_GE(Snap().queue_undelivered, 3);
   ASSERT_EQ(ReadAndAck(100), 3u);
@@ -970,6 +1054,7 @@ TEST_F(RedisReservationCacheReplayTest, ATrimmedStreamKeepsAnExactBacklogAcrossR
   EXPECT_EQ(snapshot.queue_undelivered, 0);
   EXPECT_EQ(snapshot.queue_pending, 0);
 
+  ASSERT_NO_FATAL_FAILURE(Reload());
   ReserveMany(10, 3);
   EXPECT_GE(Snap().queue_undelivered, 3);
   ASSERT_EQ(ReadAndAck(100), 3u);
@@ -997,8 +1082,8 @@ TEST(RedisReservationCacheDataLossTest, DeadServerIsUnavailable) {
 
   // Back on the same port: the same cache object works again.
   ASSERT_TRUE(server.Start());
-  bool raced = true;
-  status = cache->Preheat(Load(1), &raced);
+  CacheSnapshot snapshot;
+  status = cache->Snapshot(kActivity, kSku, &snapshot);
   EXPECT_TRUE(status.ok()) << status;
 }
 
