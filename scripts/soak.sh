@@ -41,7 +41,7 @@ done
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
-ferry_build "$BUILD_DIR" -- echo-server seckill-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server seckill-server ferry-bench ferry-auth-token
 BIN="$FERRY_ROOT/$BUILD_DIR/bin"
 [ -d "$BIN" ] || BIN="$BUILD_DIR/bin"
 CHECKS="$FERRY_ROOT/scripts/lib/soak_checks.py"
@@ -361,7 +361,13 @@ drain_s=120
 for activity in $ACTIVITIES; do
   deadline=$((SECONDS + drain_s))
   while true; do
-    answer=$(curl -s --max-time 30 -XPOST "$RECONCILE_URL" -d "{\"activityId\":\"$activity\"}" || true)
+    body="{\"activityId\":\"$activity\"}"
+    # An operator's call: signed with the scripts' operator key, one token per call.
+    token=$("$BIN"/ferry-auth-token --key-id scripts-operator \
+      --secret-file "$RUN/operator.secret" --service ferry.seckill.SeckillService \
+      --method Reconcile --body "$body")
+    answer=$(curl -s --max-time 30 -XPOST "$RECONCILE_URL" -H "Authorization: Bearer $token" \
+      -d "$body" || true)
     python3 "$CHECKS" reconcile "$activity" "$answer" >"$RUN/reconcile-$activity.txt" && break
     if [ $SECONDS -ge $deadline ]; then
       fail "$(head -n1 "$RUN/reconcile-$activity.txt") (after draining ${drain_s} s)"

@@ -158,6 +158,22 @@ Status OpenChannels(const ChannelFlags& channel, std::string_view default_servic
   return Status::Ok();
 }
 
+Status OpenOperatorChannel(const ChannelFlags& channel, std::string_view default_service,
+                           const LoadOptions& load, const std::string& key_id,
+                           const std::string& secret, std::shared_ptr<Channel>* out) {
+  out->reset();
+  if (key_id.empty()) return Status::Ok();
+  ChannelFlags signed_channel = channel;
+  signed_channel.filters = {FilterSpec::FromYaml(
+      "auth", "{keys: [{id: '" + key_id + "', secret: '" + secret + "'}], caller: ferry-bench}")};
+  LoadOptions one = load;
+  one.conns = 1;
+  std::vector<std::shared_ptr<Channel>> opened;
+  if (Status s = OpenChannels(signed_channel, default_service, one, &opened); !s.ok()) return s;
+  *out = std::move(opened.front());
+  return Status::Ok();
+}
+
 std::string DescribeChannels(const ChannelFlags& channel, std::string_view default_service) {
   if (!channel.config.empty()) {
     return "config=" + channel.config + (channel.client.empty() ? "" : " client=" + channel.client);

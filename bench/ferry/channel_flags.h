@@ -44,6 +44,12 @@ void AddChannelFlags(FlagParser& flags, ChannelFlags* channel, const LoadOptions
 Status OpenChannels(const ChannelFlags& channel, std::string_view default_service,
                     const LoadOptions& load, std::vector<std::shared_ptr<Channel>>* out);
 
+// One channel for an operator's calls, signed with the `auth` key `key_id`/`secret`; *out stays
+// null when `key_id` is empty (the provider then takes its operator calls unsigned).
+Status OpenOperatorChannel(const ChannelFlags& channel, std::string_view default_service,
+                           const LoadOptions& load, const std::string& key_id,
+                           const std::string& secret, std::shared_ptr<Channel>* out);
+
 // What the channels are, for the line printed before the run:
 // "serializer=protobuf compression=none timeout_ms=5000 [registry=... service=... lb=...]".
 std::string DescribeChannels(const ChannelFlags& channel, std::string_view default_service);

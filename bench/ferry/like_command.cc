@@ -81,22 +81,15 @@ int RunLikeBench(const LikeBenchOptions& options, std::ostream& out, std::ostrea
       << " users=" << options.users << " contents=" << options.contents << " "
       << DescribeChannels(options.channel, kLikeService) << std::endl;
   // The check's Reconcile calls are an operator's: on a channel of their own, signed.
-  std::vector<std::shared_ptr<Channel>> operator_channels;
-  if (!options.operator_key_id.empty()) {
-    ChannelFlags signed_channel = options.channel;
-    signed_channel.filters = {
-        FilterSpec::FromYaml("auth", "{keys: [{id: '" + options.operator_key_id + "', secret: '" +
-                                         options.operator_secret + "'}], caller: ferry-bench}")};
-    LoadOptions one = options.load;
-    one.conns = 1;
-    if (Status opened = OpenChannels(signed_channel, kLikeService, one, &operator_channels);
-        !opened.ok()) {
-      err << kProgram << ": " << opened << "\n";
-      return 1;
-    }
+  std::shared_ptr<Channel> operator_channel;
+  if (Status opened =
+          OpenOperatorChannel(options.channel, kLikeService, options.load, options.operator_key_id,
+                              options.operator_secret, &operator_channel);
+      !opened.ok()) {
+    err << kProgram << ": " << opened << "\n";
+    return 1;
   }
-  LikeLoad load(options, std::move(channels), out, err,
-                operator_channels.empty() ? nullptr : operator_channels.front());
+  LikeLoad load(options, std::move(channels), out, err, std::move(operator_channel));
   if (Status opened = load.Open(); !opened.ok()) {
     err << kProgram << ": cannot reach the like service: " << opened << "\n";
     return 1;

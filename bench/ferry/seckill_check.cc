@@ -124,7 +124,7 @@ void Sale::Reconcile(SeckillBenchOutcome* o, Findings* f) {
   // Reconcile: the database's own count.
   seckill::ActivityRef ref;
   ref.set_activity_id(activity_id_);
-  Result<seckill::ReconcileResponse> reconciled = proxies_[0].Reconcile(ref, admin_options_);
+  Result<seckill::ReconcileResponse> reconciled = operator_->Reconcile(ref, admin_options_);
   if (reconciled.ok()) {
     const seckill::ReconcileResponse& rec = f->reconciled.emplace(*reconciled);
     o->orders = rec.orders_unpaid() + rec.orders_confirming() + rec.orders_paid();

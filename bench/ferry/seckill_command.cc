@@ -58,6 +58,8 @@ int RunSeckill(int argc, const char* const* argv) {
   flags.AddString("--db-password", "PASSWORD", &db.password, "MariaDB password (default empty)");
   flags.AddString("--db-name", "NAME", &db.database, "MariaDB database (default ferry_seckill)");
   AddUserTokenKeyFlag(flags, "each buyer", &options.user_token_key_id, &options.user_token_secret);
+  AddOperatorKeyFlag(flags, "CreateActivity, Preheat and Reconcile", &options.operator_key_id,
+                     &options.operator_secret);
   flags.AddCheck([&options](std::string* error) {
     const SeckillDatabaseOptions& d = options.database;
     if (!d.kind.empty() && d.kind != "sqlite" && d.kind != "mariadb") {
@@ -99,7 +101,15 @@ int RunSeckillBench(const SeckillBenchOptions& options, std::ostream& out, std::
     err << kProgram << ": --accepted-out: cannot open " << options.accepted_out << " for writing\n";
     return 1;
   }
-  Sale sale(options, std::move(channels), out, err);
+  std::shared_ptr<Channel> operator_channel;
+  if (Status opened =
+          OpenOperatorChannel(options.channel, kSeckillService, options.load,
+                              options.operator_key_id, options.operator_secret, &operator_channel);
+      !opened.ok()) {
+    err << kProgram << ": " << opened << "\n";
+    return 1;
+  }
+  Sale sale(options, std::move(channels), std::move(operator_channel), out, err);
   if (Status opened = sale.Open(); !opened.ok()) {
     err << kProgram << ": cannot set up the sale: " << opened << "\n";
     return 1;

@@ -40,6 +40,9 @@ struct SeckillBenchOptions {
   // with this key (the provider's `user_token` filter verifies it); empty id: none.
   std::string user_token_key_id;
   std::string user_token_secret;
+  // --operator-key ID:SECRET_FILE: the operator's calls signed with this `auth` key.
+  std::string operator_key_id;
+  std::string operator_secret;
 };
 
 // What one run found; the RESULT line carries the first figures.

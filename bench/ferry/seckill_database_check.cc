@@ -46,7 +46,7 @@ Status ReadSeckillDatabase(const SeckillDatabaseOptions& options, int64_t activi
   Status s = db->Query(
       "SELECT a.initial_stock, s.remaining,"
       " (SELECT COUNT(*) FROM seckill_order o WHERE o.activity_id = a.activity_id"
-      "  AND o.state IN ('UNPAID', 'CONFIRMING')),"
+      "  AND o.state IN ('UNPAID', 'PAYING', 'CONFIRMING')),"
       " (SELECT COUNT(*) FROM seckill_order o WHERE o.activity_id = a.activity_id"
       "  AND o.state = 'PAID'),"
       " (SELECT COUNT(*) FROM seckill_order o WHERE o.activity_id = a.activity_id"

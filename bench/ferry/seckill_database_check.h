@@ -25,7 +25,7 @@ struct SeckillDatabaseOptions {
 struct SeckillDatabaseFindings {
   int64_t initial_stock = 0;
   int64_t remaining = 0;  // seckill_stock.remaining
-  int64_t unpaid = 0;     // awaiting payment: UNPAID, or CONFIRMING (a payment result awaited)
+  int64_t unpaid = 0;     // open: UNPAID, PAYING or CONFIRMING (awaiting the channel)
   int64_t paid = 0;
   int64_t cancelled = 0;
   int64_t users_with_two_orders = 0;

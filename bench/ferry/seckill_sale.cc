@@ -14,13 +14,15 @@ constexpr std::string_view kProgram = kSeckillProgram;
 }  // namespace
 
 Sale::Sale(const SeckillBenchOptions& options, std::vector<std::shared_ptr<Channel>> channels,
-           std::ostream& out, std::ostream& err)
+           std::shared_ptr<Channel> operator_channel, std::ostream& out, std::ostream& err)
     : options_(options),
       out_(out),
       err_(err),
       window_(options.load.conns * options.load.depth),
       admin_options_{.timeout = std::chrono::milliseconds(
                          std::max<uint32_t>(options.channel.timeout_ms, 120'000))} {
+  operator_ = std::make_unique<seckill::SeckillServiceProxy>(operator_channel ? operator_channel
+                                                                              : channels.front());
   for (auto& channel : channels) proxies_.emplace_back(std::move(channel));
 }
 
@@ -39,15 +41,15 @@ Status Sale::Open() {
   activity.set_price_cents(100);
   activity.set_pay_timeout_s(options_.pay_timeout_s);
   Result<seckill::CreateActivityResponse> created =
-      proxies_[0].CreateActivity(create, admin_options_);
+      operator_->CreateActivity(create, admin_options_);
   if (!created.ok()) {
     return Status(created.status().code(), "CreateActivity: " + created.status().message());
   }
   activity_id_ = created->activity_id();
 
-  seckill::ActivityRef ref;
-  ref.set_activity_id(activity_id_);
-  Result<seckill::PreheatResponse> preheated = proxies_[0].Preheat(ref, admin_options_);
+  seckill::PreheatRequest preheat;
+  preheat.set_activity_id(activity_id_);
+  Result<seckill::PreheatResponse> preheated = operator_->Preheat(preheat, admin_options_);
   if (!preheated.ok()) {
     return Status(preheated.status().code(), "Preheat of activity " + std::to_string(activity_id_) +
                                                  ": " + preheated.status().message());
@@ -60,6 +62,8 @@ Status Sale::Open() {
   }
   // Every channel connects before the clock starts; an unreachable provider is reported as such.
   for (size_t i = 0; i < proxies_.size(); ++i) {
+    seckill::ActivityRef ref;
+    ref.set_activity_id(activity_id_);
     Result<seckill::GetActivityResponse> probed = proxies_[i].GetActivity(ref, admin_options_);
     if (!probed.ok()) {
       return Status(probed.status().code(),
@@ -161,30 +165,27 @@ void Sale::Burst() {
 }
 
 void Sale::Settle() {
-  // All orders are written once the database has given out as many units as the cache has:
-  // every accepted reservation then has its order (nothing is released while the pay timeout
-  // runs). The embedded backend writes orders synchronously and has no cache (-1).
+  // All orders are written once no accepted reservation is left without its order or its
+  // failure (nothing is released while the pay timeout runs). Reconcile counts that; the
+  // embedded backend writes orders synchronously and has no cache (-1).
   seckill::ActivityRef ref;
   ref.set_activity_id(activity_id_);
   const Clock::time_point deadline = burst_end_ + Seconds(options_.settle_timeout_s);
   Clock::time_point next_note = Clock::now() + std::chrono::seconds(1);
   while (true) {
-    Result<seckill::GetActivityResponse> activity = proxies_[0].GetActivity(ref, admin_options_);
+    Result<seckill::ReconcileResponse> counts = operator_->Reconcile(ref, admin_options_);
     const Clock::time_point now = Clock::now();
-    if (activity.ok()) {
-      settle_note_ = "database stock " + std::to_string(activity->database_stock()) +
-                     ", cache stock " + std::to_string(activity->cache_stock());
-      if (activity->cache_stock() >= 0) {
-        const int64_t unwritten = activity->database_stock() - activity->cache_stock();
-        settle_note_ = std::to_string(unwritten) + " accepted reservations without an order (" +
-                       settle_note_ + ")";
-      }
-      if (activity->cache_stock() < 0 || activity->cache_stock() == activity->database_stock()) {
+    if (counts.ok()) {
+      settle_note_ = std::to_string(counts->reservations_without_order()) +
+                     " accepted reservations without an order (database stock " +
+                     std::to_string(counts->database_stock()) + ", cache stock " +
+                     std::to_string(counts->cache_stock()) + ")";
+      if (counts->cache_stock() < 0 || counts->reservations_without_order() == 0) {
         settle_ms_ = MillisBetween(burst_end_, now);
         return;
       }
     } else {
-      settle_note_ = "GetActivity: " + activity.status().ToString();
+      settle_note_ = "Reconcile: " + counts.status().ToString();
     }
     if (now >= deadline) {
       err_ << kProgram << ": orders not settled after " << options_.settle_timeout_s << " s ("
@@ -195,7 +196,7 @@ void Sale::Settle() {
       out_ << kProgram << ": settling: " << settle_note_ << std::endl;
       next_note += std::chrono::seconds(1);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
 

@@ -31,10 +31,15 @@ inline constexpr std::string_view kSeckillProgram = "ferry-bench seckill";
 // what it found (seckill_report.cc).
 class Sale {
  public:
+  // `operator_channel` carries the operator's calls (CreateActivity, Preheat, Reconcile); null:
+  // the first of `channels`.
   Sale(const SeckillBenchOptions& options, std::vector<std::shared_ptr<Channel>> channels,
-       std::ostream& out, std::ostream& err);
+       std::shared_ptr<Channel> operator_channel, std::ostream& out, std::ostream& err);
   // Closing the channels completes whatever is still out as CANCELLED, while this is alive.
-  ~Sale() { proxies_.clear(); }
+  ~Sale() {
+    proxies_.clear();
+    operator_.reset();
+  }
 
   Status Open();
   void Burst();
@@ -121,6 +126,7 @@ class Sale {
   const CallOptions admin_options_;
   const CallOptions call_options_;  // the channel's default timeout (--timeout-ms)
   std::vector<seckill::SeckillServiceProxy> proxies_;
+  std::unique_ptr<seckill::SeckillServiceProxy> operator_;
 
   int64_t activity_id_ = 0;
   std::vector<Attempt> plan_;

@@ -128,8 +128,8 @@ TEST(SeckillCommandTest, AcceptedOutListsEveryAcceptedRequestAsItsBuyersOrder) {
 }
 
 // The part of a test's seckill provider that is always the same: an activity `activity_id` with
-// the stock it was created with, preheated to that, without a cache; paying and cancelling are
-// not part of a sale.
+// the stock it was created with, preheated to that, without a cache; cancelling is not part of
+// a sale.
 class FakeSeckill : public seckill::SeckillServiceBase {
  public:
   explicit FakeSeckill(int64_t activity_id) : activity_id_(activity_id) {}
@@ -140,18 +140,15 @@ class FakeSeckill : public seckill::SeckillServiceBase {
     response->set_activity_id(activity_id_);
     return Status::Ok();
   }
-  Status Preheat(ServerContext&, const seckill::ActivityRef&,
+  Status Preheat(ServerContext&, const seckill::PreheatRequest&,
                  seckill::PreheatResponse* response) override {
     response->set_cached_stock(stock_);
     return Status::Ok();
   }
   Status GetActivity(ServerContext&, const seckill::ActivityRef&,
                      seckill::GetActivityResponse* response) override {
-    response->set_cache_stock(-1);
+    response->set_state(seckill::OPEN);
     return Status::Ok();
-  }
-  Status Pay(ServerContext&, const seckill::PayRequest&, seckill::PayResponse*) override {
-    return Status(StatusCode::UNIMPLEMENTED, "");
   }
   Status CancelOrder(ServerContext&, const seckill::CancelOrderRequest&,
                      seckill::CancelOrderResponse*) override {

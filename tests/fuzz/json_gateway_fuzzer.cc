@@ -37,7 +37,7 @@ const Message* RequestType(uint8_t choice) {
       &ferry::demo::DelayRequest::default_instance(),
       &ferry::seckill::CreateActivityRequest::default_instance(),
       &ferry::seckill::PurchaseRequest::default_instance(),
-      &ferry::seckill::PayRequest::default_instance(),
+      &ferry::seckill::ChannelNotification::default_instance(),
       &ferry::seckill::GetResultRequest::default_instance(),
       &ferry::json_test::Everything::default_instance(),
       &ferry::json_test::Scalars::default_instance(),

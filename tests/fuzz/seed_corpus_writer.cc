@@ -266,11 +266,11 @@ void JsonSeeds() {
   purchase.set_user_id("user-1");
   purchase.set_request_id("r-1");
   JsonSeed(3, "purchase", purchase);
-  ferry::seckill::PayRequest pay;
-  pay.set_order_no(-9007199254740993);
-  pay.set_channel("alipay");
-  pay.set_channel_txn_id("txn");
-  JsonSeed(4, "pay", pay);
+  ferry::seckill::ChannelNotification notification;
+  notification.set_channel("sim");
+  notification.set_payload(std::string("\x08\x00\xff payload", 11));
+  notification.set_signature("00ff");
+  JsonSeed(4, "notification", notification);
   ferry::seckill::GetResultRequest result;
   result.set_request_id("r-1");
   result.set_activity_id(1);

@@ -1,10 +1,25 @@
 #include "loopback_provider.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <gtest/gtest.h>
 
 #include <utility>
 
 namespace ferry::testsupport {
+
+std::vector<FilterSpec> ServerFiltersOf(const std::string& config_path) {
+  const YAML::Node file = YAML::LoadFile(config_path);
+  std::vector<FilterSpec> specs;
+  const YAML::Node filters = file["server"]["filters"];
+  for (size_t i = 0; i < filters.size(); ++i) {
+    specs.push_back({.name = filters[i]["name"].as<std::string>(),
+                     .config = filters[i],
+                     .source = config_path,
+                     .path = "server.filters[" + std::to_string(i) + "]"});
+  }
+  return specs;
+}
 
 void LoopbackProvider::Start(const LoopbackProviderOptions& options) {
   ServerOptions server;

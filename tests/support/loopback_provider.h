@@ -31,6 +31,10 @@ struct LoopbackProviderOptions {
   std::vector<std::string> trusted_proxies;  // http.trusted_proxies
 };
 
+// The `server.filters:` of a config file (a service's shipped one, say), as a provider of these
+// tests takes them; YAML errors throw.
+std::vector<FilterSpec> ServerFiltersOf(const std::string& config_path);
+
 // A provider for the services' tests: a ferry::Server on 127.0.0.1 at a port the kernel picks,
 // in this process, serving what it is given; stopped when destroyed.
 class LoopbackProvider {

@@ -203,17 +203,7 @@ std::unique_ptr<storage::SqlConnectionPool> CountingPool(storage::MariaDbOptions
 }
 
 std::vector<FilterSpec> ShippedFilters(const std::string& name) {
-  const std::string path = std::string(LIKE_CONFIG_DIR) + "/" + name;
-  const YAML::Node file = YAML::LoadFile(path);
-  std::vector<FilterSpec> specs;
-  const YAML::Node filters = file["server"]["filters"];
-  for (size_t i = 0; i < filters.size(); ++i) {
-    specs.push_back({.name = filters[i]["name"].as<std::string>(),
-                     .config = filters[i],
-                     .source = path,
-                     .path = "server.filters[" + std::to_string(i) + "]"});
-  }
-  return specs;
+  return testsupport::ServerFiltersOf(std::string(LIKE_CONFIG_DIR) + "/" + name);
 }
 
 std::unique_ptr<LikeServiceProxy> NewProxy(uint16_t port, std::chrono::milliseconds timeout) {

@@ -86,8 +86,9 @@ Status LoadCacheGeneration(SeckillCore& core, ActivityRecord* activity, bool for
       scopes.push_back({r.activity_id, r.sku_id, r.user_id, r.request_id});
     }
     CacheEpochBase base;
-    Status switched = store.BeginCacheEpoch(id, sku, activity->cache_epoch, epoch,
-                                            cache.ServerIdentity(), !ours, scopes, &base);
+    Status switched =
+        store.BeginCacheEpoch(id, sku, activity->cache_epoch, epoch, cache.ServerIdentity(),
+                              static_cast<int64_t>(kept.size()), scopes, &base);
     if (switched.code() == StatusCode::FAILED_PRECONDITION) continue;  // another reload won
     if (!switched.ok()) return switched;
     CacheLoad load{.activity_id = id, .sku_id = sku, .epoch = epoch, .keep_requests = ours};

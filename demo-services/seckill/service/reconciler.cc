@@ -49,6 +49,39 @@ Status RedriveIdle(SeckillCore& core, const ActivityRecord& activity, ReconcileR
   return cache.Ack(activity.activity_id, activity.sku_id, done);
 }
 
+// Reservations the database has not decided although the queue holds nothing (their entries
+// lost: trimmed or acknowledged by hand, say), found a page of the activity's answers per pass
+// from where the last pass stopped, and queued again once older than redrive_after_ms, at most
+// redrive_batch per pass. Only while the counts say some are missing and the queue is empty
+// (an entry still queued may be any reservation's), so a healthy sale pays nothing for it and
+// nothing is queued twice.
+Status RedriveMissing(SeckillCore& core, const ActivityRecord& activity, ReconcileResponse* out) {
+  std::string cursor = core.RedriveCursor(activity.activity_id);
+  std::vector<ReservationEvent> page;
+  if (Status s =
+          core.deps.cache->ScanReservations(activity.activity_id, activity.sku_id, &cursor,
+                                            static_cast<int>(core.deps.redrive_batch), &page);
+      !s.ok()) {
+    return s;
+  }
+  core.SetRedriveCursor(activity.activity_id, cursor);
+  const int64_t due = core.deps.now_ms() - core.deps.redrive_after_ms;
+  std::erase_if(page, [due](const ReservationEvent& r) { return r.reserved_ms > due; });
+  std::vector<RequestScope> scopes;
+  for (const ReservationEvent& r : page) {
+    scopes.push_back({r.activity_id, r.sku_id, r.user_id, r.request_id});
+  }
+  std::vector<bool> undecided;
+  if (Status s = core.deps.store->FindUndecided(scopes, &undecided); !s.ok()) return s;
+  for (size_t i = 0; i < page.size() && out->redriven() < core.deps.redrive_batch; ++i) {
+    if (!undecided[i]) continue;
+    page[i].cache_epoch = activity.cache_epoch;
+    if (Status s = core.deps.cache->Requeue(page[i]); !s.ok()) return s;
+    out->set_redriven(out->redriven() + 1);
+  }
+  return Status::Ok();
+}
+
 // The two sides of the stock once quiescent: the cache's units, plus the units its reservations
 // not yet written will take from the database, plus the units cancellations gave the database
 // that the cache has not received, equal the database's stock. Counted set-based: the
@@ -100,7 +133,8 @@ std::string NotCurrentReason(const CacheSnapshot& snapshot, int64_t db_epoch) {
 
 }  // namespace
 
-Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileResponse* out) {
+Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileResponse* out,
+                         bool reload) {
   ActivityRecord activity;
   if (Status s = core.deps.store->GetActivity(activity_id, &activity); !s.ok()) return s;
   StoreCounts counts;
@@ -177,7 +211,9 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
     current = false;
     snapshot.stale = true;
   }
-  const bool wants_work = !current || snapshot.queue_pending > 0;
+  const int64_t queued = snapshot.queue_pending + snapshot.queue_undelivered;
+  const bool missing = current && queued == 0 && BalanceOf(snapshot, counts).undecided > 0;
+  const bool wants_work = (reload && !current) || snapshot.queue_pending > 0 || missing;
   bool held = false;
   if (activity.open && wants_work) {
     if (Status s = HoldLease(core, activity, &held); !s.ok()) return s;
@@ -185,7 +221,7 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
   if (!current && activity.open) {
     const bool reload_running = snapshot.loading && core.deps.now_ms() - snapshot.loading_since_ms <
                                                         core.deps.reload_grace_ms;
-    if (held && !reload_running) {
+    if (reload && held && !reload_running) {
       // Reloaded from the database under the lease: nothing sells meanwhile, and every unit of
       // the database and every reservation still queued is counted once.
       bool already = false;
@@ -199,13 +235,18 @@ Status ReconcileActivity(SeckillCore& core, int64_t activity_id, ReconcileRespon
       }
     } else {
       violation(NotCurrentReason(snapshot, counts.cache_epoch) +
-                (reload_running ? "" : "; another provider holds the activity's lease to reload"));
+                (reload_running || !reload
+                     ? ""
+                     : "; another provider holds the activity's lease to reload it"));
     }
   }
   if (current) {
     out->set_cache_stock(snapshot.stock);
     if (held && snapshot.queue_pending > 0) {
       if (Status s = RedriveIdle(core, activity, out); !s.ok()) return s;
+    }
+    if (held && missing) {
+      if (Status s = RedriveMissing(core, activity, out); !s.ok()) return s;
     }
     CacheBalance balance = BalanceOf(snapshot, counts);
     if (Status s = Balance(core, activity, &balance); !s.ok()) return s;

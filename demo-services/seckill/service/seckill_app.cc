@@ -177,7 +177,7 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
             // unfinished (and the backlog gauge as it was).
             if (stop.stop_requested()) return false;
             ReconcileResponse report;
-            Status s = ReconcileActivity(*core, activity.activity_id, &report);
+            Status s = ReconcileActivity(*core, activity.activity_id, &report, /*reload=*/true);
             if (!s.ok()) {
               Logger().warn("reconciler: activity {}: {}", activity.activity_id, s.ToString());
               continue;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -57,6 +58,16 @@ struct SeckillCore {
     std::lock_guard lock(reconcile_mu_);
     if (reconcile_now_) reconcile_now_();
   }
+  // Where the reconciler's page-by-page search for reservations whose queue entry was lost
+  // stands, per activity ("" at the start).
+  std::string RedriveCursor(int64_t activity_id) {
+    std::lock_guard lock(reconcile_mu_);
+    return redrive_cursors_[activity_id];
+  }
+  void SetRedriveCursor(int64_t activity_id, std::string cursor) {
+    std::lock_guard lock(reconcile_mu_);
+    redrive_cursors_[activity_id] = std::move(cursor);
+  }
   // What RequestReconcile runs (SeckillApp: wake the reconciler; nothing once it stopped).
   void SetReconcileNow(std::function<void()> wake) {
     std::lock_guard lock(reconcile_mu_);
@@ -71,6 +82,7 @@ struct SeckillCore {
  private:
   std::mutex reconcile_mu_;
   std::function<void()> reconcile_now_;
+  std::map<int64_t, std::string> redrive_cursors_;
 };
 
 }  // namespace ferry::seckill

@@ -33,11 +33,15 @@ class OrderStore {
   // switched first). Reads the remaining stock and which of `reservations` (accepted by the
   // cache and kept across the reload) have no decision yet, so that neither an order written
   // nor a cancellation committed meanwhile is counted twice or lost; records the generation as
-  // the current one (cache_seq back to 0) and among the activity's generations. `counted_from_zero`
-  // (the cache's reservations were wiped) moves decided_base to the decisions recorded now.
-  // Releases of earlier generations are counted in that stock.
+  // the current one (cache_seq back to 0) and among the activity's generations.
+  // `counted_reservations` is the cache's count of accepted reservations as the new generation
+  // starts (those of `reservations`, kept; 0 when its keys were wiped): decided_base becomes the
+  // decisions recorded now less those the count includes, so that the count less the decisions
+  // since is what the database has still to decide. Releases of earlier generations are counted
+  // in that stock.
   virtual Status BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t previous,
-                                 int64_t epoch, const std::string& server, bool counted_from_zero,
+                                 int64_t epoch, const std::string& server,
+                                 int64_t counted_reservations,
                                  const std::vector<RequestScope>& reservations,
                                  CacheEpochBase* out) = 0;
   // Whether `epoch` is one of the activity's cache generations (current or earlier): keys of
@@ -69,6 +73,10 @@ class OrderStore {
   // the missing fields when several do. NOT_FOUND when none was decided.
   virtual Status GetRequest(const RequestScope& scope, RequestRecord* out) = 0;
   virtual Status GetOrder(int64_t order_no, OrderRecord* out) = 0;
+  // Per request of `scopes` (all of one activity and sku): true when the database has no
+  // decision for it. One statement.
+  virtual Status FindUndecided(const std::vector<RequestScope>& scopes,
+                               std::vector<bool>* undecided) = 0;
 
   // --- payments -----------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_set>
+#include <tuple>
 #include <utility>
 
 #include "storage/redis_cache_replies.h"
@@ -416,47 +416,62 @@ Status RedisReservationCache::FindRequest(const RequestScope& scope, bool* found
   return Status::Ok();
 }
 
-Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_id,
+Status RedisReservationCache::ScanReservations(int64_t activity_id, int64_t sku_id,
+                                               std::string* cursor, int count,
                                                std::vector<ReservationEvent>* out) {
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  RedisReplyPtr reply;
+  if (Status status = Command(
+          {"HSCAN", keys.requests, cursor->empty() ? "0" : *cursor, "COUNT", std::to_string(count)},
+          &reply);
+      !status.ok()) {
+    return status;
+  }
+  const redisReply* r = reply.get();
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !IsTextReply(r->element[0]) ||
+      r->element[1]->type != REDIS_REPLY_ARRAY || r->element[1]->elements % 2 != 0) {
+    return MalformedReply("HSCAN");
+  }
+  *cursor = std::string(ReplyText(r->element[0]));
+  const redisReply* pairs = r->element[1];
+  for (size_t i = 0; i < pairs->elements; i += 2) {
+    const redisReply* field = pairs->element[i];
+    const redisReply* value = pairs->element[i + 1];
+    if (!IsTextReply(field) || !IsTextReply(value)) return MalformedReply("HSCAN");
+    if (ReplyText(value).substr(0, 2) != "A:") continue;
+    ReservationEvent event;
+    event.activity_id = activity_id;
+    event.sku_id = sku_id;
+    std::string field_user;
+    if (!ParseRequestField(ReplyText(field), &field_user, &event.request_id) ||
+        !ParseAcceptedAnswer(ReplyText(value), &event) || event.user_id != field_user) {
+      return Status(StatusCode::INTERNAL, "request " + std::string(ReplyText(field)) + " in " +
+                                              keys.requests + " has an unreadable answer");
+    }
+    out->push_back(std::move(event));
+  }
+  return Status::Ok();
+}
+
+Status RedisReservationCache::ListReservations(int64_t activity_id, int64_t sku_id,
+                                               std::vector<ReservationEvent>* out) {
   std::vector<ReservationEvent> events;
-  std::unordered_set<std::string> seen;  // fields: HSCAN may return one twice
   std::string cursor = "0";
   do {
-    RedisReplyPtr reply;
-    if (Status status =
-            Command({"HSCAN", keys.requests, cursor, "COUNT", std::to_string(kScanPage)}, &reply);
-        !status.ok()) {
-      return status;
-    }
-    const redisReply* r = reply.get();
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !IsTextReply(r->element[0]) ||
-        r->element[1]->type != REDIS_REPLY_ARRAY || r->element[1]->elements % 2 != 0) {
-      return MalformedReply("HSCAN");
-    }
-    cursor = std::string(ReplyText(r->element[0]));
-    const redisReply* pairs = r->element[1];
-    for (size_t i = 0; i < pairs->elements; i += 2) {
-      const redisReply* field = pairs->element[i];
-      const redisReply* value = pairs->element[i + 1];
-      if (!IsTextReply(field) || !IsTextReply(value)) return MalformedReply("HSCAN");
-      if (ReplyText(value).substr(0, 2) != "A:") continue;
-      ReservationEvent event;
-      event.activity_id = activity_id;
-      event.sku_id = sku_id;
-      std::string field_user;
-      if (!ParseRequestField(ReplyText(field), &field_user, &event.request_id) ||
-          !ParseAcceptedAnswer(ReplyText(value), &event) || event.user_id != field_user) {
-        event.request_id = std::string(ReplyText(field));
-        return Status(StatusCode::INTERNAL, "request " + event.request_id + " in " + keys.requests +
-                                                " has an unreadable answer");
-      }
-      if (seen.emplace(ReplyText(field)).second) events.push_back(std::move(event));
+    if (Status s = ScanReservations(activity_id, sku_id, &cursor, kScanPage, &events); !s.ok()) {
+      return s;
     }
   } while (cursor != "0");
+  // HSCAN may return a field twice.
   std::sort(events.begin(), events.end(), [](const ReservationEvent& a, const ReservationEvent& b) {
-    return a.order_no != b.order_no ? a.order_no < b.order_no : a.request_id < b.request_id;
+    return std::tie(a.order_no, a.user_id, a.request_id) <
+           std::tie(b.order_no, b.user_id, b.request_id);
   });
+  events.erase(std::unique(events.begin(), events.end(),
+                           [](const ReservationEvent& a, const ReservationEvent& b) {
+                             return a.user_id == b.user_id && a.request_id == b.request_id;
+                           }),
+               events.end());
   *out = std::move(events);
   return Status::Ok();
 }

@@ -65,6 +65,8 @@ class RedisReservationCache : public ReservationCache {
   // order_no; event_id is empty (these are not queue entries).
   Status ListReservations(int64_t activity_id, int64_t sku_id,
                           std::vector<ReservationEvent>* out) override;
+  Status ScanReservations(int64_t activity_id, int64_t sku_id, std::string* cursor, int count,
+                          std::vector<ReservationEvent>* out) override;
   // Replace *out.
   Status ReadEvents(int64_t activity_id, int64_t sku_id, const std::string& consumer, int max_count,
                     std::vector<ReservationEvent>* out) override;

@@ -125,6 +125,10 @@ class ReservationCache {
   // Every accepted reservation of the activity, for the reconciler.
   virtual Status ListReservations(int64_t activity_id, int64_t sku_id,
                                   std::vector<ReservationEvent>* out) = 0;
+  // One page of them (about `count`), appended to *out, from *cursor ("" or "0": the start),
+  // which becomes the next page's ("0" after the last). A reservation may come twice.
+  virtual Status ScanReservations(int64_t activity_id, int64_t sku_id, std::string* cursor,
+                                  int count, std::vector<ReservationEvent>* out) = 0;
 
   // The order queue, one per activity+sku, read through one consumer group.
   // New events for `consumer`; returns at once when there are none. Entries that are not

@@ -1,3 +1,6 @@
+#include <unordered_set>
+
+#include "ferry/storage/sql_placeholders.h"
 #include "storage/sql_order_rows.h"
 #include "storage/sql_order_store.h"
 
@@ -203,6 +206,32 @@ Status SqlOrderStore::GetOrder(int64_t order_no, OrderRecord* out) {
     if (!s.ok()) return s;
     if (rows.empty()) return NotFoundOrder(order_no);
     *out = OrderFromRow(rows[0]);
+    return Status::Ok();
+  });
+}
+
+Status SqlOrderStore::FindUndecided(const std::vector<RequestScope>& scopes,
+                                    std::vector<bool>* undecided) {
+  undecided->assign(scopes.size(), true);
+  if (scopes.empty()) return Status::Ok();
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlValue> params{scopes[0].activity_id, scopes[0].sku_id};
+    for (const RequestScope& scope : scopes) {
+      params.emplace_back(scope.user_id);
+      params.emplace_back(scope.request_id);
+    }
+    std::vector<SqlRow> rows;
+    Status s = db.Query(
+        "SELECT user_id, request_id FROM seckill_request WHERE activity_id = ? AND sku_id = ?"
+        " AND (user_id, request_id) IN (" +
+            storage::SqlPlaceholders(scopes.size(), 2) + ")",
+        params, &rows);
+    if (!s.ok()) return s;
+    std::unordered_set<std::string> decided;
+    for (const SqlRow& row : rows) decided.insert(RequestField(AsText(row[0]), AsText(row[1])));
+    for (size_t i = 0; i < scopes.size(); ++i) {
+      (*undecided)[i] = decided.count(RequestField(scopes[i].user_id, scopes[i].request_id)) == 0;
+    }
     return Status::Ok();
   });
 }

@@ -110,7 +110,7 @@ Status SqlOrderStore::MarkOpen(int64_t activity_id) {
 
 Status SqlOrderStore::BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t previous,
                                       int64_t epoch, const std::string& server,
-                                      bool counted_from_zero,
+                                      int64_t counted_reservations,
                                       const std::vector<RequestScope>& reservations,
                                       CacheEpochBase* out) {
   return InTransaction([&](SqlConnection& db) {
@@ -147,15 +147,18 @@ Status SqlOrderStore::BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64
     decided.reserve(rows.size());
     for (const SqlRow& row : rows) decided.insert(RequestField(AsText(row[0]), AsText(row[1])));
     out->undecided.reserve(reservations.size());
+    int64_t undecided = 0;
     for (const RequestScope& r : reservations) {
       out->undecided.push_back(decided.count(RequestField(r.user_id, r.request_id)) == 0);
+      undecided += out->undecided.back() ? 1 : 0;
     }
-    const std::string base = counted_from_zero ? std::to_string(rows.size()) : "decided_base";
+    // The count's reservations the database decided are among the decisions now; the rest of
+    // the decisions now are of reservations the count does not include (lost, or wiped).
+    const int64_t base = static_cast<int64_t>(rows.size()) - (counted_reservations - undecided);
     s = db.Execute(
         "UPDATE seckill_stock SET cache_epoch = ?, cache_seq = 0, cache_server = ?,"
-        " decided_base = " +
-            base + " WHERE activity_id = ? AND sku_id = ?",
-        {epoch, server, activity_id, sku_id});
+        " decided_base = ? WHERE activity_id = ? AND sku_id = ?",
+        {epoch, server, base, activity_id, sku_id});
     if (!s.ok()) return s;
     return db.Execute(
         "INSERT INTO seckill_cache_epoch (activity_id, sku_id, epoch) VALUES (?, ?, ?)",

@@ -22,7 +22,7 @@ class SqlOrderStore final : public OrderStore {
   Status GetActivity(int64_t activity_id, ActivityRecord* out) override;
   Status MarkOpen(int64_t activity_id) override;
   Status BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t previous, int64_t epoch,
-                         const std::string& server, bool counted_from_zero,
+                         const std::string& server, int64_t counted_reservations,
                          const std::vector<RequestScope>& reservations,
                          CacheEpochBase* out) override;
   Status KnowsCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t epoch, bool* known) override;
@@ -35,6 +35,8 @@ class SqlOrderStore final : public OrderStore {
                      int64_t* cache_epoch) override;
   Status GetRequest(const RequestScope& scope, RequestRecord* out) override;
   Status GetOrder(int64_t order_no, OrderRecord* out) override;
+  Status FindUndecided(const std::vector<RequestScope>& scopes,
+                       std::vector<bool>* undecided) override;
 
   // sql_order_payments.cc
   Status BeginPayment(int64_t order_no, const std::string& channel,

@@ -21,11 +21,11 @@ class ForwardingOrderStore : public OrderStore {
   }
   Status MarkOpen(int64_t id) override { return real_->MarkOpen(id); }
   Status BeginCacheEpoch(int64_t id, int64_t sku, int64_t previous, int64_t epoch,
-                         const std::string& server, bool counted_from_zero,
+                         const std::string& server, int64_t counted_reservations,
                          const std::vector<RequestScope>& reservations,
                          CacheEpochBase* out) override {
-    return real_->BeginCacheEpoch(id, sku, previous, epoch, server, counted_from_zero, reservations,
-                                  out);
+    return real_->BeginCacheEpoch(id, sku, previous, epoch, server, counted_reservations,
+                                  reservations, out);
   }
   Status KnowsCacheEpoch(int64_t id, int64_t sku, int64_t epoch, bool* known) override {
     return real_->KnowsCacheEpoch(id, sku, epoch, known);
@@ -48,6 +48,10 @@ class ForwardingOrderStore : public OrderStore {
   }
   Status GetOrder(int64_t order_no, OrderRecord* out) override {
     return real_->GetOrder(order_no, out);
+  }
+  Status FindUndecided(const std::vector<RequestScope>& scopes,
+                       std::vector<bool>* undecided) override {
+    return real_->FindUndecided(scopes, undecided);
   }
   Status BeginPayment(int64_t order_no, const std::string& channel,
                       const std::string& replaced_channel, int64_t now_ms,

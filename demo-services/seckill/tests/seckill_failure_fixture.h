@@ -30,6 +30,7 @@
 #include "seckill_test_support.h"
 #include "service/order_closer.h"
 #include "service/order_writer.h"
+#include "service/payments.h"
 #include "service/reconciler.h"
 #include "service/seckill_metrics.h"
 #include "service/seckill_service.h"
@@ -125,6 +126,15 @@ class HandBuiltProvider {
     deps.redrive_batch = redrive_batch;
     deps.provider_id = provider_id;
     core_ = std::make_unique<SeckillCore>(std::move(deps));
+    // No payment channel: these tests cancel orders, and pay none.
+    payments_ = std::make_unique<Payments>(
+        store_.get(), [] { return WallMs(); }, PaymentOptions{},
+        std::vector<std::unique_ptr<PaymentChannel>>{},
+        [core = core_.get()](const OrderRecord& order, int64_t epoch) {
+          (void)core->PublishRelease(
+              {order.order_no, order.activity_id, order.sku_id, epoch, epoch});
+        });
+    core_->deps.payments = payments_.get();
     service_ = std::make_unique<SeckillServiceImpl>(core_.get());
   }
 
@@ -133,10 +143,8 @@ class HandBuiltProvider {
     CreateActivityResponse created;
     Status s = service_->CreateActivity(context, ActivityRequest({.stock = stock}), &created);
     EXPECT_TRUE(s.ok()) << s;
-    ActivityRef ref;
-    ref.set_activity_id(created.activity_id());
     PreheatResponse preheated;
-    s = service_->Preheat(context, ref, &preheated);
+    s = service_->Preheat(context, PreheatOf(created.activity_id()), &preheated);
     EXPECT_TRUE(s.ok()) << s;
     return created.activity_id();
   }
@@ -174,12 +182,10 @@ class HandBuiltProvider {
     return report;
   }
 
-  PreheatResponse Preheat(int64_t id) {
+  PreheatResponse Preheat(int64_t id, bool force = false) {
     ServerContext context;
-    ActivityRef ref;
-    ref.set_activity_id(id);
     PreheatResponse response;
-    Status s = service_->Preheat(context, ref, &response);
+    Status s = service_->Preheat(context, PreheatOf(id, force), &response);
     EXPECT_TRUE(s.ok()) << s;
     return response;
   }
@@ -220,6 +226,7 @@ class HandBuiltProvider {
   OrderStore& store() { return *store_; }
   ReservationCache& cache() { return *cache_; }
   SeckillCore* core() { return core_.get(); }
+  SeckillServiceImpl& service() { return *service_; }
 
  private:
   std::atomic<int64_t> next_order_{5'000'000};
@@ -227,6 +234,7 @@ class HandBuiltProvider {
   std::unique_ptr<OrderStore> store_;
   std::unique_ptr<ReservationCache> cache_;
   std::unique_ptr<SeckillCore> core_;
+  std::unique_ptr<Payments> payments_;
   std::unique_ptr<SeckillServiceImpl> service_;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ferry/plugins/user_token.h"
+#include "loopback_provider.h"
 #include "seckill_service_fixture.h"
 
 namespace ferry::seckill {
@@ -138,6 +139,74 @@ TEST_P(SeckillServiceTest, AnotherUsersOrderIsNotFoundToCancelPayOrLookUp) {
   EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
   EXPECT_EQ(report.orders_unpaid(), 1);
 }
+
+// --- the shipped configurations -------------------------------------------------------------
+
+// Their operator methods need an operator's signed call; the buyers' need a user token, and a
+// channel's notification neither (its own signature is checked instead).
+class SeckillShippedConfigTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SeckillShippedConfigTest, OperatorMethodsNeedAnOperatorAndBuyersATokenOfTheirOwn) {
+  TempDir dir;
+  InProcessProvider provider;
+  ASSERT_NO_FATAL_FAILURE(provider.Start(
+      EmbeddedConfig(dir.path()),
+      testsupport::ServerFiltersOf(std::string(SECKILL_CONFIG_DIR) + "/" + GetParam())));
+  auto anonymous_channel =
+      testsupport::LoopbackChannel(provider.port(), testsupport::LoopbackClientOptions(15s));
+  ASSERT_NE(anonymous_channel, nullptr);
+  SeckillServiceProxy anonymous(anonymous_channel);
+  const CreateActivityRequest create = ActivityRequest({.stock = 2});
+  EXPECT_EQ(anonymous.CreateActivity(create).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.Preheat(PreheatOf(1)).status().code(), StatusCode::UNAUTHENTICATED);
+  ActivityRef ref;
+  ref.set_activity_id(1);
+  EXPECT_EQ(anonymous.Reconcile(ref).status().code(), StatusCode::UNAUTHENTICATED);
+  RefundRequest refund;
+  refund.set_channel("sim");
+  refund.set_channel_txn_id("t-1");
+  refund.set_refund_id("r-1");
+  EXPECT_EQ(anonymous.Refund(refund).status().code(), StatusCode::UNAUTHENTICATED);
+  BlacklistRequest blacklist;
+  blacklist.add_add_users("mallory");
+  EXPECT_EQ(anonymous.Blacklist(blacklist).status().code(), StatusCode::UNAUTHENTICATED);
+  // A buyer's method with no user token: refused by user_token, not by auth.
+  auto purchase = anonymous.Purchase(Purchase(1, 77, "eve", "eve-1"));
+  EXPECT_EQ(purchase.status().code(), StatusCode::UNAUTHENTICATED) << purchase.status();
+  EXPECT_NE(purchase.status().message().find("user token"), std::string::npos) << purchase.status();
+  // The public status and the channel's notifications pass both filters and are answered on
+  // their merits: there is no activity 1, and no channel signs as "nobody".
+  EXPECT_EQ(anonymous.GetActivity(ref).status().code(), StatusCode::NOT_FOUND);
+  ChannelNotification notification;
+  notification.set_channel("nobody");
+  auto notified = anonymous.NotifyPayment(notification);
+  EXPECT_EQ(notified.status().code(), StatusCode::UNAUTHENTICATED) << notified.status();
+  EXPECT_NE(notified.status().message().find("no payment channel 'nobody'"), std::string::npos)
+      << notified.status();
+
+  ClientOptions signed_options = testsupport::LoopbackClientOptions(15s);
+  signed_options.filters = {FilterSpec::FromYaml(
+      "auth",
+      "{keys: [{id: seckill-operators-demo, secret: change-me-seckill-operators}], caller: ops}")};
+  auto signed_channel = testsupport::LoopbackChannel(provider.port(), signed_options);
+  ASSERT_NE(signed_channel, nullptr);
+  SeckillServiceProxy operator_proxy(signed_channel);
+  auto created = operator_proxy.CreateActivity(create);
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto preheated = operator_proxy.Preheat(PreheatOf(created->activity_id()));
+  EXPECT_TRUE(preheated.ok()) << preheated.status();
+  ref.set_activity_id(created->activity_id());
+  auto report = operator_proxy.Reconcile(ref);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->invariants_hold()) << report->ShortDebugString();
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, SeckillShippedConfigTest,
+                         ::testing::Values("seckill-server.yaml", "seckill-server-redis.yaml"),
+                         [](const auto& info) {
+                           return info.param == "seckill-server.yaml" ? std::string("Embedded")
+                                                                      : std::string("Redis");
+                         });
 
 }  // namespace
 }  // namespace ferry::seckill

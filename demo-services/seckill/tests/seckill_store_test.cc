@@ -62,10 +62,9 @@ TEST_P(OrderStoreTest, TheGenerationSwitchIsACompareAndSet) {
   const ActivityRecord a = NewActivity(5);
   MustOrder(a, "ola");
   CacheEpochBase base;
-  ASSERT_TRUE(
-      store_->BeginCacheEpoch(a.activity_id, kSku, 0, 11, "run/repl", true, {}, &base).ok());
+  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 0, 11, "run/repl", 0, {}, &base).ok());
   EXPECT_EQ(base.remaining_stock, 4);
-  EXPECT_EQ(store_->BeginCacheEpoch(a.activity_id, kSku, 0, 12, "run/repl", true, {}, &base).code(),
+  EXPECT_EQ(store_->BeginCacheEpoch(a.activity_id, kSku, 0, 12, "run/repl", 0, {}, &base).code(),
             StatusCode::FAILED_PRECONDITION);
   ActivityRecord now;
   ASSERT_TRUE(store_->GetActivity(a.activity_id, &now).ok());
@@ -76,8 +75,7 @@ TEST_P(OrderStoreTest, TheGenerationSwitchIsACompareAndSet) {
   EXPECT_FALSE(known);
   // The decisions recorded when the cache counted from zero are the base of its counts.
   EXPECT_EQ(Counts(a).decided_base, 1);
-  ASSERT_TRUE(
-      store_->BeginCacheEpoch(a.activity_id, kSku, 11, 13, "run/repl", false, {}, &base).ok());
+  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 11, 13, "run/repl", 0, {}, &base).ok());
   MustOrder(a, "pia");
   EXPECT_EQ(Counts(a).decided_base, 1);  // kept, not recounted
 }
@@ -88,7 +86,7 @@ TEST_P(OrderStoreTest, TheGenerationSwitchIsACompareAndSet) {
 TEST_P(OrderStoreTest, AReusedSequenceNumberIsReportedAndTheOrderStillMade) {
   const ActivityRecord a = NewActivity(5);
   CacheEpochBase base;
-  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 0, 21, "s", true, {}, &base).ok());
+  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 0, 21, "s", 0, {}, &base).ok());
   OrderDraft first = Draft(a, "quin", "q-1");
   first.cache_epoch = 21;
   first.cache_seq = 1;
@@ -111,9 +109,9 @@ TEST_P(OrderStoreTest, AReusedSequenceNumberIsReportedAndTheOrderStillMade) {
 TEST_P(OrderStoreTest, DecisionsThatTakeNoUnitNameTheGenerationOfTheirGiveBack) {
   const ActivityRecord a = NewActivity(5);
   CacheEpochBase base;
-  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 0, 31, "s", true, {}, &base).ok());
+  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 0, 31, "s", 0, {}, &base).ok());
   MustOrder(a, "sam");
-  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 31, 32, "s", false, {}, &base).ok());
+  ASSERT_TRUE(store_->BeginCacheEpoch(a.activity_id, kSku, 31, 32, "s", 0, {}, &base).ok());
   const PlaceResult joined = Place(Draft(a, "sam", "sam-2"));
   EXPECT_EQ(joined.outcome, PlaceOutcome::kAlreadyJoined);
   EXPECT_EQ(joined.cache_epoch, 32);

@@ -178,11 +178,14 @@ ClientOptions BuyerClientOptions(std::chrono::milliseconds timeout) {
 }  // namespace
 
 void InProcessProvider::Start(const SeckillConfig& config) {
+  Start(config, {FilterSpec::FromYaml("user_token", BuyerFiltersYaml())});
+}
+
+void InProcessProvider::Start(const SeckillConfig& config, std::vector<FilterSpec> filters) {
   std::unique_ptr<SeckillApp> app;
   Status s = SeckillApp::Create(config, "", &app);
   ASSERT_TRUE(s.ok()) << s;
-  Serve(std::move(app), {.filters = {FilterSpec::FromYaml("user_token", BuyerFiltersYaml())}},
-        BuyerClientOptions(15s));
+  Serve(std::move(app), {.filters = std::move(filters)}, BuyerClientOptions(15s));
 }
 
 std::unique_ptr<SeckillServiceProxy> NewProxy(uint16_t port, std::chrono::milliseconds timeout) {

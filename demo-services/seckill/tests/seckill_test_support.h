@@ -60,6 +60,8 @@ class InProcessProvider : public testsupport::AppProvider<SeckillApp, SeckillSer
  public:
   // Fatal gtest failure when it cannot start.
   void Start(const SeckillConfig& config);
+  // With these server filters instead of the tests' buyer filter (BuyerFiltersYaml).
+  void Start(const SeckillConfig& config, std::vector<FilterSpec> filters);
 };
 
 // A proxy to 127.0.0.1:port whose calls give up after `timeout`.

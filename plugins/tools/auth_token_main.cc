@@ -1,0 +1,68 @@
+// ferry-auth-token: signs one call for the `auth` server filter, for operators and scripts that
+// call a provider's HTTP gateway with curl (docs/plugins.md, `auth`): the token goes in
+// `Authorization: Bearer <token>`, and the body sent must be exactly the one signed. Each token
+// is good once (the server remembers its nonce) and for max_skew_ms around now.
+
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "ferry/plugins/auth_token.h"
+#include "secret_file.h"
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: ferry-auth-token --key-id ID --secret-file FILE --service SERVICE --method METHOD\n"
+    "                        [--body BODY] [--caller CALLER]\n"
+    "Prints an auth token (v3:...) for one call of SERVICE/METHOD with the JSON BODY (default\n"
+    "empty), signed with key ID whose secret is FILE's content (one trailing newline ignored).\n";
+
+int Fail(const std::string& why) {
+  std::cerr << "ferry-auth-token: " << why << "\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string key_id, secret_file, service, method, body, caller;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (i + 1 >= argc) return Fail(std::string(flag) + ": expected a value");
+    std::string* target = flag == "--key-id"        ? &key_id
+                          : flag == "--secret-file" ? &secret_file
+                          : flag == "--service"     ? &service
+                          : flag == "--method"      ? &method
+                          : flag == "--body"        ? &body
+                          : flag == "--caller"      ? &caller
+                                                    : nullptr;
+    if (target == nullptr) return Fail("unknown flag " + std::string(flag));
+    *target = argv[++i];
+  }
+  if (key_id.empty() || secret_file.empty() || service.empty() || method.empty()) {
+    return Fail("--key-id, --secret-file, --service and --method are required");
+  }
+  std::string error;
+  const std::string secret = ferry::plugins::tools::ReadSecretFile(secret_file, &error);
+  if (!error.empty()) return Fail(error);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const ferry::plugins::AuthRequest request{.service = service, .method = method, .body = body};
+  const std::string token = ferry::plugins::MakeAuthToken(key_id, secret, request, caller, now_ms,
+                                                          ferry::plugins::NewAuthNonce());
+  if (token.empty()) {
+    return Fail(
+        "cannot make a token: the key id must be 1-64 and the caller 0-64 characters of "
+        "A-Z a-z 0-9 . _ @ -");
+  }
+  std::cout << token << "\n";
+  return 0;
+}
