@@ -17,7 +17,10 @@ class Notices {
  public:
   Notices(PaymentStore* store, const Merchants* merchants, std::function<int64_t()> now_ms,
           std::function<void()> queued)
-      : store_(store), merchants_(merchants), now_ms_(std::move(now_ms)), queued_(std::move(queued)) {}
+      : store_(store),
+        merchants_(merchants),
+        now_ms_(std::move(now_ms)),
+        queued_(std::move(queued)) {}
 
   // A new notification of `payment` as it now is.
   Status Send(const PaymentRecord& payment, std::string* notification_id = nullptr);

@@ -17,15 +17,13 @@ constexpr int kBatch = 64;
 
 // The merchant's NotifyPayment (ferry.seckill.SeckillService in the demo), called with the
 // wire-compatible messages of paysim.proto.
-constexpr MethodSpec kNotifyPayment{.service = "ferry.seckill.SeckillService",
-                                    .method = "NotifyPayment",
-                                    .idempotent = true};
+constexpr MethodSpec kNotifyPayment{
+    .service = "ferry.seckill.SeckillService", .method = "NotifyPayment", .idempotent = true};
 
 }  // namespace
 
 Notifier::Notifier(PaymentStore* store, const Merchants* merchants, const Faults* faults,
-                   DeliveryOptions options, std::function<int64_t()> now_ms,
-                   ChannelFor channel_for)
+                   DeliveryOptions options, std::function<int64_t()> now_ms, ChannelFor channel_for)
     : store_(store),
       merchants_(merchants),
       faults_(faults),

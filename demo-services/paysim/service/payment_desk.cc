@@ -96,8 +96,8 @@ Status PaymentDesk::Create(const std::string& merchant, const CreatePaymentReque
     if (recorded.amount_cents != wanted.amount_cents || recorded.currency != wanted.currency) {
       return Status(StatusCode::FAILED_PRECONDITION,
                     OrderText(request.order_no()) + " has a payment of " +
-                        std::to_string(recorded.amount_cents) + " " + recorded.currency +
-                        ", not " + std::to_string(wanted.amount_cents) + " " + wanted.currency);
+                        std::to_string(recorded.amount_cents) + " " + recorded.currency + ", not " +
+                        std::to_string(wanted.amount_cents) + " " + wanted.currency);
     }
   }
   if (Status s = Expire(&recorded); !s.ok()) return s;
@@ -188,10 +188,10 @@ Status PaymentDesk::Checkout(const CheckoutRequest& request, CheckoutResponse* o
   if (Status s = Expire(&payment); !s.ok()) return s;
   bool changed = false;
   if (request.outcome() == PAY) {
-    if (Status s = store_->Transition(payment.merchant_id, payment.order_no,
-                                      {PaymentStatus::kPending, PaymentStatus::kFailed},
-                                      PaymentStatus::kSucceeded, RandomId("T", 8), "", &changed,
-                                      &payment);
+    if (Status s =
+            store_->Transition(payment.merchant_id, payment.order_no,
+                               {PaymentStatus::kPending, PaymentStatus::kFailed},
+                               PaymentStatus::kSucceeded, RandomId("T", 8), "", &changed, &payment);
         !s.ok()) {
       return s;
     }

@@ -39,8 +39,8 @@ Status PaysimApp::Create(const PaysimConfig& config, Notifier::ChannelFor channe
                          std::unique_ptr<PaysimApp>* out) {
   std::unique_ptr<PaysimApp> app(new PaysimApp());
   app->merchants_ = config.merchants;
-  if (Status s = OpenPaymentStore(config.storage_path,
-                                  static_cast<int>(config.storage_connections), &app->store_);
+  if (Status s = OpenPaymentStore(config.storage_path, static_cast<int>(config.storage_connections),
+                                  &app->store_);
       !s.ok()) {
     return s;
   }
@@ -51,13 +51,14 @@ Status PaysimApp::Create(const PaysimConfig& config, Notifier::ChannelFor channe
   app->notices_ = std::make_unique<Notices>(app->store_.get(), &app->merchants_, WallMs,
                                             [notifier] { notifier->Wake(); });
   app->desk_ = std::make_unique<PaymentDesk>(app->store_.get(), app->notices_.get(), WallMs);
-  app->service_ = std::make_unique<PaysimServiceImpl>(PaysimParts{.merchants = &app->merchants_,
-                                                                  .store = app->store_.get(),
-                                                                  .desk = app->desk_.get(),
-                                                                  .notices = app->notices_.get(),
-                                                                  .faults = &app->faults_,
-                                                                  .now_ms = WallMs,
-                                                                  .max_skew_ms = config.max_skew_ms});
+  app->service_ =
+      std::make_unique<PaysimServiceImpl>(PaysimParts{.merchants = &app->merchants_,
+                                                      .store = app->store_.get(),
+                                                      .desk = app->desk_.get(),
+                                                      .notices = app->notices_.get(),
+                                                      .faults = &app->faults_,
+                                                      .now_ms = WallMs,
+                                                      .max_skew_ms = config.max_skew_ms});
   app->services_.push_back(app->service_.get());
   app->notifier_->Start();
   *out = std::move(app);

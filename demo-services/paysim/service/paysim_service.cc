@@ -74,8 +74,8 @@ Status PaysimServiceImpl::SetFaults(ServerContext&, const SetFaultsRequest& requ
 Status PaysimServiceImpl::ListNotifications(ServerContext&, const ListNotificationsRequest& request,
                                             ListNotificationsResponse* response) {
   std::vector<DeliveryRecord> deliveries;
-  if (Status s = parts_.store->ListDeliveries(request.merchant_id(), request.order_no(),
-                                              &deliveries);
+  if (Status s =
+          parts_.store->ListDeliveries(request.merchant_id(), request.order_no(), &deliveries);
       !s.ok()) {
     return s;
   }

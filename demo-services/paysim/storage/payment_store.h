@@ -19,8 +19,7 @@ class PaymentStore {
 
   // Inserts `payment`, or leaves the one recorded for its merchant and order; *out is the
   // payment recorded either way, *created whether it is `payment`.
-  virtual Status CreatePayment(const PaymentRecord& payment, PaymentRecord* out,
-                               bool* created) = 0;
+  virtual Status CreatePayment(const PaymentRecord& payment, PaymentRecord* out, bool* created) = 0;
   // NOT_FOUND when the merchant has no payment for the order.
   virtual Status GetPayment(const std::string& merchant_id, int64_t order_no,
                             PaymentRecord* out) = 0;

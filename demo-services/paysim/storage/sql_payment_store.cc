@@ -133,8 +133,8 @@ Status SqlPaymentStore::Transition(const std::string& merchant_id, int64_t order
   std::string sql =
       "UPDATE paysim_payment SET status = ?, channel_txn_id = ?, refund_id = ?"
       " WHERE merchant_id = ? AND order_no = ? AND status IN (";
-  std::vector<SqlValue> params{Text(PaymentStatusName(to)), channel_txn_id, refund_id,
-                               merchant_id, order_no};
+  std::vector<SqlValue> params{Text(PaymentStatusName(to)), channel_txn_id, refund_id, merchant_id,
+                               order_no};
   for (PaymentStatus f : from) {
     sql += params.size() == 5 ? "?" : ", ?";
     params.emplace_back(Text(PaymentStatusName(f)));

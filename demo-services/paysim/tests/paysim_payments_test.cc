@@ -143,9 +143,8 @@ TEST_F(PaysimTest, WhileUnavailableMerchantCallsFailAndNotificationsWait) {
   // The buyer still pays; the merchant hears of it once the channel is back.
   auto paid = Pay(created->payment().checkout());
   ASSERT_TRUE(paid.ok()) << paid.status();
-  auto held = WaitNotifications(1701, [](const ListNotificationsResponse& r) {
-    return r.notifications_size() == 1;
-  });
+  auto held = WaitNotifications(
+      1701, [](const ListNotificationsResponse& r) { return r.notifications_size() == 1; });
   ASSERT_EQ(held.notifications_size(), 1);
   EXPECT_EQ(held.notifications(0).attempts(), 0);
   EXPECT_TRUE(merchant_.received().empty());

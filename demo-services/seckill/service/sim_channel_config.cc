@@ -29,7 +29,8 @@ PaymentChannelFactory ReadSimChannelConfig(config::ConfigReader& channel, const 
   options.merchant_id = "seckill";
   channel.String("address", &options.address);
   if (options.address.find(':') == std::string::npos) {
-    channel.Invalid("address", "expected host:port of paysim-server, got '" + options.address + "'");
+    channel.Invalid("address",
+                    "expected host:port of paysim-server, got '" + options.address + "'");
   }
   channel.String("merchant_id", &options.merchant_id);
   if (options.merchant_id.empty() || options.merchant_id.size() > 64) {
@@ -50,10 +51,10 @@ PaymentChannelFactory ReadSimChannelConfig(config::ConfigReader& channel, const 
   }
   channel.Integer("timeout_ms", 1, 60000, &options.timeout_ms);
   channel.RejectUnknownKeys();
-  return PaymentChannelFactory{
-      .name = name, .make = [options](std::unique_ptr<PaymentChannel>* out) {
-        return SimPaymentChannel::Create(options, out);
-      }};
+  return PaymentChannelFactory{.name = name,
+                               .make = [options](std::unique_ptr<PaymentChannel>* out) {
+                                 return SimPaymentChannel::Create(options, out);
+                               }};
 }
 
 }  // namespace ferry::seckill

@@ -87,8 +87,7 @@ CallOptions SimPaymentChannel::Options() const {
   return call;
 }
 
-Status SimPaymentChannel::CreatePayment(const ChannelPaymentRequest& request,
-                                        ChannelPayment* out) {
+Status SimPaymentChannel::CreatePayment(const ChannelPaymentRequest& request, ChannelPayment* out) {
   paysim::CreatePaymentRequest body;
   body.set_order_no(request.order_no);
   body.set_amount_cents(request.amount_cents);

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <sstream>
+
 #include "ferry/paysim/merchant_call.h"
 #include "service/seckill_metrics.h"
 
@@ -18,8 +20,11 @@ void SeckillPaymentTest::SetUp() {
                      .max_backoff_ms = 200,
                      .timeout_ms = 3000,
                      .poll_ms = 10};
-  config.merchants[kSimMerchant] = paysim::Merchant{
-      .id = kSimMerchant, .key = kSimKey, .channel = "sim", .notify_address = "", .notify_client = ""};
+  config.merchants[kSimMerchant] = paysim::Merchant{.id = kSimMerchant,
+                                                    .key = kSimKey,
+                                                    .channel = "sim",
+                                                    .notify_address = "",
+                                                    .notify_client = ""};
   // The provider starts after the channel (it is configured with the channel's address), so
   // the channel reaches it on its first notification.
   auto to_provider = [this](const paysim::Merchant&) {
@@ -28,7 +33,8 @@ void SeckillPaymentTest::SetUp() {
   std::unique_ptr<paysim::PaysimApp> app;
   Status s = paysim::PaysimApp::Create(config, to_provider, &app);
   ASSERT_TRUE(s.ok()) << s;
-  ASSERT_NO_FATAL_FAILURE(paysim_.Serve(std::move(app), {}, testsupport::LoopbackClientOptions(5s)));
+  ASSERT_NO_FATAL_FAILURE(
+      paysim_.Serve(std::move(app), {}, testsupport::LoopbackClientOptions(5s)));
 }
 
 void SeckillPaymentTest::TearDown() {
@@ -38,26 +44,14 @@ void SeckillPaymentTest::TearDown() {
 }
 
 void SeckillPaymentTest::StartWithPayments(int64_t confirm_window_ms) {
-  const std::string yaml = "currency: CNY\n"
-                           "confirm_window_ms: " +
-                           std::to_string(confirm_window_ms) +
-                           "\n"
-                           "retry_ms: 100\n"
-                           "channels:\n"
-                           "  sim:\n"
-                           "    kind: simulated\n"
-                           "    address: 127.0.0.1:" +
-                           std::to_string(paysim_.port()) +
-                           "\n"
-                           "    merchant_id: " +
-                           kSimMerchant +
-                           "\n"
-                           "    key: " +
-                           kSimKey +
-                           "\n"
-                           "    timeout_ms: 500\n";
+  std::ostringstream yaml;
+  yaml << "currency: CNY\nconfirm_window_ms: " << confirm_window_ms << "\nretry_ms: 100\n"
+       << "channels:\n  sim:\n    kind: simulated\n"
+       << "    address: 127.0.0.1:" << paysim_.port() << "\n"
+       << "    merchant_id: " << kSimMerchant << "\n    key: " << kSimKey << "\n"
+       << "    timeout_ms: 500\n";
   config::ConfigErrors errors("seckill-test.yaml");
-  config::ConfigReader payments(YAML::Load(yaml), "service.payments", &errors);
+  config::ConfigReader payments(YAML::Load(yaml.str()), "service.payments", &errors);
   config_.payment_channels.clear();
   ReadPaymentConfig(payments, &config_.payments, &config_.payment_channels);
   ASSERT_TRUE(errors.first().ok()) << errors.first();

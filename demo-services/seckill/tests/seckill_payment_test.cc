@@ -1,4 +1,5 @@
 #include <google/protobuf/descriptor.h>
+#include <yaml-cpp/yaml.h>
 
 #include "ferry/paysim/signature.h"
 #include "seckill_payment_fixture.h"
@@ -21,9 +22,8 @@ TEST_P(SeckillPaymentTest, ABuyerCannotMakeTheirOrderPaid) {
   const int64_t activity = CreateActivity(proxy(), ActivitySpec{.stock = 3});
   const int64_t order_no = OrderOf(activity, "buyer-a");
   ASSERT_GT(order_no, 0);
-  const auto* service =
-      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
-          "ferry.seckill.SeckillService");
+  const auto* service = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+      "ferry.seckill.SeckillService");
   ASSERT_NE(service, nullptr);
   EXPECT_EQ(service->FindMethodByName("Pay"), nullptr);
   StartPaying(order_no);
@@ -187,8 +187,9 @@ TEST_P(SeckillPaymentTest, AnUnreachableChannelKeepsTheOrderConfirmingThenCloses
   // Held meanwhile: the money may have been taken.
   EXPECT_EQ(StocksOf(activity).first, 0);
   ASSERT_TRUE(WaitState(order_no, "CANCELLED"));
-  const ReconcileResponse report = Settle(
-      proxy(), activity, [&](const ReconcileResponse& r) { return !cached() || r.cache_stock() == 1; });
+  const ReconcileResponse report = Settle(proxy(), activity, [&](const ReconcileResponse& r) {
+    return !cached() || r.cache_stock() == 1;
+  });
   EXPECT_EQ(report.database_stock(), 1);
   EXPECT_EQ(report.orders_cancelled(), 1);
   EXPECT_EQ(report.orders_confirming(), 0);
@@ -217,7 +218,13 @@ TEST_P(SeckillPaymentTest, MoneyTakenAfterTheLocalCloseIsOwedBackAndRefunded) {
   auto paid = paysim().Checkout(pay);
   ASSERT_TRUE(paid.ok()) << paid.status();
   ASSERT_TRUE(WaitState(order_no, "CANCELLED"));
+  const uint64_t owed = Notifications("refund_owed");
   ASSERT_NO_FATAL_FAILURE(SetChannelDown(false));
+  // Recorded as owed back when the notification arrives, then refunded at the channel.
+  Deliveries(order_no, [](const paysim::ListNotificationsResponse& r) {
+    return r.notifications_size() >= 1 && r.notifications(0).state() == "DELIVERED";
+  });
+  EXPECT_EQ(Notifications("refund_owed"), owed + 1);
   const ReconcileResponse report = Settle(proxy(), activity, [](const ReconcileResponse& r) {
     return r.refunds_done() == 1 && r.refunds_required() == 0;
   });
@@ -232,21 +239,75 @@ TEST_P(SeckillPaymentTest, MoneyTakenAfterTheLocalCloseIsOwedBackAndRefunded) {
   EXPECT_EQ(Order(order_no).state(), "CANCELLED");
 }
 
-TEST_P(SeckillPaymentTest, ASimulatedChannelsMistakesNameKeyAndLine) {
-  const std::string yaml =
-      "channels:\n"
-      "  sim:\n"
-      "    kind: simulated\n"
-      "    address: nowhere\n"
-      "    key: short\n";
+Status ReadPayments(const YAML::Node& payments, std::vector<PaymentChannelFactory>* channels) {
   config::ConfigErrors errors("seckill.yaml");
-  config::ConfigReader payments(YAML::Load(yaml), "service.payments", &errors);
+  config::ConfigReader reader(payments, "service.payments", &errors);
   PaymentOptions options;
+  ReadPaymentConfig(reader, &options, channels);
+  return errors.first();
+}
+
+TEST(SimulatedChannelConfigTest, MistakesNameKeyAndLine) {
   std::vector<PaymentChannelFactory> channels;
-  ReadPaymentConfig(payments, &options, &channels);
-  EXPECT_NE(errors.first().message().find("seckill.yaml:4: service.payments.channels.sim.address"),
+  Status s = ReadPayments(YAML::Load("channels:\n"
+                                     "  sim:\n"
+                                     "    kind: simulated\n"
+                                     "    address: nowhere\n"
+                                     "    key: long-enough-key-0123456789\n"),
+                          &channels);
+  EXPECT_NE(s.message().find("seckill.yaml:4: service.payments.channels.sim.address"),
             std::string::npos)
-      << errors.first();
+      << s;
+  s = ReadPayments(YAML::Load("channels:\n"
+                              "  sim:\n"
+                              "    kind: simulated\n"
+                              "    address: 127.0.0.1:7301\n"
+                              "    key: short\n"),
+                   &channels);
+  EXPECT_NE(s.message().find("seckill.yaml:5: service.payments.channels.sim.key"),
+            std::string::npos)
+      << s;
+  s = ReadPayments(YAML::Load("channels:\n"
+                              "  sim:\n"
+                              "    kind: simulated\n"
+                              "    address: 127.0.0.1:7301\n"
+                              "    key_file: /nonexistent/key\n"),
+                   &channels);
+  EXPECT_NE(s.message().find("service.payments.channels.sim.key_file: cannot read"),
+            std::string::npos)
+      << s;
+  s = ReadPayments(YAML::Load("channels:\n"
+                              "  sim:\n"
+                              "    kind: simulated\n"
+                              "    address: 127.0.0.1:7301\n"
+                              "    key: long-enough-key-0123456789\n"
+                              "    timeout: 5\n"),
+                   &channels);
+  EXPECT_NE(s.message().find("service.payments.channels.sim.timeout"), std::string::npos) << s;
+}
+
+TEST(SimulatedChannelConfigTest, TheShippedConfigsNameTheSimulatedChannel) {
+  for (const char* file : {"seckill-server.yaml", "seckill-server-redis.yaml"}) {
+    SCOPED_TRACE(file);
+    const YAML::Node root = YAML::LoadFile(std::string(SECKILL_CONFIG_DIR "/") + file);
+    std::vector<PaymentChannelFactory> channels;
+    Status s = ReadPayments(root["service"]["payments"], &channels);
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_EQ(channels.size(), 1u);
+    EXPECT_EQ(channels[0].name, "sim");
+    std::unique_ptr<PaymentChannel> channel;
+    ASSERT_TRUE(channels[0].make(&channel).ok());
+    EXPECT_EQ(channel->name(), "sim");
+    // The channel's notifications reach NotifyPayment without a buyer's token.
+    bool exempt = false;
+    for (const YAML::Node& filter : root["server"]["filters"]) {
+      if (filter["name"].as<std::string>() != "user_token") continue;
+      for (const YAML::Node& method : filter["exempt"]) {
+        exempt |= method.as<std::string>() == "ferry.seckill.SeckillService/NotifyPayment";
+      }
+    }
+    EXPECT_TRUE(exempt);
+  }
 }
 
 }  // namespace
