@@ -1,5 +1,7 @@
 #include "service/payment_config.h"
 
+#include "service/sim_channel_config.h"
+
 namespace ferry::seckill {
 
 void ReadPaymentConfig(config::ConfigReader& payments, PaymentOptions* options,
@@ -22,7 +24,10 @@ void ReadPaymentConfig(config::ConfigReader& payments, PaymentOptions* options,
     std::string kind;
     channel.String("kind", &kind);
     // Each adapter reads its own keys; a kind no adapter has is a mistake.
-    (void)channels;
+    if (kind == "simulated") {
+      channels->push_back(ReadSimChannelConfig(channel, name));
+      continue;
+    }
     channel.Invalid("kind", "expected a payment channel adapter (simulated), got '" + kind + "'");
   }
   payments.RejectUnknownKeys();
