@@ -22,6 +22,7 @@ source "$(dirname "$0")/lib/zookeeper.sh"
 source "$(dirname "$0")/lib/redis.sh"
 source "$(dirname "$0")/lib/mariadb.sh"
 source "$(dirname "$0")/lib/seckill_user_token.sh"
+source "$(dirname "$0")/lib/paysim.sh"
 source "$(dirname "$0")/lib/shortlink.sh"
 source "$(dirname "$0")/lib/like_demo.sh"
 cd "$FERRY_ROOT"
@@ -42,7 +43,8 @@ esac
 
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
-ferry_build "$BUILD_DIR" -- echo-server seckill-server shortlink-server like-server ferry-bench
+ferry_build "$BUILD_DIR" -- echo-server seckill-server paysim-server shortlink-server like-server \
+  ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-demo.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
@@ -101,6 +103,8 @@ if [ "$BACKEND" = "redis+mariadb" ]; then
   BACKEND_TEXT="three providers in ZooKeeper $SK_REGISTRY, Redis on 127.0.0.1:$REDIS_PORT (reservations, order stream), MariaDB on 127.0.0.1:$MARIADB_PORT (orders)"
   PROVIDERS=3
   STOCK=20000 BUYERS=30000
+  # Long enough for the sale, its checks and the payments before the first deadline.
+  PAY_TIMEOUT_S=90
   VERIFY_DB=(--verify-db mariadb --db-host 127.0.0.1 --db-port "$MARIADB_PORT" --db-user root --db-name seckill)
 else
   BACKEND_YAML="  backend: embedded
@@ -108,11 +112,21 @@ else
   BACKEND_TEXT="SQLite at $SECKILL_DIR/seckill.db"
   PROVIDERS=1
   STOCK=100 BUYERS=5000
+  PAY_TIMEOUT_S=20
   VERIFY_DB=(--verify-db sqlite --db-path "$SECKILL_DIR/seckill.db")
 fi
 # No idgen.worker_id: on redis+mariadb each provider leases its own from the registry's
 # ZooKeeper (/ferry/idgen/seckill-orders/workers/<id>); the embedded one is alone on its file.
 ferry_seckill_user_token "$SECKILL_DIR"
+SECKILL_PORTS=()
+for i in $(seq "$PROVIDERS"); do SECKILL_PORTS+=("$(ferry_free_port)"); done
+# The simulated payment channel tells the providers of payments: any of them when they are
+# registered, else the one.
+if [ -n "${SK_REGISTRY:-}" ]; then
+  ferry_paysim_start "$BUILD_DIR/bin" "$SECKILL_DIR/paysim" registry "$SK_REGISTRY"
+else
+  ferry_paysim_start "$BUILD_DIR/bin" "$SECKILL_DIR/paysim" address "127.0.0.1:${SECKILL_PORTS[0]}"
+fi
 cat >"$SECKILL_DIR/seckill-server.yaml" <<YAML
 log: {level: info}
 server:
@@ -122,14 +136,14 @@ server:
 $SECKILL_FILTERS_YAML
 service:
 $BACKEND_YAML
+$SECKILL_PAYMENTS_YAML
 YAML
-SECKILL_PIDS=() SECKILL_PORTS=()
+SECKILL_PIDS=()
 for i in $(seq "$PROVIDERS"); do
-  SECKILL_PORTS+=("$(ferry_free_port)")
   ferry_start "seckill-server #$i ($BACKEND)" "seckill-server listening on" 60 \
     "$SECKILL_DIR/seckill-server-$i.log" \
     "$BUILD_DIR"/bin/seckill-server --config "$SECKILL_DIR/seckill-server.yaml" \
-    --port "${SECKILL_PORTS[-1]}" ${SK_REGISTRY:+--registry "$SK_REGISTRY"}
+    --port "${SECKILL_PORTS[$((i - 1))]}" ${SK_REGISTRY:+--registry "$SK_REGISTRY"}
   SECKILL_PIDS+=("${FERRY_PIDS[-1]}")
 done
 if [ "$PROVIDERS" -gt 1 ]; then
@@ -144,7 +158,8 @@ fi
 log "ferry-bench seckill on the $BACKEND backend ($BACKEND_TEXT): $STOCK units, $BUYERS buyers, 10% try twice"
 "$BUILD_DIR"/bin/ferry-bench seckill "${SECKILL_TARGET[@]}" --stock "$STOCK" --buyers "$BUYERS" \
   --dup-ratio 0.1 --conns 2 --depth 8 --duration-limit 60 --settle-timeout 90 "${VERIFY_DB[@]}" \
-  "${SECKILL_TOKEN_FLAGS[@]}" >"$RUN_DIR/seckill.out" 2>&1 &
+  "${SECKILL_TOKEN_FLAGS[@]}" --pay-timeout-s "$PAY_TIMEOUT_S" "${PAYSIM_FLAGS[@]}" \
+  --pay-ratio 0.25 --await-closes >"$RUN_DIR/seckill.out" 2>&1 &
 BENCH_PID=$!
 KILL_TEXT="no provider killed (one provider)"
 if [ "$PROVIDERS" -gt 1 ]; then
@@ -161,7 +176,7 @@ BENCH_RC=0
 wait "$BENCH_PID" || BENCH_RC=$?
 cat "$RUN_DIR/seckill.out"
 
-log "stopping seckill-server${REDIS_PORT:+, Redis, MariaDB and ZooKeeper}"
+log "stopping seckill-server, paysim-server${REDIS_PORT:+, Redis, MariaDB and ZooKeeper}"
 ferry_stop_all
 
 # --- short links ---------------------------------------------------------------------------
@@ -203,6 +218,7 @@ ferry_stop_all
 log "direct:    $(tail -n 1 "$RUN_DIR/direct.out")"
 log "discovery: $(tail -n 1 "$RUN_DIR/discovery.out")"
 log "seckill ($BACKEND): $(grep '^answers:' "$RUN_DIR/seckill.out")"
+log "seckill ($BACKEND): $(grep '^payments:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(grep '^check:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(tail -n 1 "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $KILL_TEXT"
@@ -219,7 +235,11 @@ log "What it did: created an activity ($STOCK units, open from a second ago for 
     including those the killed provider had taken and not written), and checked with
     Reconcile, GetResult and the database itself (--verify-db): exactly $STOCK orders, nobody
     with two, every retry answered as its first purchase, every ACCEPTED purchase an order of
-    its buyer."
+    its buyer. Then a quarter of the buyers paid at the simulated payment channel
+    (paysim-server), which told the providers; each paid order had to turn PAID. One of its
+    notifications was sent again and one was sent with a wrong amount: both had to change
+    nothing. The other orders were left unpaid: after the ${PAY_TIMEOUT_S} s pay timeout each
+    had to be closed and its unit back in the stock."
 if [ "$SL_RC" -ne 0 ]; then
   echo "demo.sh: ferry-bench shortlink failed (exit $SL_RC): $(tail -n 1 "$RUN_DIR/shortlink.out")" >&2
   exit 1

@@ -30,6 +30,7 @@ bool Sale::Check(SeckillBenchOutcome* o) {
   const int64_t live_by_get_result = f.evidence.orders - std::max<int64_t>(0, o->cancelled_orders);
   o->oversold = std::max<int64_t>(0, std::max(o->orders, live_by_get_result) - options_.stock);
 
+  PayOrders(f.accepted_requests, order_numbers, &f);
   ReadDatabase(o, &f);
   PrintSummary(*o, f);
   const std::vector<std::string> failures = Failures(*o, f);

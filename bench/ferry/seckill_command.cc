@@ -60,6 +60,24 @@ int RunSeckill(int argc, const char* const* argv) {
   AddUserTokenKeyFlag(flags, "each buyer", &options.user_token_key_id, &options.user_token_secret);
   AddOperatorKeyFlag(flags, "CreateActivity, Preheat and Reconcile", &options.operator_key_id,
                      &options.operator_secret);
+  SeckillPaymentOptions& pay = options.payments;
+  flags.AddString("--pay-at", "HOST:PORT", &pay.paysim_target,
+                  "after the checks, buyers pay --pay-ratio of the orders at this simulated "
+                  "payment channel (paysim-server), which must turn them PAID");
+  flags.AddDouble("--pay-ratio", "R", &pay.pay_ratio, 0, 1,
+                  "fraction of the orders paid with --pay-at (default 0.1)");
+  flags.AddString("--pay-channel", "NAME", &pay.channel,
+                  "the provider's name of that channel (payments.channels; default sim)");
+  flags.AddString("--merchant", "ID", &pay.merchant_id,
+                  "the provider's merchant id at the channel (default seckill)");
+  AddKeyFlag(flags, "--paysim-operator-key",
+             "with --pay-at: also replay one notification and send one with a wrong amount "
+             "(paysim's operator methods, signed with the auth key ID whose secret is in "
+             "SECRET_FILE); both must change nothing",
+             &pay.operator_key_id, &pay.operator_secret);
+  flags.AddSwitch("--await-closes", &pay.await_closes,
+                  "with --pay-at: wait out the pay timeout, then check that every order not paid "
+                  "was closed and its unit went back to the stock");
   flags.AddCheck([&options](std::string* error) {
     const SeckillDatabaseOptions& d = options.database;
     if (!d.kind.empty() && d.kind != "sqlite" && d.kind != "mariadb") {

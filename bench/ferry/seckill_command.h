@@ -10,6 +10,7 @@
 #include "command.h"
 #include "ferry/bench/load_options.h"
 #include "seckill_database_check.h"
+#include "seckill_payments.h"
 
 namespace ferry::bench {
 
@@ -43,6 +44,7 @@ struct SeckillBenchOptions {
   // --operator-key ID:SECRET_FILE: the operator's calls signed with this `auth` key.
   std::string operator_key_id;
   std::string operator_secret;
+  SeckillPaymentOptions payments;  // --pay-at and the flags of the payment phase
 };
 
 // What one run found; the RESULT line carries the first figures.

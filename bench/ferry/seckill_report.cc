@@ -66,6 +66,7 @@ void Sale::PrintSummary(const SeckillBenchOutcome& o, const Findings& f) {
       out_ << "database (" << options_.database.kind << "): " << f.database_status << "\n";
     }
   }
+  PrintPayments(out_, f.payments);
   if (same_request_ > 0) {
     out_ << "retries: " << o.answer_mismatches
          << " answered differently from the first purchase under their request id\n";
@@ -132,6 +133,9 @@ std::vector<std::string> Sale::Failures(const SeckillBenchOutcome& o, const Find
     failures.push_back("Reconcile: invariants broken");
   if (!f.reconciled.has_value()) failures.push_back("Reconcile failed");
   if (!f.accepted_written) failures.push_back("--accepted-out not written");
+  for (std::string& failure : PaymentFailures(f.payments, f.evidence.orders, options_.stock)) {
+    failures.push_back(std::move(failure));
+  }
   return failures;
 }
 

@@ -87,6 +87,7 @@ class Sale {
     LookupCounts lookups;
     OrderEvidence evidence;
     Status database_status;  // of --verify-db's read
+    SeckillPaymentFindings payments;
   };
 
   // `base` with a user token for `user` when --user-token-key is set.
@@ -113,6 +114,20 @@ class Sale {
   static OrderEvidence CheckOrderNumbers(
       const std::vector<std::pair<uint32_t, bool>>& accepted_requests,
       const std::vector<int64_t>& order_numbers);
+  // The payment phase (seckill_payments.cc): pays --pay-ratio of the orders at --pay-at, probes
+  // the channel's replay and wrong amount, and waits out the pay timeout.
+  void PayOrders(const std::vector<std::pair<uint32_t, bool>>& accepted_requests,
+                 const std::vector<int64_t>& order_numbers, Findings* f);
+  void ProbeNotifications(int64_t paid_order, const std::string& paid_user, int64_t unpaid_order,
+                          const std::string& unpaid_user, SeckillPaymentFindings* p);
+  void AwaitCloses(SeckillPaymentFindings* p);
+  struct ReconcileResponseOrError {
+    bool ok = false;
+    seckill::ReconcileResponse response;
+  };
+  ReconcileResponseOrError ReconcileNow();
+  // The order as its buyer sees it (GetOrder); state "" when it cannot be read.
+  std::string OrderState(int64_t order_no, const std::string& user);
   void ReadDatabase(SeckillBenchOutcome* o, Findings* f);
   void PrintSummary(const SeckillBenchOutcome& o, const Findings& f);
   std::vector<std::string> Failures(const SeckillBenchOutcome& o, const Findings& f) const;

@@ -56,28 +56,31 @@ void AddWindowFlags(FlagParser& flags, LoadOptions* load, ChannelFlags* channel,
   flags.AddCheck([load](std::string* error) { return CheckLoadShape(*load, error); });
 }
 
+void AddKeyFlag(FlagParser& flags, std::string name, std::string help, std::string* key_id,
+                std::string* secret) {
+  auto flag = std::make_shared<std::string>();
+  flags.AddString(name, "ID:SECRET_FILE", flag.get(), std::move(help));
+  flags.AddCheck([flag, name, key_id, secret](std::string* error) {
+    return flag->empty() || ReadKeyFlag(name, *flag, key_id, secret, error);
+  });
+}
+
 void AddUserTokenKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,
                          std::string* secret) {
-  auto flag = std::make_shared<std::string>();
-  flags.AddString("--user-token-key", "ID:SECRET_FILE", flag.get(),
-                  "sign a user token for " + std::string(signs) +
-                      " with key ID and the secret in SECRET_FILE (the provider's user_token "
-                      "filter; default: no tokens)");
-  flags.AddCheck([flag, key_id, secret](std::string* error) {
-    return flag->empty() || ReadKeyFlag("--user-token-key", *flag, key_id, secret, error);
-  });
+  AddKeyFlag(flags, "--user-token-key",
+             "sign a user token for " + std::string(signs) +
+                 " with key ID and the secret in SECRET_FILE (the provider's user_token filter; "
+                 "default: no tokens)",
+             key_id, secret);
 }
 
 void AddOperatorKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,
                         std::string* secret) {
-  auto flag = std::make_shared<std::string>();
-  flags.AddString("--operator-key", "ID:SECRET_FILE", flag.get(),
-                  "sign " + std::string(signs) +
-                      " with the auth key ID and the secret in SECRET_FILE (the provider's auth "
-                      "filter; default: unsigned)");
-  flags.AddCheck([flag, key_id, secret](std::string* error) {
-    return flag->empty() || ReadKeyFlag("--operator-key", *flag, key_id, secret, error);
-  });
+  AddKeyFlag(flags, "--operator-key",
+             "sign " + std::string(signs) +
+                 " with the auth key ID and the secret in SECRET_FILE (the provider's auth "
+                 "filter; default: unsigned)",
+             key_id, secret);
 }
 
 std::string DescribeWindow(const LoadOptions& load, const ChannelFlags& channel) {

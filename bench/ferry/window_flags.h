@@ -22,6 +22,11 @@ void AddWindowFlags(FlagParser& flags, LoadOptions* load, ChannelFlags* channel,
 void AddUserTokenKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,
                          std::string* secret);
 
+// A flag `name` of the form ID:SECRET_FILE: a key id and the secret read from the file, checked
+// as flags (a readable, non-empty secret; a well-formed key id).
+void AddKeyFlag(FlagParser& flags, std::string name, std::string help, std::string* key_id,
+                std::string* secret);
+
 // --operator-key ID:SECRET_FILE: the `auth` key (id and the secret read from the file) that
 // operator calls are signed with, as the provider's `auth` filter expects. `signs` says which.
 void AddOperatorKeyFlag(FlagParser& flags, std::string_view signs, std::string* key_id,

@@ -29,6 +29,13 @@ void FlagParser::AddString(std::string name, std::string value_name, std::string
                     }});
 }
 
+void FlagParser::AddSwitch(std::string name, bool* out, std::string help) {
+  flags_.push_back({std::move(name), "", std::move(help), [out](std::string_view, std::string*) {
+                      *out = true;
+                      return true;
+                    }});
+}
+
 void FlagParser::AddDouble(std::string name, std::string value_name, double* out, double min,
                            double max, std::string help) {
   flags_.push_back({std::move(name), std::move(value_name), std::move(help),
@@ -95,7 +102,13 @@ FlagParser::Outcome FlagParser::Parse(std::span<const char* const> args, std::st
       *error = "unknown flag '" + std::string(name) + "'";
       return Outcome::kError;
     }
-    if (!value) {
+    if (flag->value_name.empty()) {
+      if (value) {
+        *error = flag->name + ": takes no value";
+        return Outcome::kError;
+      }
+      value = "";
+    } else if (!value) {
       if (i + 1 == args.size()) {
         *error = flag->name + ": missing value " + flag->value_name;
         return Outcome::kError;
@@ -117,7 +130,7 @@ FlagParser::Outcome FlagParser::Parse(std::span<const char* const> args, std::st
 std::string FlagParser::Usage() const {
   std::string usage = "usage: " + program_ + " [flags]\n";
   for (const Flag& flag : flags_) {
-    std::string left = "  " + flag.name + " " + flag.value_name;
+    std::string left = "  " + flag.name + (flag.value_name.empty() ? "" : " " + flag.value_name);
     left.resize(std::max<size_t>(left.size() + 2, 26), ' ');
     usage += left + flag.help + "\n";
   }

@@ -32,6 +32,8 @@ class FlagParser {
                      static_cast<int64_t>(max), std::move(help),
                      [out](int64_t v) { *out = static_cast<T>(v); });
   }
+  // A flag without a value: `--name` sets *out to true.
+  void AddSwitch(std::string name, bool* out, std::string help);
   // Runs after every flag has been read, for rules that span flags. Returns false and sets
   // `*error` (naming the flags) when the combination is invalid.
   void AddCheck(std::function<bool(std::string* error)> check);
@@ -47,7 +49,7 @@ class FlagParser {
  private:
   struct Flag {
     std::string name;
-    std::string value_name;
+    std::string value_name;  // empty: a switch, which takes no value
     std::string help;
     // Stores the value, or returns false with an error that does not yet name the flag.
     std::function<bool(std::string_view text, std::string* error)> set;
