@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "ferry/storage/redis_connection_pool.h"
 #include "forwarding_order_store.h"
 #include "forwarding_reservation_cache.h"
 #include "seckill_service_fixture.h"
@@ -299,6 +300,41 @@ TEST_P(SeckillStatusTest, GetResultOfADecidedRequestAsksTheStoresOnce) {
   EXPECT_EQ(core_.Result(id, "eve", "amy-1", &result).code(), StatusCode::NOT_FOUND);
 }
 
+// --- a provider served over RPC, on the wall clock -------------------------------------------
+
+class SeckillStatusServedTest : public SeckillServiceTest {};
+
+INSTANTIATE_TEST_SUITE_P(Backends, SeckillStatusServedTest,
+                         ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::kEmbedded ? "embedded" : "redis_mariadb";
+                         });
+
+// What buyers see: each purchase shows in remaining within status.refresh_ms (plus one read and
+// the polling's slack) of the first poll after it, and as_of_ms says when it was read.
+TEST_P(SeckillStatusServedTest, RemainingFollowsPurchasesWithinTheStalenessBound) {
+  config_.status_refresh_ms = 150;
+  ASSERT_NO_FATAL_FAILURE(StartProvider());
+  const int64_t id = CreateActivity(proxy(), {.stock = 4});
+  ASSERT_GT(id, 0);
+  for (int64_t left = 3; left >= 0; --left) {
+    const std::string user = "buyer-" + std::to_string(left);
+    ASSERT_EQ(Buy(id, user, user + "-r"), ACCEPTED);
+    const int64_t bought_ms = WallMs();
+    GetActivityResponse seen;
+    const bool followed = Eventually(
+        [&] {
+          auto status = proxy().GetActivity(Ref(id));
+          if (status.ok()) seen = *status;
+          return status.ok() && status->remaining() == left;
+        },
+        150ms + 850ms, 5ms);
+    EXPECT_TRUE(followed) << "left " << left << ", seen " << seen.ShortDebugString();
+    EXPECT_GE(seen.as_of_ms(), bought_ms - 5);
+    EXPECT_EQ(seen.sold_out(), left == 0);
+  }
+}
+
 // --- the broadcast: two providers on one Redis and MariaDB -----------------------------------
 
 class SeckillStatusBroadcastTest : public ::testing::Test {
@@ -307,13 +343,27 @@ class SeckillStatusBroadcastTest : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(SharedServers::Start());
     ASSERT_TRUE(SharedServers::FlushRedis());
     config_ = RedisMariaDbConfig(FreshDatabaseName("broadcast"));
-    // Longer than the test: only the broadcast can change what a poll says.
+    // Longer than the test unless a test says otherwise: only the broadcast can change what a
+    // poll says.
     config_.status_refresh_ms = 600'000;
     config_.sold_out_ttl_ms = 60'000;
+  }
+  // A and B on one Redis and MariaDB; B listening on `b_channel` (A's by default).
+  void StartBoth(const std::string& b_channel = "") {
     config_.worker_id = 1;
     ASSERT_NO_FATAL_FAILURE(a_.Start(config_));
     config_.worker_id = 2;
+    if (!b_channel.empty()) config_.status_channel = b_channel;
     ASSERT_NO_FATAL_FAILURE(b_.Start(config_));
+  }
+  static bool WaitRemaining(InProcessProvider& provider, int64_t id, int64_t remaining,
+                            std::chrono::milliseconds within = 5s) {
+    return Eventually(
+        [&] {
+          auto status = provider.proxy().GetActivity(Ref(id));
+          return status.ok() && status->remaining() == remaining;
+        },
+        within, 5ms);
   }
   void TearDown() override {
     a_.Stop();
@@ -341,6 +391,7 @@ class SeckillStatusBroadcastTest : public ::testing::Test {
 };
 
 TEST_F(SeckillStatusBroadcastTest, TheLastUnitSoldOnOneProviderIsSoldOutOnTheOtherAndComesBack) {
+  ASSERT_NO_FATAL_FAILURE(StartBoth());
   const int64_t id = CreateActivity(a_.proxy(), {.stock = 1});
   ASSERT_GT(id, 0);
   auto first = b_.proxy().GetActivity(Ref(id));
@@ -369,15 +420,52 @@ TEST_F(SeckillStatusBroadcastTest, TheLastUnitSoldOnOneProviderIsSoldOutOnTheOth
   auto cancelled = a_.proxy().CancelOrder(cancel, AsUser("ann"));
   ASSERT_TRUE(cancelled.ok() && cancelled->cancelled()) << cancelled.status();
   EXPECT_TRUE(WaitSoldOut(b_, id, false));
-  ASSERT_TRUE(Eventually(
-      [&] {
-        auto status = b_.proxy().GetActivity(Ref(id));
-        return status.ok() && status->remaining() == 1;
-      },
-      5s, 5ms));
+  EXPECT_TRUE(WaitRemaining(b_, id, 1));
   auto again = b_.proxy().Purchase(Purchase(id, 77, "dan", "dan-1"));
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->answer(), ACCEPTED);
+}
+
+// B never hears A (another channel): its status still shows the sale sold out within
+// status.refresh_ms of polling, from its own reads.
+TEST_F(SeckillStatusBroadcastTest, AProviderThatMissesTheBroadcastSeesSoldOutWithinTheRefresh) {
+  config_.status_refresh_ms = 300;
+  ASSERT_NO_FATAL_FAILURE(StartBoth("seckill:elsewhere"));
+  const int64_t id = CreateActivity(a_.proxy(), {.stock = 2});
+  ASSERT_GT(id, 0);
+  EXPECT_TRUE(WaitRemaining(b_, id, 2));
+  for (const char* user : {"ann", "bob"}) {
+    auto bought = a_.proxy().Purchase(Purchase(id, 77, user, std::string(user) + "-1"));
+    ASSERT_TRUE(bought.ok() && bought->answer() == ACCEPTED) << bought.status();
+  }
+  auto refused = a_.proxy().Purchase(Purchase(id, 77, "cat", "cat-1"));
+  ASSERT_TRUE(refused.ok() && refused->answer() == SOLD_OUT) << refused.status();
+  // The bound: one refresh interval, plus a read and the polling's own slack.
+  const auto sold = std::chrono::steady_clock::now();
+  EXPECT_TRUE(WaitSoldOut(b_, id, true));
+  EXPECT_LT(std::chrono::steady_clock::now() - sold, 300ms + 700ms);
+  auto status = b_.proxy().GetActivity(Ref(id));
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->remaining(), 0);
+}
+
+// Signals sent while B's subscription was down are lost; B reads every status again once it is
+// subscribed again, so what it missed shows at its next poll.
+TEST_F(SeckillStatusBroadcastTest, AResubscribedProviderReadsItsStatusesAgain) {
+  ASSERT_NO_FATAL_FAILURE(StartBoth());
+  const int64_t id = CreateActivity(a_.proxy(), {.stock = 3});
+  ASSERT_GT(id, 0);
+  EXPECT_TRUE(WaitRemaining(b_, id, 3));
+  auto bought = a_.proxy().Purchase(Purchase(id, 77, "ann", "ann-1"));
+  ASSERT_TRUE(bought.ok() && bought->answer() == ACCEPTED) << bought.status();
+  auto before = b_.proxy().GetActivity(Ref(id));
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->remaining(), 3);  // a purchase is no signal, and the refresh is 10 minutes
+  auto pool = std::make_unique<storage::RedisConnectionPool>(storage::RedisOptions{
+      .host = config_.redis_host, .port = config_.redis_port, .pool_size = 1});
+  storage::RedisReplyPtr killed;
+  ASSERT_TRUE(pool->Run({"CLIENT", "KILL", "TYPE", "pubsub"}, &killed).ok());
+  EXPECT_TRUE(WaitRemaining(b_, id, 2));
 }
 
 }  // namespace
