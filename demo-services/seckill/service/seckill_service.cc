@@ -146,7 +146,11 @@ Status SeckillServiceImpl::Purchase(ServerContext& context, const PurchaseReques
   } else {
     s = Decide(activity, request, &answer);
     if (s.ok() && answer == SOLD_OUT) {
-      core_->AnnounceSoldOut(activity.activity_id, activity.sku_id, activity.cache_epoch);
+      // Decide may have read a newer copy of the activity (a generation loaded elsewhere):
+      // the signal names the generation that refused.
+      ActivityRecord decided_in = activity;
+      (void)core_->activities.Get(activity.activity_id, &decided_in);
+      core_->AnnounceSoldOut(activity.activity_id, activity.sku_id, decided_in.cache_epoch);
     }
     // A refusal Decide made is recorded (the cache's requests hash, or the database) and
     // replayed ever after: GetResult's answer for it is final already.
