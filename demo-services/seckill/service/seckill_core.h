@@ -91,8 +91,9 @@ struct SeckillCore {
   ActivityStatusBoard status;
 
  private:
-  // One read of the activity's status: the activity (from the directory), and its units from
-  // the cache's stock (redis+mariadb) or the database's (embedded).
+  // One read of the activity's status. redis+mariadb: the activity from the directory (which
+  // keeps open ones in memory) and its units from the cache's stock counter; embedded: the
+  // activity's row, stock included (one query).
   Status ReadStatus(int64_t activity_id, ActivityStatus* out);
 
   std::mutex reconcile_mu_;

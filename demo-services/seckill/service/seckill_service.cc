@@ -69,9 +69,10 @@ Status SeckillServiceImpl::Preheat(ServerContext&, const PreheatRequest& request
   core_->status.Invalidate(activity.activity_id);
   // A reload told the other providers itself (LoadCacheGeneration); a preheat that changed
   // nothing has nothing to tell them.
-  if (stock > 0)
+  if (stock > 0) {
     core_->ApplyStockSignal({StockSignal::Kind::kReopened, activity.activity_id, activity.sku_id,
                              activity.cache_epoch});
+  }
   response->set_cached_stock(stock);
   response->set_already_open(was_open && already_loaded);
   return Status::Ok();
