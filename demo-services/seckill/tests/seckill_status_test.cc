@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -33,7 +36,10 @@ using namespace ferry::seckill::testing;
 // clock the test moves forward (from the wall clock, so activity windows stay real).
 class StatusCore {
  public:
-  void Start(Backend backend, const std::filesystem::path& dir, ActivityStatusOptions status) {
+  using Wrap = std::function<std::unique_ptr<ForwardingOrderStore>(std::unique_ptr<OrderStore>)>;
+
+  void Start(Backend backend, const std::filesystem::path& dir, ActivityStatusOptions status,
+             const Wrap& wrap = nullptr) {
     std::unique_ptr<storage::SqlConnectionPool> pool;
     SeckillConfig config;
     if (backend == Backend::kEmbedded) {
@@ -46,7 +52,7 @@ class StatusCore {
     }
     auto real = std::make_unique<SqlOrderStore>(std::move(pool));
     ASSERT_TRUE(real->Initialize().ok());
-    store_ = std::make_unique<ForwardingOrderStore>(std::move(real));
+    store_ = wrap ? wrap(std::move(real)) : std::make_unique<ForwardingOrderStore>(std::move(real));
     SeckillDeps deps;
     deps.store = store_.get();
     if (backend == Backend::kRedisMariaDb) {
@@ -98,6 +104,12 @@ class StatusCore {
     return response.answer();
   }
 
+  Status Preheat(int64_t id, bool force) {
+    ServerContext context;
+    PreheatResponse preheated;
+    return service_->Preheat(context, PreheatOf(id, force), &preheated);
+  }
+
   Status Result(int64_t id, const std::string& user, const std::string& request,
                 GetResultResponse* out) {
     ServerContext context;
@@ -126,8 +138,20 @@ class StatusCore {
 
 class SeckillStatusTest : public ::testing::TestWithParam<Backend> {
  protected:
-  void Start(ActivityStatusOptions status) {
-    ASSERT_NO_FATAL_FAILURE(core_.Start(GetParam(), dir_.path(), status));
+  void Start(ActivityStatusOptions status, const StatusCore::Wrap& wrap = nullptr) {
+    ASSERT_NO_FATAL_FAILURE(core_.Start(GetParam(), dir_.path(), status, wrap));
+  }
+
+  TempDir dir_;
+  StatusCore core_;
+};
+
+// For what only one backend has (the database's row read, the cache's generations).
+class SeckillStatusBackendTest : public ::testing::Test {
+ protected:
+  void Start(Backend backend, ActivityStatusOptions status,
+             const StatusCore::Wrap& wrap = nullptr) {
+    ASSERT_NO_FATAL_FAILURE(core_.Start(backend, dir_.path(), status, wrap));
   }
 
   TempDir dir_;
@@ -168,6 +192,116 @@ TEST_P(SeckillStatusTest, AThousandPollsCostAtMostOneRead) {
   // Embedded: the database's stock; redis+mariadb: the cache's (the activity is in memory).
   EXPECT_LE(core_.calls() - before, 1);
   EXPECT_LE(core_.store_calls() - before, 1);
+}
+
+// The real store, except that GetActivity waits, once armed, until the test lets it go.
+class HeldReadStore final : public ForwardingOrderStore {
+ public:
+  using ForwardingOrderStore::ForwardingOrderStore;
+
+  void Arm() {
+    std::lock_guard lock(mu_);
+    armed_ = true;
+  }
+  bool WaitHeld() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 20s, [&] { return held_; });
+  }
+  void Let() {
+    std::lock_guard lock(mu_);
+    armed_ = false;
+    cv_.notify_all();
+  }
+  Status GetActivity(int64_t id, ActivityRecord* out) override {
+    std::unique_lock lock(mu_);
+    if (armed_) {
+      held_ = true;
+      cv_.notify_all();
+      cv_.wait_for(lock, 20s, [&] { return !armed_; });
+    }
+    lock.unlock();
+    return ForwardingOrderStore::GetActivity(id, out);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool armed_ = false;
+  bool held_ = false;
+};
+
+// While one poller's refresh is held in the database, every other poller is answered at once
+// with the status it replaces, and none starts a read of its own.
+// Embedded: the refresh is the database's row, which the store holds.
+TEST_F(SeckillStatusBackendTest, ARefreshUnderWayLeavesOtherPollersTheLastStatus) {
+  HeldReadStore* held = nullptr;
+  ASSERT_NO_FATAL_FAILURE(
+      Start(Backend::kEmbedded, {.refresh_ms = 200}, [&](std::unique_ptr<OrderStore> real) {
+        auto store = std::make_unique<HeldReadStore>(std::move(real));
+        held = store.get();
+        return store;
+      }));
+  const int64_t id = core_.CreateOpenActivity(5);
+  GetActivityResponse first;
+  ASSERT_TRUE(core_.Poll(id, &first).ok());
+  ASSERT_EQ(core_.Buy(id, "ann", "ann-1"), ACCEPTED);
+  core_.Advance(200);
+  held->Arm();
+  GetActivityResponse refreshed;
+  std::jthread reader([&] { ASSERT_TRUE(core_.Poll(id, &refreshed).ok()); });
+  ASSERT_TRUE(held->WaitHeld());
+  const int64_t reading = core_.calls();
+  for (int i = 0; i < 100; ++i) {
+    GetActivityResponse last;
+    ASSERT_TRUE(core_.Poll(id, &last).ok());
+    EXPECT_EQ(last.remaining(), 5);
+    EXPECT_EQ(last.as_of_ms(), first.as_of_ms());
+  }
+  EXPECT_EQ(core_.calls(), reading);
+  held->Let();
+  reader.join();
+  EXPECT_EQ(refreshed.remaining(), 4);
+}
+
+// A sold-out signal about a generation a reload replaced does not close the new one; one about
+// the current generation does.
+// redis+mariadb: generations are the cache's.
+TEST_F(SeckillStatusBackendTest, ASoldOutSignalOfAnOlderGenerationIsIgnored) {
+  ASSERT_NO_FATAL_FAILURE(Start(Backend::kRedisMariaDb, {.refresh_ms = 600'000}));
+  const int64_t id = core_.CreateOpenActivity(5);
+  ActivityRecord before;
+  ASSERT_TRUE(core_.core().activities.Get(id, &before).ok());
+  ASSERT_TRUE(core_.Preheat(id, /*force=*/true).ok());
+  ActivityRecord after;
+  ASSERT_TRUE(core_.core().activities.Get(id, &after).ok());
+  ASSERT_NE(before.cache_epoch, after.cache_epoch);
+  GetActivityResponse status;
+  ASSERT_TRUE(core_.Poll(id, &status).ok());  // reads the new generation
+  ASSERT_FALSE(status.sold_out());
+  core_.core().ApplyStockSignal({StockSignal::Kind::kSoldOut, id, 77, before.cache_epoch});
+  ASSERT_TRUE(core_.Poll(id, &status).ok());
+  EXPECT_FALSE(status.sold_out());
+  EXPECT_EQ(status.remaining(), 5);
+  EXPECT_EQ(core_.Buy(id, "ann", "ann-1"), ACCEPTED);  // nor the purchase flag
+  core_.core().ApplyStockSignal({StockSignal::Kind::kSoldOut, id, 77, after.cache_epoch});
+  ASSERT_TRUE(core_.Poll(id, &status).ok());
+  EXPECT_TRUE(status.sold_out());
+}
+
+TEST(StockSignalTest, OnlyWellFormedMessagesAreSignals) {
+  const StockSignal sold{StockSignal::Kind::kSoldOut, 12, 77, -9'000'000'000'000'000'000};
+  StockSignal decoded;
+  ASSERT_TRUE(DecodeStockSignal(EncodeStockSignal(sold), &decoded));
+  EXPECT_EQ(decoded.kind, StockSignal::Kind::kSoldOut);
+  EXPECT_EQ(decoded.activity_id, 12);
+  EXPECT_EQ(decoded.sku_id, 77);
+  EXPECT_EQ(decoded.epoch, sold.epoch);
+  ASSERT_TRUE(DecodeStockSignal("reopened 3 4 5", &decoded));
+  EXPECT_EQ(decoded.kind, StockSignal::Kind::kReopened);
+  for (const char* bad : {"", "sold_out", "sold_out 1 2", "sold_out 1 2 3 4", "closed 1 2 3",
+                          "sold_out x 2 3", "sold_out 0 2 3", "reopened 1 2 3x"}) {
+    EXPECT_FALSE(DecodeStockSignal(bad, &decoded)) << bad;
+  }
 }
 
 // Nothing is read for an activity nobody polls, however long it is; a poll after refresh_ms
