@@ -115,6 +115,8 @@ Status LoadCacheGeneration(SeckillCore& core, ActivityRecord* activity, bool for
     activity->cache_server = cache.ServerIdentity();
     activity->remaining_stock = base.remaining_stock;
     *already_loaded = false;
+    // Providers that saw the generation this one replaces sell out may hold that flag.
+    if (load.stock > 0) core.AnnounceReopened(id, sku, epoch);
     return Status::Ok();
   }
   return Status(StatusCode::ABORTED,

@@ -33,7 +33,9 @@ Status Compensate(SeckillCore& core, int64_t epoch, const RequestScope& scope,
     return Status(StatusCode::UNAVAILABLE,
                   "the cache does not hold generation " + std::to_string(epoch));
   }
-  if (released == ReleaseOutcome::kReleased) core.sold_out.Clear(scope.activity_id, scope.sku_id);
+  if (released == ReleaseOutcome::kReleased) {
+    core.AnnounceReopened(scope.activity_id, scope.sku_id, epoch);
+  }
   return Status::Ok();
 }
 

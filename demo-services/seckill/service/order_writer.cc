@@ -156,7 +156,7 @@ Status OrderWriter::WriteOrder(const ActivityRecord& activity, const Reservation
       return s;  // redelivered later; the decision replays and the release is retried
     }
     if (released == ReleaseOutcome::kReleased) {
-      core_->sold_out.Clear(event.activity_id, event.sku_id);
+      core_->AnnounceReopened(event.activity_id, event.sku_id, placed.cache_epoch);
     }
   }
   return Status::Ok();

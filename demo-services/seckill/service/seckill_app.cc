@@ -100,6 +100,7 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   if (Status s = OpenStore(config, &app->store_); !s.ok()) return s;
   if (config.backend == "redis+mariadb") {
     if (Status s = ConnectRedisReservationCache(redis, &app->cache_); !s.ok()) return s;
+    app->broadcast_ = std::make_unique<StockBroadcast>(redis, config.status_channel);
   }
 
   SeckillDeps deps;
@@ -114,6 +115,14 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   deps.redrive_lease_ms = config.redrive_lease_ms;
   deps.provider_id = ProviderName();
   deps.reload_grace_ms = config.reload_grace_ms;
+  deps.result_cache_entries = static_cast<size_t>(config.result_cache_entries);
+  deps.status = {.refresh_ms = config.status_refresh_ms,
+                 .max_entries = static_cast<size_t>(config.status_max_activities),
+                 .idle_ms = config.status_idle_ms,
+                 .loads_per_s = config.status_loads_per_s};
+  if (StockBroadcast* broadcast = app->broadcast_.get()) {
+    deps.broadcast = [broadcast](const StockSignal& signal) { broadcast->Publish(signal); };
+  }
   deps.currency = config.payments.currency;
   std::vector<std::unique_ptr<PaymentChannel>> channels;
   for (const PaymentChannelFactory& factory : config.payment_channels) {
@@ -130,6 +139,12 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
         (void)core->PublishRelease({order.order_no, order.activity_id, order.sku_id, epoch, epoch});
       });
   core->deps.payments = app->payments_.get();
+  if (app->broadcast_) {
+    // After a (re)subscription every status is read again: signals sent while this provider
+    // was not subscribed are gone.
+    app->broadcast_->Start([core](const StockSignal& signal) { core->ApplyStockSignal(signal); },
+                           [core] { core->status.ExpireAll(); });
+  }
   app->service_ = std::make_unique<SeckillServiceImpl>(app->core_.get());
   app->services_.push_back(app->service_.get());
   app->StartJobs(config);
@@ -205,6 +220,7 @@ void SeckillApp::Stop() {
   if (core_) core_->SetReconcileNow(nullptr);
   for (auto& job : jobs_) job->Stop();
   jobs_.clear();
+  if (broadcast_) broadcast_->Stop();
 }
 
 }  // namespace ferry::seckill

@@ -10,6 +10,7 @@
 #include "service/periodic_worker.h"
 #include "service/seckill_config.h"
 #include "service/seckill_service.h"
+#include "service/stock_broadcast.h"
 
 namespace ferry::seckill {
 
@@ -36,6 +37,7 @@ class SeckillApp final {
 
   std::unique_ptr<OrderStore> store_;
   std::unique_ptr<ReservationCache> cache_;
+  std::unique_ptr<StockBroadcast> broadcast_;  // redis+mariadb
   std::unique_ptr<idgen::SnowflakeIdGenerator> ids_;
   std::unique_ptr<SeckillCore> core_;
   std::unique_ptr<Payments> payments_;

@@ -42,7 +42,17 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   config::ConfigReader payments = service.Section("payments");
   ReadPaymentConfig(payments, &c.payments, &c.payment_channels);
 
+  config::ConfigReader status = service.Section("status");
+  status.Integer("refresh_ms", 1, 600000, &c.status_refresh_ms);
+  status.Integer("max_activities", 1, 10000000, &c.status_max_activities);
+  status.Integer("idle_ms", 1, 86400000, &c.status_idle_ms);
+  status.Integer("loads_per_s", 1, 1000000, &c.status_loads_per_s);
+  status.String("channel", &c.status_channel);
+  if (c.status_channel.empty()) status.Invalid("channel", "must not be empty");
+  status.RejectUnknownKeys();
+
   service.Integer("sold_out_ttl_ms", 0, 60000, &c.sold_out_ttl_ms);
+  service.Integer("result_cache_entries", 1, 100000000, &c.result_cache_entries);
   service.Integer("answer_cache_entries", 1, 100000000, &c.answer_cache_entries);
 }
 

@@ -46,6 +46,15 @@ struct SeckillConfig : storage::BackendConfig {
   int64_t sold_out_ttl_ms = 500;             // sold_out_ttl_ms
   int64_t answer_cache_entries = 1 << 20;    // answer_cache_entries
   int64_t reload_grace_ms = 5000;            // reconciler.reload_grace_ms
+  int64_t result_cache_entries = 1 << 18;    // result_cache_entries
+
+  // GetActivity's statuses (status.*): how old one may get while polled, how many are kept, when
+  // an unpolled one goes, how many first reads a second, and the broadcast's channel.
+  int64_t status_refresh_ms = 200;                       // status.refresh_ms
+  int64_t status_max_activities = 10000;                 // status.max_activities
+  int64_t status_idle_ms = 60000;                        // status.idle_ms
+  int64_t status_loads_per_s = 1000;                     // status.loads_per_s
+  std::string status_channel = "seckill:stock_signals";  // status.channel
 
   PaymentOptions payments;                              // payments.*
   std::vector<PaymentChannelFactory> payment_channels;  // payments.channels

@@ -8,9 +8,12 @@
 #include <string>
 
 #include "service/activity_directory.h"
+#include "service/activity_status.h"
+#include "service/decided_results.h"
 #include "service/payments.h"
 #include "service/request_answer_cache.h"
 #include "service/sold_out_flags.h"
+#include "service/stock_signal.h"
 #include "storage/order_store.h"
 #include "storage/reservation_cache.h"
 
@@ -25,6 +28,11 @@ struct SeckillDeps {
   std::function<int64_t()> now_ms;
   int64_t sold_out_ttl_ms = 500;
   size_t answer_cache_entries = 1 << 20;
+  size_t result_cache_entries = 1 << 18;  // GetResult's final answers remembered
+  ActivityStatusOptions status;           // GetActivity's statuses
+  // Tells the other providers (and this one) of a stock signal: the broadcast (redis+mariadb).
+  // Null: this provider is alone (embedded), and its own flags are all there is.
+  std::function<void(const StockSignal&)> broadcast;
   // The reconciler re-drives order events the writers have held unacknowledged this long, at
   // most `redrive_batch` per activity and pass, and reloads a cache that stopped selling, while
   // this provider holds the activity's lease (`redrive_lease_ms`, renewed each pass) under
@@ -47,11 +55,23 @@ struct SeckillCore {
       : deps(std::move(d)),
         activities(deps.store, deps.now_ms),
         answers(deps.answer_cache_entries),
-        sold_out(deps.sold_out_ttl_ms) {}
+        sold_out(deps.sold_out_ttl_ms),
+        results(deps.result_cache_entries),
+        status(
+            deps.status, [this](int64_t id, ActivityStatus* out) { return ReadStatus(id, out); },
+            [this](int64_t* highest) { return deps.store->HighestActivityId(highest); },
+            deps.now_ms) {}
 
   // Hands a unit a cancellation returned to the database on to the cache generation it belongs
   // to (once, by order number) and lowers the sold-out flag.
   Status PublishRelease(const PendingCacheRelease& release);
+  // This provider found no unit left / gave units back: its own flags now, the other providers'
+  // through the broadcast.
+  void AnnounceSoldOut(int64_t activity_id, int64_t sku_id, int64_t epoch);
+  void AnnounceReopened(int64_t activity_id, int64_t sku_id, int64_t epoch);
+  // A signal from the broadcast (or this provider's own): sets or clears the sold-out flag and
+  // the status.
+  void ApplyStockSignal(const StockSignal& signal);
   // Asks the reconciler for a pass now (a generation found stale, Redis found changed), rather
   // than at its next interval.
   void RequestReconcile() {
@@ -78,8 +98,15 @@ struct SeckillCore {
   ActivityDirectory activities;
   RequestAnswerCache answers;
   SoldOutFlags sold_out;
+  DecidedResults results;
+  ActivityStatusBoard status;
 
  private:
+  // One read of the activity's status. redis+mariadb: the activity from the directory (which
+  // keeps open ones in memory) and its units from the cache's stock counter; embedded: the
+  // activity's row, stock included (one query).
+  Status ReadStatus(int64_t activity_id, ActivityStatus* out);
+
   std::mutex reconcile_mu_;
   std::function<void()> reconcile_now_;
   std::map<int64_t, std::string> redrive_cursors_;

@@ -26,6 +26,11 @@ void SeckillMetrics::CountClosed(const std::string& reason) const {
   if (auto cell = orders_closed->WithLabels({reason}); cell.ok()) cell.value()->Increment();
 }
 
+void SeckillMetrics::CountSignal(const std::string& direction, const std::string& kind) const {
+  if (auto cell = stock_signals->WithLabels({direction, kind}); cell.ok())
+    cell.value()->Increment();
+}
+
 int64_t SeckillMetrics::NotificationsRefused() const {
   int64_t refused = 0;
   for (const auto& series : notifications->Collect().series) {
@@ -61,6 +66,11 @@ const SeckillMetrics& Metrics() {
             .AddCounter("seckill_orders_closed_total",
                         "Orders closed and their units released, by reason.", {"reason"})
             .value();
+    metrics::CounterFamily* signals =
+        registry
+            .AddCounter("seckill_stock_signals_total",
+                        "Sold-out broadcast signals, by direction and kind.", {"direction", "kind"})
+            .value();
     return SeckillMetrics{
         .orders_created = orders->WithLabels({"created"}).value(),
         .orders_already_joined = orders->WithLabels({"already_joined"}).value(),
@@ -91,7 +101,14 @@ const SeckillMetrics& Metrics() {
         .dead_letters_unparsable = dead_letters->WithLabels({kReasonUnparsable}).value(),
         .dead_letters_write_failed = dead_letters->WithLabels({kReasonWriteFailed}).value(),
         .notifications = notifications,
-        .orders_closed = closed};
+        .orders_closed = closed,
+        .stock_signals = signals,
+        .status_reads = registry
+                            .AddCounter("seckill_status_reads_total",
+                                        "Reads of activity statuses for GetActivity.")
+                            .value()
+                            ->WithLabels({})
+                            .value()};
   }();
   return metrics;
 }

@@ -38,8 +38,16 @@ struct SeckillMetrics {
   // refunded (the payment that paid it was refunded).
   metrics::CounterFamily* orders_closed;
 
+  // Stock signals of the sold-out broadcast, by direction (sent, dropped: the publishing queue
+  // was full, received) and kind (sold_out, reopened).
+  metrics::CounterFamily* stock_signals;
+  // Reads of an activity's status for GetActivity (the activity, and its stock from the cache
+  // or the database): at most one per polled activity per status.refresh_ms.
+  metrics::Counter* status_reads;
+
   void CountNotification(const std::string& outcome) const;
   void CountClosed(const std::string& reason) const;
+  void CountSignal(const std::string& direction, const std::string& kind) const;
   // The notifications refused since the process started.
   int64_t NotificationsRefused() const;
 

@@ -35,6 +35,7 @@ Status SeckillServiceImpl::CreateActivity(ServerContext&, const CreateActivityRe
   ActivityRecord record = ToRecord(request.activity());
   if (Status s = core_->deps.store->CreateActivity(&record); !s.ok()) return s;
   core_->activities.Put(record);
+  core_->status.Known(record.activity_id);
   response->set_activity_id(record.activity_id);
   return Status::Ok();
 }
@@ -64,7 +65,14 @@ Status SeckillServiceImpl::Preheat(ServerContext&, const PreheatRequest& request
     activity.open = true;
   }
   core_->activities.Put(activity);
-  if (stock > 0) core_->sold_out.Clear(activity.activity_id, activity.sku_id);
+  core_->status.Known(activity.activity_id);
+  core_->status.Invalidate(activity.activity_id);
+  // A reload told the other providers itself (LoadCacheGeneration); a preheat that changed
+  // nothing has nothing to tell them.
+  if (stock > 0) {
+    core_->ApplyStockSignal({StockSignal::Kind::kReopened, activity.activity_id, activity.sku_id,
+                             activity.cache_epoch});
+  }
   response->set_cached_stock(stock);
   response->set_already_open(was_open && already_loaded);
   return Status::Ok();
@@ -72,13 +80,17 @@ Status SeckillServiceImpl::Preheat(ServerContext&, const PreheatRequest& request
 
 Status SeckillServiceImpl::GetActivity(ServerContext&, const ActivityRef& request,
                                        GetActivityResponse* response) {
-  ActivityRecord activity;
-  if (Status s = core_->activities.Get(request.activity_id(), &activity); !s.ok()) return s;
+  std::shared_ptr<const ActivityStatus> status;
+  if (Status s = core_->status.Get(request.activity_id(), &status); !s.ok()) return s;
+  const ActivityRecord& activity = status->activity;
   *response->mutable_activity() = ToProto(activity);
   response->set_state(activity.open ? OPEN : CLOSED);
+  // A purchase here that just found none left is newer than the status.
   const int64_t now = core_->deps.now_ms();
-  response->set_sold_out(core_->sold_out.IsSoldOut(activity.activity_id, activity.sku_id, now));
-  response->set_remaining(-1);
+  response->set_sold_out(status->sold_out ||
+                         core_->sold_out.IsSoldOut(activity.activity_id, activity.sku_id, now));
+  response->set_remaining(status->remaining);
+  response->set_as_of_ms(status->as_of_ms);
   return Status::Ok();
 }
 
@@ -135,7 +147,19 @@ Status SeckillServiceImpl::Purchase(ServerContext& context, const PurchaseReques
   } else {
     s = Decide(activity, request, &answer);
     if (s.ok() && answer == SOLD_OUT) {
-      core_->sold_out.Set(activity.activity_id, activity.sku_id, now);
+      // Decide may have read a newer copy of the activity (a generation loaded elsewhere):
+      // the signal names the generation that refused.
+      ActivityRecord decided_in = activity;
+      (void)core_->activities.Get(activity.activity_id, &decided_in);
+      core_->AnnounceSoldOut(activity.activity_id, activity.sku_id, decided_in.cache_epoch);
+    }
+    // A refusal Decide made is recorded (the cache's requests hash, or the database) and
+    // replayed ever after: GetResult's answer for it is final already.
+    if (s.ok() && answer != ACCEPTED) {
+      GetResultResponse refused;
+      refused.set_state(FAILED);
+      refused.set_reason(FailureReason(answer));
+      core_->results.Remember(key, refused);
     }
   }
   if (!s.ok()) {
@@ -244,6 +268,16 @@ Status SeckillServiceImpl::GetResult(ServerContext& context, const GetResultRequ
   if (request.request_id().empty()) return Invalid("request_id: must not be empty");
   // Only the caller's own requests: another user's request id is unknown here.
   const RequestScope scope{request.activity_id(), request.sku_id(), user, request.request_id()};
+  // Only fully scoped lookups are remembered: an unscoped one answers for whichever single
+  // purchase used the id, which a later purchase with the same id would change.
+  const bool scoped = scope.activity_id > 0 && scope.sku_id > 0;
+  const std::string key = scoped ? RequestKeyText(scope) : std::string();
+  if (scoped) {
+    if (auto decided = core_->results.Find(key)) {
+      *response = *decided;
+      return Status::Ok();
+    }
+  }
   RequestRecord decided;
   Status s = core_->deps.store->GetRequest(scope, &decided);
   if (s.ok()) {
@@ -253,6 +287,7 @@ Status SeckillServiceImpl::GetResult(ServerContext& context, const GetResultRequ
     } else {
       response->set_reason(decided.reason);
     }
+    if (scoped) core_->results.Remember(key, *response);  // the database's decisions are final
     return Status::Ok();
   }
   if (s.code() != StatusCode::NOT_FOUND) return s;
@@ -265,6 +300,8 @@ Status SeckillServiceImpl::GetResult(ServerContext& context, const GetResultRequ
                       " has no order or decision in the database (give activity_id and sku_id "
                       "to see a pending one)");
   }
+  // Not remembered: a refusal this provider gave from its flag alone is recorded nowhere, and a
+  // retry elsewhere may still be accepted (and found in the database above).
   if (auto earlier = core_->answers.Find(RequestKeyText(scope))) {
     if (earlier->answer != ACCEPTED) {
       response->set_state(FAILED);
@@ -282,6 +319,9 @@ Status SeckillServiceImpl::GetResult(ServerContext& context, const GetResultRequ
       if (answered.answer == ReserveAnswer::kAlreadyJoined) {
         response->set_reason(kReasonAlreadyJoined);
       }
+      // A refusal the cache recorded is replayed forever; an acceptance is PENDING, which the
+      // order writer still decides.
+      if (scoped) core_->results.Remember(key, *response);
       return Status::Ok();
     }
   }

@@ -8,9 +8,9 @@
 namespace ferry::seckill {
 
 // Per activity+sku: "the last look found no stock", so that the flood after the sale ends is
-// answered SOLD_OUT in the provider without touching the cache. A flag expires after `ttl_ms`
-// so that stock returned through another provider is seen again; this provider clears it
-// itself as soon as it returns a unit.
+// answered SOLD_OUT in the provider without touching the cache. Set and cleared by the stock
+// signals of every provider (SeckillCore::ApplyStockSignal); a flag still expires after `ttl_ms`
+// so that stock returned through another provider is seen again even when its signal was lost.
 class SoldOutFlags {
  public:
   explicit SoldOutFlags(int64_t ttl_ms) : ttl_ms_(ttl_ms) {}

@@ -26,6 +26,9 @@ class OrderStore {
   virtual Status CreateActivity(ActivityRecord* activity) = 0;
   // NOT_FOUND when absent.
   virtual Status GetActivity(int64_t activity_id, ActivityRecord* out) = 0;
+  // The highest activity id assigned (0: none): ids are assigned in increasing order, so no
+  // activity above it exists yet.
+  virtual Status HighestActivityId(int64_t* out) = 0;
   virtual Status MarkOpen(int64_t activity_id) = 0;
   // Switches the activity from cache generation `previous` to `epoch` (unique: chosen at
   // random), loaded into Redis server `server`, in one transaction that locks the stock row:

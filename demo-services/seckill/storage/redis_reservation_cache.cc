@@ -310,6 +310,46 @@ Status RedisReservationCache::MarkStale(int64_t activity_id, int64_t sku_id, int
   return Status::Ok();
 }
 
+Status RedisReservationCache::ReadStock(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) {
+  if (Status s = Watch(activity_id, sku_id); !s.ok()) return s;
+  const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
+  std::vector<RedisReplyPtr> replies;
+  if (Status status = pool_.RunPipeline({{"MULTI"},
+                                         {"GET", keys.loaded},
+                                         {"HGET", keys.generation, "gen"},
+                                         {"GET", keys.stock},
+                                         {"EXEC"}},
+                                        &replies);
+      !status.ok()) {
+    return status;
+  }
+  for (size_t i = 0; i + 1 < replies.size(); ++i) {
+    if (replies[i]->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("MULTI", replies[i].get());
+  }
+  const redisReply* exec = replies.back().get();
+  if (exec->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", exec);
+  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 3) return MalformedReply("EXEC");
+  const redisReply* loaded = exec->element[0];
+  const redisReply* generation = exec->element[1];
+  const redisReply* stock = exec->element[2];
+  if (loaded->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET loaded", loaded);
+  if (loaded->type != REDIS_REPLY_NIL && !IsTextReply(loaded)) return MalformedReply("GET loaded");
+  if (stock->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET stock", stock);
+  CacheSnapshot snapshot;
+  if (loaded->type != REDIS_REPLY_NIL) {
+    snapshot.marker = std::string(ReplyText(loaded));
+    const std::string_view current = IsTextReply(generation) ? ReplyText(generation) : "";
+    ParseMarker(snapshot.marker, current, &snapshot);
+  }
+  snapshot.present = !snapshot.marker.empty() && stock->type != REDIS_REPLY_NIL;
+  if (stock->type != REDIS_REPLY_NIL &&
+      !(IsTextReply(stock) && ParseInt64(ReplyText(stock), &snapshot.stock))) {
+    return Status(StatusCode::INTERNAL, keys.stock + " does not hold an integer");
+  }
+  *out = std::move(snapshot);
+  return Status::Ok();
+}
+
 Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) {
   if (Status s = Watch(activity_id, sku_id); !s.ok()) return s;
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);

@@ -58,6 +58,8 @@ class RedisReservationCache : public ReservationCache {
   Status MarkStale(int64_t activity_id, int64_t sku_id, int64_t epoch, bool* marked) override;
   // A consistent view (one MULTI/EXEC). present needs both the loaded marker and the stock.
   Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) override;
+  // GET of the marker and the stock, HGET of the generation, in one MULTI/EXEC.
+  Status ReadStock(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) override;
   // HGET of the requests hash; writes nothing. A kCacheMissing answer is never recorded, so
   // such a request is not found.
   Status FindRequest(const RequestScope& scope, bool* found, ReserveResult* result) override;

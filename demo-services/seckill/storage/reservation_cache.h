@@ -119,6 +119,9 @@ class ReservationCache {
   // until a preheat loads a new one; *marked false when the marker was not `epoch`.
   virtual Status MarkStale(int64_t activity_id, int64_t sku_id, int64_t epoch, bool* marked) = 0;
   virtual Status Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) = 0;
+  // Snapshot's marker and stock only (present, marker, epoch, stale, loading, data_epoch,
+  // stock; the counts stay 0): one cheap round trip, for status pollers.
+  virtual Status ReadStock(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) = 0;
   // What the cache answered the request (replayed=true in *result), or *found=false when it
   // never saw it. Writes nothing.
   virtual Status FindRequest(const RequestScope& scope, bool* found, ReserveResult* result) = 0;

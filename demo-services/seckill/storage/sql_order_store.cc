@@ -101,6 +101,16 @@ Status SqlOrderStore::GetActivity(int64_t activity_id, ActivityRecord* out) {
   });
 }
 
+Status SqlOrderStore::HighestActivityId(int64_t* out) {
+  return WithConnection([&](SqlConnection& db) {
+    std::vector<SqlRow> rows;
+    Status s = db.Query("SELECT COALESCE(MAX(activity_id), 0) FROM seckill_activity", {}, &rows);
+    if (!s.ok()) return s;
+    *out = AsInt(rows.at(0).at(0));
+    return Status::Ok();
+  });
+}
+
 Status SqlOrderStore::MarkOpen(int64_t activity_id) {
   return WithConnection([&](SqlConnection& db) {
     return db.Execute("UPDATE seckill_activity SET is_open = 1 WHERE activity_id = ?",

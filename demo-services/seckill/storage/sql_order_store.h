@@ -20,6 +20,7 @@ class SqlOrderStore final : public OrderStore {
   Status Initialize() override;
   Status CreateActivity(ActivityRecord* activity) override;
   Status GetActivity(int64_t activity_id, ActivityRecord* out) override;
+  Status HighestActivityId(int64_t* out) override;
   Status MarkOpen(int64_t activity_id) override;
   Status BeginCacheEpoch(int64_t activity_id, int64_t sku_id, int64_t previous, int64_t epoch,
                          const std::string& server, int64_t counted_reservations,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,97 +10,107 @@
 namespace ferry::seckill::testing {
 
 // An OrderStore that hands every call to a real one, for tests that hold or count some of them
-// (override those).
+// (override those); calls() counts every call handed on.
 class ForwardingOrderStore : public OrderStore {
  public:
   explicit ForwardingOrderStore(std::unique_ptr<OrderStore> real) : real_(std::move(real)) {}
 
-  Status Initialize() override { return real_->Initialize(); }
-  Status CreateActivity(ActivityRecord* a) override { return real_->CreateActivity(a); }
+  Status Initialize() override { return Real()->Initialize(); }
+  Status CreateActivity(ActivityRecord* a) override { return Real()->CreateActivity(a); }
   Status GetActivity(int64_t id, ActivityRecord* out) override {
-    return real_->GetActivity(id, out);
+    return Real()->GetActivity(id, out);
   }
-  Status MarkOpen(int64_t id) override { return real_->MarkOpen(id); }
+  Status HighestActivityId(int64_t* out) override { return Real()->HighestActivityId(out); }
+  Status MarkOpen(int64_t id) override { return Real()->MarkOpen(id); }
   Status BeginCacheEpoch(int64_t id, int64_t sku, int64_t previous, int64_t epoch,
                          const std::string& server, int64_t counted_reservations,
                          const std::vector<RequestScope>& reservations,
                          CacheEpochBase* out) override {
-    return real_->BeginCacheEpoch(id, sku, previous, epoch, server, counted_reservations,
-                                  reservations, out);
+    return Real()->BeginCacheEpoch(id, sku, previous, epoch, server, counted_reservations,
+                                   reservations, out);
   }
   Status KnowsCacheEpoch(int64_t id, int64_t sku, int64_t epoch, bool* known) override {
-    return real_->KnowsCacheEpoch(id, sku, epoch, known);
+    return Real()->KnowsCacheEpoch(id, sku, epoch, known);
   }
   Status ListOpenActivities(int64_t after_ms, std::vector<ActivityRecord>* out) override {
-    return real_->ListOpenActivities(after_ms, out);
+    return Real()->ListOpenActivities(after_ms, out);
   }
   Status ListBuyers(int64_t id, int64_t sku, std::vector<std::string>* out) override {
-    return real_->ListBuyers(id, sku, out);
+    return Real()->ListBuyers(id, sku, out);
   }
   Status PlaceOrder(const OrderDraft& draft, PlaceResult* result) override {
-    return real_->PlaceOrder(draft, result);
+    return Real()->PlaceOrder(draft, result);
   }
   Status FailRequest(const RequestScope& scope, const std::string& reason, RequestRecord* decided,
                      int64_t* cache_epoch) override {
-    return real_->FailRequest(scope, reason, decided, cache_epoch);
+    return Real()->FailRequest(scope, reason, decided, cache_epoch);
   }
   Status GetRequest(const RequestScope& id, RequestRecord* out) override {
-    return real_->GetRequest(id, out);
+    return Real()->GetRequest(id, out);
   }
   Status GetOrder(int64_t order_no, OrderRecord* out) override {
-    return real_->GetOrder(order_no, out);
+    return Real()->GetOrder(order_no, out);
   }
   Status FindUndecided(const std::vector<RequestScope>& scopes,
                        std::vector<bool>* undecided) override {
-    return real_->FindUndecided(scopes, undecided);
+    return Real()->FindUndecided(scopes, undecided);
   }
   Status BeginPayment(int64_t order_no, const std::string& channel,
                       const std::string& replaced_channel, int64_t now_ms,
                       OrderRecord* out) override {
-    return real_->BeginPayment(order_no, channel, replaced_channel, now_ms, out);
+    return Real()->BeginPayment(order_no, channel, replaced_channel, now_ms, out);
   }
   Status RecordPaymentId(int64_t order_no, const std::string& channel,
                          const std::string& payment_id) override {
-    return real_->RecordPaymentId(order_no, channel, payment_id);
+    return Real()->RecordPaymentId(order_no, channel, payment_id);
   }
   Status ApplyPayment(int64_t order_no, const std::string& channel,
                       const ChannelPaymentStatus& payment, const std::string& notification_id,
                       int64_t now_ms, PaymentApplied* out) override {
-    return real_->ApplyPayment(order_no, channel, payment, notification_id, now_ms, out);
+    return Real()->ApplyPayment(order_no, channel, payment, notification_id, now_ms, out);
   }
   Status RecordRefund(const std::string& channel, const std::string& txn,
                       const std::string& refund_id, RefundResult* outcome) override {
-    return real_->RecordRefund(channel, txn, refund_id, outcome);
+    return Real()->RecordRefund(channel, txn, refund_id, outcome);
   }
   Status ListRefundsOwed(int limit, std::vector<OwedRefund>* out) override {
-    return real_->ListRefundsOwed(limit, out);
+    return Real()->ListRefundsOwed(limit, out);
   }
   Status ForgetNotifications(int64_t before_ms, int limit, int64_t* removed) override {
-    return real_->ForgetNotifications(before_ms, limit, removed);
+    return Real()->ForgetNotifications(before_ms, limit, removed);
   }
   Status CloseOrder(int64_t order_no, const std::vector<OrderState>& from, int64_t due_ms,
                     CancelResult* result) override {
-    return real_->CloseOrder(order_no, from, due_ms, result);
+    return Real()->CloseOrder(order_no, from, due_ms, result);
   }
   Status AwaitConfirmation(int64_t order_no, int64_t check_at_ms,
                            int64_t confirm_deadline_ms) override {
-    return real_->AwaitConfirmation(order_no, check_at_ms, confirm_deadline_ms);
+    return Real()->AwaitConfirmation(order_no, check_at_ms, confirm_deadline_ms);
   }
   Status ListDueOrders(int64_t now_ms, int limit, std::vector<OrderRecord>* out) override {
-    return real_->ListDueOrders(now_ms, limit, out);
+    return Real()->ListDueOrders(now_ms, limit, out);
   }
   Status ListPendingCacheReleases(int limit, std::vector<PendingCacheRelease>* out) override {
-    return real_->ListPendingCacheReleases(limit, out);
+    return Real()->ListPendingCacheReleases(limit, out);
   }
   Status ForgetCacheRelease(int64_t order_no) override {
-    return real_->ForgetCacheRelease(order_no);
+    return Real()->ForgetCacheRelease(order_no);
   }
   Status Count(int64_t id, int64_t sku, StoreCounts* out) override {
-    return real_->Count(id, sku, out);
+    return Real()->Count(id, sku, out);
+  }
+
+  int64_t calls() const { return calls_.load(); }
+
+ protected:
+  OrderStore* Real() {
+    calls_.fetch_add(1);
+    return real_.get();
   }
 
  private:
   std::unique_ptr<OrderStore> real_;
+  std::atomic<int64_t> calls_{0};
 };
 
 }  // namespace ferry::seckill::testing
