@@ -90,7 +90,9 @@ Status Payments::CloseAtChannel(const OrderRecord& order, const std::string& rea
     PaymentApplied applied;
     if (Status s = Apply(order, order.channel, closed, &applied); !s.ok()) return s;
     *out = CancelResult{.cancelled = applied.closed, .state = applied.state};
-    if (closed.state == ChannelPaymentState::kSucceeded || applied.closed) return Status::Ok();
+    // Paid (or closed by the refund): settled. Money the order did not accept (another amount)
+    // is owed back, and the order closes as unpaid.
+    if (applied.state == OrderState::kPaid || applied.closed) return Status::Ok();
   }
   return Close(order, {OrderState::kPaying, OrderState::kConfirming}, 0, reason, out);
 }
@@ -259,9 +261,14 @@ Status Payments::Settle(const OrderRecord& order) {
     return Close(order, {OrderState::kUnpaid}, now, "unpaid", &closed);
   }
   Status s = CloseAtChannel(order, "channel_closed", &closed);
-  if (s.ok() || !IsRetryable(s)) return s;
-  // The channel cannot say what became of the payment: the unit stays held (the money may have
-  // been taken) until the confirmation deadline, asking again meanwhile.
+  if (s.ok()) return s;
+  // The channel did not say what became of the payment (unreachable, or refusing us: a key
+  // changed, say): the unit stays held (the money may have been taken) until the confirmation
+  // deadline, asking again every retry_ms meanwhile, never in a tight loop and never forever.
+  if (!IsRetryable(s)) {
+    Logger().warn("payments: {}: closing at channel {} failed: {}", OrderText(order.order_no),
+                  order.channel, s.ToString());
+  }
   const int64_t confirm_deadline = order.pay_deadline_ms + options_.confirm_window_ms;
   if (order.state == OrderState::kConfirming && now >= order.confirm_deadline_ms) {
     Logger().warn(

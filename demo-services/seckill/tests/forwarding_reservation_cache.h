@@ -47,6 +47,10 @@ class ForwardingReservationCache : public ReservationCache {
   Status ListReservations(int64_t id, int64_t sku, std::vector<ReservationEvent>* out) override {
     return Real()->ListReservations(id, sku, out);
   }
+  Status ScanReservations(int64_t id, int64_t sku, std::string* cursor, int count,
+                          std::vector<ReservationEvent>* out) override {
+    return Real()->ScanReservations(id, sku, cursor, count, out);
+  }
   Status ReadEvents(int64_t id, int64_t sku, const std::string& consumer, int max_count,
                     std::vector<ReservationEvent>* out) override {
     return Real()->ReadEvents(id, sku, consumer, max_count, out);

@@ -113,7 +113,8 @@ void FenceAndLoad(ReservationCache& cache, const CacheLoad& load) {
   CacheSnapshot before;
   ASSERT_TRUE(cache.Snapshot(load.activity_id, load.sku_id, &before).ok());
   bool fenced = false;
-  ASSERT_TRUE(cache.Fence(load.activity_id, load.sku_id, before.marker, load.epoch, 1000, &fenced).ok());
+  ASSERT_TRUE(
+      cache.Fence(load.activity_id, load.sku_id, before.marker, load.epoch, 1000, &fenced).ok());
   ASSERT_TRUE(fenced);
   bool raced = true;
   ASSERT_TRUE(cache.Preheat(load, &raced).ok());

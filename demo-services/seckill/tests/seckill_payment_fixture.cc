@@ -43,12 +43,12 @@ void SeckillPaymentTest::TearDown() {
   SeckillServiceTest::TearDown();
 }
 
-void SeckillPaymentTest::StartWithPayments(int64_t confirm_window_ms) {
+void SeckillPaymentTest::StartWithPayments(int64_t confirm_window_ms, const std::string& key) {
   std::ostringstream yaml;
   yaml << "currency: CNY\nconfirm_window_ms: " << confirm_window_ms << "\nretry_ms: 100\n"
        << "channels:\n  sim:\n    kind: simulated\n"
        << "    address: 127.0.0.1:" << paysim_.port() << "\n"
-       << "    merchant_id: " << kSimMerchant << "\n    key: " << kSimKey << "\n"
+       << "    merchant_id: " << kSimMerchant << "\n    key: " << key << "\n"
        << "    timeout_ms: 500\n";
   config::ConfigErrors errors("seckill-test.yaml");
   config::ConfigReader payments(YAML::Load(yaml.str()), "service.payments", &errors);

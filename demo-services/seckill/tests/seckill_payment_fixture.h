@@ -24,7 +24,8 @@ class SeckillPaymentTest : public SeckillServiceTest {
   void TearDown() override;
 
   // Starts the provider with `payments:` as this YAML (its channels.sim filled in).
-  void StartWithPayments(int64_t confirm_window_ms = 60000);
+  // `key`: the merchant key the provider signs its calls to the channel with.
+  void StartWithPayments(int64_t confirm_window_ms = 60000, const std::string& key = kSimKey);
   paysim::PaysimServiceProxy& paysim() { return paysim_.proxy(); }
 
   // Buys one unit of `activity` as `user`; the order number (0 with a gtest failure).

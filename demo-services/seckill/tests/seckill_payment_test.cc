@@ -203,6 +203,27 @@ TEST_P(SeckillPaymentTest, AnUnreachableChannelKeepsTheOrderConfirmingThenCloses
   EXPECT_EQ(Buy(activity, "after-2", "after-2"), SOLD_OUT);
 }
 
+// A channel that answers the close with a refusal rather than an outage (the merchant key was
+// changed on one side, say) cannot say what became of the payment either: the order waits as
+// CONFIRMING, asked again every retry_ms, and closes at its confirmation deadline.
+TEST_P(SeckillPaymentTest, AChannelRefusingTheCloseKeepsTheOrderConfirmingThenClosesIt) {
+  ASSERT_NO_FATAL_FAILURE(StartWithPayments(1500));
+  const int64_t activity = CreateActivity(proxy(), OneUnit());
+  const int64_t order_no = OrderOf(activity, "refused");
+  ASSERT_GT(order_no, 0);
+  StartPaying(order_no);
+  provider_.Stop();
+  ASSERT_NO_FATAL_FAILURE(StartWithPayments(1500, "another-key-0123456789abcdef"));
+  ASSERT_TRUE(WaitState(order_no, "CONFIRMING"));
+  ASSERT_TRUE(WaitState(order_no, "CANCELLED"));
+  const ReconcileResponse report = Settle(proxy(), activity, [&](const ReconcileResponse& r) {
+    return !cached() || r.cache_stock() == 1;
+  });
+  EXPECT_EQ(report.database_stock(), 1);
+  EXPECT_EQ(report.orders_confirming(), 0);
+  EXPECT_TRUE(report.invariants_hold()) << report.ShortDebugString();
+}
+
 TEST_P(SeckillPaymentTest, MoneyTakenAfterTheLocalCloseIsOwedBackAndRefunded) {
   ASSERT_NO_FATAL_FAILURE(StartWithPayments(1500));
   const int64_t activity = CreateActivity(proxy(), OneUnit());
