@@ -166,8 +166,7 @@ void Sale::Burst() {
 
 void Sale::Settle() {
   // All orders are written once no accepted reservation is left without its order or its
-  // failure (nothing is released while the pay timeout runs). Reconcile counts that; the
-  // embedded backend writes orders synchronously and has no cache (-1).
+  // failure (nothing is released while the pay timeout runs), as Reconcile counts them.
   seckill::ActivityRef ref;
   ref.set_activity_id(activity_id_);
   const Clock::time_point deadline = burst_end_ + Seconds(options_.settle_timeout_s);
@@ -180,7 +179,9 @@ void Sale::Settle() {
                      " accepted reservations without an order (database stock " +
                      std::to_string(counts->database_stock()) + ", cache stock " +
                      std::to_string(counts->cache_stock()) + ")";
-      if (counts->cache_stock() < 0 || counts->reservations_without_order() == 0) {
+      // A cache that stopped selling (restarted, restored) reports -1 and broken invariants
+      // until it is reloaded; the embedded backend, without a cache, reports -1 and holds them.
+      if (counts->invariants_hold() && counts->reservations_without_order() == 0) {
         settle_ms_ = MillisBetween(burst_end_, now);
         return;
       }
