@@ -1,6 +1,7 @@
 #include "window_flags.h"
 
-#include <fstream>
+#include "ferry/framework/secret_file.h"
+
 #include <iterator>
 #include <memory>
 
@@ -19,11 +20,8 @@ bool ReadKeyFlag(std::string_view name, const std::string& flag, std::string* ke
     return false;
   }
   const std::string file = flag.substr(colon + 1);
-  std::ifstream in(file);
-  std::string read((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!read.empty() && (read.back() == '\n' || read.back() == '\r')) read.pop_back();
-  if (!in.good() && !in.eof()) read.clear();
-  if (read.empty()) {
+  std::string read;
+  if (!config::ReadSecretFile(file, &read) || read.empty()) {
     *error = std::string(name) + ": cannot read a secret from '" + file + "'";
     return false;
   }

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "ferry/framework/secret_file.h"
 #include "ferry/plugins/auth_token.h"
-#include "secret_file.h"
 
 namespace {
 
@@ -49,9 +49,11 @@ int main(int argc, char** argv) {
   if (key_id.empty() || secret_file.empty() || service.empty() || method.empty()) {
     return Fail("--key-id, --secret-file, --service and --method are required");
   }
-  std::string error;
-  const std::string secret = ferry::plugins::tools::ReadSecretFile(secret_file, &error);
-  if (!error.empty()) return Fail(error);
+  std::string secret;
+  if (!ferry::config::ReadSecretFile(secret_file, &secret)) {
+    return Fail("--secret-file: cannot read '" + secret_file + "'");
+  }
+  if (secret.empty()) return Fail("--secret-file: '" + secret_file + "' is empty");
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();

@@ -1,35 +1,16 @@
 #include "service/paysim_config.h"
 
-#include <fstream>
-#include <sstream>
+#include "ferry/framework/secret_file.h"
 
 namespace ferry::paysim {
 
 namespace {
 
-// A key file holds the key alone; one trailing newline (as editors leave) is not part of it.
-bool ReadKeyFile(const std::string& path, std::string* key) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *key = text.str();
-  if (!key->empty() && key->back() == '\n') key->pop_back();
-  if (!key->empty() && key->back() == '\r') key->pop_back();
-  return true;
-}
-
 void ReadMerchant(config::ConfigReader& m, const std::string& id, Merchant* out) {
   out->id = id;
-  std::string key_file;
-  m.String("key", &out->key);
-  m.String("key_file", &key_file);
-  if (!key_file.empty()) {
-    if (!out->key.empty()) m.Invalid("key_file", "set either key or key_file, not both");
-    if (!ReadKeyFile(key_file, &out->key)) m.Invalid("key_file", "cannot read '" + key_file + "'");
-  }
+  config::ReadSecret(m, "key", "key_file", &out->key);
   if (out->key.size() < 16) {
-    m.Invalid(key_file.empty() ? "key" : "key_file",
+    m.Invalid(m.Has("key_file") ? "key_file" : "key",
               "the merchant's key must be at least 16 bytes (it signs money movements)");
   }
   m.String("channel", &out->channel);

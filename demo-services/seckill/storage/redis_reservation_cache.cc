@@ -310,28 +310,31 @@ Status RedisReservationCache::MarkStale(int64_t activity_id, int64_t sku_id, int
   return Status::Ok();
 }
 
-Status RedisReservationCache::ReadStock(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) {
+Status RedisReservationCache::ReadState(int64_t activity_id, int64_t sku_id,
+                                        std::vector<std::vector<std::string>> more,
+                                        CacheSnapshot* out, std::vector<RedisReplyPtr>* replies,
+                                        const redisReply** exec) {
   if (Status s = Watch(activity_id, sku_id); !s.ok()) return s;
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
-  std::vector<RedisReplyPtr> replies;
-  if (Status status = pool_.RunPipeline({{"MULTI"},
-                                         {"GET", keys.loaded},
-                                         {"HGET", keys.generation, "gen"},
-                                         {"GET", keys.stock},
-                                         {"EXEC"}},
-                                        &replies);
-      !status.ok()) {
-    return status;
+  const size_t count = 3 + more.size();
+  std::vector<std::vector<std::string>> commands = {
+      {"MULTI"}, {"GET", keys.loaded}, {"HGET", keys.generation, "gen"}, {"GET", keys.stock}};
+  for (std::vector<std::string>& command : more) commands.push_back(std::move(command));
+  commands.push_back({"EXEC"});
+  if (Status status = pool_.RunPipeline(commands, replies); !status.ok()) return status;
+  for (size_t i = 0; i + 1 < replies->size(); ++i) {
+    if ((*replies)[i]->type == REDIS_REPLY_ERROR) {
+      return ErrorReplyStatus("MULTI", (*replies)[i].get());
+    }
   }
-  for (size_t i = 0; i + 1 < replies.size(); ++i) {
-    if (replies[i]->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("MULTI", replies[i].get());
+  *exec = replies->back().get();
+  if ((*exec)->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", *exec);
+  if ((*exec)->type != REDIS_REPLY_ARRAY || (*exec)->elements != count) {
+    return MalformedReply("EXEC");
   }
-  const redisReply* exec = replies.back().get();
-  if (exec->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", exec);
-  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 3) return MalformedReply("EXEC");
-  const redisReply* loaded = exec->element[0];
-  const redisReply* generation = exec->element[1];
-  const redisReply* stock = exec->element[2];
+  const redisReply* loaded = (*exec)->element[0];
+  const redisReply* generation = (*exec)->element[1];
+  const redisReply* stock = (*exec)->element[2];
   if (loaded->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET loaded", loaded);
   if (loaded->type != REDIS_REPLY_NIL && !IsTextReply(loaded)) return MalformedReply("GET loaded");
   if (stock->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET stock", stock);
@@ -350,50 +353,29 @@ Status RedisReservationCache::ReadStock(int64_t activity_id, int64_t sku_id, Cac
   return Status::Ok();
 }
 
+Status RedisReservationCache::ReadStock(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) {
+  std::vector<RedisReplyPtr> replies;
+  const redisReply* exec = nullptr;
+  return ReadState(activity_id, sku_id, {}, out, &replies, &exec);
+}
+
 Status RedisReservationCache::Snapshot(int64_t activity_id, int64_t sku_id, CacheSnapshot* out) {
-  if (Status s = Watch(activity_id, sku_id); !s.ok()) return s;
   const RedisActivityKeys keys = RedisActivityKeys::For(activity_id, sku_id);
   std::vector<RedisReplyPtr> replies;
-  if (Status status = pool_.RunPipeline({{"MULTI"},
-                                         {"GET", keys.loaded},
-                                         {"HGET", keys.generation, "gen"},
-                                         {"GET", keys.stock},
-                                         {"GET", keys.accepted},
-                                         {"XPENDING", keys.orders, kOrderWritersGroup},
-                                         {"XINFO", "GROUPS", keys.orders},
-                                         {"XREVRANGE", keys.orders, "+", "-", "COUNT", "1"},
-                                         {"EXEC"}},
-                                        &replies);
-      !status.ok()) {
-    return status;
+  const redisReply* exec = nullptr;
+  CacheSnapshot snapshot;
+  if (Status s = ReadState(activity_id, sku_id,
+                           {{"GET", keys.accepted},
+                            {"XPENDING", keys.orders, kOrderWritersGroup},
+                            {"XINFO", "GROUPS", keys.orders},
+                            {"XREVRANGE", keys.orders, "+", "-", "COUNT", "1"}},
+                           &snapshot, &replies, &exec);
+      !s.ok()) {
+    return s;
   }
-  for (size_t i = 0; i + 1 < replies.size(); ++i) {
-    if (replies[i]->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("MULTI", replies[i].get());
-  }
-  const redisReply* exec = replies.back().get();
-  if (exec->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("EXEC", exec);
-  if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 7) return MalformedReply("EXEC");
-  const redisReply* loaded = exec->element[0];
-  const redisReply* generation = exec->element[1];
-  const redisReply* stock = exec->element[2];
   const redisReply* accepted = exec->element[3];
   const redisReply* pending = exec->element[4];
-  if (loaded->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET loaded", loaded);
-  if (loaded->type != REDIS_REPLY_NIL && !IsTextReply(loaded)) return MalformedReply("GET loaded");
-  if (stock->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET stock", stock);
   if (accepted->type == REDIS_REPLY_ERROR) return ErrorReplyStatus("GET accepted", accepted);
-
-  CacheSnapshot snapshot;
-  if (loaded->type != REDIS_REPLY_NIL) {
-    snapshot.marker = std::string(ReplyText(loaded));
-    const std::string_view current = IsTextReply(generation) ? ReplyText(generation) : "";
-    ParseMarker(snapshot.marker, current, &snapshot);
-  }
-  snapshot.present = !snapshot.marker.empty() && stock->type != REDIS_REPLY_NIL;
-  if (stock->type != REDIS_REPLY_NIL &&
-      !(IsTextReply(stock) && ParseInt64(ReplyText(stock), &snapshot.stock))) {
-    return Status(StatusCode::INTERNAL, keys.stock + " does not hold an integer");
-  }
   if (accepted->type != REDIS_REPLY_NIL &&
       !(IsTextReply(accepted) && ParseInt64(ReplyText(accepted), &snapshot.reservations))) {
     return Status(StatusCode::INTERNAL, keys.accepted + " does not hold an integer");

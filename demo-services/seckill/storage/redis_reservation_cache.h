@@ -99,6 +99,11 @@ class RedisReservationCache : public ReservationCache {
   // Adds the activity's generation key to those every connection checks (and checks it now)
   // before the first command of the activity; once per activity.
   Status Watch(int64_t activity_id, int64_t sku_id);
+  // The activity's marker, generation and stock, and the replies to `more` after them
+  // ((*exec)->element[3...]), in one MULTI.
+  Status ReadState(int64_t activity_id, int64_t sku_id, std::vector<std::vector<std::string>> more,
+                   CacheSnapshot* out, std::vector<storage::RedisReplyPtr>* replies,
+                   const redisReply** exec);
   // Replaces set `key` by `members`, in chunks.
   Status Stage(const std::string& key, const std::vector<std::string>& members);
 
