@@ -211,7 +211,8 @@ std::vector<FilterSpec> ShippedFilters(const std::string& name) {
     specs.push_back({.name = filters[i]["name"].as<std::string>(),
                      .config = filters[i],
                      .source = path,
-                     .path = "server.filters[" + std::to_string(i) + "]"});
+                     .path = "server.filters[" + std::to_string(i) + "]",
+                     .allow_sample_secrets = true});
   }
   return specs;
 }
