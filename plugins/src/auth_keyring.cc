@@ -13,7 +13,7 @@ void AuthKeyring::Configure(config::ConfigReader& config) {
   }
   if (config.Has("secret")) {
     std::string secret;
-    config.String("secret", &secret);
+    config.Secret("secret", &secret);
     if (secret.empty()) {
       config.Invalid("secret", "must be set to a non-empty shared secret");
       return;
@@ -42,7 +42,7 @@ void AuthKeyring::Configure(config::ConfigReader& config) {
     std::string id;
     std::string secret;
     item.String("id", &id);
-    item.String("secret", &secret);
+    item.Secret("secret", &secret);
     item.RejectUnknownKeys();
     if (!IsAuthTokenWord(id, 1, kMaxKeyIdChars)) {
       item.Invalid("id", "must be 1-64 characters of A-Z a-z 0-9 . _ @ -, got '" + id + "'");

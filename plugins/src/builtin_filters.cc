@@ -10,6 +10,8 @@ void RegisterBuiltinFilters(ExtensionRegistry& registry) {
   RegisterAuthFilters(registry);
   RegisterRateLimitFilter(registry);
   RegisterUserTokenFilter(registry);
+  RegisterLocalRateLimitStore(registry);
+  RegisterMemoryRevocations(registry);
 }
 
 }  // namespace

@@ -10,6 +10,10 @@ namespace ferry::plugins {
 void RegisterAuthFilters(ExtensionRegistry& registry);
 // Server `ratelimit`.
 void RegisterRateLimitFilter(ExtensionRegistry& registry);
+// Rate limit store `local`.
+void RegisterLocalRateLimitStore(ExtensionRegistry& registry);
+// User token revocations `memory`.
+void RegisterMemoryRevocations(ExtensionRegistry& registry);
 // Server `user_token`.
 void RegisterUserTokenFilter(ExtensionRegistry& registry);
 

@@ -42,7 +42,7 @@ std::optional<std::string> KeyOf(const google::protobuf::Message& request, std::
 
 }  // namespace
 
-void FieldRateLimits::Configure(config::ConfigReader& config, size_t max_keys) {
+void FieldRateLimits::Configure(config::ConfigReader& config, size_t max_keys, bool has_store) {
   if (!config.Has("per_field")) return;
   config::ConfigReader methods = config.Section("per_field");
   for (const std::string& method : config.KeysOf("per_field")) {
@@ -52,7 +52,8 @@ void FieldRateLimits::Configure(config::ConfigReader& config, size_t max_keys) {
     }
     config::ConfigReader fields = methods.Section(method);
     for (const std::string& field : methods.KeysOf(method)) {
-      if (std::optional<RateLimit> limit = ReadRateLimit(fields.Section(field))) {
+      if (std::optional<RateLimit> limit = ReadRateLimit(fields.Section(field), has_store)) {
+        limit->name = "per_field:" + method + ":" + field;
         rules_[method].push_back(
             Rule{field, std::move(*limit), std::make_unique<BucketMap>(max_keys)});
       }
@@ -66,7 +67,8 @@ FieldRateLimits::Rules* FieldRateLimits::For(std::string_view method_key) {
 }
 
 Status FieldRateLimits::TryTake(Rules& rules, std::string_view method_key, const ServerCall& call,
-                                RateClock::time_point now) {
+                                RateClock::time_point now,
+                                std::vector<SharedLimiter::Check>* shared) {
   for (Rule& rule : rules) {
     std::string error;
     const std::optional<std::string> key = KeyOf(call.request, rule.field, &error);
@@ -75,10 +77,14 @@ Status FieldRateLimits::TryTake(Rules& rules, std::string_view method_key, const
                                                          std::string(method_key) + "." +
                                                          rule.field + ": the field " + error);
     }
-    if (!rule.buckets->TryTake(*key, rule.limit, now)) {
-      return Status(StatusCode::RESOURCE_EXHAUSTED,
-                    "ratelimit: rate limit of " + rule.field + " '" + *key + "' of " +
-                        std::string(method_key) + " exceeded (" + rule.limit.description + ")");
+    std::string who = rule.field + " '" + *key + "' of " + std::string(method_key);
+    if (rule.limit.shared) {
+      shared->push_back(SharedLimiter::Check{.limit = &rule.limit,
+                                             .key = *key,
+                                             .who = std::move(who),
+                                             .local_map = rule.buckets.get()});
+    } else if (!rule.buckets->TryTake(*key, rule.limit, now)) {
+      return RateLimitExhausted(who, rule.limit);
     }
   }
   return Status::Ok();

@@ -11,6 +11,7 @@
 #include "ferry/codec/status.h"
 #include "ferry/framework/config_reader.h"
 #include "ferry/framework/filter.h"
+#include "shared_limiter.h"
 
 namespace ferry::plugins {
 
@@ -35,17 +36,19 @@ class FieldRateLimits {
   };
   using Rules = std::vector<Rule>;
 
-  // Reads the `per_field` section; errors go to `config`. `max_keys` bounds each rule's buckets.
-  void Configure(config::ConfigReader& config, size_t max_keys);
+  // Reads the `per_field` section; errors go to `config`. `max_keys` bounds each rule's buckets;
+  // `has_store`: the rules are shared unless they say `shared: false`.
+  void Configure(config::ConfigReader& config, size_t max_keys, bool has_store);
   bool empty() const { return rules_.empty(); }
 
   // The rules of a method, by "<service>/<method>"; nullptr when it has none. They live as long
   // as this object.
   Rules* For(std::string_view method_key);
 
-  // OK, or RESOURCE_EXHAUSTED naming the method, field and value whose bucket is empty.
+  // OK, or RESOURCE_EXHAUSTED naming the method, field and value whose bucket is empty; the
+  // shared rules are not taken but added to `shared`, for the store.
   static Status TryTake(Rules& rules, std::string_view method_key, const ServerCall& call,
-                        RateClock::time_point now);
+                        RateClock::time_point now, std::vector<SharedLimiter::Check>* shared);
 
  private:
   std::map<std::string, Rules, std::less<>> rules_;  // by "<service>/<method>"

@@ -7,9 +7,10 @@
 
 namespace ferry::plugins {
 
-// Reads `{rate: <per second>, burst: <calls>}`; burst defaults to one second's worth.
-// nullopt (with the error recorded through `section`) when invalid.
-std::optional<RateLimit> ReadRateLimit(config::ConfigReader section);
+// Reads `{rate: <per second>, burst: <calls>, shared: <bool>}`; burst defaults to one second's
+// worth, shared to whether the filter has a store (`has_store`), and shared: true without one
+// is a mistake. nullopt (with the error recorded through `section`) when invalid.
+std::optional<RateLimit> ReadRateLimit(config::ConfigReader section, bool has_store);
 
 // An entry of `methods:`: the method's shared bucket, and a bucket per client address of the
 // method alone.
@@ -20,6 +21,6 @@ struct MethodRateLimit {
 
 // Reads `{rate, burst, per_peer: {rate, burst}}`, where rate (and so the shared bucket) may be
 // left out when per_peer is given. nullopt (with the error recorded) when invalid.
-std::optional<MethodRateLimit> ReadMethodRateLimit(config::ConfigReader section);
+std::optional<MethodRateLimit> ReadMethodRateLimit(config::ConfigReader section, bool has_store);
 
 }  // namespace ferry::plugins

@@ -13,6 +13,7 @@
 #include "ferry/framework/filter.h"
 #include "field_rate_limits.h"
 #include "rate_limit_config.h"
+#include "shared_limiter.h"
 
 namespace ferry::plugins {
 namespace {
@@ -55,23 +56,28 @@ struct MethodLimits {
 class RateLimitFilter final : public ServerFilter {
  public:
   void Configure(config::ConfigReader& config) override {
-    if (config.Has("per_method")) per_method_ = ReadRateLimit(config.Section("per_method"));
-    if (config.Has("per_caller")) per_caller_ = ReadRateLimit(config.Section("per_caller"));
-    if (config.Has("per_user")) per_user_ = ReadRateLimit(config.Section("per_user"));
-    if (config.Has("per_peer")) per_peer_ = ReadRateLimit(config.Section("per_peer"));
+    // The store first: whether it exists is every limit's default for `shared`.
+    shared_.Configure(config);
+    const bool has_store = shared_.configured();
+    ReadLimit(config, "per_method", has_store, &per_method_);
+    ReadLimit(config, "per_caller", has_store, &per_caller_);
+    ReadLimit(config, "per_user", has_store, &per_user_);
+    ReadLimit(config, "per_peer", has_store, &per_peer_);
     config::ConfigReader methods = config.Section("methods");
     for (const std::string& name : config.KeysOf("methods")) {
       if (name.find('/') == std::string::npos) {
         methods.Invalid(name, "expected <full service name>/<method>");
       } else if (std::optional<MethodRateLimit> limit =
-                     ReadMethodRateLimit(methods.Section(name))) {
+                     ReadMethodRateLimit(methods.Section(name), has_store)) {
+        if (limit->shared) limit->shared->name = "methods:" + name;
+        if (limit->per_peer) limit->per_peer->name = "methods:" + name + ":per_peer";
         method_overrides_.emplace(name, std::move(*limit));
       }
     }
     int64_t max_callers = kDefaultMaxCallers;
     config.Integer("max_callers", 1, kMaxCallers, &max_callers);
     max_callers_ = static_cast<size_t>(max_callers);
-    per_field_.Configure(config, max_callers_);
+    per_field_.Configure(config, max_callers_, has_store);
     if (!per_method_ && !per_caller_ && !per_user_ && !per_peer_ && method_overrides_.empty() &&
         per_field_.empty()) {
       config.Invalid("per_method",
@@ -98,62 +104,107 @@ class RateLimitFilter final : public ServerFilter {
   }
 
   // The caller's and the method's buckets need no body: they are taken before it is decoded.
+  // Shared ones wait for their store, so they are taken in OnCall, on a worker thread: an IO
+  // thread must not wait for a round trip.
   Status OnAdmit(const ServerAdmission& request) override {
     auto& method = *static_cast<MethodLimits*>(request.method_state);
-    const RateClock::time_point now = RateClock::now();
-    if (per_caller_) {
-      // Who a filter before this one verified (auth), else the client certificate's name
-      // (mTLS), never what the caller merely claims: one that could name itself could take
-      // another's bucket, or a fresh one per call.
-      const ServerContext& context = request.context;
-      const std::string_view caller = !context.verified_caller().empty() ? context.verified_caller()
-                                      : !context.peer_identity().empty() ? context.peer_identity()
-                                                                         : HostOf(context.peer());
-      if (!callers_->TryTake(caller, *per_caller_, now)) {
-        return Exhausted("caller '" + std::string(caller) + "'", *per_caller_);
-      }
-    }
-    // The user a filter before this one verified (user_token); a call without one (a method
-    // that needs no user) has no user bucket.
-    if (per_user_ && !request.context.verified_user().empty() &&
-        !users_->TryTake(request.context.verified_user(), *per_user_, now)) {
-      return Exhausted("user '" + request.context.verified_user() + "'", *per_user_);
-    }
-    // The client's address whoever it says or proves it is: one host rotating identities (or
-    // users) still shares one bucket. Behind a trusted proxy, the client it forwards for: its
-    // clients do not share the proxy's bucket.
-    if (per_peer_) {
-      const std::string& host = request.context.client_address();
-      if (!peers_->TryTake(host, *per_peer_, now)) {
-        return Exhausted("peer " + host, *per_peer_);
-      }
-    }
-    // Before the method's shared bucket: an address over its own limit takes nothing from the
-    // others' share.
-    if (method.per_peer) {
-      const std::string& host = request.context.client_address();
-      if (!method.per_peer->buckets.TryTake(host, method.per_peer->limit, now)) {
-        return Exhausted("peer " + host + " for method " + method.key, method.per_peer->limit);
-      }
-    }
-    if (method.bucket && !method.bucket->TryTake(now)) {
-      return Exhausted("method " + method.key, *method.limit);
-    }
-    return Status::Ok();
+    return TakeLocalOrCollect(method, request.context, RateClock::now(), nullptr);
   }
 
   // Per-field buckets read the request message.
   Status OnCall(ServerCall& call) override {
     auto& method = *static_cast<MethodLimits*>(call.state.method_state);
-    if (method.field_rules == nullptr) return Status::Ok();
-    return FieldRateLimits::TryTake(*method.field_rules, method.key, call, RateClock::now());
+    if (!shared_.configured() && method.field_rules == nullptr) return Status::Ok();
+    const RateClock::time_point now = RateClock::now();
+    std::vector<SharedLimiter::Check> shared;
+    if (shared_.configured()) {
+      if (Status status = TakeLocalOrCollect(method, call.context, now, &shared); !status.ok()) {
+        return status;
+      }
+    }
+    if (method.field_rules != nullptr) {
+      Status status = FieldRateLimits::TryTake(*method.field_rules, method.key, call, now, &shared);
+      if (!status.ok()) return status;
+    }
+    return shared_.Take(shared, now);
   }
   bool ObservesDone() const override { return false; }
 
  private:
-  static Status Exhausted(const std::string& who, const RateLimit& limit) {
-    return Status(StatusCode::RESOURCE_EXHAUSTED,
-                  "ratelimit: rate limit of " + who + " exceeded (" + limit.description + ")");
+  static void ReadLimit(config::ConfigReader& config, std::string_view key, bool has_store,
+                        std::optional<RateLimit>* out) {
+    if (!config.Has(key)) return;
+    *out = ReadRateLimit(config.Section(key), has_store);
+    if (*out) (*out)->name = std::string(key);
+  }
+
+  // One limit of a call: with `shared` null (OnAdmit), the unshared limits are taken and the
+  // shared skipped; otherwise (OnCall) the shared are added to `shared` and the others skipped.
+  // A limit is in exactly one of the two passes. `who()` names the bucket, made only when needed.
+  template <class Who>
+  static Status TakeOrCollect(const RateLimit& limit, std::string_view key, const Who& who,
+                              BucketMap* map, AtomicTokenBucket* bucket, RateClock::time_point now,
+                              std::vector<SharedLimiter::Check>* shared) {
+    if (limit.shared != (shared != nullptr)) return Status::Ok();
+    if (shared != nullptr) {
+      shared->push_back(SharedLimiter::Check{.limit = &limit,
+                                             .key = std::string(key),
+                                             .who = who(),
+                                             .local_map = map,
+                                             .local_bucket = bucket});
+      return Status::Ok();
+    }
+    const bool taken = bucket != nullptr ? bucket->TryTake(now) : map->TryTake(key, limit, now);
+    return taken ? Status::Ok() : RateLimitExhausted(who(), limit);
+  }
+
+  Status TakeLocalOrCollect(MethodLimits& method, const ServerContext& context,
+                            RateClock::time_point now, std::vector<SharedLimiter::Check>* shared) {
+    if (per_caller_) {
+      // Who a filter before this one verified (auth), else the client certificate's name
+      // (mTLS), never what the caller merely claims: one that could name itself could take
+      // another's bucket, or a fresh one per call.
+      const std::string_view caller = !context.verified_caller().empty() ? context.verified_caller()
+                                      : !context.peer_identity().empty() ? context.peer_identity()
+                                                                         : HostOf(context.peer());
+      Status status = TakeOrCollect(
+          *per_caller_, caller, [&] { return "caller '" + std::string(caller) + "'"; }, &*callers_,
+          nullptr, now, shared);
+      if (!status.ok()) return status;
+    }
+    // The user a filter before this one verified (user_token); a call without one (a method
+    // that needs no user) has no user bucket.
+    if (per_user_ && !context.verified_user().empty()) {
+      const std::string& user = context.verified_user();
+      Status status = TakeOrCollect(
+          *per_user_, user, [&] { return "user '" + user + "'"; }, &*users_, nullptr, now, shared);
+      if (!status.ok()) return status;
+    }
+    // The client's address whoever it says or proves it is: one host rotating identities (or
+    // users) still shares one bucket. Behind a trusted proxy, the client it forwards for: its
+    // clients do not share the proxy's bucket.
+    if (per_peer_) {
+      const std::string& host = context.client_address();
+      Status status = TakeOrCollect(
+          *per_peer_, host, [&] { return "peer " + host; }, &*peers_, nullptr, now, shared);
+      if (!status.ok()) return status;
+    }
+    // Before the method's shared bucket: an address over its own limit takes nothing from the
+    // others' share.
+    if (method.per_peer) {
+      const std::string& host = context.client_address();
+      Status status = TakeOrCollect(
+          method.per_peer->limit, host,
+          [&] { return "peer " + host + " for method " + method.key; }, &method.per_peer->buckets,
+          nullptr, now, shared);
+      if (!status.ok()) return status;
+    }
+    if (method.bucket) {
+      return TakeOrCollect(
+          *method.limit, method.key, [&] { return "method " + method.key; }, nullptr,
+          &*method.bucket, now, shared);
+    }
+    return Status::Ok();
   }
 
   std::optional<RateLimit> per_method_;
@@ -166,6 +217,7 @@ class RateLimitFilter final : public ServerFilter {
   std::optional<BucketMap> users_;
   std::optional<BucketMap> peers_;
   FieldRateLimits per_field_;
+  SharedLimiter shared_;
 };
 
 }  // namespace

@@ -12,6 +12,10 @@ struct RateLimit {
   double rate = 0;          // tokens added per second
   double burst = 0;         // capacity: calls allowed at once after a quiet period
   std::string description;  // "100/s, burst 20", for rejection messages
+  // Taken from the filter's store (RateLimitStore) instead of this process's buckets, under
+  // `name` ("per_user", "per_method:<service>/<method>", ...).
+  bool shared = false;
+  std::string name;
 };
 
 // Classic token bucket, created full. Not thread-safe: BucketMap guards it. `limit` must

@@ -1,6 +1,7 @@
 #include "ferry/plugins/user_token.h"
 
 #include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include <array>
 #include <charconv>
@@ -13,6 +14,10 @@ namespace ferry::plugins {
 namespace {
 
 constexpr std::string_view kPrefix = "u1:";
+constexpr std::string_view kPrefixV2 = "u2:";
+constexpr size_t kMaxAudienceChars = 128;
+constexpr size_t kMaxTokenIdChars = 64;
+constexpr size_t kTokenIdRandomBytes = 12;
 // The whole HMAC: the token lives for hours, not for one call.
 constexpr size_t kMacChars = 43;
 
@@ -49,10 +54,17 @@ bool NextField(std::string_view* rest, std::string_view* field, bool last) {
 }  // namespace
 
 bool ParseUserToken(std::string_view token, UserTokenFields* out) {
-  if (!token.starts_with(kPrefix)) return false;
+  const bool v2 = token.starts_with(kPrefixV2);
+  if (!v2 && !token.starts_with(kPrefix)) return false;
+  out->version = v2 ? 2 : 1;
   std::string_view rest = token.substr(kPrefix.size());
-  return NextField(&rest, &out->key_id, false) && NextField(&rest, &out->user, false) &&
-         NextField(&rest, &out->issued, false) && NextField(&rest, &out->expires, false) &&
+  if (!NextField(&rest, &out->key_id, false) || !NextField(&rest, &out->user, false)) return false;
+  if (v2 && (!NextField(&rest, &out->audience, false) || !NextField(&rest, &out->token_id, false) ||
+             !IsAuthTokenWord(out->audience, 1, kMaxAudienceChars) ||
+             !IsAuthTokenWord(out->token_id, 1, kMaxTokenIdChars))) {
+    return false;
+  }
+  return NextField(&rest, &out->issued, false) && NextField(&rest, &out->expires, false) &&
          NextField(&rest, &out->mac, true) && IsAuthTokenWord(out->key_id, 1, kMaxKeyIdChars) &&
          IsAuthTokenWord(out->user, 1, kMaxUserIdChars) &&
          ParseSeconds(out->issued, &out->issued_unix_s) &&
@@ -61,6 +73,10 @@ bool ParseUserToken(std::string_view token, UserTokenFields* out) {
 }
 
 std::optional<Sha256Digest> UserTokenMac(const HmacSha256Key& key, const UserTokenFields& token) {
+  if (token.version == 2) {
+    return key.Mac({"u2\n", token.key_id, "\n", token.user, "\n", token.audience, "\n",
+                    token.token_id, "\n", token.issued, "\n", token.expires});
+  }
   return key.Mac({"u1\n", token.key_id, "\n", token.user, "\n", token.issued, "\n", token.expires});
 }
 
@@ -72,16 +88,20 @@ bool UserTokenMacMatches(const Sha256Digest& mac, const UserTokenFields& token) 
          CRYPTO_memcmp(expected.data(), token.mac.data(), kMacChars) == 0;
 }
 
-std::string EncodeUserToken(const HmacSha256Key& key, std::string_view key_id,
-                            std::string_view user, int64_t issued_unix_s, int64_t expires_unix_s) {
-  const std::string issued = std::to_string(issued_unix_s);
-  const std::string expires = std::to_string(expires_unix_s);
-  UserTokenFields fields{.key_id = key_id, .user = user, .issued = issued, .expires = expires};
-  const std::optional<Sha256Digest> mac = UserTokenMac(key, fields);
+std::string EncodeUserToken(const HmacSha256Key& key, const UserTokenFields& fields) {
+  const std::string issued = std::to_string(fields.issued_unix_s);
+  const std::string expires = std::to_string(fields.expires_unix_s);
+  UserTokenFields signed_fields = fields;
+  signed_fields.issued = issued;
+  signed_fields.expires = expires;
+  const std::optional<Sha256Digest> mac = UserTokenMac(key, signed_fields);
   if (!mac) return "";
-  std::string token(kPrefix);
-  token.append(key_id).append(":").append(user).append(":").append(issued).append(":");
-  token.append(expires).append(":");
+  std::string token(fields.version == 2 ? kPrefixV2 : kPrefix);
+  token.append(fields.key_id).append(":").append(fields.user).append(":");
+  if (fields.version == 2) {
+    token.append(fields.audience).append(":").append(fields.token_id).append(":");
+  }
+  token.append(issued).append(":").append(expires).append(":");
   const size_t at = token.size();
   token.resize(at + kMacChars);
   Base64UrlEncode(mac->data(), mac->size(), token.data() + at);
@@ -96,7 +116,38 @@ std::string MakeUserToken(std::string_view key_id, std::string_view secret, std:
   }
   const HmacSha256Key key(secret);
   if (!key.ok()) return "";
-  return EncodeUserToken(key, key_id, user, issued_unix_s, expires_unix_s);
+  return EncodeUserToken(key, {.key_id = key_id,
+                               .user = user,
+                               .issued_unix_s = issued_unix_s,
+                               .expires_unix_s = expires_unix_s});
+}
+
+std::string MakeUserToken(std::string_view key_id, std::string_view secret,
+                          const UserTokenClaims& claims) {
+  if (!IsAuthTokenWord(key_id, 1, kMaxKeyIdChars) ||
+      !IsAuthTokenWord(claims.user, 1, kMaxUserIdChars) ||
+      !IsAuthTokenWord(claims.audience, 1, kMaxAudienceChars) ||
+      !IsAuthTokenWord(claims.token_id, 1, kMaxTokenIdChars) || secret.empty() ||
+      claims.issued_unix_s < 0 || claims.expires_unix_s <= claims.issued_unix_s) {
+    return "";
+  }
+  const HmacSha256Key key(secret);
+  if (!key.ok()) return "";
+  return EncodeUserToken(key, {.version = 2,
+                               .key_id = key_id,
+                               .user = claims.user,
+                               .audience = claims.audience,
+                               .token_id = claims.token_id,
+                               .issued_unix_s = claims.issued_unix_s,
+                               .expires_unix_s = claims.expires_unix_s});
+}
+
+std::string NewUserTokenId() {
+  std::array<unsigned char, kTokenIdRandomBytes> random;
+  if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) return "";
+  std::string id(kTokenIdRandomBytes / 3 * 4, '\0');
+  Base64UrlEncode(random.data(), random.size(), id.data());
+  return id;
 }
 
 }  // namespace ferry::plugins

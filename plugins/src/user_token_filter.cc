@@ -9,6 +9,7 @@
 #include "exempt_methods.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
+#include "ferry/plugins/token_revocations.h"
 #include "ferry/plugins/user_token.h"
 #include "user_token_codec.h"
 
@@ -17,6 +18,8 @@ namespace {
 
 constexpr int64_t kDefaultMaxSkewS = 60;
 constexpr int64_t kMaxSkewLimitS = 24 * 3600;
+constexpr int64_t kDefaultMaxTtlS = 24 * 3600;
+constexpr int64_t kMaxTtlLimitS = int64_t{10} * 366 * 24 * 3600;
 
 int64_t UnixSecondsNow() {
   timespec now{};
@@ -39,6 +42,17 @@ class UserTokenServerFilter final : public ServerFilter {
     keyring_.Configure(config);
     exempt_.Configure(config);
     config.Integer("max_skew_s", 0, kMaxSkewLimitS, &max_skew_s_);
+    config.Integer("max_ttl_s", 1, kMaxTtlLimitS, &max_ttl_s_);
+    config.String("audience", &audience_);
+    // A u1 token names no service, so a server that has one cannot tell the token was meant for
+    // it: refused there unless said otherwise, accepted where no audience is checked anyway.
+    std::string v1 = audience_.empty() ? "accept" : "refuse";
+    config.String("v1_tokens", &v1);
+    if (v1 != "accept" && v1 != "refuse") {
+      config.Invalid("v1_tokens", "expected accept or refuse, got '" + v1 + "'");
+    }
+    accept_v1_ = v1 == "accept";
+    if (config.Has("revocations")) ReadRevocations(config.Section("revocations"));
   }
 
   std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
@@ -61,8 +75,14 @@ class UserTokenServerFilter final : public ServerFilter {
     UserTokenFields token;
     if (!ParseUserToken(sent->second, &token)) {
       return Refusal(method,
-                     "malformed user token (expected u1:<key id>:<user>:<issued unix s>:<expires "
-                     "unix s>:<43 base64url digits of hmac-sha256>)");
+                     "malformed user token (expected u2:<key id>:<user>:<audience>:<token id>:"
+                     "<issued unix s>:<expires unix s>:<43 base64url digits of hmac-sha256>)");
+    }
+    if (token.version == 1 && !accept_v1_) {
+      return Refusal(method,
+                     "user token of the old form u1, which names no audience (this server "
+                     "is '" +
+                         audience_ + "' and has v1_tokens: refuse)");
     }
     // The cheap checks first: an expired token or an unknown key costs no MAC.
     const int64_t now = UnixSecondsNow();
@@ -79,6 +99,17 @@ class UserTokenServerFilter final : public ServerFilter {
                                  std::to_string(token.issued_unix_s - now) + " s ahead, max skew " +
                                  std::to_string(max_skew_s_) + " s)");
     }
+    if (token.expires_unix_s - token.issued_unix_s > max_ttl_s_) {
+      return Refusal(method, "user token lives too long (issued at unix s " +
+                                 std::to_string(token.issued_unix_s) + ", expires " +
+                                 std::to_string(token.expires_unix_s - token.issued_unix_s) +
+                                 " s later, max_ttl_s " + std::to_string(max_ttl_s_) + ")");
+    }
+    if (token.version == 2 && !audience_.empty() && token.audience != audience_) {
+      return Refusal(method, "user token for another service (audience '" +
+                                 std::string(token.audience) + "', this server is '" + audience_ +
+                                 "')");
+    }
     const AuthKeyring::Key* key = keyring_.Find(token.key_id);
     if (key == nullptr) {
       return Refusal(method, "unknown user token key id '" + std::string(token.key_id) +
@@ -90,6 +121,15 @@ class UserTokenServerFilter final : public ServerFilter {
       return Refusal(method,
                      "invalid user token signature (wrong secret, or the token was altered)");
     }
+    // After the signature: what a forged token says is not looked up.
+    if (revocations_ != nullptr &&
+        revocations_->Revoked(token.token_id, token.user, token.issued_unix_s)) {
+      return Refusal(method, "revoked user token (" +
+                                 (token.token_id.empty()
+                                      ? std::string("of user '") + std::string(token.user) + "'"
+                                      : "id '" + std::string(token.token_id) + "'") +
+                                 ")");
+    }
     admission.context.set_verified_user(token.user);
     return Status::Ok();
   }
@@ -97,6 +137,24 @@ class UserTokenServerFilter final : public ServerFilter {
   bool ObservesDone() const override { return false; }
 
  private:
+  void ReadRevocations(config::ConfigReader section) {
+    std::string kind;
+    section.String("kind", &kind);
+    const ExtensionRegistry& registry = ExtensionRegistry::Instance();
+    revocations_ = registry.Create<TokenRevocations>(kind);
+    if (revocations_ == nullptr) {
+      std::string known;
+      for (const std::string& name : registry.Names<TokenRevocations>()) {
+        known += (known.empty() ? "" : ", ") + name;
+      }
+      section.Invalid("kind", "unknown revocation list '" + kind + "' (known: " + known +
+                                  "; redis comes with ferry::redis_filters)");
+      return;
+    }
+    revocations_->Configure(section);
+    section.RejectUnknownKeys();
+  }
+
   static Status Refusal(const UserTokenMethod& method, const std::string& why) {
     return Status(StatusCode::UNAUTHENTICATED, "user_token: " + why + " for " + method.name);
   }
@@ -104,6 +162,10 @@ class UserTokenServerFilter final : public ServerFilter {
   AuthKeyring keyring_;
   ExemptMethods exempt_;
   int64_t max_skew_s_ = kDefaultMaxSkewS;
+  int64_t max_ttl_s_ = kDefaultMaxTtlS;
+  std::string audience_;
+  bool accept_v1_ = true;
+  std::shared_ptr<TokenRevocations> revocations_;
 };
 
 }  // namespace

@@ -16,9 +16,13 @@
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: ferry-user-token --key-id ID --secret-file FILE --user USER [--ttl SECONDS]\n"
-    "Prints a user token (u1:...) for USER, signed with key ID whose secret is FILE's content\n"
-    "(one trailing newline ignored), good for SECONDS from now (default 3600).\n";
+    "usage: ferry-user-token --key-id ID --secret-file FILE --user USER\n"
+    "                        [--audience SERVICE] [--ttl SECONDS] [--token-id ID]\n"
+    "Prints a user token for USER, signed with key ID whose secret is FILE's content (one\n"
+    "trailing newline ignored), good for SECONDS from now (default 3600; a server refuses one\n"
+    "longer than its max_ttl_s). With --audience, a u2 token for that service only, with a\n"
+    "random id (or --token-id) that revokes it, printed to stderr as 'token id: <id>';\n"
+    "without, the older u1 token, which names neither.\n";
 
 int Fail(const std::string& why) {
   std::cerr << "ferry-user-token: " << why << "\n" << kUsage;
@@ -31,6 +35,8 @@ int main(int argc, char** argv) {
   std::string key_id;
   std::string secret_file;
   std::string user;
+  std::string audience;
+  std::string token_id;
   int64_t ttl_s = 3600;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
@@ -46,6 +52,10 @@ int main(int argc, char** argv) {
       secret_file = value;
     } else if (flag == "--user") {
       user = value;
+    } else if (flag == "--audience") {
+      audience = value;
+    } else if (flag == "--token-id") {
+      token_id = value;
     } else if (flag == "--ttl") {
       try {
         size_t used = 0;
@@ -70,13 +80,22 @@ int main(int argc, char** argv) {
   const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
+  if (!token_id.empty() && audience.empty()) return Fail("--token-id needs --audience");
+  if (!audience.empty() && token_id.empty()) token_id = ferry::plugins::NewUserTokenId();
   const std::string token =
-      ferry::plugins::MakeUserToken(key_id, secret, user, now_s, now_s + ttl_s);
+      audience.empty() ? ferry::plugins::MakeUserToken(key_id, secret, user, now_s, now_s + ttl_s)
+                       : ferry::plugins::MakeUserToken(key_id, secret,
+                                                       {.user = user,
+                                                        .audience = audience,
+                                                        .token_id = token_id,
+                                                        .issued_unix_s = now_s,
+                                                        .expires_unix_s = now_s + ttl_s});
   if (token.empty()) {
     return Fail(
-        "cannot make a token: the key id must be 1-64 and the user 1-128 characters of "
-        "A-Z a-z 0-9 . _ @ -");
+        "cannot make a token: the key id and the token id must be 1-64, the user and the "
+        "audience 1-128 characters of A-Z a-z 0-9 . _ @ -");
   }
   std::cout << token << "\n";
+  if (!token_id.empty()) std::cerr << "token id: " << token_id << "\n";
   return 0;
 }

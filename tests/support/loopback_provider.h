@@ -32,7 +32,7 @@ struct LoopbackProviderOptions {
 };
 
 // The `server.filters:` of a config file (a service's shipped one, say), as a provider of these
-// tests takes them; YAML errors throw.
+// tests takes them, sample secrets allowed; YAML errors throw.
 std::vector<FilterSpec> ServerFiltersOf(const std::string& config_path);
 
 // A provider for the services' tests: a ferry::Server on 127.0.0.1 at a port the kernel picks,

@@ -483,6 +483,7 @@ TEST_P(LikeShippedConfigTest, OperatorMethodsNeedAnOperatorAndPublicReadsAreLimi
       FilterSpec::FromYaml("auth",
                            "{keys: [{id: like-operators-demo, secret: change-me-like-operators}], "
                            "caller: ops}")};
+  signed_options.filters[0].allow_sample_secrets = true;
   auto channel = testsupport::LoopbackChannel(provider.port(), signed_options);
   ASSERT_NE(channel, nullptr);
   LikeServiceProxy operator_proxy(channel);

@@ -91,7 +91,8 @@ class InProcessProvider : public testsupport::AppProvider<LikeApp, LikeServicePr
 std::unique_ptr<storage::SqlConnectionPool> CountingPool(storage::MariaDbOptions options,
                                                          std::atomic<int>* statements);
 
-// The server filters of a shipped config file (demo-services/like/config/<name>).
+// The server filters of a shipped config file (demo-services/like/config/<name>), its sample
+// secrets allowed.
 std::vector<FilterSpec> ShippedFilters(const std::string& name);
 
 std::unique_ptr<LikeServiceProxy> NewProxy(

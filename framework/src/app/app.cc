@@ -72,6 +72,7 @@ class App::Impl {
       config.registry.url = flags.registry_url;
       config.document["registry"]["url"] = flags.registry_url;
     }
+    if (flags.dev) AllowSampleSecrets(&config);
     Use(std::move(config));
   }
 

@@ -48,6 +48,8 @@ Status ParseAppFlags(std::span<const char* const> args, AppFlags* out) {
             std::string(value) + "\"");
       }
       flags.registry_url = value;
+    } else if (name == "--dev" && name.size() == arg.size()) {
+      flags.dev = true;
     } else {
       return Invalid("unknown argument \"" + std::string(arg) + "\"");
     }

@@ -328,16 +328,27 @@ Status ParseConfig(const std::string& yaml_text, const std::string& source_name,
     }
     config.service = service;
   }
+  top.Bool("allow_sample_secrets", &config.allow_sample_secrets);
   top.RejectUnknownKeys();
   if (!errors.first().ok()) return errors.first();
+  if (config.allow_sample_secrets) AllowSampleSecrets(&config);
   config.document = YAML::Clone(root);
   *out = std::move(config);
   return Status::Ok();
 }
 
+void AllowSampleSecrets(Config* config) {
+  config->allow_sample_secrets = true;
+  for (FilterSpec& spec : config->server.filters) spec.allow_sample_secrets = true;
+  for (auto& [name, client] : config->clients) {
+    for (FilterSpec& spec : client.cluster.client.filters) spec.allow_sample_secrets = true;
+  }
+}
+
 Status ReadServiceSection(const Config& config,
                           const std::function<void(config::ConfigReader& service)>& read) {
   ConfigErrors errors(config.source);
+  errors.set_sample_secrets_allowed(config.allow_sample_secrets);
   ConfigReader service(config.service, "service", &errors);
   read(service);
   service.RejectUnknownKeys();

@@ -174,6 +174,21 @@ std::vector<std::string> ConfigReader::KeysOf(std::string_view key) {
   return keys;
 }
 
+bool IsSampleSecret(std::string_view secret) { return secret.starts_with("change-me"); }
+
+void ConfigReader::Secret(std::string_view key, std::string* out) {
+  std::string secret = *out;
+  String(key, &secret);
+  if (IsSampleSecret(secret) && !errors_->sample_secrets_allowed()) {
+    Invalid(key,
+            "is a sample secret of the shipped configs ('" + secret +
+                "'), which anyone can read; set a secret of your own, or allow_sample_secrets: "
+                "true at the top of the file (or the App's --dev flag) for a demo");
+    return;
+  }
+  *out = std::move(secret);
+}
+
 void ConfigReader::StringList(std::string_view key, std::vector<std::string>* out) {
   const YAML::Node node = Find(key);
   if (!node.IsDefined() || node.IsNull()) return;

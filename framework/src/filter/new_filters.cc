@@ -40,6 +40,7 @@ Status NewFilters(std::string_view side, const std::vector<FilterSpec>& specs,
                         "' (known: " + (known.empty() ? "none registered" : known) + ")");
     }
     config::ConfigErrors errors(spec.source);
+    errors.set_sample_secrets_allowed(spec.allow_sample_secrets);
     if (!spec.config.IsMap()) {
       errors.Add(spec.path, "expected a mapping of the filter's settings", spec.config.Mark());
       return errors.first();

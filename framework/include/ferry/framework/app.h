@@ -19,6 +19,7 @@ namespace ferry {
 //
 //   int main(int argc, char** argv) {
 //     ferry::App app("echo-server", argc, argv);  // --config FILE [--port N] [--registry URL]
+//                                                 // [--dev]
 //     EchoServiceImpl echo;
 //     app.AddService(&echo);
 //     return app.Run();

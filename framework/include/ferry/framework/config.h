@@ -54,9 +54,15 @@ struct Config {
   ServerOptions server;
   std::map<std::string, ClientConfig, std::less<>> clients;
   YAML::Node service;  // the `service:` section as read, line marks intact; null if absent
+  // allow_sample_secrets: the shipped configs' sample secrets are accepted (demos, tests).
+  bool allow_sample_secrets = false;
   // The whole file as read (a copy), with what flags override written in: the status page's.
   YAML::Node document;
 };
+
+// Sets config->allow_sample_secrets and the same flag of every server and client filter spec
+// (the App's --dev).
+void AllowSampleSecrets(Config* config);
 
 // Reads `config.service` with `read`, which is handed a reader of the `service:` mapping; keys
 // `read` does not ask for are rejected afterwards. Errors name "file:line: service.key" like

@@ -29,10 +29,20 @@ class ConfigErrors {
   const Status& first() const { return first_; }
   const std::string& source() const { return source_; }
 
+  // Whether ConfigReader::Secret() accepts the sample secrets of the shipped configs: set from
+  // the file's `allow_sample_secrets: true` or an App's `--dev`, never by default, so that a
+  // copied demo config cannot reach production with a secret everyone knows.
+  void set_sample_secrets_allowed(bool allowed) { sample_secrets_allowed_ = allowed; }
+  bool sample_secrets_allowed() const { return sample_secrets_allowed_; }
+
  private:
   std::string source_;
   Status first_;
+  bool sample_secrets_allowed_ = false;
 };
+
+// A secret that ships in Ferry's sample configs and docs: every one starts with "change-me".
+bool IsSampleSecret(std::string_view secret);
 
 // Reads one YAML mapping of a config file. It remembers which keys were asked for, so that
 // RejectUnknownKeys() can name any key nobody reads, typically a typo.
@@ -56,6 +66,9 @@ class ConfigReader {
   }
   void Millis(std::string_view key, int64_t min, int64_t max, std::chrono::milliseconds* out);
   void String(std::string_view key, std::string* out);
+  // String() for a key that holds a secret: a sample secret (IsSampleSecret) is reported as a
+  // mistake unless the file allows them (ConfigErrors::sample_secrets_allowed()).
+  void Secret(std::string_view key, std::string* out);
   void Bool(std::string_view key, bool* out);
   void Double(std::string_view key, double min, double max, double* out);
   // Strictly greater than `above`, e.g. a rate that must be positive.

@@ -26,6 +26,9 @@ struct FilterSpec {
   YAML::Node config;   // the whole entry, `name` included
   std::string source;  // the file it came from, e.g. "echo.yaml"
   std::string path;    // its key path there, e.g. "server.filters[0]"
+  // The file's allow_sample_secrets (or the App's --dev): ConfigReader::Secret() of the
+  // filter's keys accepts the shipped configs' sample secrets.
+  bool allow_sample_secrets = false;
 
   // A spec written in code, e.g. FromYaml("auth", "{secret: s3cr3t}"); `yaml` must be a
   // mapping. Errors configuring it then name "<code>" and `name` instead of a file.
