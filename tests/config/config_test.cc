@@ -250,8 +250,8 @@ TEST(ConfigTest, RejectsUnknownKeysAtEveryLevel) {
   Status s = Parse("sever:\n  io_threads: 2\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(s.message(),
-            "echo.yaml:1: sever: unknown key (expected one of: clients log plugins provider "
-            "registry server service)");
+            "echo.yaml:1: sever: unknown key (expected one of: allow_sample_secrets clients log "
+            "plugins provider registry server service)");
 
   s = Parse("server:\n  business_pool:\n    thread: 2\n");
   EXPECT_EQ(s.message(),

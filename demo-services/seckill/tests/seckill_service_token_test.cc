@@ -188,6 +188,7 @@ TEST_P(SeckillShippedConfigTest, OperatorMethodsNeedAnOperatorAndBuyersATokenOfT
   signed_options.filters = {FilterSpec::FromYaml(
       "auth",
       "{keys: [{id: seckill-operators-demo, secret: change-me-seckill-operators}], caller: ops}")};
+  signed_options.filters[0].allow_sample_secrets = true;  // the shipped config's operator key
   auto signed_channel = testsupport::LoopbackChannel(provider.port(), signed_options);
   ASSERT_NE(signed_channel, nullptr);
   SeckillServiceProxy operator_proxy(signed_channel);
