@@ -4,13 +4,12 @@
 
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "ferry/framework/secret_file.h"
 #include "ferry/plugins/user_token.h"
 
 namespace {
@@ -71,11 +70,10 @@ int main(int argc, char** argv) {
   if (key_id.empty() || secret_file.empty() || user.empty()) {
     return Fail("--key-id, --secret-file and --user are required");
   }
-  std::ifstream in(secret_file);
-  if (!in) return Fail("--secret-file: cannot open '" + secret_file + "'");
-  std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (secret.ends_with('\n')) secret.pop_back();
-  if (secret.ends_with('\r')) secret.pop_back();
+  std::string secret;
+  if (!ferry::config::ReadSecretFile(secret_file, &secret)) {
+    return Fail("--secret-file: cannot open '" + secret_file + "'");
+  }
   if (secret.empty()) return Fail("--secret-file: '" + secret_file + "' is empty");
   const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
                             std::chrono::system_clock::now().time_since_epoch())

@@ -2,14 +2,13 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
 #include "seckill.pb.h"
+#include "service/fifo_map.h"
 
 namespace ferry::seckill {
 
@@ -19,14 +18,16 @@ namespace ferry::seckill {
 // looked up in the database as before.
 class DecidedResults {
  public:
-  explicit DecidedResults(size_t capacity) : per_shard_(capacity / kShards + 1) {}
+  explicit DecidedResults(size_t capacity) {
+    for (auto& shard : shards_) shard.entries.set_capacity(capacity / kShards + 1);
+  }
 
   std::optional<GetResultResponse> Find(const std::string& key) {
     Shard& shard = ShardOf(key);
     std::lock_guard lock(shard.mutex);
-    auto it = shard.entries.find(key);
-    if (it == shard.entries.end()) return std::nullopt;
-    return it->second;
+    const GetResultResponse* found = shard.entries.Find(key);
+    if (found == nullptr) return std::nullopt;
+    return *found;
   }
 
   // Ignores anything but CREATED and FAILED.
@@ -34,26 +35,19 @@ class DecidedResults {
     if (result.state() != CREATED && result.state() != FAILED) return;
     Shard& shard = ShardOf(key);
     std::lock_guard lock(shard.mutex);
-    if (!shard.entries.emplace(key, result).second) return;
-    shard.order.push_back(key);
-    if (shard.order.size() > per_shard_) {
-      shard.entries.erase(shard.order.front());
-      shard.order.pop_front();
-    }
+    shard.entries.Insert(key, result);
   }
 
  private:
   static constexpr size_t kShards = 16;
   struct Shard {
     std::mutex mutex;
-    std::unordered_map<std::string, GetResultResponse> entries;
-    std::deque<std::string> order;  // insertion order, for eviction
+    FifoMap<GetResultResponse> entries;
   };
   Shard& ShardOf(const std::string& key) {
     return shards_[std::hash<std::string>{}(key) % kShards];
   }
 
-  const size_t per_shard_;
   std::array<Shard, kShards> shards_;
 };
 

@@ -3,15 +3,14 @@
 #include <array>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "seckill.pb.h"
+#include "service/fifo_map.h"
 
 namespace ferry::seckill {
 
@@ -27,14 +26,16 @@ class RequestAnswerCache {
     int64_t sku_id = 0;
   };
 
-  explicit RequestAnswerCache(size_t capacity) : per_shard_(capacity / kShards + 1) {}
+  explicit RequestAnswerCache(size_t capacity) {
+    for (auto& shard : shards_) shard.entries.set_capacity(capacity / kShards + 1);
+  }
 
   std::optional<Entry> Find(const std::string& request_id) {
     Shard& shard = ShardOf(request_id);
     std::lock_guard lock(shard.mutex);
-    auto it = shard.entries.find(request_id);
-    if (it == shard.entries.end()) return std::nullopt;
-    return it->second;
+    const Entry* found = shard.entries.Find(request_id);
+    if (found == nullptr) return std::nullopt;
+    return *found;
   }
 
   // For a request id without an answer: marks it as being decided by the caller, who must then
@@ -48,8 +49,7 @@ class RequestAnswerCache {
     Shard& shard = ShardOf(request_id);
     std::unique_lock lock(shard.mutex);
     while (true) {
-      auto it = shard.entries.find(request_id);
-      if (it != shard.entries.end()) return it->second;
+      if (const Entry* found = shard.entries.Find(request_id)) return *found;
       if (shard.deciding.insert(request_id).second) return std::nullopt;
       shard.decided.wait(lock);
     }
@@ -67,20 +67,14 @@ class RequestAnswerCache {
     Shard& shard = ShardOf(request_id);
     std::lock_guard lock(shard.mutex);
     if (shard.deciding.erase(request_id) != 0) shard.decided.notify_all();
-    if (!shard.entries.emplace(request_id, entry).second) return;
-    shard.order.push_back(request_id);
-    if (shard.order.size() > per_shard_) {
-      shard.entries.erase(shard.order.front());
-      shard.order.pop_front();
-    }
+    shard.entries.Insert(request_id, entry);
   }
 
  private:
   static constexpr size_t kShards = 16;
   struct Shard {
     std::mutex mutex;
-    std::unordered_map<std::string, Entry> entries;
-    std::deque<std::string> order;             // insertion order, for eviction
+    FifoMap<Entry> entries;
     std::unordered_set<std::string> deciding;  // between BeginDecision and Remember/Abandon
     std::condition_variable decided;           // a decision ended
   };
@@ -88,7 +82,6 @@ class RequestAnswerCache {
     return shards_[std::hash<std::string>{}(key) % kShards];
   }
 
-  const size_t per_shard_;
   std::array<Shard, kShards> shards_;
 };
 
