@@ -2,7 +2,7 @@
 #include "service/like_app.h"
 #include "service/like_config.h"
 
-// build/bin/like-server --config demo-services/like/config/like-server.yaml
+// build/bin/like-server --config demo-services/like/config/like-server.yaml --dev
 int main(int argc, char** argv) {
   ferry::App app("like-server", argc, argv);
   ferry::like::LikeConfig config;

@@ -2,7 +2,7 @@
 #include "service/seckill_app.h"
 #include "service/seckill_config.h"
 
-// build/bin/seckill-server --config demo-services/seckill/config/seckill-server.yaml
+// build/bin/seckill-server --config demo-services/seckill/config/seckill-server.yaml --dev
 int main(int argc, char** argv) {
   ferry::App app("seckill-server", argc, argv);
   ferry::seckill::SeckillConfig config;

@@ -111,7 +111,7 @@ class RateLimitFilter final : public ServerFilter {
     return TakeLocalOrCollect(method, request.context, RateClock::now(), nullptr);
   }
 
-  // Per-field buckets read the request message.
+  // Per-field buckets read the request message; shared limits (OnAdmit) are taken here too.
   Status OnCall(ServerCall& call) override {
     auto& method = *static_cast<MethodLimits*>(call.state.method_state);
     if (!shared_.configured() && method.field_rules == nullptr) return Status::Ok();

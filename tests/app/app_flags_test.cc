@@ -38,6 +38,16 @@ TEST(AppFlagsTest, RegistryOverridesTheConfig) {
   EXPECT_NE(s.message().find("--registry"), std::string::npos) << s;
 }
 
+TEST(AppFlagsTest, DevTakesNoValue) {
+  AppFlags flags;
+  ASSERT_TRUE(Parse({"--config", "a.yaml"}, &flags).ok());
+  EXPECT_FALSE(flags.dev);
+  ASSERT_TRUE(Parse({"--dev", "--config", "a.yaml"}, &flags).ok());
+  EXPECT_TRUE(flags.dev);
+  const Status valued = Parse({"--config", "a.yaml", "--dev=yes"}, &flags);
+  EXPECT_EQ(valued.code(), StatusCode::INVALID_ARGUMENT) << valued;
+}
+
 TEST(AppFlagsTest, RejectsWhatItCannotUse) {
   const std::vector<std::vector<const char*>> bad = {
       {},                  // --config is required

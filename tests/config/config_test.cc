@@ -1,5 +1,6 @@
 #include "ferry/framework/config.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -344,6 +345,38 @@ TEST(ConfigTest, ReadsTrustedProxiesAndRefusesAnEntryThatIsNoNetworkNamingItsLin
   }
   EXPECT_EQ(Parse("server:\n  http: {trusted_proxies: 10.0.0.0/8}\n").message(),
             "echo.yaml:2: server.http.trusted_proxies: expected a list, got '10.0.0.0/8'");
+}
+
+TEST(ConfigTest, SampleSecretsAreRefusedUnlessTheFileAllowsThem) {
+  const auto read_secret = [](bool allowed, const std::string& value) {
+    config::ConfigErrors errors("s.yaml");
+    errors.set_sample_secrets_allowed(allowed);
+    config::ConfigReader reader(YAML::Load("{secret: " + value + "}"), "x", &errors);
+    std::string secret;
+    reader.Secret("secret", &secret);
+    return errors.first();
+  };
+  EXPECT_THAT(read_secret(false, "change-me-too").message(),
+              ::testing::HasSubstr("s.yaml:1: x.secret: is a sample secret of the shipped configs "
+                                   "('change-me-too')"));
+  EXPECT_TRUE(read_secret(true, "change-me-too").ok());
+  EXPECT_TRUE(read_secret(false, "mine-not-change-me").ok());
+}
+
+TEST(ConfigTest, AllowSampleSecretsIsATopLevelKeyAndDevMarksEveryFilter) {
+  Config plain;
+  ASSERT_TRUE(ParseConfig("server:\n  listen: 127.0.0.1:0\n", "b.yaml", &plain).ok());
+  EXPECT_FALSE(plain.allow_sample_secrets);
+  Config allowed;
+  ASSERT_TRUE(ParseConfig("allow_sample_secrets: true\n", "c.yaml", &allowed).ok());
+  EXPECT_TRUE(allowed.allow_sample_secrets);
+
+  plain.server.filters.push_back(FilterSpec::FromYaml("s", "{}"));
+  plain.clients["c"].cluster.client.filters.push_back(FilterSpec::FromYaml("c", "{}"));
+  AllowSampleSecrets(&plain);
+  EXPECT_TRUE(plain.allow_sample_secrets);
+  EXPECT_TRUE(plain.server.filters[0].allow_sample_secrets);
+  EXPECT_TRUE(plain.clients["c"].cluster.client.filters[0].allow_sample_secrets);
 }
 
 TEST(ConfigTest, SyntaxErrorsNameTheFileAndLine) {

@@ -43,7 +43,7 @@ TEST(SampleSecretsTest, AShippedConfigRefusesToStartNamingTheKeyAndLine) {
   const Status status = StartApp({"--config", kSeckill, "--port", "0"});
   EXPECT_EQ(status.code(), StatusCode::INVALID_ARGUMENT) << status;
   EXPECT_THAT(status.message(),
-              HasSubstr("seckill-server.yaml:18: server.filters[0].keys[0].secret: is a sample "
+              HasSubstr("seckill-server.yaml:19: server.filters[0].keys[0].secret: is a sample "
                         "secret of the shipped configs ('change-me-seckill-operators')"));
   EXPECT_THAT(status.message(), HasSubstr("allow_sample_secrets: true"));
 }

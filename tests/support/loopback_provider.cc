@@ -8,11 +8,17 @@
 
 namespace ferry::testsupport {
 
-std::vector<FilterSpec> ServerFiltersOf(const std::string& config_path) {
+std::vector<FilterSpec> ServerFiltersOf(const std::string& config_path,
+                                        const std::string& redis_address) {
   const YAML::Node file = YAML::LoadFile(config_path);
   std::vector<FilterSpec> specs;
-  const YAML::Node filters = file["server"]["filters"];
+  YAML::Node filters = file["server"]["filters"];
   for (size_t i = 0; i < filters.size(); ++i) {
+    for (const char* uses_redis : {"store", "revocations"}) {
+      if (!redis_address.empty() && filters[i][uses_redis] && filters[i][uses_redis]["address"]) {
+        filters[i][uses_redis]["address"] = redis_address;
+      }
+    }
     specs.push_back({.name = filters[i]["name"].as<std::string>(),
                      .config = filters[i],
                      .source = config_path,

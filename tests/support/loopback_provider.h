@@ -32,8 +32,11 @@ struct LoopbackProviderOptions {
 };
 
 // The `server.filters:` of a config file (a service's shipped one, say), as a provider of these
-// tests takes them, sample secrets allowed; YAML errors throw.
-std::vector<FilterSpec> ServerFiltersOf(const std::string& config_path);
+// tests takes them, sample secrets allowed; YAML errors throw. With `redis_address`, a filter's
+// Redis (its `store` or `revocations`) is that one rather than the file's: a test talks only to
+// servers it started.
+std::vector<FilterSpec> ServerFiltersOf(const std::string& config_path,
+                                        const std::string& redis_address = "");
 
 // A provider for the services' tests: a ferry::Server on 127.0.0.1 at a port the kernel picks,
 // in this process, serving what it is given; stopped when destroyed.

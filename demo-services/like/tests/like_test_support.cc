@@ -203,7 +203,9 @@ std::unique_ptr<storage::SqlConnectionPool> CountingPool(storage::MariaDbOptions
 }
 
 std::vector<FilterSpec> ShippedFilters(const std::string& name) {
-  return testsupport::ServerFiltersOf(std::string(LIKE_CONFIG_DIR) + "/" + name);
+  SharedServers::Start();
+  return testsupport::ServerFiltersOf(std::string(LIKE_CONFIG_DIR) + "/" + name,
+                                      SharedServers::redis().address());
 }
 
 std::unique_ptr<LikeServiceProxy> NewProxy(uint16_t port, std::chrono::milliseconds timeout) {

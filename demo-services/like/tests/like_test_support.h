@@ -92,7 +92,7 @@ std::unique_ptr<storage::SqlConnectionPool> CountingPool(storage::MariaDbOptions
                                                          std::atomic<int>* statements);
 
 // The server filters of a shipped config file (demo-services/like/config/<name>), its sample
-// secrets allowed.
+// secrets allowed and its Redis the test process's SharedServers.
 std::vector<FilterSpec> ShippedFilters(const std::string& name);
 
 std::unique_ptr<LikeServiceProxy> NewProxy(

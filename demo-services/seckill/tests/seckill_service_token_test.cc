@@ -149,9 +149,11 @@ class SeckillShippedConfigTest : public ::testing::TestWithParam<std::string> {}
 TEST_P(SeckillShippedConfigTest, OperatorMethodsNeedAnOperatorAndBuyersATokenOfTheirOwn) {
   TempDir dir;
   InProcessProvider provider;
+  ASSERT_NO_FATAL_FAILURE(SharedServers::Start());
   ASSERT_NO_FATAL_FAILURE(provider.Start(
       EmbeddedConfig(dir.path()),
-      testsupport::ServerFiltersOf(std::string(SECKILL_CONFIG_DIR) + "/" + GetParam())));
+      testsupport::ServerFiltersOf(std::string(SECKILL_CONFIG_DIR) + "/" + GetParam(),
+                                   SharedServers::redis().address())));
   auto anonymous_channel =
       testsupport::LoopbackChannel(provider.port(), testsupport::LoopbackClientOptions(15s));
   ASSERT_NE(anonymous_channel, nullptr);

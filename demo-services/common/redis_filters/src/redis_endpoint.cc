@@ -28,7 +28,6 @@ void ReadRedisEndpoint(config::ConfigReader& config, RedisEndpoint* out) {
   }
   config.Integer("connections", 1, 256, &out->options.pool_size);
   config.Integer("timeout_ms", 1, 60000, &out->options.timeout_ms);
-  config.Millis("retry_after_ms", 0, 3600000, &out->retry_after);
 }
 
 }  // namespace ferry::redis_filters

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <chrono>
 #include <string>
 
 #include "ferry/framework/config_reader.h"
@@ -10,14 +9,11 @@ namespace ferry::redis_filters {
 
 // What a filter's Redis store reads: `address: host:port` (required), `namespace` (required:
 // every key starts with it, so that two services on one Redis never share a bucket or a
-// revocation by accident), `connections` (4), `timeout_ms` (100: a limiter that waits a
-// second for a dead Redis slows every call) and `retry_after_ms` (1000: after a failure, the
-// store reports itself unavailable for that long without trying, so an outage costs no
-// timeout per call).
+// revocation by accident), `connections` (4) and `timeout_ms` (100: a limiter that waits a
+// second for a dead Redis slows every call).
 struct RedisEndpoint {
   storage::RedisOptions options;
   std::string key_namespace;
-  std::chrono::milliseconds retry_after{1000};
 };
 
 void ReadRedisEndpoint(config::ConfigReader& config, RedisEndpoint* out);

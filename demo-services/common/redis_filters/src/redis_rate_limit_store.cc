@@ -1,5 +1,7 @@
 #include "redis_rate_limit_store.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -39,7 +41,10 @@ std::string Number(double value) {
 
 void RedisRateLimitStore::Configure(config::ConfigReader& config) {
   ReadRedisEndpoint(config, &endpoint_);
-  gate_.emplace(endpoint_.retry_after);
+  // After a failure, takes skip Redis for this long: an outage then costs no timeout per call.
+  std::chrono::milliseconds retry_after{1000};
+  config.Millis("retry_after_ms", 0, 3600000, &retry_after);
+  gate_.emplace(retry_after);
   pool_ = std::make_unique<storage::RedisConnectionPool>(endpoint_.options);
   scripts_ = std::make_unique<storage::RedisScriptSet>(
       pool_.get(), std::vector<storage::RedisScript>{{"ratelimit take", kTakeScript}});

@@ -7,13 +7,31 @@
 #include <sstream>
 #include <string>
 
+#include "eventually.h"
 #include "ferry/framework/metrics.h"
+#include "ferry/plugins/user_token.h"
 #include "redis_filters_fixture.h"
 
 namespace ferry::redis_filters::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using testsupport::Eventually;
+
+CallOptions ActingFor(std::string_view user) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  CallOptions options;
+  options.attachments[std::string(plugins::kUserTokenAttachment)] =
+      plugins::MakeUserToken("default", "u5er-s3cr3t",
+                             {.user = user,
+                              .audience = "echo",
+                              .token_id = "t",
+                              .issued_unix_s = now,
+                              .expires_unix_s = now + 600});
+  return options;
+}
 
 double FallbacksToLocal() {
   const std::string series = "ferry_ratelimit_store_unavailable_total{on_unavailable=\"local\"} ";
@@ -60,6 +78,39 @@ TEST_F(SharedRateLimitTest, TwoProvidersTogetherAllowTheConfiguredBurstNotTwiceI
   EXPECT_THAT(refusal.message(),
               HasSubstr("rate limit of method ferry.demo.EchoService/Echo exceeded (0.001/s, "
                         "burst 5)"));
+}
+
+TEST_F(SharedRateLimitTest, AUsersBucketIsSharedByEveryProviderAndOtherUsersHaveTheirOwn) {
+  const std::string filters =
+      "[{name: user_token, secret: u5er-s3cr3t}, {name: ratelimit, store: {kind: redis, address: " +
+      redis_address() + ", namespace: t}, per_user: {rate: 0.001, burst: 3}}]";
+  demo::EchoServiceProxy a = StartProvider(filters);
+  demo::EchoServiceProxy b = StartProvider(filters);
+  int alice = 0;
+  int bob = 0;
+  Status refusal;
+  for (int i = 0; i < 5; ++i) {
+    for (demo::EchoServiceProxy* proxy : {&a, &b}) {
+      alice += Echo(*proxy, ActingFor("alice")).ok();
+      const Status status = Echo(*proxy, ActingFor("bob"));
+      bob += status.ok();
+      if (!status.ok()) refusal = status;
+    }
+  }
+  EXPECT_EQ(alice, 3);
+  EXPECT_EQ(bob, 3);
+  EXPECT_THAT(refusal.message(), HasSubstr("rate limit of user 'bob' exceeded (0.001/s, burst 3)"));
+  EXPECT_EQ(Redis({"EXISTS", "t:ratelimit:{per_user:alice}"}), "1");
+}
+
+TEST_F(SharedRateLimitTest, AnEmptySharedBucketRefillsAtItsRate) {
+  demo::EchoServiceProxy a =
+      StartProvider("[{name: ratelimit, store: {kind: redis, address: " + redis_address() +
+                    ", namespace: t}, per_method: {rate: 20, burst: 1}}]");
+  ASSERT_TRUE(Echo(a).ok());
+  EXPECT_EQ(Echo(a).code(), StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(Eventually([&] { return Echo(a).ok(); }, std::chrono::seconds(5),
+                         std::chrono::milliseconds(10)));
 }
 
 TEST_F(SharedRateLimitTest, UnsharedTheyAllowTwiceIt) {

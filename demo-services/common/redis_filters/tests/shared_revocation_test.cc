@@ -51,7 +51,7 @@ class SharedRevocationTest : public RedisFiltersTest {
   std::string Filters() const {
     return "[{name: user_token, secret: u5er-s3cr3t, audience: echo, revocations: {kind: redis, "
            "address: " +
-           redis_address() + ", namespace: t, refresh_ms: 20, retry_after_ms: 0}}]";
+           redis_address() + ", namespace: t, refresh_ms: 20}}]";
   }
 };
 
