@@ -269,42 +269,26 @@ Status ReadPayments(const YAML::Node& payments, std::vector<PaymentChannelFactor
 }
 
 TEST(SimulatedChannelConfigTest, MistakesNameKeyAndLine) {
-  std::vector<PaymentChannelFactory> channels;
-  Status s = ReadPayments(YAML::Load("channels:\n"
-                                     "  sim:\n"
-                                     "    kind: simulated\n"
-                                     "    address: nowhere\n"
-                                     "    key: long-enough-key-0123456789\n"),
-                          &channels);
-  EXPECT_NE(s.message().find("seckill.yaml:4: service.payments.channels.sim.address"),
-            std::string::npos)
-      << s;
-  s = ReadPayments(YAML::Load("channels:\n"
-                              "  sim:\n"
-                              "    kind: simulated\n"
-                              "    address: 127.0.0.1:7301\n"
-                              "    key: short\n"),
-                   &channels);
-  EXPECT_NE(s.message().find("seckill.yaml:5: service.payments.channels.sim.key"),
-            std::string::npos)
-      << s;
-  s = ReadPayments(YAML::Load("channels:\n"
-                              "  sim:\n"
-                              "    kind: simulated\n"
-                              "    address: 127.0.0.1:7301\n"
-                              "    key_file: /nonexistent/key\n"),
-                   &channels);
-  EXPECT_NE(s.message().find("service.payments.channels.sim.key_file: cannot read"),
-            std::string::npos)
-      << s;
-  s = ReadPayments(YAML::Load("channels:\n"
-                              "  sim:\n"
-                              "    kind: simulated\n"
-                              "    address: 127.0.0.1:7301\n"
-                              "    key: long-enough-key-0123456789\n"
-                              "    timeout: 5\n"),
-                   &channels);
-  EXPECT_NE(s.message().find("service.payments.channels.sim.timeout"), std::string::npos) << s;
+  struct Mistake {
+    const char* keys;      // after `kind: simulated`
+    const char* expected;  // in the error
+  };
+  const Mistake mistakes[] = {
+      {"    address: nowhere\n    key: long-enough-key-0123456789\n",
+       "seckill.yaml:4: service.payments.channels.sim.address"},
+      {"    address: 127.0.0.1:7301\n    key: short\n",
+       "seckill.yaml:5: service.payments.channels.sim.key"},
+      {"    address: 127.0.0.1:7301\n    key_file: /nonexistent/key\n",
+       "service.payments.channels.sim.key_file: cannot read"},
+      {"    address: 127.0.0.1:7301\n    key: long-enough-key-0123456789\n    timeout: 5\n",
+       "service.payments.channels.sim.timeout"},
+  };
+  for (const Mistake& m : mistakes) {
+    std::vector<PaymentChannelFactory> channels;
+    const Status s = ReadPayments(
+        YAML::Load(std::string("channels:\n  sim:\n    kind: simulated\n") + m.keys), &channels);
+    EXPECT_NE(s.message().find(m.expected), std::string::npos) << m.expected << ": " << s;
+  }
 }
 
 TEST(SimulatedChannelConfigTest, TheShippedConfigsNameTheSimulatedChannel) {
