@@ -102,5 +102,25 @@ TEST(AsyncHandlerTest, StopWaitsForAPendingAsynchronousCall) {
   EXPECT_EQ(reply->value, "pending");
 }
 
+// An asynchronous call that outlives the grace period is waited for by the server's
+// destructor: its completion, on a thread the server does not own, still finds the connection
+// and the IO contexts it answers through.
+TEST(AsyncHandlerTest, DestroyingTheServerWaitsForAnAsynchronousCallPastTheGracePeriod) {
+  TestService service;
+  auto server =
+      std::make_unique<Server>(ServerOptions{.listen = "127.0.0.1:0", .grace_period = 1ms});
+  ASSERT_TRUE(server->AddService(&service).ok());
+  ASSERT_TRUE(server->Start().ok());
+  FrameClient client(server->port());
+  ASSERT_TRUE(client.SendRequest(1, kService, "Later", "late"));
+  ASSERT_TRUE(service.later_started.WaitFor(1));
+  server->Stop();  // gives up waiting after the grace period: the call is still pending
+  EXPECT_EQ(service.later_answered.value(), 0);
+  std::thread opener([&] { service.gate.Open(); });
+  server.reset();
+  EXPECT_EQ(service.later_answered.value(), 1);
+  opener.join();
+}
+
 }  // namespace
 }  // namespace ferry::test

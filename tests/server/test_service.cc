@@ -83,6 +83,7 @@ void Later(Service& service, ServerContext&, const Message& request, Message* re
   std::thread([&service, &request, response, done = std::move(done)]() mutable {
     if (!Self(service).gate.WaitOpen()) return done(Status(StatusCode::ABORTED, "gate shut"));
     Out(response, In(request));
+    Self(service).later_answered.Increment();
     done(Status::Ok());
   }).detach();
 }

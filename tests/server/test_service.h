@@ -66,9 +66,10 @@ class TestService : public Service {
   std::span<const Method> methods() const override;
 
   Gate gate;
-  Counter blocked;        // Block calls started
-  Counter counted;        // Count calls run
-  Counter later_started;  // Later and InlineLater calls started
+  Counter blocked;         // Block calls started
+  Counter counted;         // Count calls run
+  Counter later_started;   // Later and InlineLater calls started
+  Counter later_answered;  // Later and InlineLater calls about to answer OK
 };
 
 // A server with one TestService on an ephemeral loopback port.

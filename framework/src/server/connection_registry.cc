@@ -18,14 +18,26 @@ void ConnectionRegistry::Remove(ServerConnection* connection) {
     if (it == connections_.end()) return;
     removed = std::move(it->second);
     connections_.erase(it);
+    NotifyLocked();
   }
-  changed_.notify_all();
 }
 
 void ConnectionRegistry::NotifyCallsFinished() {
-  // Taking the lock orders this notification after a waiter's predicate check, so it is not
-  // lost between the check and the wait.
-  { std::lock_guard lock(mu_); }
+  std::lock_guard lock(mu_);
+  NotifyLocked();
+}
+
+void ConnectionRegistry::CallEnded() {
+  // Sequentially consistent with draining_: either the waiter sees no call left, or this
+  // thread sees the waiter and wakes it.
+  if (live_calls_.fetch_sub(1) != 1 || !draining_.load()) return;
+  std::lock_guard lock(mu_);
+  NotifyLocked();
+}
+
+void ConnectionRegistry::NotifyLocked() {
+  // Under the lock, so that a waiter cannot miss it between its check and its wait, nor return
+  // and destroy the registry while this thread is still inside notify_all().
   changed_.notify_all();
 }
 
@@ -37,12 +49,7 @@ std::vector<std::shared_ptr<ServerConnection>> ConnectionRegistry::Snapshot() co
   return out;
 }
 
-bool ConnectionRegistry::NoCallsInFlightLocked() const {
-  for (const auto& [key, connection] : connections_) {
-    if (connection->HasCallsInFlight()) return false;
-  }
-  return true;
-}
+bool ConnectionRegistry::NoCallsInFlightLocked() const { return live_calls_.load() == 0; }
 
 bool ConnectionRegistry::NoCallsInFlight() const {
   std::lock_guard lock(mu_);
@@ -50,8 +57,15 @@ bool ConnectionRegistry::NoCallsInFlight() const {
 }
 
 bool ConnectionRegistry::WaitUntilNoCallsInFlight(Clock::time_point deadline) {
+  draining_.store(true);
   std::unique_lock lock(mu_);
   return changed_.wait_until(lock, deadline, [&] { return NoCallsInFlightLocked(); });
+}
+
+void ConnectionRegistry::WaitUntilNoCallsInFlight() {
+  draining_.store(true);
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [&] { return NoCallsInFlightLocked(); });
 }
 
 bool ConnectionRegistry::WaitUntilEmpty(Clock::time_point deadline) {

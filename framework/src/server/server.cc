@@ -128,8 +128,10 @@ class Server::Impl {
   ~Impl() {
     Stop();
     // Handlers that outlived the grace period are waited for here, while the connections
-    // they answer to and the IO contexts those connections belong to still exist.
+    // they answer to and the IO contexts those connections belong to still exist: the pool's,
+    // then those completing on other threads (asynchronous handlers).
     pool_.reset();
+    core_.connections.WaitUntilNoCallsInFlight();
   }
 
   Status AddService(Service* service) {

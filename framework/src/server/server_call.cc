@@ -82,7 +82,8 @@ ServerCall::~ServerCall() {
   if (counted_) {
     method_->metrics->Finished(StatusCode::OVERLOADED, ServerContext::Clock::now() - received_);
   }
-  if (tracked_) connection_->Untrack(this);
+  // Last: once the call is untracked the server may go.
+  if (tracked_) ServerConnection::Untrack(std::move(connection_), this);
 }
 
 void ServerCall::Reset(std::shared_ptr<ServerConnection> connection,
@@ -296,7 +297,7 @@ bool ServerCall::Invoke() {
   // Completed: nobody else touches the call any more.
   if (held_by_connection_) {
     if (tracked_) {
-      connection_->Untrack(this);
+      ServerConnection::Untrack(connection_, this);  // on the IO thread, which holds the connection
       tracked_ = false;
     }
     return true;

@@ -632,33 +632,33 @@ void ServerConnection::OnIdleTimer(const boost::system::error_code& error) {
 }
 
 void ServerConnection::Track(ServerCall* call) {
+  core_.connections.CallStarted();
   std::lock_guard lock(calls_mu_);
   call->next_in_flight = calls_in_flight_;
   if (calls_in_flight_ != nullptr) calls_in_flight_->prev_in_flight = call;
   calls_in_flight_ = call;
 }
 
-void ServerConnection::Untrack(ServerCall* call) {
-  bool now_idle = false;
+void ServerConnection::Untrack(std::shared_ptr<ServerConnection> connection, ServerCall* call) {
+  ServerCore& core = connection->core_;
   bool unregister = false;
   {
-    std::lock_guard lock(calls_mu_);
+    std::lock_guard lock(connection->calls_mu_);
     if (call->prev_in_flight != nullptr) {
       call->prev_in_flight->next_in_flight = call->next_in_flight;
     } else {
-      calls_in_flight_ = call->next_in_flight;
+      connection->calls_in_flight_ = call->next_in_flight;
     }
     if (call->next_in_flight != nullptr) {
       call->next_in_flight->prev_in_flight = call->prev_in_flight;
     }
-    now_idle = calls_in_flight_ == nullptr;
-    unregister = now_idle && disconnected_;
+    unregister = connection->calls_in_flight_ == nullptr && connection->disconnected_;
   }
-  if (unregister) {
-    core_.connections.Remove(this);
-  } else if (now_idle && core_.shutting_down.load(std::memory_order_relaxed)) {
-    core_.connections.NotifyCallsFinished();
-  }
+  if (unregister) core.connections.Remove(connection.get());
+  // Maybe the last reference: the core and the IO contexts are still there, as the server
+  // waits for CallEnded().
+  connection.reset();
+  core.connections.CallEnded();
 }
 
 bool ServerConnection::HasCallsInFlight() const {

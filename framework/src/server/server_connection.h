@@ -81,7 +81,9 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
   // The calls running or queued on the pool. Any thread.
   void Track(ServerCall* call);
-  void Untrack(ServerCall* call);
+  // Lets go of `connection` too, then reports the call ended (ConnectionRegistry::CallEnded):
+  // the caller must touch nothing of the server afterwards.
+  static void Untrack(std::shared_ptr<ServerConnection> connection, ServerCall* call);
   bool HasCallsInFlight() const;
 
   // Tells the client to send no more requests here (a GOAWAY frame); it acknowledges once it
