@@ -19,6 +19,9 @@ struct ActivityStatus {
   int64_t remaining = -1;  // units the sale held at as_of_ms; -1: not known
   bool sold_out = false;   // none left, as the read or a later broadcast said
   int64_t epoch = 0;       // the cache generation read (0: embedded, or none)
+  // Events on the activity's order queue not yet written (read only when back-pressure is on;
+  // -1: not read).
+  int64_t backlog = -1;
   int64_t as_of_ms = 0;
 };
 

@@ -12,7 +12,9 @@
 #include "service/order_closer.h"
 #include "service/reconciler.h"
 #include "service/seckill_metrics.h"
+#include "storage/memory_admission_line.h"
 #include "storage/order_database.h"
+#include "storage/redis_admission_line.h"
 #include "storage/redis_reservation_cache.h"
 #include "storage/sql_order_store.h"
 
@@ -102,6 +104,13 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
     if (Status s = ConnectRedisReservationCache(redis, &app->cache_); !s.ok()) return s;
     app->broadcast_ = std::make_unique<StockBroadcast>(redis, config.status_channel);
   }
+  if (config.admission.enabled) {
+    if (config.backend == "redis+mariadb") {
+      app->admission_line_ = std::make_unique<RedisAdmissionLine>(redis);
+    } else {
+      app->admission_line_ = std::make_unique<MemoryAdmissionLine>();
+    }
+  }
 
   SeckillDeps deps;
   deps.store = app->store_.get();
@@ -124,6 +133,10 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
     deps.broadcast = [broadcast](const StockSignal& signal) { broadcast->Publish(signal); };
   }
   deps.currency = config.payments.currency;
+  deps.admission = config.admission;
+  deps.admission_line = app->admission_line_.get();
+  deps.max_backlog = config.max_backlog;
+  deps.busy_retry_after_ms = config.busy_retry_after_ms;
   std::vector<std::unique_ptr<PaymentChannel>> channels;
   for (const PaymentChannelFactory& factory : config.payment_channels) {
     std::unique_ptr<PaymentChannel> channel;
@@ -132,6 +145,8 @@ Status SeckillApp::Create(const SeckillConfig& config, const std::string& regist
   }
   app->core_ = std::make_unique<SeckillCore>(std::move(deps));
   SeckillCore* core = app->core_.get();
+  // Before serving: a listed buyer is refused from the first call.
+  if (Status s = core->blacklist.Refresh(); !s.ok()) return s;
   app->payments_ = std::make_unique<Payments>(
       app->store_.get(), WallMs, config.payments, std::move(channels),
       [core](const OrderRecord& order, int64_t epoch) {
@@ -180,6 +195,13 @@ void SeckillApp::StartJobs(const SeckillConfig& config) {
       [core](const std::stop_token&) { return CloseExpiredOrders(*core); }));
   jobs_.push_back(std::make_unique<PeriodicWorker>(
       milliseconds(1000), [core](const std::stop_token&) { return SettlePayments(*core); }));
+  jobs_.push_back(std::make_unique<PeriodicWorker>(
+      milliseconds(config.blacklist_refresh_ms), [core](const std::stop_token&) {
+        if (Status s = core->blacklist.Refresh(); !s.ok()) {
+          Logger().warn("seckill: the blacklist stays as last read: {}", s.ToString());
+        }
+        return false;
+      }));
   if (config.reconcile_interval_ms > 0) {
     jobs_.push_back(std::make_unique<PeriodicWorker>(
         milliseconds(config.reconcile_interval_ms), [core](const std::stop_token& stop) {

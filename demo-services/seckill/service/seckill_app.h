@@ -37,7 +37,8 @@ class SeckillApp final {
 
   std::unique_ptr<OrderStore> store_;
   std::unique_ptr<ReservationCache> cache_;
-  std::unique_ptr<StockBroadcast> broadcast_;  // redis+mariadb
+  std::unique_ptr<StockBroadcast> broadcast_;      // redis+mariadb
+  std::unique_ptr<AdmissionLine> admission_line_;  // while admission is on
   std::unique_ptr<idgen::SnowflakeIdGenerator> ids_;
   std::unique_ptr<SeckillCore> core_;
   std::unique_ptr<Payments> payments_;

@@ -1,6 +1,40 @@
 #include "service/seckill_config.h"
 
+#include "ferry/framework/secret_file.h"
+
 namespace ferry::seckill {
+
+namespace {
+
+void ReadAdmissionConfig(config::ConfigReader& service, SeckillConfig* out) {
+  config::ConfigReader admission = service.Section("admission");
+  AdmissionOptions& a = out->admission;
+  admission.Bool("enabled", &a.enabled);
+  admission.Integer("multiple", 1, 1000, &a.multiple);
+  admission.Integer("token_ttl_ms", 1000, 86400000, &a.token_ttl_ms);
+  admission.Integer("wait_ttl_ms", 100, 3600000, &a.wait_ttl_ms);
+  admission.Integer("max_waiting", 1, 100000000, &a.max_waiting);
+  admission.Integer("retry_after_ms", 1, 600000, &a.retry_after_ms);
+  config::ReadSecret(admission, "key", "key_file", &a.key);
+  if (a.enabled && a.key.size() < 16) {
+    admission.Invalid(admission.Has("key_file") ? "key_file" : "key",
+                      "admission needs a key of at least 16 bytes (it signs admissions, and "
+                      "every provider of the service must share it)");
+  }
+  a.human_check = ReadHumanCheck(admission);
+  admission.RejectUnknownKeys();
+
+  config::ConfigReader blacklist = service.Section("blacklist");
+  blacklist.Integer("refresh_ms", 10, 3600000, &out->blacklist_refresh_ms);
+  blacklist.RejectUnknownKeys();
+
+  config::ConfigReader backpressure = service.Section("backpressure");
+  backpressure.Integer("max_backlog", 0, 1000000000, &out->max_backlog);
+  backpressure.Integer("retry_after_ms", 1, 600000, &out->busy_retry_after_ms);
+  backpressure.RejectUnknownKeys();
+}
+
+}  // namespace
 
 void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   SeckillConfig& c = *out;
@@ -50,6 +84,8 @@ void ReadSeckillConfig(config::ConfigReader& service, SeckillConfig* out) {
   status.String("channel", &c.status_channel);
   if (c.status_channel.empty()) status.Invalid("channel", "must not be empty");
   status.RejectUnknownKeys();
+
+  ReadAdmissionConfig(service, &c);
 
   service.Integer("sold_out_ttl_ms", 0, 60000, &c.sold_out_ttl_ms);
   service.Integer("result_cache_entries", 1, 100000000, &c.result_cache_entries);

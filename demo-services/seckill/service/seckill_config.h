@@ -6,6 +6,7 @@
 #include "ferry/codec/status.h"
 #include "ferry/framework/config_reader.h"
 #include "ferry/storage/backend_config.h"
+#include "service/admission.h"
 #include "service/payment_config.h"
 
 namespace ferry::seckill {
@@ -55,6 +56,13 @@ struct SeckillConfig : storage::BackendConfig {
   int64_t status_idle_ms = 60000;                        // status.idle_ms
   int64_t status_loads_per_s = 1000;                     // status.loads_per_s
   std::string status_channel = "seckill:stock_signals";  // status.channel
+
+  AdmissionOptions admission;           // admission.*
+  int64_t blacklist_refresh_ms = 1000;  // blacklist.refresh_ms
+  // backpressure.max_backlog: Purchase answers BUSY while the activity's order queue holds more
+  // than this many events not yet written (redis+mariadb; 0: never).
+  int64_t max_backlog = 0;
+  int64_t busy_retry_after_ms = 1000;  // backpressure.retry_after_ms
 
   PaymentOptions payments;                              // payments.*
   std::vector<PaymentChannelFactory> payment_channels;  // payments.channels

@@ -60,9 +60,11 @@ Status SeckillCore::ReadStatus(int64_t activity_id, ActivityStatus* out) {
     // says; a cache that is loading, stale or gone sells nothing, and how much it will hold is
     // not known yet.
     CacheSnapshot cache;
-    if (s = deps.cache->ReadStock(activity.activity_id, activity.sku_id, &cache); !s.ok()) {
-      return s;
-    }
+    // Back-pressure needs the queue's counts too: the whole snapshot, still one round trip.
+    s = deps.max_backlog > 0 ? deps.cache->Snapshot(activity.activity_id, activity.sku_id, &cache)
+                             : deps.cache->ReadStock(activity.activity_id, activity.sku_id, &cache);
+    if (!s.ok()) return s;
+    if (deps.max_backlog > 0) out->backlog = cache.queue_undelivered + cache.queue_pending;
     const bool selling = cache.present && !cache.loading && !cache.stale;
     out->remaining = selling ? cache.stock : -1;
     out->epoch = cache.epoch;

@@ -9,6 +9,8 @@
 
 #include "service/activity_directory.h"
 #include "service/activity_status.h"
+#include "service/admission.h"
+#include "service/buyer_blacklist.h"
 #include "service/decided_results.h"
 #include "service/payments.h"
 #include "service/request_answer_cache.h"
@@ -47,6 +49,13 @@ struct SeckillDeps {
   std::string currency = "CNY";  // of every order's amount (payments.currency)
   // Payments: starts them at channels, applies what channels say, settles deadlines.
   Payments* payments = nullptr;
+  AdmissionOptions admission;  // Admit, and the admission token Purchase then needs
+  // Who waits and who is admitted: Redis (redis+mariadb) or this provider's memory (embedded);
+  // null while admission is off.
+  AdmissionLine* admission_line = nullptr;
+  // Purchase answers BUSY while an activity's order queue holds more than this (0: never).
+  int64_t max_backlog = 0;
+  int64_t busy_retry_after_ms = 1000;
 };
 
 // The state behind the handlers: dependencies plus the provider-local caches.
@@ -57,6 +66,8 @@ struct SeckillCore {
         answers(deps.answer_cache_entries),
         sold_out(deps.sold_out_ttl_ms),
         results(deps.result_cache_entries),
+        blacklist(deps.store),
+        admission(deps.admission, deps.admission_line),
         status(
             deps.status, [this](int64_t id, ActivityStatus* out) { return ReadStatus(id, out); },
             [this](int64_t* highest) { return deps.store->HighestActivityId(highest); },
@@ -99,6 +110,8 @@ struct SeckillCore {
   RequestAnswerCache answers;
   SoldOutFlags sold_out;
   DecidedResults results;
+  BuyerBlacklist blacklist;
+  Admission admission;
   ActivityStatusBoard status;
 
  private:

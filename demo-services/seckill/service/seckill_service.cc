@@ -132,6 +132,11 @@ Status SeckillServiceImpl::Purchase(ServerContext& context, const PurchaseReques
     response->set_answer(*gate);
     return Status::Ok();
   }
+  bool busy = false;
+  if (Status s = Entrance(context, request, sent.admission_token(), response, &busy);
+      !s.ok() || busy) {
+    return s;
+  }
   // One decision per request id in this provider: a retry arriving while the first attempt is
   // still being decided waits for its answer instead of taking one from the sold-out flag.
   if (auto earlier = core_->answers.BeginDecision(key)) {
@@ -167,6 +172,7 @@ Status SeckillServiceImpl::Purchase(ServerContext& context, const PurchaseReques
     return s;
   }
   core_->answers.Remember(key, {answer, activity.activity_id, activity.sku_id});
+  core_->admission.Decided(activity.activity_id, activity.sku_id, request.user_id());
   response->set_answer(answer);
   return Status::Ok();
 }

@@ -25,6 +25,12 @@ class SeckillServiceImpl final : public SeckillServiceBase {
   Status Reconcile(ServerContext& context, const ActivityRef& request,
                    ReconcileResponse* response) override;
 
+  // seckill_service_admission.cc
+  Status Admit(ServerContext& context, const AdmitRequest& request,
+               AdmitResponse* response) override;
+  Status Blacklist(ServerContext& context, const BlacklistRequest& request,
+                   BlacklistResponse* response) override;
+
   // seckill_service_payments.cc
   Status StartPayment(ServerContext& context, const StartPaymentRequest& request,
                       StartPaymentResponse* response) override;
@@ -44,6 +50,11 @@ class SeckillServiceImpl final : public SeckillServiceBase {
   // Replaces *answer with the decision recorded for `scope` (in the cache, else the database),
   // if there is one.
   Status RecordedAnswer(const RequestScope& scope, PurchaseAnswer* answer);
+  // What stops a buyer's purchase before any stock is looked at: the blacklist, a missing or
+  // wrong admission token, an order queue over its bound (BUSY, *busy set). Not OK, or *busy,
+  // ends the purchase.
+  Status Entrance(const ServerContext& context, const PurchaseRequest& request,
+                  const std::string& admission_token, PurchaseResponse* busy_response, bool* busy);
   // The call's buyer's order `order_no` (NOT_FOUND for anyone else's).
   Status BuyersOrder(const ServerContext& context, int64_t order_no, OrderRecord* order);
 

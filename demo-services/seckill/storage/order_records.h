@@ -189,4 +189,17 @@ struct StoreCounts {
   int64_t releases_pending = 0;
 };
 
+// Changes to the blacklist (OrderStore::ChangeBlacklist).
+struct BlacklistChange {
+  std::vector<std::string> add_users;
+  std::vector<std::string> remove_users;
+  std::vector<std::string> add_addresses;
+  std::vector<std::string> remove_addresses;
+};
+
+struct BlacklistEntries {
+  std::vector<std::string> users;
+  std::vector<std::string> addresses;
+};
+
 }  // namespace ferry::seckill

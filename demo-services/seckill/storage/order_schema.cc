@@ -96,6 +96,12 @@ std::string OrderSchemaSql(storage::SqlDialect dialect) {
          ";"
          "CREATE INDEX IF NOT EXISTS seckill_stock_release_activity ON seckill_stock_release"
          " (activity_id, sku_id, cache_epoch);"
+         // The blacklist: kind 'u' (user) or 'a' (client address).
+         "CREATE TABLE IF NOT EXISTS seckill_blacklist (kind CHAR(1) NOT NULL,"
+         " entry " +
+         std::string(maria ? "VARBINARY(255)" : "BLOB") + " NOT NULL, PRIMARY KEY (kind, entry))" +
+         engine +
+         ";"
          "CREATE TABLE IF NOT EXISTS seckill_schema (version INT NOT NULL PRIMARY KEY)" +
          engine + ";" + (maria ? "INSERT IGNORE" : "INSERT OR IGNORE") +
          " INTO seckill_schema (version) VALUES (" + std::to_string(kOrderSchemaVersion) + ");";

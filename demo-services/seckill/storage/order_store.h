@@ -139,6 +139,11 @@ class OrderStore {
   virtual Status ForgetCacheRelease(int64_t order_no) = 0;
 
   virtual Status Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) = 0;
+
+  // The blacklist (Blacklist): users and client addresses refused before any purchase. Adds
+  // then removes, in one transaction; entries of at most 255 bytes.
+  virtual Status ChangeBlacklist(const BlacklistChange& change) = 0;
+  virtual Status ReadBlacklist(BlacklistEntries* out) = 0;
 };
 
 }  // namespace ferry::seckill

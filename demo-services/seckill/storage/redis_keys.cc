@@ -18,6 +18,10 @@ RedisActivityKeys RedisActivityKeys::For(int64_t activity_id, int64_t sku_id) {
       .orders = prefix + "orders",
       .dead_letters = prefix + "dead_letters",
       .redrive_lease = prefix + "redrive_lease",
+      .admitted = prefix + "admitted",
+      .waiting = prefix + "waiting",
+      .waiting_seen = prefix + "waiting_seen",
+      .tickets = prefix + "tickets",
   };
 }
 

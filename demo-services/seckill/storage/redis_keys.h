@@ -26,6 +26,11 @@ namespace ferry::seckill {
 //                                    payload (the event's fields as a JSON array)
 //   seckill:{A:S}:redrive_lease string  the provider re-driving the activity's reservations;
 //                                    expires unless renewed
+//   seckill:{A:S}:admitted  zset     user -> when their admission lapses (ms); the admission
+//                                    line's (redis_admission_line.h), like the three below
+//   seckill:{A:S}:waiting   zset     user -> ticket: the line, in arrival order
+//   seckill:{A:S}:waiting_seen zset  user -> when they last asked (ms)
+//   seckill:{A:S}:tickets   string   the last ticket handed out
 struct RedisActivityKeys {
   static RedisActivityKeys For(int64_t activity_id, int64_t sku_id);
 
@@ -41,6 +46,10 @@ struct RedisActivityKeys {
   std::string orders;
   std::string dead_letters;
   std::string redrive_lease;
+  std::string admitted;
+  std::string waiting;
+  std::string waiting_seen;
+  std::string tickets;
 };
 
 // The consumer group every order writer reads the orders stream through.

@@ -65,6 +65,10 @@ class SqlOrderStore final : public OrderStore {
   // sql_order_counts.cc
   Status Count(int64_t activity_id, int64_t sku_id, StoreCounts* out) override;
 
+  // sql_order_blacklist.cc
+  Status ChangeBlacklist(const BlacklistChange& change) override;
+  Status ReadBlacklist(BlacklistEntries* out) override;
+
  private:
   using Body = std::function<Status(storage::SqlConnection&)>;
   // Runs `body` between Begin and Commit, rolling back on error; retries the whole transaction

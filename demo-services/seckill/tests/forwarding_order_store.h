@@ -99,6 +99,10 @@ class ForwardingOrderStore : public OrderStore {
   Status Count(int64_t id, int64_t sku, StoreCounts* out) override {
     return Real()->Count(id, sku, out);
   }
+  Status ChangeBlacklist(const BlacklistChange& change) override {
+    return Real()->ChangeBlacklist(change);
+  }
+  Status ReadBlacklist(BlacklistEntries* out) override { return Real()->ReadBlacklist(out); }
 
   int64_t calls() const { return calls_.load(); }
 
