@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ferry/framework/logging.h"
+#include "service/seckill_metrics.h"
 
 namespace ferry::seckill {
 
@@ -12,6 +13,7 @@ Admission::Admission(AdmissionOptions options, AdmissionLine* line)
 Status Admission::Admit(const HumanCheckAnswer& who, int64_t activity_id, int64_t sku_id,
                         int64_t remaining, int64_t now_ms, AdmitResponse* response) {
   if (remaining == 0) {
+    Metrics().CountEntrance("sold_out");
     response->set_answer(ADMISSION_SOLD_OUT);
     return Status::Ok();
   }
@@ -29,11 +31,13 @@ Status Admission::Admit(const HumanCheckAnswer& who, int64_t activity_id, int64_
   AdmissionTurn turn;
   if (Status s = line_->Ask(ask, &turn); !s.ok()) return s;
   if (!turn.admitted) {
+    Metrics().CountEntrance("waiting");
     response->set_answer(ADMISSION_WAIT);
     response->set_position(turn.position);
     response->set_retry_after_ms(options_.retry_after_ms);
     return Status::Ok();
   }
+  Metrics().CountEntrance("admitted");
   response->set_answer(ADMITTED);
   response->set_admission_token(tokens_.Mint(activity_id, sku_id, who.user, turn.expires_ms));
   response->set_expires_at_ms(turn.expires_ms);

@@ -31,6 +31,10 @@ void SeckillMetrics::CountSignal(const std::string& direction, const std::string
     cell.value()->Increment();
 }
 
+void SeckillMetrics::CountEntrance(const std::string& outcome) const {
+  if (auto cell = entrance->WithLabels({outcome}); cell.ok()) cell.value()->Increment();
+}
+
 int64_t SeckillMetrics::NotificationsRefused() const {
   int64_t refused = 0;
   for (const auto& series : notifications->Collect().series) {
@@ -71,6 +75,14 @@ const SeckillMetrics& Metrics() {
             .AddCounter("seckill_stock_signals_total",
                         "Sold-out broadcast signals, by direction and kind.", {"direction", "kind"})
             .value();
+    metrics::CounterFamily* entrance =
+        registry
+            .AddCounter(
+                "seckill_entrance_total",
+                "Buyers at the entrance of a sale (admission, blacklist, back-pressure), by "
+                "outcome.",
+                {"outcome"})
+            .value();
     return SeckillMetrics{
         .orders_created = orders->WithLabels({"created"}).value(),
         .orders_already_joined = orders->WithLabels({"already_joined"}).value(),
@@ -108,7 +120,8 @@ const SeckillMetrics& Metrics() {
                                         "Reads of activity statuses for GetActivity.")
                             .value()
                             ->WithLabels({})
-                            .value()};
+                            .value(),
+        .entrance = entrance};
   }();
   return metrics;
 }

@@ -44,10 +44,15 @@ struct SeckillMetrics {
   // Reads of an activity's status for GetActivity (the activity, and its stock from the cache
   // or the database): at most one per polled activity per status.refresh_ms.
   metrics::Counter* status_reads;
+  // Buyers at the entrance, by outcome: admitted, waiting, sold_out (Admit's answers),
+  // blacklisted (Admit or Purchase refused for the blacklist), busy (Purchase over
+  // backpressure.max_backlog).
+  metrics::CounterFamily* entrance;
 
   void CountNotification(const std::string& outcome) const;
   void CountClosed(const std::string& reason) const;
   void CountSignal(const std::string& direction, const std::string& kind) const;
+  void CountEntrance(const std::string& outcome) const;
   // The notifications refused since the process started.
   int64_t NotificationsRefused() const;
 

@@ -1,12 +1,14 @@
 // SeckillServiceImpl's entrance: Admit, the blacklist, and what Purchase checks before stock.
 #include "service/activity_rules.h"
 #include "service/buyer_identity.h"
+#include "service/seckill_metrics.h"
 #include "service/seckill_service.h"
 
 namespace ferry::seckill {
 namespace {
 
 Status Blacklisted() {
+  Metrics().CountEntrance("blacklisted");
   return Status(StatusCode::PERMISSION_DENIED, "this buyer is not admitted to sales");
 }
 
@@ -84,6 +86,7 @@ Status SeckillServiceImpl::Entrance(const ServerContext& context, const Purchase
   if (!core_->status.Get(request.activity_id(), &status).ok()) return Status::Ok();
   if (status->backlog > core_->deps.max_backlog) {
     *busy = true;
+    Metrics().CountEntrance("busy");
     busy_response->set_answer(BUSY);
     busy_response->set_retry_after_ms(core_->deps.busy_retry_after_ms);
     busy_response->set_message("the order queue holds " + std::to_string(status->backlog) +

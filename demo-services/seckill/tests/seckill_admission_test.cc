@@ -12,6 +12,7 @@
 #include "ferry/framework/config_reader.h"
 #include "seckill_service_fixture.h"
 #include "service/seckill_config.h"
+#include "service/seckill_metrics.h"
 
 namespace ferry::seckill {
 namespace {
@@ -29,6 +30,14 @@ class SolvedByName final : public HumanCheck {
     return Status(StatusCode::PERMISSION_DENIED, "human check not solved");
   }
 };
+
+// seckill_entrance_total{outcome} as exported.
+int64_t Entrance(const std::string& outcome) {
+  for (const auto& series : Metrics().entrance->Collect().series) {
+    if (series.label_values.at(0) == outcome) return static_cast<int64_t>(series.value);
+  }
+  return 0;
+}
 
 class SeckillAdmissionTest : public SeckillServiceTest {
  protected:
@@ -98,6 +107,8 @@ TEST_P(SeckillAdmissionTest, AMultipleOfTheStockIsAdmittedAndTheRestWaitInArriva
   config_.admission.token_ttl_ms = 1000;
   ASSERT_NO_FATAL_FAILURE(StartAdmitting(/*multiple=*/2));
   const int64_t id = CreateActivity(proxy(), {.stock = 2});
+  const int64_t admitted_before = Entrance("admitted");
+  const int64_t waiting_before = Entrance("waiting");
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(Admit(id, "u" + std::to_string(i)).answer(), ADMITTED) << i;
   }
@@ -112,6 +123,8 @@ TEST_P(SeckillAdmissionTest, AMultipleOfTheStockIsAdmittedAndTheRestWaitInArriva
       EXPECT_TRUE(waiting.admission_token().empty());
     }
   }
+  EXPECT_EQ(Entrance("admitted") - admitted_before, 5);
+  EXPECT_EQ(Entrance("waiting") - waiting_before, 6);
   // The four admissions lapse unused: the line moves up, first come first in.
   ASSERT_TRUE(Eventually([&] { return Admit(id, "u4").answer() == ADMITTED; }, 10s));
   EXPECT_EQ(Admit(id, "u5").answer(), ADMITTED);
@@ -262,7 +275,48 @@ TEST_P(SeckillAdmissionTest, PurchasesAreBusyWhileTheOrderQueueIsOverItsBound) {
       },
       10s));
   EXPECT_EQ(busy.retry_after_ms(), 750);
+  EXPECT_GE(Entrance("busy"), 1);
   EXPECT_EQ(StocksOf(id).second, 1000 - 3 - taken) << "a BUSY purchase reserves nothing";
+}
+
+// redis+mariadb: every provider of the service shares one line and honours the others' tokens.
+TEST(SeckillAdmissionSharedTest, ProvidersShareTheLineAndEachOthersAdmissions) {
+  ASSERT_NO_FATAL_FAILURE(SharedServers::Start());
+  ASSERT_TRUE(SharedServers::FlushRedis());
+  SeckillConfig config = RedisMariaDbConfig(FreshDatabaseName("admission"));
+  config.admission.enabled = true;
+  config.admission.multiple = 1;
+  config.admission.key = kAdmissionKey;
+  InProcessProvider a;
+  InProcessProvider b;
+  ASSERT_NO_FATAL_FAILURE(a.Start(config));
+  config.worker_id = 2;
+  ASSERT_NO_FATAL_FAILURE(b.Start(config));
+  const int64_t id = CreateActivity(a.proxy(), {.stock = 2});
+  AdmitRequest admit;
+  admit.set_activity_id(id);
+  admit.set_sku_id(77);
+  const auto ask = [&](InProcessProvider& provider, const std::string& user) {
+    auto r = provider.proxy().Admit(admit, AsUser(user));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : AdmitResponse();
+  };
+  const AdmitResponse first = ask(a, "u0");
+  ASSERT_EQ(first.answer(), ADMITTED);
+  ASSERT_EQ(ask(b, "u1").answer(), ADMITTED);
+  const AdmitResponse third = ask(b, "u2");
+  EXPECT_EQ(third.answer(), ADMISSION_WAIT);
+  EXPECT_EQ(third.position(), 0);
+  EXPECT_EQ(ask(a, "u3").position(), 1);
+  EXPECT_EQ(ask(a, "u2").position(), 0) << "the same place, asked at the other provider";
+
+  PurchaseRequest purchase = Purchase(id, 77, "u0", "r0");
+  purchase.set_admission_token(first.admission_token());
+  auto bought = b.proxy().Purchase(purchase);
+  ASSERT_TRUE(bought.ok()) << bought.status();
+  EXPECT_EQ(bought->answer(), ACCEPTED);
+  b.Stop();
+  a.Stop();
 }
 
 TEST(SeckillAdmissionConfigTest, MistakesNameKeyAndLine) {
