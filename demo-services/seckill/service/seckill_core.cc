@@ -60,7 +60,8 @@ Status SeckillCore::ReadStatus(int64_t activity_id, ActivityStatus* out) {
     // says; a cache that is loading, stale or gone sells nothing, and how much it will hold is
     // not known yet.
     CacheSnapshot cache;
-    // Back-pressure needs the queue's counts too: the whole snapshot, still one round trip.
+    // Back-pressure needs the queue's counts too: the whole snapshot (one MULTI; a second
+    // command only when Redis cannot count the undelivered entries itself).
     s = deps.max_backlog > 0 ? deps.cache->Snapshot(activity.activity_id, activity.sku_id, &cache)
                              : deps.cache->ReadStock(activity.activity_id, activity.sku_id, &cache);
     if (!s.ok()) return s;
