@@ -1,4 +1,5 @@
 #include "service/event_writer.h"
+
 #include "storage/like_clock.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cstdint>
 
 #include "ferry/framework/logging.h"
+#include "ferry/storage/transient_failure.h"
 
 #include <spdlog/spdlog.h>
 
@@ -41,17 +43,7 @@ constexpr int kMaintainedPerStep = 4;
 }  // namespace
 
 bool Retryable(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::UNAVAILABLE:
-    case StatusCode::ABORTED:
-    case StatusCode::ALREADY_EXISTS:
-    case StatusCode::DEADLINE_EXCEEDED:
-    case StatusCode::RESOURCE_EXHAUSTED:
-    case StatusCode::CANCELLED:
-      return true;
-    default:
-      return false;
-  }
+  return storage::IsTransientFailure(status) || status.code() == StatusCode::ALREADY_EXISTS;
 }
 
 EventWriter::EventWriter(RedisPartitionLog* log, storage::RedisConnectionPool* pool,

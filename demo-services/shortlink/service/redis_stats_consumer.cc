@@ -2,9 +2,12 @@
 
 #include <hiredis.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "ferry/framework/logging.h"
+#include "ferry/storage/transient_failure.h"
 #include "service/visit_log.h"
 
 #include <spdlog/spdlog.h>
@@ -105,9 +108,24 @@ Status RedisStatsConsumer::ReadNew(std::vector<Entry>* entries, bool* no_group) 
   return Status::Ok();
 }
 
-// Claimed entries delivered more than max_deliveries times go to `<stream>:dead` (their
-// original id and fields) and are acknowledged there and then: an event that keeps failing
-// must not stop the others.
+// The dead-letter stream keeps an entry's original id and fields and why it was given up.
+std::vector<std::string> RedisStatsConsumer::DeadLetter(const Entry& entry,
+                                                        const std::string& reason) {
+  std::vector<std::string> add = {
+      "XADD", options_.stream + ":dead", "*", "entry", entry.id, "reason", reason};
+  for (const auto& [name, value] : entry.fields) {
+    add.push_back(name);
+    add.push_back(value);
+  }
+  Logger().warn("shortlink: visit {} given up after {} deliveries ({}); moved to {}:dead", entry.id,
+                entry.deliveries, reason, options_.stream);
+  Metrics().dead_visits->Increment();
+  return add;
+}
+
+// Claimed entries delivered more than max_deliveries times go to `<stream>:dead` and are
+// acknowledged there and then: an event whose consumers keep dying must not stop the others.
+// The others learn their delivery counts.
 Status RedisStatsConsumer::DropOverDelivered(std::vector<Entry>* entries) {
   if (entries->empty()) return Status::Ok();
   RedisReplyPtr reply;
@@ -129,21 +147,14 @@ Status RedisStatsConsumer::DropOverDelivered(std::vector<Entry>* entries) {
   std::vector<std::vector<std::string>> commands;
   std::vector<Entry> keep;
   for (Entry& e : *entries) {
-    if (deliveries[e.id] <= options_.max_deliveries) {
+    e.deliveries = std::max<int64_t>(1, deliveries[e.id]);
+    if (e.deliveries <= options_.max_deliveries) {
       keep.push_back(std::move(e));
       continue;
     }
-    std::vector<std::string> add = {"XADD", options_.stream + ":dead", "*", "entry", e.id};
-    for (auto& [name, value] : e.fields) {
-      add.push_back(name);
-      add.push_back(value);
-    }
-    commands.push_back(std::move(add));
+    commands.push_back(DeadLetter(e, "delivered too often"));
     commands.push_back({"XACK", options_.stream, options_.group, e.id});
     commands.push_back({"XDEL", options_.stream, e.id});
-    Logger().warn("shortlink: visit {} delivered {} times; moved to {}:dead", e.id,
-                  deliveries[e.id], options_.stream);
-    Metrics().dead_visits->Increment();
   }
   *entries = std::move(keep);
   if (commands.empty()) return Status::Ok();
@@ -151,39 +162,101 @@ Status RedisStatsConsumer::DropOverDelivered(std::vector<Entry>* entries) {
   return redis_->RunPipeline(commands, &replies);
 }
 
+// Counts events[begin, end), halving a range the database refuses until each event it refuses
+// is alone (log2 of the batch's size in extra transactions per bad event); their indexes go to
+// `refused`. An unavailable database fails the whole call: nothing is refused for a reason
+// that is not the event's.
+Status RedisStatsConsumer::CountIsolating(const std::vector<VisitEvent>& events, size_t begin,
+                                          size_t end, int* counted,
+                                          std::vector<std::pair<size_t, Status>>* refused) {
+  if (begin == end) return Status::Ok();
+  const bool whole = begin == 0 && end == events.size();
+  int counted_here = 0;
+  Status s =
+      whole ? stats_->Apply(events, now_ms_(), &counted_here)
+            : stats_->Apply(std::vector<VisitEvent>(events.begin() + begin, events.begin() + end),
+                            now_ms_(), &counted_here);
+  if (s.ok()) *counted += counted_here;
+  if (s.ok() || storage::IsTransientFailure(s)) return s;
+  if (end - begin == 1) {
+    refused->emplace_back(begin, std::move(s));
+    return Status::Ok();
+  }
+  const size_t middle = begin + (end - begin) / 2;
+  if (Status h = CountIsolating(events, begin, middle, counted, refused); !h.ok()) return h;
+  return CountIsolating(events, middle, end, counted, refused);
+}
+
+// Gives entries back the delivery counts they had before this delivery, which failed for a
+// reason that was not theirs.
+Status RedisStatsConsumer::ForgetDeliveries(const std::vector<Entry>& entries) {
+  std::map<int64_t, std::vector<std::string>> by_count;
+  for (const Entry& e : entries) by_count[e.deliveries - 1].push_back(e.id);
+  std::vector<std::vector<std::string>> commands;
+  for (auto& [count, ids] : by_count) {
+    std::vector<std::string> claim = {"XCLAIM", options_.stream, options_.group, options_.consumer,
+                                      "0"};
+    claim.insert(claim.end(), ids.begin(), ids.end());
+    claim.insert(claim.end(), {"RETRYCOUNT", std::to_string(count), "JUSTID"});
+    commands.push_back(std::move(claim));
+  }
+  std::vector<RedisReplyPtr> replies;
+  return redis_->RunPipeline(commands, &replies);
+}
+
 Status RedisStatsConsumer::CountAndAck(const std::vector<Entry>& entries) {
   if (entries.empty()) return Status::Ok();
   std::vector<VisitEvent> events;
-  std::vector<std::string> ack = {"XACK", options_.stream, options_.group};
-  std::vector<std::string> del = {"XDEL", options_.stream};
-  std::vector<std::vector<std::string>> dead;
+  std::vector<const Entry*> event_entries;  // events[i] came from *event_entries[i]
+  std::vector<std::vector<std::string>> commands;
+  std::vector<std::string> done;  // to acknowledge and delete
   for (const Entry& e : entries) {
     VisitEvent event;
     if (e.fields.empty()) {
-      // Deleted before this delivery: nothing left to count.
+      done.push_back(e.id);  // deleted before this delivery: nothing left to count
     } else if (EventFromFields(e.fields, &event)) {
       events.push_back(std::move(event));
+      event_entries.push_back(&e);
     } else {
-      std::vector<std::string> add = {"XADD", options_.stream + ":dead", "*", "entry", e.id};
-      for (auto& [name, value] : e.fields) {
-        add.push_back(name);
-        add.push_back(value);
-      }
-      dead.push_back(std::move(add));
-      Metrics().dead_visits->Increment();
+      commands.push_back(DeadLetter(e, "malformed"));
+      done.push_back(e.id);
     }
-    ack.push_back(e.id);
-    del.push_back(e.id);
   }
   int counted = 0;
-  if (Status s = stats_->Apply(events, now_ms_(), &counted); !s.ok()) return s;
+  std::vector<std::pair<size_t, Status>> refused;
+  if (Status s = CountIsolating(events, 0, events.size(), &counted, &refused); !s.ok()) {
+    if (Status f = ForgetDeliveries(entries); !f.ok()) {
+      Logger().warn("shortlink: cannot restore delivery counts: {}", f.ToString());
+    }
+    return s;
+  }
   Metrics().counted_visits->Increment(static_cast<uint64_t>(counted));
   // Committed: a failure from here on leaves the entries pending, to be claimed and found
-  // counted already.
-  dead.push_back(std::move(ack));
-  dead.push_back(std::move(del));
+  // counted already. A refused event stays pending until its last delivery.
+  std::set<const Entry*> waiting;
+  for (const auto& [index, why] : refused) {
+    const Entry& e = *event_entries[index];
+    if (e.deliveries < options_.max_deliveries) {
+      Logger().warn("shortlink: visit {} refused by the database (delivery {}): {}", e.id,
+                    e.deliveries, why.ToString());
+      waiting.insert(&e);
+    } else {
+      commands.push_back(DeadLetter(e, why.ToString()));
+    }
+  }
+  for (const Entry* e : event_entries) {
+    if (!waiting.contains(e)) done.push_back(e->id);
+  }
+  if (!done.empty()) {
+    std::vector<std::string> ack = {"XACK", options_.stream, options_.group};
+    std::vector<std::string> del = {"XDEL", options_.stream};
+    ack.insert(ack.end(), done.begin(), done.end());
+    del.insert(del.end(), done.begin(), done.end());
+    commands.push_back(std::move(ack));
+    commands.push_back(std::move(del));
+  }
   std::vector<RedisReplyPtr> replies;
-  return redis_->RunPipeline(dead, &replies);
+  return redis_->RunPipeline(commands, &replies);
 }
 
 Status RedisStatsConsumer::Step(bool* more) {

@@ -16,7 +16,9 @@ struct StreamConsumerOptions {
   std::string consumer;  // unique per process
   int batch = 500;
   int64_t claim_idle_ms = 30'000;  // a pending entry idle this long belonged to a dead consumer
-  int64_t max_deliveries = 5;      // more: moved to `<stream>:dead`, not counted
+  // Delivered more often than this (its consumers kept dying), or refused by the database on
+  // its own on the max_deliveries-th delivery: moved to `<stream>:dead`, not counted.
+  int64_t max_deliveries = 5;
 };
 
 // redis+mariadb: one member of a consumer group on the visit stream. Each step first takes over
@@ -24,7 +26,11 @@ struct StreamConsumerOptions {
 // died, or its database commit failed), dead-lettering those delivered too often, then reads
 // new entries (XREADGROUP). Entries are acknowledged and deleted only after the database
 // committed their counts; event ids recorded in that commit make a redelivery count once.
-// A group missing (Redis restarted empty) is made again.
+// A batch the database refuses is split until the events it refuses are alone: the others are
+// counted, the refused ones wait for their next delivery. A batch that failed because the
+// database was unavailable gets its delivery counts back (XCLAIM RETRYCOUNT): an outage never
+// brings an event closer to the dead letters. A group missing (Redis restarted empty) is made
+// again.
 class RedisStatsConsumer final : public StatsConsumer {
  public:
   RedisStatsConsumer(storage::RedisConnectionPool* redis, StatsStore* stats,
@@ -37,12 +43,17 @@ class RedisStatsConsumer final : public StatsConsumer {
   struct Entry {
     std::string id;
     std::vector<std::pair<std::string, std::string>> fields;
+    int64_t deliveries = 1;  // this one included
   };
   Status EnsureGroup();
   Status Claim(std::vector<Entry>* entries);
   Status ReadNew(std::vector<Entry>* entries, bool* no_group);
   Status DropOverDelivered(std::vector<Entry>* entries);
   Status CountAndAck(const std::vector<Entry>& entries);
+  Status CountIsolating(const std::vector<VisitEvent>& events, size_t begin, size_t end,
+                        int* counted, std::vector<std::pair<size_t, Status>>* refused);
+  Status ForgetDeliveries(const std::vector<Entry>& entries);
+  std::vector<std::string> DeadLetter(const Entry& entry, const std::string& reason);
 
   storage::RedisConnectionPool* redis_;
   StatsStore* stats_;

@@ -38,7 +38,12 @@ std::string PercentEncodeNonAscii(std::string_view s) {
   return out;
 }
 
+}  // namespace
+
 Status AsciiHost(std::string_view decoded_host, std::string* out) {
+  if (decoded_host.find('\0') != std::string_view::npos) {
+    return Refused("the host has a NUL character");
+  }
   const bool ascii = std::all_of(decoded_host.begin(), decoded_host.end(),
                                  [](unsigned char c) { return c < 0x80; });
   std::string host = ascii ? Lower(decoded_host) : std::string(decoded_host);
@@ -73,8 +78,6 @@ Status AsciiHost(std::string_view decoded_host, std::string* out) {
   *out = std::move(host);
   return Status::Ok();
 }
-
-}  // namespace
 
 std::string HostOf(std::string_view url) {
   auto parsed = boost::urls::parse_uri(url);

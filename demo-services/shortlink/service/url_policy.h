@@ -23,6 +23,11 @@ struct UrlPolicy {
 // INVALID_ARGUMENT with the reason otherwise.
 Status NormalizeTargetUrl(std::string_view input, const UrlPolicy& policy, std::string* out);
 
+// A host name as it may be stored and compared: an IDN (decoded UTF-8) as its punycode, lower
+// case, no trailing dot, only letters, digits, '-' and '.'; punycode as sent must decode.
+// INVALID_ARGUMENT with the reason otherwise.
+Status AsciiHost(std::string_view decoded_host, std::string* out);
+
 // The lower-case host of an absolute URL ("" when it has none), for own_hosts.
 std::string HostOf(std::string_view url);
 

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "service/sha256_hex.h"
+#include "service/url_policy.h"
 
 namespace ferry::shortlink {
 
@@ -48,8 +49,9 @@ std::string ReferrerHost(std::string_view referrer) {
   if (!url) return "";
   const std::string scheme = Lower(url->scheme());
   if (scheme != "http" && scheme != "https") return "";
-  std::string host = Lower(url->encoded_host().decode());
-  if (host.size() > 255) host.clear();
+  // The column is ASCII: an IDN becomes its punycode, anything no host name can be is dropped.
+  std::string host;
+  if (!AsciiHost(url->encoded_host().decode(), &host).ok() || host.size() > 255) return "";
   return host;
 }
 

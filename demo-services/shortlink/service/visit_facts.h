@@ -18,7 +18,8 @@ std::string VisitorHash(std::string_view secret, std::string_view day, std::stri
 // command-line clients (curl, wget, ...): README, "Statistics".
 bool IsBotUserAgent(std::string_view user_agent);
 
-// The lower-case host of an absolute http(s) Referer; empty otherwise.
+// The host of an absolute http(s) Referer as AsciiHost writes it (an IDN as punycode); empty
+// when there is none or it is no host name.
 std::string ReferrerHost(std::string_view referrer);
 
 }  // namespace ferry::shortlink

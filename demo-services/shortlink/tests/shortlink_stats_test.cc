@@ -229,6 +229,24 @@ TEST_P(ShortLinkStatsTest, ConcurrentBatchesOfManyLinksCountEveryVisitOnce) {
   }
 }
 
+// A Referer whose host is an IDN, percent-encoded ("é.example"), is counted with its punycode
+// host; the visits around it are counted too (the ASCII host column refused it raw and, with
+// it, its whole batch).
+TEST_P(ShortLinkStatsTest, AnIdnRefererIsCountedAsPunycodeAndPoisonsNoBatch) {
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(Visit({std::string(kBrowser)}), 302);
+  ASSERT_EQ(Visit({std::string(kBrowser), "Referer: http://%C3%A9.example/"}), 302);
+  ASSERT_EQ(Visit({std::string(kBrowser), "Referer: http://bad%00host.example/"}), 302);
+  WaitForStats(provider_.proxy(), key_, code_,
+               [](const StatsResponse& s) { return s.pv() >= 102; });
+  Settle(provider_.app());
+  StatsResponse stats =
+      WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 102);
+  ASSERT_EQ(stats.referrers_size(), 1);  // the host with a NUL is dropped, its visit counted
+  EXPECT_EQ(stats.referrers(0).host(), "xn--9ca.example");
+  EXPECT_EQ(stats.referrers(0).pv(), 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkStatsTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
                          BackendName);
@@ -325,6 +343,71 @@ TEST_F(ShortLinkStatsStreamTest, RedisRestartedEmptyDoubleCountsNothing) {
       WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
   EXPECT_EQ(stats.pv(), 20);
   EXPECT_EQ(stats.uv(), 1);
+}
+
+// An event the database refuses (a host the ASCII column cannot hold, written to the stream by
+// hand) is isolated: the 20 around it in its batch are counted at once, and it goes to the
+// dead letters alone, with the database's reason, on its max_deliveries-th delivery.
+TEST_F(ShortLinkStatsStreamTest, AnEventTheDatabaseRefusesIsIsolatedAndDeadLetteredAlone) {
+  for (int i = 0; i < 10; ++i) Add(Event("before-" + std::to_string(i)));
+  VisitEvent poison = Event("poison");
+  poison.referrer_host = "\xC3\xA9.example";
+  Add(poison);
+  for (int i = 0; i < 10; ++i) Add(Event("after-" + std::to_string(i)));
+  bool more = false;
+  ASSERT_TRUE(provider_.app().ConsumeStatsOnce(&more).ok());
+  StatsResponse stats =
+      WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 20);
+  EXPECT_EQ(Run({"XLEN", "shortlink:visits"})->integer, 1);  // the poison, pending
+  EXPECT_EQ(Run({"XLEN", "shortlink:visits:dead"})->integer, 0);
+
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (Run({"XLEN", "shortlink:visits:dead"})->integer == 0) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the poison was never given up";
+    std::this_thread::sleep_for(60ms);  // past claim_idle_ms
+    ASSERT_TRUE(provider_.app().ConsumeStatsOnce(&more).ok());
+  }
+  EXPECT_EQ(Run({"XLEN", "shortlink:visits"})->integer, 0);
+  auto dead = Run({"XRANGE", "shortlink:visits:dead", "-", "+"});
+  ASSERT_EQ(dead->elements, 1u);
+  const redisReply* fields = dead->element[0]->element[1];
+  ASSERT_GE(fields->elements, 4u);
+  EXPECT_EQ(storage::ReplyText(fields->element[2]), "reason");
+  EXPECT_NE(storage::ReplyText(fields->element[3]).find("mariadb"), std::string_view::npos)
+      << storage::ReplyText(fields->element[3]);
+  stats = WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 20);
+}
+
+// MariaDB down for many more claims than max_deliveries: the events wait, none is dead-lettered,
+// and every one is counted once it is back.
+TEST_F(ShortLinkStatsStreamTest, ADatabaseOutageNeverDeadLettersAnEvent) {
+  for (int i = 0; i < 5; ++i) Add(Event("e" + std::to_string(i)));
+  SharedServers::mariadb().Stop();
+  for (int i = 0; i < 6; ++i) {  // max_deliveries is 2
+    bool more = false;
+    EXPECT_FALSE(provider_.app().ConsumeStatsOnce(&more).ok());
+    std::this_thread::sleep_for(60ms);  // past claim_idle_ms: the next step claims them again
+  }
+  ASSERT_TRUE(SharedServers::mariadb().Start());
+  EXPECT_EQ(Run({"XLEN", "shortlink:visits:dead"})->integer, 0);
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (Run({"XLEN", "shortlink:visits"})->integer > 0) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "events left in the stream";
+    bool more = false;
+    (void)provider_.app().ConsumeStatsOnce(&more);  // the first may meet a broken connection
+    std::this_thread::sleep_for(60ms);
+  }
+  EXPECT_EQ(Run({"XLEN", "shortlink:visits:dead"})->integer, 0);
+  // Each pooled connection from before the restart fails its next statement once.
+  StatsRequest request;
+  request.set_code(code_);
+  Result<StatsResponse> stats = Status(StatusCode::UNAVAILABLE, "not asked yet");
+  for (int i = 0; i < 16 && !stats.ok(); ++i)
+    stats = provider_.proxy().Stats(request, WithToken(key_));
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->pv(), 5);
 }
 
 }  // namespace
