@@ -23,7 +23,7 @@ ferry_build "$BUILD_DIR" -- shortlink-server ferry-bench
 
 RUN_DIR="$(mktemp -d /tmp/ferry-bench-shortlink.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
-TOKEN="bench-admin-$RANDOM$RANDOM"
+TOKEN="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"  # 128 bits, the least allowed
 PORT=$(ferry_free_port)
 ferry_shortlink_start "$BUILD_DIR/bin" "$RUN_DIR/shortlink" "$PORT" "$TOKEN" \
   "  backend: embedded

@@ -194,7 +194,7 @@ else
   SL_BACKEND_YAML="  backend: embedded
   embedded: {path: $SL_DIR/shortlink.db}"
 fi
-SL_TOKEN="demo-admin-$RANDOM$RANDOM"
+SL_TOKEN="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"  # 128 bits, the least allowed
 SL_PORT="$(ferry_free_port)"
 ferry_shortlink_start "$BUILD_DIR/bin" "$SL_DIR" "$SL_PORT" "$SL_TOKEN" "$SL_BACKEND_YAML"
 SL_KEY="$(ferry_shortlink_key "$SL_PORT" "$SL_TOKEN" demo)"

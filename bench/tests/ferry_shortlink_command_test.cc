@@ -20,7 +20,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr std::string_view kAdminToken = "bench-admin";
+constexpr std::string_view kAdminToken = "b3e1c9a07d5f4e2b8a6c0d1e9f7a5b3c";
 
 std::string Sha256Hex(std::string_view text) {
   unsigned char digest[SHA256_DIGEST_LENGTH];

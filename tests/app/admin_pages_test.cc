@@ -238,7 +238,9 @@ TEST(AdminPagesTest, StatusShowsMethodsClientsAndTheConfigWithoutItsSecrets) {
                           "  found: {service: ferry.demo.EchoService, registry: "
                           "\"zookeeper://ferry:zkpw9@127.0.0.1:1\"}\n"
                           "service: {db_password: hunter2, dsn: \"mysql://app:s3cret@db:3306/x\", "
-                          "auth: {tokens: [alpha, beta]}, name: visible}\n");
+                          "auth: {tokens: [alpha, beta]}, name: visible, admin_token_sha256: "
+                          "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8, "
+                          "apiKey: k3yval, accessToken: t0kval, secrets: [gamma, delta]}\n");
   auto peer = caller.app().Client<demo::EchoServiceProxy>("peer");
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(peer.Echo(EchoOf("p")).ok());
 
@@ -267,7 +269,8 @@ TEST(AdminPagesTest, StatusShowsMethodsClientsAndTheConfigWithoutItsSecrets) {
   EXPECT_THAT(page.body, HasSubstr("name: visible"));
   EXPECT_THAT(page.body, HasSubstr("db_password: &lt;redacted&gt;"));
   EXPECT_THAT(page.body, HasSubstr("mysql://&lt;redacted&gt;@db:3306/x"));
-  for (const char* secret : {"hunter2", "s3cret", "alpha", "beta", "zkpw9"}) {
+  for (const char* secret : {"hunter2", "s3cret", "alpha", "beta", "zkpw9", "5e884898", "k3yval",
+                             "t0kval", "gamma", "delta"}) {
     EXPECT_THAT(page.body, Not(HasSubstr(secret))) << secret;
   }
 }

@@ -42,12 +42,49 @@ service:
 }
 
 TEST(RedactedYamlTest, KeysNamingSecrets) {
-  for (const char* key : {"password", "db_password", "secret", "client-secret", "token", "tokens",
-                          "api_key", "key", "PASSWORD", "credentials"}) {
+  for (const char* key :
+       {"password", "db_password", "secret", "client-secret", "token", "tokens", "api_key", "key",
+        "PASSWORD", "credentials", "apiKey", "accessToken", "admin_token_sha256",
+        "adminTokenSha256", "secrets", "keys", "password_hash", "hmacKey", "signing.salt"}) {
     EXPECT_TRUE(IsSecretKey(key)) << key;
   }
-  for (const char* key : {"monkey", "keyspace", "tokenizer", "hash_key_field", "passive"}) {
+  for (const char* key : {"monkey", "keyspace", "tokenizer", "hash_key_field", "passive",
+                          "token_ttl_ms", "key_file", "max_keys_per_call", "shaper"}) {
     EXPECT_FALSE(IsSecretKey(key)) << key;
+  }
+}
+
+// Every way a service names a secret: camelCase, digests of secrets, lists of secrets, and values
+// that look like keys under keys that do not say so. Durations, counts, names, addresses and
+// paths next to them stay readable.
+TEST(RedactedYamlTest, SecretsAreHiddenWhateverTheyAreCalled) {
+  const YAML::Node document = YAML::Load(R"(
+service:
+  admin_token_sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+  adminTokenSha256: s1
+  apiKey: s2
+  accessToken: s3
+  secrets: [s4, s5]
+  webhook: {signing_salt: s6, Password-Hash: s7}
+  users: {alice: slk_4f9a1c2e7b3d5a6f8e0c1b2a3d4e5f60718293a4b5c6d7e8}
+  base64ish: QWxhZGRpbjpvcGVuIHNlc2FtZQ2x
+  token_ttl_ms: 60000
+  hash_key_field: user_id
+  stream: shortlink:visits:dead
+  path: /var/lib/ferry/seckill-orders-2024.db
+  group: seckill-orders-writers
+  listen: 127.0.0.1:7001
+)");
+  const std::string shown = RedactedYaml(document);
+  for (const char* secret :
+       {"9f86d081", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "slk_4f9a", "QWxhZGRp"}) {
+    EXPECT_THAT(shown, Not(HasSubstr(secret))) << shown;
+  }
+  for (const char* kept :
+       {"token_ttl_ms: 60000", "hash_key_field: user_id", "stream: shortlink:visits:dead",
+        "path: /var/lib/ferry/seckill-orders-2024.db", "group: seckill-orders-writers",
+        "listen: 127.0.0.1:7001"}) {
+    EXPECT_THAT(shown, HasSubstr(kept)) << shown;
   }
 }
 

@@ -1,5 +1,8 @@
 #include "service/tenant_keys.h"
 
+#include <cctype>
+#include <cmath>
+
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
@@ -19,10 +22,32 @@ Status TenantKeys::Authenticate(const ServerContext& context, int64_t* tenant_id
   return Status::Ok();
 }
 
+double TokenBits(std::string_view token) {
+  bool lower = false, upper = false, digit = false, other = false, hex_only = true;
+  for (const char ch : token) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    lower |= std::islower(c) != 0;
+    upper |= std::isupper(c) != 0;
+    digit |= std::isdigit(c) != 0;
+    other |= std::isalnum(c) == 0;
+    hex_only &= std::isxdigit(c) != 0 && std::isupper(c) == 0;
+  }
+  const int alphabet =
+      hex_only ? 16 : (lower ? 26 : 0) + (upper ? 26 : 0) + (digit ? 10 : 0) + (other ? 32 : 0);
+  return alphabet < 2 ? 0 : static_cast<double>(token.size()) * std::log2(alphabet);
+}
+
 Status TenantKeys::AuthorizeAdmin(const ServerContext& context) const {
   if (admin_token_sha256_.empty()) {
     return Status(StatusCode::PERMISSION_DENIED,
                   "admin calls are off: set service.admin_token_sha256");
+  }
+  // Only the digest is configured, so the token's strength is checked where it is shown: a
+  // weak token would make the unsalted digest a password to crack offline.
+  if (TokenBits(context.auth_token()) < kMinAdminTokenBits) {
+    return Status(StatusCode::PERMISSION_DENIED,
+                  "the admin token must carry at least 128 bits (32 hex digits, or 22 of "
+                  "[0-9A-Za-z]: `openssl rand -hex 16`)");
   }
   const std::string hash = Sha256Hex(context.auth_token());
   if (context.auth_token().empty() ||

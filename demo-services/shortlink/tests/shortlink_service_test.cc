@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -6,6 +7,8 @@
 #include <thread>
 
 #include "ferry/storage/sqlite_connection.h"
+#include "service/sha256_hex.h"
+#include "service/tenant_keys.h"
 #include "shortlink_test_support.h"
 #include "storage/link_schema.h"
 
@@ -92,6 +95,25 @@ TEST_P(ShortLinkServiceTest, CallsNeedAKeyAndTheTenantComesFromIt) {
   tenant.set_name("initech");
   EXPECT_EQ(provider_.proxy().CreateTenant(tenant, WithToken(key_)).status().code(),
             StatusCode::PERMISSION_DENIED);
+}
+
+// An admin token with fewer than 128 bits is refused even when its digest is the configured
+// one: an unsalted digest of a weak token is a password to crack offline.
+TEST_P(ShortLinkServiceTest, AWeakAdminTokenIsRefusedEvenWithTheRightDigest) {
+  std::filesystem::create_directories(dir_.path() / "weak");
+  for (const std::string weak : {"test-admin-token", "0123456789abcdef0123456789abcde"}) {
+    ShortLinkConfig config = ConfigFor(GetParam(), dir_.path() / "weak");
+    config.admin_token_sha256 = Sha256Hex(weak);
+    InProcessProvider weak_provider;
+    weak_provider.Start(config);
+    CreateTenantRequest tenant;
+    tenant.set_name("initech");
+    auto refused = weak_provider.proxy().CreateTenant(tenant, WithToken(weak));
+    EXPECT_EQ(refused.status().code(), StatusCode::PERMISSION_DENIED) << weak;
+    EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("128 bits"));
+  }
+  EXPECT_GE(TokenBits(kAdminToken), kMinAdminTokenBits);
+  EXPECT_GE(TokenBits("Zq3xLp9vRt2mWn8bYc4kHd"), kMinAdminTokenBits);  // 22 of [0-9A-Za-z]
 }
 
 TEST_P(ShortLinkServiceTest, RedirectAnswers302WithNoStoreAndHeadDoesNotCount) {

@@ -24,7 +24,8 @@ namespace ferry::shortlink::testing {
 enum class Backend { kEmbedded, kRedisMariaDb };
 std::string BackendName(const ::testing::TestParamInfo<Backend>& info);
 
-inline constexpr std::string_view kAdminToken = "test-admin-token";
+// 128 bits: the least an admin token may have.
+inline constexpr std::string_view kAdminToken = "5f0c2a9e8b7d4c3a1f6e0d9c8b7a6f5e";
 
 using testsupport::SharedServers;
 
