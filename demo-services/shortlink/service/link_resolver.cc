@@ -101,6 +101,14 @@ void LinkResolver::Publish(const LinkRecord& record) {
   }
 }
 
+void LinkResolver::MarkExhausted(const std::string& code, CachedLink link) {
+  link.exhausted = true;
+  hot_->Put(code, link);
+  if (Status s = cache_->PutNewer(code, link, TtlFor(link)); !s.ok()) {
+    Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
+  }
+}
+
 bool LinkResolver::RetryUnpublished() {
   std::vector<std::string> codes;
   {

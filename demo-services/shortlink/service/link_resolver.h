@@ -41,6 +41,9 @@ class LinkResolver {
   // Redis that kept its data (append-only file) would otherwise serve the old version until
   // its TTL.
   void Publish(const LinkRecord& link);
+  // The link's visits ran out at `link`'s version: the caches answer EXHAUSTED from now on,
+  // without asking the database again.
+  void MarkExhausted(const std::string& code, CachedLink link);
   // Writes the unpublished codes' current versions to the cache; true when none is left.
   bool RetryUnpublished();
 

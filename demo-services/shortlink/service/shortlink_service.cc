@@ -3,6 +3,7 @@
 #include "service/api_key_filter.h"
 #include "service/code_rules.h"
 #include "service/shortlink_metrics.h"
+#include "service/visit_facts.h"
 #include "service/web_page.h"
 
 namespace ferry::shortlink {
@@ -44,8 +45,10 @@ Status ShortLinkServiceImpl::CreateLink(ServerContext& context, const CreateLink
   return Status::Ok();
 }
 
-Status ShortLinkServiceImpl::Decide(const std::string& code, bool count, ResolveResponse* answer) {
+Status ShortLinkServiceImpl::Decide(const std::string& code, Ask ask, ResolveResponse* answer,
+                                    bool* limited) {
   answer->set_outcome(NOT_FOUND);
+  if (limited) *limited = false;
   if (!LooksLikeCode(code)) return Status::Ok();
   std::optional<CachedLink> link;
   if (Status s = deps_.resolver->Lookup(code, &link); !s.ok()) return s;
@@ -56,15 +59,22 @@ Status ShortLinkServiceImpl::Decide(const std::string& code, bool count, Resolve
   } else if (link->purged || (link->expires_at_ms != 0 && link->expires_at_ms <= now)) {
     answer->set_outcome(EXPIRED);
   } else if (link->max_visits > 0) {
-    // The database decides, one conditional UPDATE per counted visit: exactly K pass.
-    if (count) {
+    if (limited) *limited = true;
+    if (link->exhausted) {
+      answer->set_outcome(EXHAUSTED);
+    } else if (ask == Ask::kTake) {
+      // The database decides, one conditional UPDATE per counted visit: exactly K pass.
       bool admitted = false;
       if (Status s = deps_.store->AdmitVisit(code, now, &admitted); !s.ok()) return s;
+      if (!admitted) deps_.resolver->MarkExhausted(code, *link);
       answer->set_outcome(admitted ? FOUND : EXHAUSTED);
-    } else {
+    } else if (ask == Ask::kInspect) {
       std::optional<LinkRecord> record;
       if (Status s = deps_.store->FindByCode(code, &record); !s.ok()) return s;
       answer->set_outcome(record && record->visits < record->max_visits ? FOUND : EXHAUSTED);
+    } else {
+      answer->set_outcome(FOUND);
+      return Status::Ok();  // a look at a limited link is not shown the target
     }
   } else {
     answer->set_outcome(FOUND);
@@ -75,20 +85,37 @@ Status ShortLinkServiceImpl::Decide(const std::string& code, bool count, Resolve
 
 Status ShortLinkServiceImpl::Resolve(ServerContext&, const CodeRequest& request,
                                      ResolveResponse* response) {
-  return Decide(request.code(), /*count=*/false, response);
+  return Decide(request.code(), Ask::kInspect, response);
 }
 
 void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply) {
   const std::string code(request.Param("code"));
   const bool head = request.method() == "HEAD";
+  const std::string_view user_agent = request.Header("User-Agent");
+  // Chat and mail preview fetchers (Slack, WhatsApp, Outlook Safe Links) open every link they
+  // see; a limited link keeps its visits for the person.
+  const Ask ask = head || IsPreviewFetcher(user_agent) ? Ask::kLook : Ask::kTake;
   ResolveResponse answer;
   HttpResponse response;
   response.Set("Cache-Control", "private, no-store");
-  if (Status s = Decide(code, !head, &answer); !s.ok()) {
+  bool limited = false;
+  if (Status s = Decide(code, ask, &answer, &limited); !s.ok()) {
     response.status = 503;
     response.Set("Content-Type", "text/html; charset=utf-8");
     response.Set("Retry-After", "1");
     response.body = Page(503, "Unavailable", "The link service cannot answer now; try again.");
+    reply(std::move(response));
+    return;
+  }
+  if (answer.outcome() == FOUND && limited && ask == Ask::kLook) {
+    // Neither counted nor shown the target: a page saying the link works, to be opened in a
+    // browser.
+    response.status = 200;
+    response.Set("Content-Type", "text/html; charset=utf-8");
+    response.Set("X-Robots-Tag", "noindex, nofollow");
+    response.body = Page(200, "Short link",
+                         "This link can be opened a limited number of times. Open it in your "
+                         "browser to go on.");
     reply(std::move(response));
     return;
   }
@@ -98,7 +125,7 @@ void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply)
       deps_.visits->Record(Visit{.code = code,
                                  .at_ms = deps_.now_ms(),
                                  .client_address = std::string(request.client_address()),
-                                 .user_agent = std::string(request.Header("User-Agent")),
+                                 .user_agent = std::string(user_agent),
                                  .referrer = std::string(request.Header("Referer"))});
     }
     response.status = 302;

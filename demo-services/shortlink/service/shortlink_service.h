@@ -28,6 +28,12 @@ struct ShortLinkDeps {
   std::function<int64_t()> now_ms;
 };
 
+// What asking for a link costs it. kTake: a visit, counted against a limit (GET). kLook: none,
+// and a limited link is not asked about in the database: HEAD and link-preview fetchers, answered
+// with an interstitial page rather than the target. kInspect: none, the database telling
+// exactly how many visits a limited link has left (Resolve).
+enum class Ask { kTake, kLook, kInspect };
+
 // The RPC surface and the redirect route `GET /{code}`.
 class ShortLinkServiceImpl final : public ShortLinkServiceBase {
  public:
@@ -61,8 +67,10 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
 
   std::vector<HttpRoute> http_routes() override;
 
-  // What a redirect of `code` answers now; counts a visit when `count` and the link is limited.
-  Status Decide(const std::string& code, bool count, ResolveResponse* answer);
+  // What a redirect of `code` answers now. *limited (when given) says the link has a visit
+  // limit: asked with kLook, such a link answers FOUND without its target unless it is known
+  // used up.
+  Status Decide(const std::string& code, Ask ask, ResolveResponse* answer, bool* limited = nullptr);
 
  private:
   void Redirect(const HttpRequest& request, HttpReply reply);

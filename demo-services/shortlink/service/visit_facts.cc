@@ -20,11 +20,33 @@ std::string Lower(std::string_view s) {
 }
 
 // Matched case-insensitively anywhere in the user agent. "bot" covers Googlebot, bingbot,
-// Slackbot, Twitterbot, Discordbot, TelegramBot, ...; the others are the preview fetchers and
-// clients that do not call themselves bots.
-constexpr std::array<std::string_view, 14> kBotMarks = {
-    "bot",      "crawler", "spider", "slurp",   "facebookexternalhit", "preview", "embedly",
-    "whatsapp", "curl/",   "wget/",  "python-", "go-http-client/",     "okhttp/", "java/"};
+// Slackbot, Twitterbot, Discordbot, TelegramBot, LinkedInBot, ...; the others are the preview
+// fetchers that do not call themselves bots (Outlook's Safe Links and Office run as
+// "Microsoft Office" / "ms-office", Skype as "SkypeUriPreview").
+constexpr std::array<std::string_view, 14> kFetcherMarks = {"bot",
+                                                            "crawler",
+                                                            "spider",
+                                                            "slurp",
+                                                            "facebookexternalhit",
+                                                            "preview",
+                                                            "embedly",
+                                                            "whatsapp",
+                                                            "iframely",
+                                                            "microsoft office",
+                                                            "ms-office",
+                                                            "outlook",
+                                                            "google-pagerenderer",
+                                                            "vkshare"};
+
+// Clients that are programs rather than people, counted as bots but free to use a link.
+constexpr std::array<std::string_view, 6> kProgramMarks = {"curl/",           "wget/",   "python-",
+                                                           "go-http-client/", "okhttp/", "java/"};
+
+bool HasMark(std::string_view user_agent, const auto& marks) {
+  const std::string ua = Lower(user_agent);
+  return std::any_of(marks.begin(), marks.end(),
+                     [&](std::string_view mark) { return ua.find(mark) != std::string::npos; });
+}
 
 }  // namespace
 
@@ -37,11 +59,11 @@ std::string VisitorHash(std::string_view secret, std::string_view day, std::stri
   return Sha256Hex(input).substr(0, 16);
 }
 
+bool IsPreviewFetcher(std::string_view user_agent) { return HasMark(user_agent, kFetcherMarks); }
+
 bool IsBotUserAgent(std::string_view user_agent) {
   if (user_agent.empty()) return true;  // browsers always send one
-  const std::string ua = Lower(user_agent);
-  return std::any_of(kBotMarks.begin(), kBotMarks.end(),
-                     [&](std::string_view mark) { return ua.find(mark) != std::string::npos; });
+  return IsPreviewFetcher(user_agent) || HasMark(user_agent, kProgramMarks);
 }
 
 std::string ReferrerHost(std::string_view referrer) {

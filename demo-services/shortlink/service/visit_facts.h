@@ -18,6 +18,10 @@ std::string VisitorHash(std::string_view secret, std::string_view day, std::stri
 // command-line clients (curl, wget, ...): README, "Statistics".
 bool IsBotUserAgent(std::string_view user_agent);
 
+// Whether a user agent is a crawler or a link-preview fetcher (chat apps, mail scanners): it
+// opens links nobody clicked. Command-line clients and an empty agent are bots, not fetchers.
+bool IsPreviewFetcher(std::string_view user_agent);
+
 // The host of an absolute http(s) Referer as AsciiHost writes it (an IDN as punycode); empty
 // when there is none or it is no host name.
 std::string ReferrerHost(std::string_view referrer);

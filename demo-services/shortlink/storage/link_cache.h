@@ -16,7 +16,17 @@ struct CachedLink {
   int64_t max_visits = 0;
   bool disabled = false;
   bool purged = false;
+  // Its visits ran out at this version. A version's limit never comes back (visits only grow;
+  // raising the limit makes a new version), so this is cached like the rest.
+  bool exhausted = false;
 };
+
+// Whether a cache holding `held` should take `offered`: a newer version, or the same version
+// found used up.
+inline bool Supersedes(const CachedLink& offered, const CachedLink& held) {
+  return offered.version > held.version ||
+         (offered.version == held.version && offered.exhausted && !held.exhausted);
+}
 
 enum class CacheLookup { kMiss, kLink, kAbsent };
 
@@ -28,7 +38,7 @@ class LinkCache {
  public:
   virtual ~LinkCache() = default;
   virtual Status Get(const std::string& code, CacheLookup* lookup, CachedLink* link) = 0;
-  // Stores `link` unless the entry holds the same or a newer version; replaces an absent entry.
+  // Stores `link` when it supersedes the entry (Supersedes); replaces an absent entry.
   virtual Status PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) = 0;
   // Remembers that `code` does not exist, only where the cache holds nothing for it.
   virtual Status PutAbsent(const std::string& code, int64_t ttl_ms) = 0;

@@ -24,7 +24,7 @@ Status LocalLinkCache::PutNewer(const std::string& code, const CachedLink& link,
   std::lock_guard lock(mu_);
   if (entries_.size() >= max_entries_) entries_.clear();
   Entry& e = entries_[code];
-  if (!e.absent && e.link.version >= link.version && e.deadline > Clock::now()) {
+  if (!e.absent && !Supersedes(link, e.link) && e.deadline > Clock::now()) {
     return Status::Ok();
   }
   e = Entry{

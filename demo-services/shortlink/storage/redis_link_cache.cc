@@ -19,12 +19,20 @@ constexpr std::string_view kLinkPrefix = "shortlink:link:";
 constexpr std::string_view kBloomKey = "shortlink:bloom";
 constexpr std::string_view kBloomLoadedKey = "shortlink:bloom:loaded";
 
-// KEYS[1] link key; ARGV: version, encoded entry, ttl ms. Entries start "v<version>\t".
+// KEYS[1] link key; ARGV: version, encoded entry, ttl ms, 1 when used up. Entries are
+// "v<version>\t<expiry>\t<limit>\t<flags>\t<url>", the flags disabled, purged and (not in
+// entries written before it existed) used up.
 constexpr std::string_view kPutNewer = R"lua(
 local current = redis.call('GET', KEYS[1])
 if current then
-  local v = string.match(current, '^v(%d+)\t')
-  if v and tonumber(v) >= tonumber(ARGV[1]) then return 0 end
+  local v, flags = string.match(current, '^v(%d+)\t[^\t]*\t[^\t]*\t(%d+)\t')
+  if v then
+    local held, offered = tonumber(v), tonumber(ARGV[1])
+    local held_exhausted = string.sub(flags, 3, 3) == '1'
+    if held > offered or (held == offered and (held_exhausted or ARGV[4] ~= '1')) then
+      return 0
+    end
+  end
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
@@ -57,7 +65,7 @@ return 1
 std::string Encode(const CachedLink& l) {
   return "v" + std::to_string(l.version) + "\t" + std::to_string(l.expires_at_ms) + "\t" +
          std::to_string(l.max_visits) + "\t" + (l.disabled ? "1" : "0") + (l.purged ? "1" : "0") +
-         "\t" + l.long_url;
+         (l.exhausted ? "1" : "0") + "\t" + l.long_url;
 }
 
 bool Decode(std::string_view text, CachedLink* l) {
@@ -71,13 +79,14 @@ bool Decode(std::string_view text, CachedLink* l) {
   auto number = [](std::string_view s, int64_t* v) {
     return std::from_chars(s.data(), s.data() + s.size(), *v).ec == std::errc();
   };
-  if (parts[0].size() < 2 || parts[3].size() != 2) return false;
+  if (parts[0].size() < 2 || parts[3].size() < 2 || parts[3].size() > 3) return false;
   if (!number(parts[0].substr(1), &l->version) || !number(parts[1], &l->expires_at_ms) ||
       !number(parts[2], &l->max_visits)) {
     return false;
   }
   l->disabled = parts[3][0] == '1';
   l->purged = parts[3][1] == '1';
+  l->exhausted = parts[3].size() == 3 && parts[3][2] == '1';
   l->long_url.assign(text);
   return true;
 }
@@ -114,7 +123,8 @@ Status RedisLinkCache::Get(const std::string& code, CacheLookup* lookup, CachedL
 Status RedisLinkCache::PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) {
   RedisReplyPtr reply;
   return scripts_.Eval(0, {std::string(kLinkPrefix) + code},
-                       {std::to_string(link.version), Encode(link), std::to_string(ttl_ms)},
+                       {std::to_string(link.version), Encode(link), std::to_string(ttl_ms),
+                        link.exhausted ? "1" : "0"},
                        &reply);
 }
 

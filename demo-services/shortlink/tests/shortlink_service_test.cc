@@ -116,6 +116,8 @@ TEST_P(ShortLinkServiceTest, AWeakAdminTokenIsRefusedEvenWithTheRightDigest) {
   EXPECT_GE(TokenBits("Zq3xLp9vRt2mWn8bYc4kHd"), kMinAdminTokenBits);  // 22 of [0-9A-Za-z]
 }
 
+// HEAD counts nothing; for a limited link it is the interstitial (200, no Location), which
+// neither takes a visit nor shows the target.
 TEST_P(ShortLinkServiceTest, RedirectAnswers302WithNoStoreAndHeadDoesNotCount) {
   CreateLinkRequest request = Request("r1", "https://Example.com/landing?x=1");
   request.set_max_visits(2);
@@ -127,7 +129,8 @@ TEST_P(ShortLinkServiceTest, RedirectAnswers302WithNoStoreAndHeadDoesNotCount) {
   const uint16_t port = provider_.port();
   for (int i = 0; i < 3; ++i) {
     HttpAnswer head = HttpGet(port, "/" + created->code(), "HEAD");
-    EXPECT_EQ(head.status, 302);
+    EXPECT_EQ(head.status, 200);
+    EXPECT_EQ(head.location, "");
   }
   for (int i = 0; i < 2; ++i) {
     HttpAnswer get = HttpGet(port, "/" + created->code());
@@ -140,10 +143,57 @@ TEST_P(ShortLinkServiceTest, RedirectAnswers302WithNoStoreAndHeadDoesNotCount) {
   EXPECT_NE(used_up.body.find("<html>"), std::string::npos);
   EXPECT_EQ(provider_.app().visits().recorded(), 2u);
 
+  EXPECT_EQ(HttpGet(port, "/" + created->code(), "HEAD").status, 410);
+
   HttpAnswer unknown = HttpGet(port, "/NoSuchCode");
   EXPECT_EQ(unknown.status, 404);
   EXPECT_NE(unknown.body.find("no short link"), std::string::npos);
   EXPECT_EQ(HttpGet(port, "/health").status, 404);  // a reserved word is never a code here
+}
+
+// A one-visit link pasted in a chat: the chat's preview fetcher gets the interstitial without
+// the target and takes no visit, so the person who clicks it still lands on the target.
+TEST_P(ShortLinkServiceTest, PreviewFetchersDoNotUseUpALimitedLink) {
+  CreateLinkRequest request = Request("r1", "https://example.com/once");
+  request.set_max_visits(1);
+  auto created = Create(request);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string path = "/" + created->code();
+  for (const char* fetcher :
+       {"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", "WhatsApp/2.23.20.0",
+        "facebookexternalhit/1.1", "Mozilla/5.0 (compatible; Microsoft Office/16.0)",
+        "TelegramBot (like TwitterBot)"}) {
+    HttpAnswer preview =
+        HttpCall(provider_.port(), "GET", path, {std::string("User-Agent: ") + fetcher});
+    EXPECT_EQ(preview.status, 200) << fetcher;
+    EXPECT_EQ(preview.location, "") << fetcher;
+    EXPECT_EQ(preview.body.find("example.com"), std::string::npos) << fetcher;
+  }
+  const std::string browser = "User-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0";
+  HttpAnswer person = HttpCall(provider_.port(), "GET", path, {browser});
+  EXPECT_EQ(person.status, 302);
+  EXPECT_EQ(person.location, "https://example.com/once");
+  EXPECT_EQ(HttpCall(provider_.port(), "GET", path, {browser}).status, 410);
+  EXPECT_EQ(provider_.app().visits().recorded(), 1u);
+}
+
+// A used-up link is answered from the caches: 1000 GETs and 1000 HEADs after its last visit
+// cost the database next to nothing.
+TEST_P(ShortLinkServiceTest, AUsedUpLinkIsAnsweredFromTheCache) {
+  CreateLinkRequest request = Request("r1", "https://example.com/once");
+  request.set_max_visits(1);
+  auto created = Create(request);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string path = "/" + created->code();
+  const std::string browser = "User-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0";
+  ASSERT_EQ(HttpCall(provider_.port(), "GET", path, {browser}).status, 302);
+  ASSERT_EQ(HttpCall(provider_.port(), "GET", path, {browser}).status, 410);
+  const uint64_t before = provider_.app().store().queries();
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(HttpCall(provider_.port(), "GET", path, {browser}).status, 410);
+    ASSERT_EQ(HttpCall(provider_.port(), "HEAD", path, {browser}).status, 410);
+  }
+  EXPECT_LT(provider_.app().store().queries() - before, 20u);
 }
 
 TEST_P(ShortLinkServiceTest, ConcurrentRetriesOfOneRequestGiveTheFirstResult) {
@@ -284,7 +334,8 @@ TEST_P(ShortLinkServiceTest, UnknownCodeFloodBarelyReachesTheDatabase) {
   ResolveResponse answer;
   for (int round = 0; round < 10; ++round) {
     for (int i = 0; i < 1000; ++i) {
-      ASSERT_TRUE(provider_.app().service().Decide("zz" + std::to_string(i), false, &answer).ok());
+      ASSERT_TRUE(
+          provider_.app().service().Decide("zz" + std::to_string(i), Ask::kLook, &answer).ok());
       ASSERT_EQ(answer.outcome(), NOT_FOUND);
     }
   }
@@ -293,7 +344,7 @@ TEST_P(ShortLinkServiceTest, UnknownCodeFloodBarelyReachesTheDatabase) {
 
   // A new link is found at once, by this provider and (through HTTP) by the route.
   const std::string fresh = CreateCode("fresh", "https://example.com/fresh");
-  ASSERT_TRUE(provider_.app().service().Decide(fresh, false, &answer).ok());
+  ASSERT_TRUE(provider_.app().service().Decide(fresh, Ask::kLook, &answer).ok());
   EXPECT_EQ(answer.outcome(), FOUND);
   EXPECT_EQ(HttpGet(provider_.port(), "/" + real).status, 302);
 }
@@ -442,8 +493,10 @@ TEST(ShortLinkRedisRestartTest, RedirectsKeepWorkingAndTheFilterComesBack) {
   const auto restarted = std::chrono::steady_clock::now();
   while (true) {
     const uint64_t queries = provider.app().store().queries();
-    ASSERT_TRUE(
-        provider.app().service().Decide("unknown" + std::to_string(++probe), false, &answer).ok());
+    ASSERT_TRUE(provider.app()
+                    .service()
+                    .Decide("unknown" + std::to_string(++probe), Ask::kLook, &answer)
+                    .ok());
     EXPECT_EQ(answer.outcome(), NOT_FOUND);
     if (provider.app().store().queries() == queries) break;  // the filter answered alone
     ASSERT_LT(std::chrono::steady_clock::now() - restarted, 10s) << "the filter was not reloaded";
