@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "ferry/storage/mariadb_connection.h"
+#include "ferry/storage/sql_columns.h"
 #include "ferry/storage/sql_placeholders.h"
 #include "ferry/storage/sqlite_connection.h"
 #include "storage/like_partition_rows.h"
@@ -219,28 +220,14 @@ Status ApplyEvents(SqlConnection& c, std::span<const LikeEvent* const> events,
 }
 
 // Columns added to tables of an earlier version, which SQLite's ALTER TABLE cannot add "if
-// not exists".
+// not exists" in the schema's script.
 Status AddMissingSqliteColumns(SqlConnection& c) {
   const std::pair<const char*, const char*> added[] = {
       {"like_outbox", "part INTEGER NOT NULL DEFAULT 0"},
       {"like_dead_letter", "redrives INTEGER NOT NULL DEFAULT 0"},
       {"like_dead_letter", "created_ms INTEGER NOT NULL DEFAULT 0"}};
   for (const auto& [table, column] : added) {
-    std::vector<SqlRow> columns;
-    if (Status s = c.Query(std::string("SELECT name FROM pragma_table_info('") + table + "')", {},
-                           &columns);
-        !s.ok()) {
-      return s;
-    }
-    if (columns.empty()) continue;  // a new database: the schema makes the table whole
-    const std::string name = std::string(column).substr(0, std::string(column).find(' '));
-    bool present = false;
-    for (const SqlRow& row : columns) present = present || AsText(row[0]) == name;
-    if (present) continue;
-    if (Status s = c.ExecuteScript(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column);
-        !s.ok()) {
-      return s;
-    }
+    if (Status s = storage::AddColumnIfMissing(c, table, column); !s.ok()) return s;
   }
   return Status::Ok();
 }

@@ -31,10 +31,19 @@ Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
   }
   std::string url;
   if (Status s = NormalizeTargetUrl(request.long_url(), deps_.url_policy, &url); !s.ok()) return s;
-  const std::string fingerprint = Sha256Hex(
-      url + "\n" + request.custom_code() + "\n" + std::to_string(request.expires_at_ms()) + "\n" +
-      std::to_string(request.max_visits()) + "\n" + (request.dedup() ? "1" : "0"));
-  const std::string dedup_hash = request.dedup() ? Sha256Hex(url) : std::string();
+  std::string expired_url;
+  if (!request.expired_url().empty()) {
+    if (Status s = NormalizeTargetUrl(request.expired_url(), deps_.url_policy, &expired_url);
+        !s.ok()) {
+      return Status(s.code(), "expired_url: " + s.message());
+    }
+  }
+  // What the link is made of: the same for a retry, and for dedup the link "for this URL".
+  const std::string options = url + "\n" + request.custom_code() + "\n" +
+                              std::to_string(request.expires_at_ms()) + "\n" +
+                              std::to_string(request.max_visits()) + "\n" + expired_url;
+  const std::string fingerprint = Sha256Hex(options + "\n" + (request.dedup() ? "1" : "0"));
+  const std::string dedup_hash = request.dedup() ? Sha256Hex(options) : std::string();
 
   // A retry, or the tenant's link for this URL: answered without inserting.
   bool found = false;
@@ -51,6 +60,7 @@ Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
   record.created_at_ms = now;
   record.expires_at_ms = request.expires_at_ms();
   record.max_visits = request.max_visits();
+  record.expired_url = expired_url;
   Status s = InsertNew(tenant_id, request, &record);
   if (s.code() == StatusCode::ALREADY_EXISTS) {
     // Another insert won the (tenant, request id) or the dedup key: its row is the answer.
@@ -88,11 +98,17 @@ Status LinkCreator::Existing(int64_t tenant_id, const CreateLinkRequest& request
   }
   if (dedup_hash.empty()) return Status::Ok();
   if (Status s = deps_.store->FindByDedup(tenant_id, dedup_hash, &existing); !s.ok()) return s;
-  if (existing) {
-    *found = true;
-    response->set_code(existing->code);
-    response->set_outcome(SAME_URL);
+  if (!existing) return Status::Ok();
+  // Changes release the hash themselves; a link that expired or ran out of visits is released
+  // here, so that the create makes a working link.
+  const bool expired = existing->expires_at_ms != 0 && existing->expires_at_ms <= deps_.now_ms();
+  const bool used_up = existing->max_visits > 0 && existing->visits >= existing->max_visits;
+  if (existing->disabled || existing->purged || expired || used_up) {
+    return deps_.store->ReleaseDedup(existing->code, dedup_hash);
   }
+  *found = true;
+  response->set_code(existing->code);
+  response->set_outcome(SAME_URL);
   return Status::Ok();
 }
 

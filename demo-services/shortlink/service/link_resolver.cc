@@ -15,7 +15,9 @@ CachedLink LinkResolver::FromRecord(const LinkRecord& link) {
                     .expires_at_ms = link.expires_at_ms,
                     .max_visits = link.max_visits,
                     .disabled = link.disabled,
-                    .purged = link.purged};
+                    .purged = link.purged,
+                    .deleted = link.deleted_at_ms != 0,
+                    .expired_url = link.expired_url};
 }
 
 int64_t LinkResolver::TtlFor(const CachedLink& link) const {

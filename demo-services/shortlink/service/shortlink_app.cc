@@ -131,30 +131,29 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
     ShortLinkApp* self = app.get();
     app->jobs_.push_back(
         std::make_unique<PeriodicJob>(milliseconds(config.cleanup_interval_ms), [self] {
-          int purged = 0;
-          if (Status s = self->CleanupOnce(&purged); !s.ok()) {
+          int forgotten = 0;
+          if (Status s = self->CleanupOnce(&forgotten); !s.ok()) {
             Logger().warn("shortlink: cleanup: {}", s.ToString());
             return false;
           }
-          return purged == static_cast<int>(self->config_.cleanup_batch);
+          return forgotten == static_cast<int>(self->config_.cleanup_batch);
         }));
   }
   *out = std::move(app);
   return Status::Ok();
 }
 
-Status ShortLinkApp::CleanupOnce(int* purged) {
-  std::vector<std::string> codes;
-  if (Status s = store_->PurgeExpired(WallMs(), static_cast<int>(config_.cleanup_batch), &codes);
-      !s.ok()) {
-    return s;
+Status ShortLinkApp::CleanupOnce(int* forgotten) {
+  const int64_t now = WallMs();
+  // A batch counted while its link was being deleted may have written counters after the
+  // delete erased them; an hour is longer than any batch takes.
+  std::vector<std::string> deleted;
+  if (Status s = store_->DeletedSince(now - 3'600'000, &deleted); !s.ok()) return s;
+  for (const std::string& code : deleted) {
+    if (Status s = stats_->Erase(code); !s.ok()) return s;
   }
-  for (const std::string& code : codes) {
-    std::optional<LinkRecord> record;
-    if (store_->FindByCode(code, &record).ok() && record) resolver_->Publish(*record);
-  }
-  *purged = static_cast<int>(codes.size());
-  return Status::Ok();
+  return stats_->ForgetEventsBefore(now - config_.stats_event_retention_ms,
+                                    static_cast<int>(config_.cleanup_batch), forgotten);
 }
 
 // Its own connections, so statistics never hold the ones redirects need.

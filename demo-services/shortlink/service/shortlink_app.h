@@ -22,7 +22,7 @@
 namespace ferry::shortlink {
 
 // One short-link provider: its store, caches, filter, code generator, handlers, statistics
-// (recorder, log, consumer) and jobs (the expired-link cleanup, the statistics consumer; on
+// (recorder, log, consumer) and jobs (the cleanup, the statistics consumer; on
 // redis+mariadb the filter's reload after Redis lost it).
 class ShortLinkApp final {
  public:
@@ -40,8 +40,10 @@ class ShortLinkApp final {
   VisitRecorder& visits() { return *recorder_; }
   // One step of the statistics consumer (the stats job runs it too).
   Status ConsumeStatsOnce(bool* more) { return consumer_->Step(more); }
-  // One pass of the cleanup job; the number of links purged.
-  Status CleanupOnce(int* purged);
+  // One pass of the cleanup job: erases the counters of links deleted in the last hour again,
+  // and forgets up to cleanup.batch event ids older than stats.event_retention_ms; *forgotten:
+  // how many.
+  Status CleanupOnce(int* forgotten);
 
  private:
   ShortLinkApp() = default;

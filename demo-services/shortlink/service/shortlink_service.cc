@@ -1,5 +1,7 @@
 #include "service/shortlink_service.h"
 
+#include <map>
+
 #include "service/api_key_filter.h"
 #include "service/code_rules.h"
 #include "service/shortlink_metrics.h"
@@ -34,6 +36,25 @@ void ShortLinkServiceImpl::Fill(const LinkRecord& r, Link* link) const {
   link->set_visits(r.visits);
   link->set_disabled(r.disabled);
   link->set_request_id(r.request_id);
+  link->set_expired_url(r.expired_url);
+  link->set_deleted(r.deleted_at_ms != 0);
+}
+
+Status ShortLinkServiceImpl::FillAll(const std::vector<LinkRecord>& records,
+                                     const std::function<Link*()>& add) const {
+  // A link without a limit has no admission counter: its visits are what its statistics counted.
+  std::vector<std::string> unlimited;
+  for (const LinkRecord& r : records) {
+    if (r.max_visits == 0) unlimited.push_back(r.code);
+  }
+  std::map<std::string, int64_t> counted;
+  if (Status s = deps_.stats->TotalVisits(unlimited, &counted); !s.ok()) return s;
+  for (const LinkRecord& r : records) {
+    Link* link = add();
+    Fill(r, link);
+    if (r.max_visits == 0) link->set_visits(counted[r.code]);
+  }
+  return Status::Ok();
 }
 
 Status ShortLinkServiceImpl::CreateLink(ServerContext& context, const CreateLinkRequest& request,
@@ -54,10 +75,13 @@ Status ShortLinkServiceImpl::Decide(const std::string& code, Ask ask, ResolveRes
   if (Status s = deps_.resolver->Lookup(code, &link); !s.ok()) return s;
   if (!link) return Status::Ok();
   const int64_t now = deps_.now_ms();
-  if (link->disabled) {
+  if (link->deleted) {
+    answer->set_outcome(DELETED);
+  } else if (link->disabled) {
     answer->set_outcome(DISABLED);
   } else if (link->purged || (link->expires_at_ms != 0 && link->expires_at_ms <= now)) {
     answer->set_outcome(EXPIRED);
+    answer->set_long_url(link->expired_url);
   } else if (link->max_visits > 0) {
     if (limited) *limited = true;
     if (link->exhausted) {
@@ -134,8 +158,18 @@ void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply)
     return;
   }
   Metrics().refused_redirects->Increment();
+  if (answer.outcome() == EXPIRED && !answer.long_url().empty()) {
+    response.status = 302;  // the link's expired URL: no visit of the link
+    response.Set("Location", answer.long_url());
+    reply(std::move(response));
+    return;
+  }
   response.Set("Content-Type", "text/html; charset=utf-8");
   switch (answer.outcome()) {
+    case DELETED:
+      response.status = 410;
+      response.body = Page(410, "Link removed", "This short link was removed by its owner.");
+      break;
     case DISABLED:
       response.status = 410;
       response.body = Page(410, "Link disabled", "This short link was disabled by its owner.");
@@ -183,8 +217,7 @@ Status ShortLinkServiceImpl::Change(ServerContext& context, const std::string& c
   LinkRecord record;
   if (Status s = deps_.store->ChangeLink(tenant_id, code, change, &record); !s.ok()) return s;
   deps_.resolver->Publish(record);
-  Fill(record, response);
-  return Status::Ok();
+  return FillAll({record}, [response] { return response; });
 }
 
 Status ShortLinkServiceImpl::UpdateLink(ServerContext& context, const UpdateLinkRequest& request,
@@ -208,8 +241,42 @@ Status ShortLinkServiceImpl::UpdateLink(ServerContext& context, const UpdateLink
       return Status(StatusCode::INVALID_ARGUMENT, "max_visits: 0 (no limit) or more");
     }
     change.max_visits = request.max_visits();
+    if (request.max_visits() > 0) {
+      // A limit counts every redirect the link gave, those before it was limited too.
+      std::map<std::string, int64_t> counted;
+      if (Status s = deps_.stats->TotalVisits({request.code()}, &counted); !s.ok()) return s;
+      change.visits_at_least = counted[request.code()];
+    }
+  }
+  if (request.has_expired_url()) {
+    std::string url;
+    if (!request.expired_url().empty()) {
+      if (Status s = NormalizeTargetUrl(request.expired_url(), deps_.url_policy, &url); !s.ok()) {
+        return Status(s.code(), "expired_url: " + s.message());
+      }
+    }
+    change.expired_url = url;
   }
   return Change(context, request.code(), change, response);
+}
+
+Status ShortLinkServiceImpl::EnableLink(ServerContext& context, const CodeRequest& request,
+                                        Link* response) {
+  return Change(context, request.code(), LinkChange{.enable = true}, response);
+}
+
+Status ShortLinkServiceImpl::DeleteLink(ServerContext& context, const CodeRequest& request,
+                                        DeleteLinkResponse*) {
+  int64_t tenant_id = 0;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
+  LinkRecord record;
+  if (Status s = deps_.store->DeleteLink(tenant_id, request.code(), deps_.now_ms(), &record);
+      !s.ok()) {
+    return s;
+  }
+  deps_.resolver->Publish(record);
+  // Counters written by a batch in flight now are erased again by the cleanup job.
+  return deps_.stats->Erase(request.code());
 }
 
 Status ShortLinkServiceImpl::DisableLink(ServerContext& context, const CodeRequest& request,
@@ -226,8 +293,7 @@ Status ShortLinkServiceImpl::GetLink(ServerContext& context, const CodeRequest& 
   if (!record || record->tenant_id != tenant_id) {
     return Status(StatusCode::NOT_FOUND, "no link " + request.code() + " of this tenant");
   }
-  Fill(*record, response);
-  return Status::Ok();
+  return FillAll({*record}, [response] { return response; });
 }
 
 Status ShortLinkServiceImpl::ListLinks(ServerContext& context, const ListLinksRequest& request,
@@ -244,7 +310,9 @@ Status ShortLinkServiceImpl::ListLinks(ServerContext& context, const ListLinksRe
   }
   const bool more = records.size() > size;
   if (more) records.resize(size);
-  for (const LinkRecord& r : records) Fill(r, response->add_links());
+  if (Status s = FillAll(records, [response] { return response->add_links(); }); !s.ok()) {
+    return s;
+  }
   if (more) response->set_next_page_token(records.back().code);
   return Status::Ok();
 }

@@ -53,6 +53,9 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
   Status UpdateLink(ServerContext& context, const UpdateLinkRequest& request,
                     Link* response) override;
   Status DisableLink(ServerContext& context, const CodeRequest& request, Link* response) override;
+  Status EnableLink(ServerContext& context, const CodeRequest& request, Link* response) override;
+  Status DeleteLink(ServerContext& context, const CodeRequest& request,
+                    DeleteLinkResponse* response) override;
   Status GetLink(ServerContext& context, const CodeRequest& request, Link* response) override;
   Status ListLinks(ServerContext& context, const ListLinksRequest& request,
                    ListLinksResponse* response) override;
@@ -77,6 +80,8 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
   Status Change(ServerContext& context, const std::string& code, const LinkChange& change,
                 Link* response);
   void Fill(const LinkRecord& record, Link* link) const;
+  // Fill for each record, into add()'s messages, with the visits of links without a limit.
+  Status FillAll(const std::vector<LinkRecord>& records, const std::function<Link*()>& add) const;
   std::string ShortUrl(const std::string& code) const;
 
   ShortLinkDeps deps_;

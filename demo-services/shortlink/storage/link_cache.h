@@ -19,6 +19,8 @@ struct CachedLink {
   // Its visits ran out at this version. A version's limit never comes back (visits only grow;
   // raising the limit makes a new version), so this is cached like the rest.
   bool exhausted = false;
+  bool deleted = false;
+  std::string expired_url;  // where an expired link sends visitors; empty: 410
 };
 
 // Whether a cache holding `held` should take `offered`: a newer version, or the same version

@@ -1,10 +1,11 @@
 #include "storage/link_schema.h"
 
+#include "ferry/storage/sql_columns.h"
+
 namespace ferry::shortlink {
 
 namespace {
 
-// The expiry index serves the cleanup job: only unpurged links with an expiry, oldest first.
 constexpr std::string_view kSqlite = R"sql(
 CREATE TABLE IF NOT EXISTS shortlink_links (
   code TEXT PRIMARY KEY,
@@ -20,9 +21,10 @@ CREATE TABLE IF NOT EXISTS shortlink_links (
   version INTEGER NOT NULL DEFAULT 1,
   disabled INTEGER NOT NULL DEFAULT 0,
   purged INTEGER NOT NULL DEFAULT 0,
+  expired_url TEXT NULL,
+  deleted_at_ms INTEGER NULL,
   UNIQUE (tenant_id, request_id),
   UNIQUE (tenant_id, dedup_hash));
-CREATE INDEX IF NOT EXISTS shortlink_links_expiry ON shortlink_links (purged, expires_at_ms);
 CREATE INDEX IF NOT EXISTS shortlink_links_tenant ON shortlink_links (tenant_id, code);
 CREATE TABLE IF NOT EXISTS shortlink_sequences (
   name TEXT PRIMARY KEY,
@@ -54,9 +56,10 @@ CREATE TABLE IF NOT EXISTS shortlink_links (
   version BIGINT NOT NULL DEFAULT 1,
   disabled TINYINT NOT NULL DEFAULT 0,
   purged TINYINT NOT NULL DEFAULT 0,
+  expired_url TEXT NULL,
+  deleted_at_ms BIGINT NULL,
   UNIQUE KEY shortlink_links_request (tenant_id, request_id),
   UNIQUE KEY shortlink_links_dedup (tenant_id, dedup_hash),
-  KEY shortlink_links_expiry (purged, expires_at_ms),
   KEY shortlink_links_tenant (tenant_id, code)) ENGINE = InnoDB;
 CREATE TABLE IF NOT EXISTS shortlink_sequences (
   name VARCHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
@@ -77,6 +80,17 @@ CREATE TABLE IF NOT EXISTS shortlink_api_keys (
 
 std::string_view LinkSchemaSql(storage::SqlDialect dialect) {
   return dialect == storage::SqlDialect::kSqlite ? kSqlite : kMariaDb;
+}
+
+Status AddLinkColumns(storage::SqlConnection& c) {
+  const bool sqlite = c.dialect() == storage::SqlDialect::kSqlite;
+  for (const char* column : {"expired_url TEXT NULL",
+                             sqlite ? "deleted_at_ms INTEGER NULL" : "deleted_at_ms BIGINT NULL"}) {
+    if (Status s = storage::AddColumnIfMissing(c, "shortlink_links", column); !s.ok()) return s;
+  }
+  // The cleanup's look for links deleted lately.
+  return c.ExecuteScript(
+      "CREATE INDEX IF NOT EXISTS shortlink_links_deleted ON shortlink_links (deleted_at_ms)");
 }
 
 }  // namespace ferry::shortlink

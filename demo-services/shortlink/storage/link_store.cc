@@ -18,7 +18,8 @@ namespace {
 
 constexpr std::string_view kColumns =
     "SELECT code, tenant_id, request_id, fingerprint, long_url, dedup_hash, created_at_ms, "
-    "expires_at_ms, max_visits, visits, version, disabled, purged FROM shortlink_links ";
+    "expires_at_ms, max_visits, visits, version, disabled, purged, expired_url, deleted_at_ms "
+    "FROM shortlink_links ";
 
 LinkRecord FromRow(const SqlRow& row) {
   LinkRecord r;
@@ -35,6 +36,8 @@ LinkRecord FromRow(const SqlRow& row) {
   r.version = AsInt(row[10]);
   r.disabled = AsInt(row[11]) != 0;
   r.purged = AsInt(row[12]) != 0;
+  r.expired_url = AsText(row[13]);
+  r.deleted_at_ms = AsInt(row[14]);
   return r;
 }
 
@@ -60,7 +63,8 @@ Status LinkStore::Execute(SqlConnection& c, std::string_view sql,
 Status LinkStore::Initialize() {
   std::unique_ptr<SqlConnectionPool::Lease> c;
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
-  return c->Check((*c)->ExecuteScript(LinkSchemaSql((*c)->dialect())));
+  if (Status s = c->Check((*c)->ExecuteScript(LinkSchemaSql((*c)->dialect()))); !s.ok()) return s;
+  return c->Check(AddLinkColumns(**c));
 }
 
 Status LinkStore::InsertLink(const LinkRecord& link) {
@@ -69,10 +73,11 @@ Status LinkStore::InsertLink(const LinkRecord& link) {
   return c->Check(Execute(
       **c,
       "INSERT INTO shortlink_links (code, tenant_id, request_id, fingerprint, long_url, "
-      "dedup_hash, created_at_ms, expires_at_ms, max_visits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "dedup_hash, created_at_ms, expires_at_ms, max_visits, expired_url) VALUES (?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?)",
       {link.code, link.tenant_id, link.request_id, link.fingerprint, link.long_url,
        NullIfEmpty(link.dedup_hash), link.created_at_ms, NullIfZero(link.expires_at_ms),
-       NullIfZero(link.max_visits)}));
+       NullIfZero(link.max_visits), NullIfEmpty(link.expired_url)}));
 }
 
 Status LinkStore::FindOne(std::string_view where, const std::vector<SqlValue>& params,
@@ -103,9 +108,17 @@ Status LinkStore::FindByDedup(int64_t tenant_id, const std::string& dedup_hash,
   return FindOne("WHERE tenant_id = ? AND dedup_hash = ?", {tenant_id, dedup_hash}, out);
 }
 
+Status LinkStore::ReleaseDedup(const std::string& code, const std::string& dedup_hash) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  return c->Check(
+      Execute(**c, "UPDATE shortlink_links SET dedup_hash = NULL WHERE code = ? AND dedup_hash = ?",
+              {code, dedup_hash}));
+}
+
 Status LinkStore::ChangeLink(int64_t tenant_id, const std::string& code, const LinkChange& change,
                              LinkRecord* out) {
-  std::string sql = "UPDATE shortlink_links SET version = version + 1";
+  std::string sql = "UPDATE shortlink_links SET version = version + 1, dedup_hash = NULL";
   std::vector<SqlValue> params;
   if (change.long_url) {
     sql += ", long_url = ?";
@@ -119,7 +132,17 @@ Status LinkStore::ChangeLink(int64_t tenant_id, const std::string& code, const L
     sql += ", max_visits = ?";
     params.push_back(NullIfZero(*change.max_visits));
   }
+  if (change.expired_url) {
+    sql += ", expired_url = ?";
+    params.push_back(NullIfEmpty(*change.expired_url));
+  }
+  if (change.visits_at_least) {
+    sql += ", visits = CASE WHEN ? > visits THEN ? ELSE visits END";
+    params.emplace_back(*change.visits_at_least);
+    params.emplace_back(*change.visits_at_least);
+  }
   if (change.disable) sql += ", disabled = 1";
+  if (change.enable) sql += ", disabled = 0";
   // A purged link stays purged: its target is gone, and its code is never reused.
   sql += " WHERE code = ? AND tenant_id = ? AND purged = 0";
   params.emplace_back(code);
@@ -173,6 +196,19 @@ Status LinkStore::AdmitVisit(const std::string& code, int64_t now_ms, bool* admi
   return Status::Ok();
 }
 
+Status LinkStore::DeletedSince(int64_t since_ms, std::vector<std::string>* codes) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(Query(**c, "SELECT code FROM shortlink_links WHERE deleted_at_ms >= ?",
+                                {since_ms}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  for (const SqlRow& row : rows) codes->push_back(AsText(row[0]));
+  return Status::Ok();
+}
+
 Status LinkStore::ForEachCode(const std::function<void(const std::string&)>& visit) {
   constexpr int64_t kPage = 5000;
   std::string after;
@@ -190,25 +226,30 @@ Status LinkStore::ForEachCode(const std::function<void(const std::string&)>& vis
   }
 }
 
-Status LinkStore::PurgeExpired(int64_t now_ms, int limit, std::vector<std::string>* codes) {
+Status LinkStore::DeleteLink(int64_t tenant_id, const std::string& code, int64_t now_ms,
+                             LinkRecord* out) {
   std::unique_ptr<SqlConnectionPool::Lease> c;
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
   SqlConnection& db = **c;
   if (Status s = c->Check(db.Begin()); !s.ok()) return s;
+  Status s = c->Check(Execute(
+      db,
+      "UPDATE shortlink_links SET long_url = '', expired_url = NULL, dedup_hash = NULL, "
+      "fingerprint = '', purged = 1, deleted_at_ms = ?, version = version + 1 WHERE code = ? AND "
+      "tenant_id = ? AND deleted_at_ms IS NULL",
+      {now_ms, code, tenant_id}));
   std::vector<SqlRow> rows;
-  Status s = c->Check(Query(db, kExpiredLinksSql, {now_ms, static_cast<int64_t>(limit)}, &rows));
-  for (size_t i = 0; s.ok() && i < rows.size(); ++i) {
-    s = c->Check(Execute(db,
-                         "UPDATE shortlink_links SET purged = 1, long_url = '', version = version "
-                         "+ 1 WHERE code = ? AND purged = 0",
-                         {rows[i][0]}));
+  if (s.ok()) {
+    s = c->Check(Query(db, std::string(kColumns) + "WHERE code = ? AND tenant_id = ?",
+                       {code, tenant_id}, &rows));
   }
-  if (!s.ok()) {
+  if (!s.ok() || rows.empty()) {
     db.Rollback();
-    return s;
+    if (!s.ok()) return s;
+    return Status(StatusCode::NOT_FOUND, "no link " + code + " of this tenant");
   }
   if (Status commit = c->Check(db.Commit()); !commit.ok()) return commit;
-  for (const SqlRow& row : rows) codes->push_back(AsText(row[0]));
+  *out = FromRow(rows[0]);
   return Status::Ok();
 }
 

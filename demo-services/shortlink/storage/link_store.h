@@ -14,7 +14,8 @@
 
 namespace ferry::shortlink {
 
-// One row of `links`. A row is never deleted, so a code is never given to another link.
+// One row of `links`. A row is never deleted (DeleteLink erases what it says, not the row), so a
+// code is never given to another link.
 struct LinkRecord {
   std::string code;
   int64_t tenant_id = 0;
@@ -28,14 +29,25 @@ struct LinkRecord {
   int64_t visits = 0;
   int64_t version = 1;  // bumped by every change; caches keep the newest
   bool disabled = false;
-  bool purged = false;  // expired and cleaned up: the target is gone, the code stays taken
+  // The target is gone and the code stays taken: deleted, or expired and cleaned up by a
+  // version that purged expired links.
+  bool purged = false;
+  std::string expired_url;    // where visitors go once it expired; empty: 410
+  int64_t deleted_at_ms = 0;  // DeleteLink; 0: not deleted
 };
 
+// Every change makes a new version and ends deduplication to the link (a create with dedup
+// then makes a new link): only an unchanged link is "the link for this URL and options".
 struct LinkChange {
   std::optional<std::string> long_url;
   std::optional<int64_t> expires_at_ms;
   std::optional<int64_t> max_visits;
+  std::optional<std::string> expired_url;  // empty: none
+  // The visits a limit counts from are at least this: the redirects counted while the link had
+  // no limit.
+  std::optional<int64_t> visits_at_least;
   bool disable = false;
+  bool enable = false;
 };
 
 // The short-link tables, on SQLite (embedded) or MariaDB (redis+mariadb): one implementation,
@@ -54,20 +66,25 @@ class LinkStore {
                        std::optional<LinkRecord>* out);
   Status FindByDedup(int64_t tenant_id, const std::string& dedup_hash,
                      std::optional<LinkRecord>* out);
-  // NOT_FOUND unless the tenant owns the code; *out is the changed row.
+  // Takes `code`'s dedup hash away (it holds `dedup_hash` no more): the link is no longer live,
+  // and the next create with dedup makes a new one.
+  Status ReleaseDedup(const std::string& code, const std::string& dedup_hash);
+  // NOT_FOUND unless the tenant owns the code and it is not purged; *out is the changed row.
   Status ChangeLink(int64_t tenant_id, const std::string& code, const LinkChange& change,
                     LinkRecord* out);
+  // Erases the target, the expired URL, the dedup hash and the request's fingerprint; the row
+  // stays, purged and marked deleted, so the code is never reused. Deleting a deleted link
+  // changes nothing. NOT_FOUND unless the tenant owns the code.
+  Status DeleteLink(int64_t tenant_id, const std::string& code, int64_t now_ms, LinkRecord* out);
   Status ListLinks(int64_t tenant_id, const std::string& after_code, int limit,
                    std::vector<LinkRecord>* out);
   // Counts one visit of a limited link when it has visits left: one conditional UPDATE, so K
   // visits are admitted exactly, whatever the concurrency and however many providers.
   Status AdmitVisit(const std::string& code, int64_t now_ms, bool* admitted);
+  // The codes of links deleted at or after `since_ms`.
+  Status DeletedSince(int64_t since_ms, std::vector<std::string>* codes);
   // Every code, for filling a Bloom filter.
   Status ForEachCode(const std::function<void(const std::string&)>& visit);
-  // Marks up to `limit` links expired before `now_ms` purged (through the expiry index) and
-  // returns their codes.
-  Status PurgeExpired(int64_t now_ms, int limit, std::vector<std::string>* codes);
-
   // Leases ids [*first, *first + count) of sequence `name`: one atomic UPDATE, so leases never
   // overlap and, being committed, never go backwards after a restart.
   Status LeaseIds(const std::string& name, int64_t count, int64_t* first);

@@ -4,10 +4,13 @@ namespace ferry::shortlink {
 
 namespace {
 
+// The index on counted_at_ms serves the retention of event ids (StatsStore::ForgetEventsBefore).
+
 constexpr std::string_view kSqlite = R"sql(
 CREATE TABLE IF NOT EXISTS shortlink_stat_events (
   event_id TEXT PRIMARY KEY,
   counted_at_ms INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS shortlink_stat_events_counted ON shortlink_stat_events (counted_at_ms);
 CREATE TABLE IF NOT EXISTS shortlink_stat_days (
   code TEXT NOT NULL,
   day TEXT NOT NULL,
@@ -39,6 +42,7 @@ constexpr std::string_view kMariaDb = R"sql(
 CREATE TABLE IF NOT EXISTS shortlink_stat_events (
   event_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
   counted_at_ms BIGINT NOT NULL) ENGINE = InnoDB;
+CREATE INDEX IF NOT EXISTS shortlink_stat_events_counted ON shortlink_stat_events (counted_at_ms);
 CREATE TABLE IF NOT EXISTS shortlink_stat_days (
   code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   day CHAR(10) CHARACTER SET ascii NOT NULL,

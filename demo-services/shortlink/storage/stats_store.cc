@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "ferry/storage/sql_placeholders.h"
 #include "storage/stat_counters.h"
 #include "storage/stats_schema.h"
 #include "storage/visitor_sketch.h"
@@ -110,9 +111,12 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
                               int64_t now_ms, int* counted) {
   std::vector<const VisitEvent*> fresh;
   if (Status s = Fresh(db, events, now_ms, &fresh); !s.ok()) return s;
+  std::set<std::string> deleted;
+  if (Status s = DeletedCodes(db, events, &deleted); !s.ok()) return s;
   std::map<DayKey, DayIncrement> days;
   std::map<ReferrerKey, int64_t> referrers;
   for (const VisitEvent* e : fresh) {
+    if (deleted.contains(e->code)) continue;  // erased with its link; its id stays recorded
     const std::string day = UtcDay(e->at_ms);
     DayIncrement& d = days[{e->code, day}];
     if (e->bot) {
@@ -135,6 +139,25 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
     if (Status s = AddReferrerCounts(db, referrers); !s.ok()) return s;
   }
   *counted = static_cast<int>(fresh.size());
+  return Status::Ok();
+}
+
+// The links of `events` deleted meanwhile (DeleteLink erased their counters first).
+Status StatsStore::DeletedCodes(SqlConnection& db, const std::vector<VisitEvent>& events,
+                                std::set<std::string>* deleted) {
+  std::set<std::string> codes;
+  for (const VisitEvent& e : events) codes.insert(e.code);
+  if (codes.empty()) return Status::Ok();
+  std::vector<SqlValue> params(codes.begin(), codes.end());
+  std::vector<SqlRow> rows;
+  if (Status s = db.Query("SELECT code FROM shortlink_links WHERE deleted_at_ms IS NOT NULL AND "
+                          "code IN " +
+                              storage::SqlPlaceholders(1, params.size()),
+                          params, &rows);
+      !s.ok()) {
+    return s;
+  }
+  for (const SqlRow& row : rows) deleted->insert(AsText(row[0]));
   return Status::Ok();
 }
 
@@ -195,6 +218,52 @@ Status StatsStore::ReadOutbox(int limit, std::vector<VisitEvent>* events, int64_
                                  .bot = AsInt(row[6]) != 0});
     *last_id = AsInt(row[0]);
   }
+  return Status::Ok();
+}
+
+Status StatsStore::TotalVisits(const std::vector<std::string>& codes,
+                               std::map<std::string, int64_t>* out) {
+  if (codes.empty()) return Status::Ok();
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlValue> params(codes.begin(), codes.end());
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(
+          (*c)->Query("SELECT code, SUM(pv + bots) FROM shortlink_stat_days WHERE code IN " +
+                          storage::SqlPlaceholders(1, params.size()) + " GROUP BY code",
+                      params, &rows));
+      !s.ok()) {
+    return s;
+  }
+  for (const SqlRow& row : rows) (*out)[AsText(row[0])] = AsInt(row[1]);
+  return Status::Ok();
+}
+
+Status StatsStore::Erase(const std::string& code) {
+  return pool_->InTransaction([&](SqlConnection& db) {
+    Status s = db.Execute("DELETE FROM shortlink_stat_days WHERE code = ?", {code}, nullptr);
+    if (s.ok()) {
+      s = db.Execute("DELETE FROM shortlink_stat_referrers WHERE code = ?", {code}, nullptr);
+    }
+    return s;
+  });
+}
+
+Status StatsStore::ForgetEventsBefore(int64_t before_ms, int limit, int* forgotten) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  // MariaDB cannot LIMIT an IN subquery, SQLite cannot LIMIT a DELETE (as Debian builds it).
+  const std::string sql =
+      (*c)->dialect() == storage::SqlDialect::kMariaDb
+          ? "DELETE FROM shortlink_stat_events WHERE counted_at_ms < ? ORDER BY counted_at_ms "
+            "LIMIT ?"
+          : "DELETE FROM shortlink_stat_events WHERE event_id IN (SELECT event_id FROM "
+            "shortlink_stat_events WHERE counted_at_ms < ? ORDER BY counted_at_ms LIMIT ?)";
+  int64_t affected = 0;
+  if (Status s = c->Check((*c)->Execute(sql, {before_ms, int64_t{limit}}, &affected)); !s.ok()) {
+    return s;
+  }
+  *forgotten = static_cast<int>(affected);
   return Status::Ok();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,16 @@ class StatsStore {
   // The oldest `limit` outbox rows; *last_id is the id of the last one.
   Status ReadOutbox(int limit, std::vector<VisitEvent>* events, int64_t* last_id);
 
+  // The 302s counted for each of `codes` (PV and bot visits, every day); codes without any are
+  // left out.
+  Status TotalVisits(const std::vector<std::string>& codes, std::map<std::string, int64_t>* out);
+  // Deletes every counter of `code` (DeleteLink); events of a deleted link still on their way
+  // are dropped when counted.
+  Status Erase(const std::string& code);
+  // Forgets up to `limit` event ids counted before `before_ms`: the window in which a
+  // redelivered or replayed event is known to be counted already. *forgotten: how many.
+  Status ForgetEventsBefore(int64_t before_ms, int limit, int* forgotten);
+
   // Days in [from_day, to_day] ("YYYY-MM-DD").
   Status Read(const std::string& code, const std::string& from_day, const std::string& to_day,
               int referrer_limit, LinkStats* out);
@@ -53,6 +65,8 @@ class StatsStore {
                std::vector<const VisitEvent*>* fresh);
   Status CountBatch(storage::SqlConnection& db, const std::vector<VisitEvent>& events,
                     int64_t now_ms, int* counted);
+  static Status DeletedCodes(storage::SqlConnection& db, const std::vector<VisitEvent>& events,
+                             std::set<std::string>* deleted);
 
   std::unique_ptr<storage::SqlConnectionPool> pool_;
 };

@@ -10,7 +10,6 @@
 #include "service/sha256_hex.h"
 #include "service/tenant_keys.h"
 #include "shortlink_test_support.h"
-#include "storage/link_schema.h"
 
 namespace ferry::shortlink::testing {
 namespace {
@@ -384,42 +383,128 @@ TEST_P(ShortLinkServiceTest, ExactlyKVisitsAcrossFourProvidersAnd200Clients) {
   EXPECT_EQ(link->visits(), 100);
 }
 
-TEST_P(ShortLinkServiceTest, ExpiredLinksAnswer410AndTheCleanupKeepsTheirCodes) {
+// Expiry keeps the link: 410 (or its expired URL), the target still there, and UpdateLink
+// brings it back. Its code is never given to another link.
+TEST_P(ShortLinkServiceTest, AnExpiredLinkKeepsItsTargetAndCanBeExtended) {
   CreateLinkRequest request = Request("exp", "https://example.com/soon");
   request.set_expires_at_ms(WallMs() + 300);
   request.set_custom_code("soon-gone");
   ASSERT_TRUE(Create(request).ok());
+  CreateLinkRequest fallback = Request("exp2", "https://example.com/sale");
+  fallback.set_expires_at_ms(WallMs() + 300);
+  fallback.set_custom_code("sale-over");
+  fallback.set_expired_url("https://example.com/next-sale");
+  ASSERT_TRUE(Create(fallback).ok());
   EXPECT_EQ(HttpGet(provider_.port(), "/soon-gone").status, 302);
-  std::this_thread::sleep_for(350ms);  // the link's own expiry time, not a synchronisation
+  std::this_thread::sleep_for(350ms);  // the links' own expiry time, not a synchronisation
   EXPECT_EQ(HttpGet(provider_.port(), "/soon-gone").status, 410);
+  HttpAnswer moved = HttpGet(provider_.port(), "/sale-over");
+  EXPECT_EQ(moved.status, 302);
+  EXPECT_EQ(moved.location, "https://example.com/next-sale");
 
-  int purged = 0;
-  ASSERT_TRUE(provider_.app().CleanupOnce(&purged).ok());
-  EXPECT_EQ(purged, 1);
-  EXPECT_EQ(HttpGet(provider_.port(), "/soon-gone").status, 410);
+  int forgotten = 0;
+  ASSERT_TRUE(provider_.app().CleanupOnce(&forgotten).ok());
   CodeRequest get;
   get.set_code("soon-gone");
   auto link = provider_.proxy().GetLink(get, WithToken(key_));
   ASSERT_TRUE(link.ok());
-  EXPECT_EQ(link->long_url(), "");
-  // The code is never given to another link.
+  EXPECT_EQ(link->long_url(), "https://example.com/soon");
+
+  UpdateLinkRequest extend;
+  extend.set_code("soon-gone");
+  extend.set_expires_at_ms(WallMs() + 86'400'000);
+  ASSERT_TRUE(provider_.proxy().UpdateLink(extend, WithToken(key_)).ok());
+  HttpAnswer back = HttpGet(provider_.port(), "/soon-gone");
+  EXPECT_EQ(back.status, 302);
+  EXPECT_EQ(back.location, "https://example.com/soon");
+
   CreateLinkRequest reuse = Request("reuse", "https://example.com/other");
   reuse.set_custom_code("soon-gone");
   EXPECT_EQ(Create(reuse).status().code(), StatusCode::ALREADY_EXISTS);
-  ASSERT_TRUE(provider_.app().CleanupOnce(&purged).ok());
-  EXPECT_EQ(purged, 0);
+}
 
-  if (GetParam() == Backend::kEmbedded) {
-    // The scan goes through the expiry index, not the whole table.
-    std::unique_ptr<storage::SqlConnection> db;
-    ASSERT_TRUE(storage::SqliteConnection::Open({.path = config_.sqlite_path}, &db).ok());
-    std::vector<storage::SqlRow> plan;
-    ASSERT_TRUE(
-        db->Query("EXPLAIN QUERY PLAN " + std::string(kExpiredLinksSql), {0, 10}, &plan).ok());
-    std::string text;
-    for (const storage::SqlRow& row : plan) text += storage::AsText(row.back()) + "\n";
-    EXPECT_NE(text.find("USING INDEX shortlink_links_expiry"), std::string::npos) << text;
-  }
+// Dedup answers only with a live link made the same way: a disabled, re-targeted, used-up or
+// otherwise-made link is not "the link for this URL", and a working one is made instead.
+TEST_P(ShortLinkServiceTest, DedupOnlyMatchesLiveUnchangedLinksWithTheSameOptions) {
+  auto dedup = [&](const std::string& id, const std::string& custom_code = "",
+                   int64_t max_visits = 0) {
+    CreateLinkRequest r = Request(id, "https://example.com/x");
+    r.set_dedup(true);
+    r.set_custom_code(custom_code);
+    r.set_max_visits(max_visits);
+    auto created = Create(r);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? *created : CreateLinkResponse();
+  };
+  const CreateLinkResponse a = dedup("d1");
+  ASSERT_EQ(a.outcome(), CREATED);
+  EXPECT_EQ(dedup("d2").code(), a.code());
+
+  CodeRequest code;
+  code.set_code(a.code());
+  ASSERT_TRUE(provider_.proxy().DisableLink(code, WithToken(key_)).ok());
+  const CreateLinkResponse b = dedup("d3");
+  EXPECT_EQ(b.outcome(), CREATED);
+  EXPECT_NE(b.code(), a.code());
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + b.code()).status, 302);
+
+  UpdateLinkRequest retarget;
+  retarget.set_code(b.code());
+  retarget.set_long_url("https://example.com/y");
+  ASSERT_TRUE(provider_.proxy().UpdateLink(retarget, WithToken(key_)).ok());
+  const CreateLinkResponse c = dedup("d4");
+  EXPECT_EQ(c.outcome(), CREATED);
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + c.code()).location, "https://example.com/x");
+
+  const CreateLinkResponse promo = dedup("d5", "promo-x");
+  EXPECT_EQ(promo.outcome(), CREATED);
+  EXPECT_EQ(promo.code(), "promo-x");
+
+  const CreateLinkResponse once = dedup("d6", "", 1);
+  EXPECT_EQ(once.outcome(), CREATED);
+  const std::string browser = "User-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0";
+  ASSERT_EQ(HttpCall(provider_.port(), "GET", "/" + once.code(), {browser}).status, 302);
+  const CreateLinkResponse again = dedup("d7", "", 1);
+  EXPECT_EQ(again.outcome(), CREATED);
+  EXPECT_NE(again.code(), once.code());
+}
+
+// EnableLink undoes DisableLink; DeleteLink erases the target and the statistics, the code
+// answers 410 and is never reused.
+TEST_P(ShortLinkServiceTest, LinksCanBeEnabledAgainAndDeleted) {
+  CreateLinkRequest made = Request("r1", "https://example.com/private");
+  made.set_custom_code("keep-me");
+  ASSERT_TRUE(Create(made).ok());
+  const std::string code = "keep-me";
+  CodeRequest request;
+  request.set_code(code);
+  ASSERT_TRUE(provider_.proxy().DisableLink(request, WithToken(key_)).ok());
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + code).status, 410);
+  auto enabled = provider_.proxy().EnableLink(request, WithToken(key_));
+  ASSERT_TRUE(enabled.ok()) << enabled.status();
+  EXPECT_FALSE(enabled->disabled());
+  EXPECT_EQ(HttpGet(provider_.port(), "/" + code).status, 302);
+
+  const std::string other = NewTenantKey(provider_.proxy(), "globex");
+  EXPECT_EQ(provider_.proxy().DeleteLink(request, WithToken(other)).status().code(),
+            StatusCode::NOT_FOUND);
+  ASSERT_TRUE(provider_.proxy().DeleteLink(request, WithToken(key_)).ok());
+  ASSERT_TRUE(provider_.proxy().DeleteLink(request, WithToken(key_)).ok());  // once is enough
+  HttpAnswer gone = HttpGet(provider_.port(), "/" + code);
+  EXPECT_EQ(gone.status, 410);
+  EXPECT_NE(gone.body.find("removed"), std::string::npos);
+  auto link = provider_.proxy().GetLink(request, WithToken(key_));
+  ASSERT_TRUE(link.ok()) << link.status();
+  EXPECT_TRUE(link->deleted());
+  EXPECT_EQ(link->long_url(), "");
+  auto resolved = provider_.proxy().Resolve(request, WithToken(key_));
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ(resolved->outcome(), DELETED);
+  EXPECT_EQ(provider_.proxy().EnableLink(request, WithToken(key_)).status().code(),
+            StatusCode::NOT_FOUND);
+  CreateLinkRequest reuse = Request("reuse", "https://example.com/other");
+  reuse.set_custom_code(code);
+  EXPECT_EQ(Create(reuse).status().code(), StatusCode::ALREADY_EXISTS);
 }
 
 TEST_P(ShortLinkServiceTest, ListPagesAndStatsOfOwnLinksOnly) {

@@ -247,6 +247,53 @@ TEST_P(ShortLinkStatsTest, AnIdnRefererIsCountedAsPunycodeAndPoisonsNoBatch) {
   EXPECT_EQ(stats.referrers(0).pv(), 1);
 }
 
+// Visits count for every link: GetLink shows an unlimited link's redirects, and a limit added
+// later counts them (5 visits, then max_visits 5: used up).
+TEST_P(ShortLinkStatsTest, ALimitAddedLaterCountsTheVisitsBeforeIt) {
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(Visit({std::string(kBrowser)}), 302);
+  WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse& s) { return s.pv() >= 5; });
+  CodeRequest get;
+  get.set_code(code_);
+  auto link = provider_.proxy().GetLink(get, WithToken(key_));
+  ASSERT_TRUE(link.ok()) << link.status();
+  EXPECT_EQ(link->visits(), 5);
+  UpdateLinkRequest limit;
+  limit.set_code(code_);
+  limit.set_max_visits(5);
+  auto limited = provider_.proxy().UpdateLink(limit, WithToken(key_));
+  ASSERT_TRUE(limited.ok()) << limited.status();
+  EXPECT_EQ(limited->visits(), 5);
+  EXPECT_EQ(Visit({std::string(kBrowser)}), 410);
+  limit.set_max_visits(6);
+  ASSERT_TRUE(provider_.proxy().UpdateLink(limit, WithToken(key_)).ok());
+  EXPECT_EQ(Visit({std::string(kBrowser)}), 302);
+  EXPECT_EQ(Visit({std::string(kBrowser)}), 410);
+}
+
+// DeleteLink erases the link's statistics, and visits still on their way do not bring them back;
+// event ids older than the retention are forgotten by the cleanup.
+TEST_P(ShortLinkStatsTest, ADeletedLinkLeavesNoStatisticsAndOldEventIdsAreForgotten) {
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(Visit({std::string(kBrowser)}), 302);
+  WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse& s) { return s.pv() >= 3; });
+  ASSERT_EQ(Visit({std::string(kBrowser)}), 302);  // on its way while the link is deleted
+  CodeRequest request;
+  request.set_code(code_);
+  ASSERT_TRUE(provider_.proxy().DeleteLink(request, WithToken(key_)).ok());
+  Settle(provider_.app());
+  StatsResponse stats =
+      WaitForStats(provider_.proxy(), key_, code_, [](const StatsResponse&) { return true; });
+  EXPECT_EQ(stats.pv(), 0);
+  EXPECT_EQ(stats.days_size(), 0);
+
+  int forgotten = 0;
+  ASSERT_TRUE(provider_.app().CleanupOnce(&forgotten).ok());
+  EXPECT_EQ(forgotten, 0);  // counted just now: inside stats.event_retention_ms
+  ASSERT_TRUE(provider_.app().stats().ForgetEventsBefore(WallMs() + 1, 2, &forgotten).ok());
+  EXPECT_EQ(forgotten, 2);  // the oldest, at most `limit` a pass
+  ASSERT_TRUE(provider_.app().stats().ForgetEventsBefore(WallMs() + 1, 100, &forgotten).ok());
+  EXPECT_EQ(forgotten, 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkStatsTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
                          BackendName);

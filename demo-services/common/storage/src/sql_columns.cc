@@ -1,0 +1,27 @@
+#include "ferry/storage/sql_columns.h"
+
+#include <string>
+#include <vector>
+
+namespace ferry::storage {
+
+Status AddColumnIfMissing(SqlConnection& c, std::string_view table, std::string_view column_ddl) {
+  const std::string alter = "ALTER TABLE " + std::string(table) + " ADD COLUMN ";
+  if (c.dialect() == SqlDialect::kMariaDb) {
+    return c.ExecuteScript(alter + "IF NOT EXISTS " + std::string(column_ddl));
+  }
+  std::vector<SqlRow> columns;
+  if (Status s =
+          c.Query("SELECT name FROM pragma_table_info('" + std::string(table) + "')", {}, &columns);
+      !s.ok()) {
+    return s;
+  }
+  if (columns.empty()) return Status::Ok();
+  const std::string_view name = column_ddl.substr(0, column_ddl.find(' '));
+  for (const SqlRow& row : columns) {
+    if (AsText(row[0]) == name) return Status::Ok();
+  }
+  return c.ExecuteScript(alter + std::string(column_ddl));
+}
+
+}  // namespace ferry::storage
