@@ -170,7 +170,8 @@ Status ShortLinkApp::StartStatistics() {
     visit_log_ = std::make_unique<OutboxVisitLog>(stats_.get());
     consumer_ = std::make_unique<OutboxStatsConsumer>(stats_.get(), batch, WallMs);
   } else {
-    visit_log_ = std::make_unique<RedisVisitLog>(redis_.get(), std::string(kVisitStream));
+    visit_log_ = std::make_unique<RedisVisitLog>(redis_.get(), std::string(kVisitStream),
+                                                 config.stats_stream_max_entries);
     StreamConsumerOptions options{
         .stream = std::string(kVisitStream),
         .consumer = config.stats_consumer.empty() ? DefaultConsumerName() : config.stats_consumer,

@@ -61,6 +61,7 @@ void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
   stats.Integer("claim_idle_ms", 1, 86'400'000, &c.stats_claim_idle_ms);
   stats.Integer("max_deliveries", 1, 1000, &c.stats_max_deliveries);
   stats.String("consumer", &c.stats_consumer);
+  stats.Integer("stream_max_entries", 1000, 1'000'000'000, &c.stats_stream_max_entries);
   stats.Integer("event_retention_ms", 3'600'000, 366 * 86'400'000LL, &c.stats_event_retention_ms);
   stats.RejectUnknownKeys();
 }

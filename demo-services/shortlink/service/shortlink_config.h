@@ -52,6 +52,8 @@ struct ShortLinkConfig : storage::BackendConfig {
   int64_t stats_claim_idle_ms = 30'000;  // stats.claim_idle_ms: XAUTOCLAIM's idle time
   uint32_t stats_max_deliveries = 5;     // stats.max_deliveries: then the dead-letter stream
   std::string stats_consumer;            // stats.consumer: group member name; empty: host-pid
+  // stats.stream_max_entries: redis+mariadb, the visit stream's bound (README, "Statistics").
+  int64_t stats_stream_max_entries = 1'000'000;
   // stats.event_retention_ms: how long counted event ids are kept to recognise a redelivery.
   int64_t stats_event_retention_ms = 7 * 86'400'000LL;
 };

@@ -26,7 +26,15 @@ const ShortLinkMetrics& Metrics() {
       .counted_visits = Counter("shortlink_counted_visits_total",
                                 "Visit events the statistics counted (each event id once)."),
       .dead_visits =
-          Counter("shortlink_dead_visits_total", "Visit events moved to the dead-letter stream.")};
+          Counter("shortlink_dead_visits_total", "Visit events moved to the dead-letter stream."),
+      .visit_stream_entries =
+          metrics::Metrics()
+              .AddGauge("shortlink_visit_stream_entries",
+                        "Visit events waiting in the Redis stream, as of this provider's last "
+                        "append (appends stop at stats.stream_max_entries).")
+              .value()
+              ->WithLabels({})
+              .value()};
   return metrics;
 }
 

@@ -14,6 +14,8 @@ struct ShortLinkMetrics {
   metrics::Counter* dropped_visits;     // visits the statistics lost (queue full, log away)
   metrics::Counter* counted_visits;     // events the statistics consumer counted (first time)
   metrics::Counter* dead_visits;        // events dead-lettered after too many deliveries
+  metrics::Gauge*
+      visit_stream_entries;  // redis+mariadb: the visit stream's length at the last append
 };
 
 const ShortLinkMetrics& Metrics();

@@ -3,7 +3,9 @@
 #include <hiredis.h>
 
 #include <charconv>
+#include <cstdlib>
 
+#include "service/shortlink_metrics.h"
 #include "storage/visitor_sketch.h"
 
 namespace ferry::shortlink {
@@ -42,18 +44,45 @@ bool EventFromFields(const std::vector<std::pair<std::string, std::string>>& fie
          e->referrer_host.size() <= 255;
 }
 
+namespace {
+
+// KEYS[1] the stream; ARGV[1] the most entries it may hold, ARGV[2] fields per event, then the
+// events' fields. The length after appending, or -(its length) when it was full.
+constexpr std::string_view kAppend = R"lua(
+local length = redis.call('XLEN', KEYS[1])
+if length >= tonumber(ARGV[1]) then return -length end
+local per = tonumber(ARGV[2])
+for i = 3, #ARGV, per do
+  redis.call('XADD', KEYS[1], '*', unpack(ARGV, i, i + per - 1))
+end
+return length + (#ARGV - 2) / per
+)lua";
+
+}  // namespace
+
+RedisVisitLog::RedisVisitLog(storage::RedisConnectionPool* redis, std::string stream,
+                             int64_t max_entries)
+    : redis_(redis),
+      scripts_(redis, {{"visit_append", kAppend}}),
+      stream_(std::move(stream)),
+      max_entries_(max_entries) {}
+
 Status RedisVisitLog::Append(const std::vector<VisitEvent>& events) {
-  std::vector<std::vector<std::string>> commands;
-  commands.reserve(events.size());
+  if (events.empty()) return Status::Ok();
+  std::vector<std::string> args = {std::to_string(max_entries_), "0"};
   for (const VisitEvent& e : events) {
-    std::vector<std::string> command = {"XADD", stream_, "*"};
-    for (std::string& f : StreamFields(e)) command.push_back(std::move(f));
-    commands.push_back(std::move(command));
+    std::vector<std::string> fields = StreamFields(e);
+    args[1] = std::to_string(fields.size());
+    for (std::string& f : fields) args.push_back(std::move(f));
   }
-  std::vector<storage::RedisReplyPtr> replies;
-  if (Status s = redis_->RunPipeline(commands, &replies); !s.ok()) return s;
-  for (const auto& reply : replies) {
-    if (reply->type == REDIS_REPLY_ERROR) return storage::ErrorReplyStatus("XADD", reply.get());
+  storage::RedisReplyPtr reply;
+  if (Status s = scripts_.Eval(0, {stream_}, args, &reply); !s.ok()) return s;
+  if (reply->type != REDIS_REPLY_INTEGER) return storage::MalformedReply("visit_append");
+  Metrics().visit_stream_entries->Set(static_cast<double>(std::llabs(reply->integer)));
+  if (reply->integer < 0) {
+    return Status(StatusCode::RESOURCE_EXHAUSTED,
+                  "the visit stream holds " + std::to_string(-reply->integer) +
+                      " entries (stats.stream_max_entries): the statistics are behind");
   }
   return Status::Ok();
 }

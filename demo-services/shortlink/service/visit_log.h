@@ -5,6 +5,7 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/storage/redis_connection_pool.h"
+#include "ferry/storage/redis_script_set.h"
 #include "storage/stats_store.h"
 #include "storage/visit_event.h"
 
@@ -29,16 +30,20 @@ class OutboxVisitLog final : public VisitLog {
   StatsStore* stats_;
 };
 
-// redis+mariadb: the Redis Stream `stream`, one XADD per event in one pipeline.
+// redis+mariadb: the Redis Stream `stream`, a batch appended by one script. The stream is
+// bounded without trimming (which would drop visits not yet counted): a batch that finds
+// `max_entries` or more waiting is refused whole (RESOURCE_EXHAUSTED), and the recorder keeps
+// its visits queued and tries again; its queue full, new visits are dropped and counted.
 class RedisVisitLog final : public VisitLog {
  public:
-  RedisVisitLog(storage::RedisConnectionPool* redis, std::string stream)
-      : redis_(redis), stream_(std::move(stream)) {}
+  RedisVisitLog(storage::RedisConnectionPool* redis, std::string stream, int64_t max_entries);
   Status Append(const std::vector<VisitEvent>& events) override;
 
  private:
   storage::RedisConnectionPool* redis_;
+  storage::RedisScriptSet scripts_;
   const std::string stream_;
+  const int64_t max_entries_;
 };
 
 // The stream entry's fields, and back (false: malformed).

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "ferry/storage/redis_connection_pool.h"
+#include "service/shortlink_metrics.h"
 #include "service/visit_facts.h"
 #include "service/visit_log.h"
 #include "shortlink_test_support.h"
@@ -306,6 +307,7 @@ class ShortLinkStatsStreamTest : public ::testing::Test {
     config.stats_interval_ms = 60'000;  // the test drives the consumer
     config.stats_claim_idle_ms = 50;
     config.stats_max_deliveries = 2;
+    config.stats_stream_max_entries = 1000;
     provider_.Start(config);
     key_ = NewTenantKey(provider_.proxy(), "acme");
     CreateLinkRequest request;
@@ -455,6 +457,39 @@ TEST_F(ShortLinkStatsStreamTest, ADatabaseOutageNeverDeadLettersAnEvent) {
     stats = provider_.proxy().Stats(request, WithToken(key_));
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->pv(), 5);
+}
+
+// A stream at stats.stream_max_entries takes no more visits and trims none: the recorder holds
+// them back until the consumer made room, and every visit is counted.
+TEST_F(ShortLinkStatsStreamTest, AFullVisitStreamHoldsVisitsBackAndTrimsNone) {
+  std::vector<std::vector<std::string>> fill;
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<std::string> command = {"XADD", "shortlink:visits", "*"};
+    for (std::string& f : StreamFields(Event("fill-" + std::to_string(i)))) {
+      command.push_back(std::move(f));
+    }
+    fill.push_back(std::move(command));
+  }
+  std::vector<storage::RedisReplyPtr> replies;
+  ASSERT_TRUE(redis_->RunPipeline(fill, &replies).ok());
+  Metrics().visit_stream_entries->Set(0);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(HttpCall(provider_.port(), "GET", "/" + code_, {std::string(kBrowser)}).status, 302);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (Metrics().visit_stream_entries->Value() < 1000) {  // the recorder's refused append
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the recorder never tried";
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(Run({"XLEN", "shortlink:visits"})->integer, 1000);
+  EXPECT_EQ(provider_.app().visits().appended(), 0u);
+  EXPECT_EQ(provider_.app().visits().dropped(), 0u);
+  bool more = true;
+  while (more) ASSERT_TRUE(provider_.app().ConsumeStatsOnce(&more).ok());  // room again
+  Settle(provider_.app());  // the recorder's next try gets in; counted
+  StatsResponse stats = WaitForStats(provider_.proxy(), key_, code_,
+                                     [](const StatsResponse& s) { return s.pv() >= 1005; });
+  EXPECT_EQ(stats.pv(), 1005);
 }
 
 }  // namespace
