@@ -84,6 +84,7 @@ class Provider {
     config.sqlite_path = dir.File("shortlink.db");
     config.admin_token_sha256 = Sha256Hex(kAdminToken);
     config.public_base_url = "http://s.test";
+    config.not_found_per_minute = 0;  // the bench sends unknown codes on purpose
     config.stats_interval_ms = stats_interval_ms;
     std::unique_ptr<shortlink::ShortLinkApp> app;
     const Status created = shortlink::ShortLinkApp::Create(config, &app);

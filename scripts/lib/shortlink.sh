@@ -14,6 +14,8 @@ $backend
   public_base_url: http://127.0.0.1:$port
   admin_token_sha256: "$(printf %s "$token" | sha256sum | cut -d' ' -f1)"
   codes: {generator: random, length: 8}
+  # The load generator is one client sending unknown codes on purpose.
+  not_found_per_minute: 0
 YAML
   ferry_start shortlink-server "shortlink-server listening on" 60 "$dir/shortlink-server.log" \
     "$bin/shortlink-server" --config "$dir/shortlink-server.yaml"

@@ -102,6 +102,8 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
   deps.keys = app->keys_.get();
   deps.visits = app->recorder_.get();
   deps.stats = app->stats_.get();
+  app->not_found_budget_ = std::make_unique<ClientBudget>(config.not_found_per_minute);
+  deps.not_found_budget = app->not_found_budget_.get();
   deps.url_policy.max_length = config.max_url_length;
   deps.url_policy.own_hosts = config.own_hosts;
   if (std::string own = HostOf(config.public_base_url); !own.empty()) {

@@ -59,6 +59,7 @@ class ShortLinkApp final {
   std::unique_ptr<CodeGenerator> codes_;
   std::unique_ptr<TenantKeys> keys_;
   std::unique_ptr<StatsStore> stats_;
+  std::unique_ptr<ClientBudget> not_found_budget_;
   std::unique_ptr<VisitLog> visit_log_;
   std::unique_ptr<VisitRecorder> recorder_;
   std::unique_ptr<StatsConsumer> consumer_;

@@ -16,6 +16,7 @@ void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
   while (c.public_base_url.ends_with('/')) c.public_base_url.pop_back();
   service.StringList("own_hosts", &c.own_hosts);
   service.Integer("max_url_length", 16, 65536, &c.max_url_length);
+  service.Integer("not_found_per_minute", 0, 1'000'000, &c.not_found_per_minute);
   service.String("admin_token_sha256", &c.admin_token_sha256);
   if (!c.admin_token_sha256.empty() &&
       (c.admin_token_sha256.size() != 64 ||
@@ -31,7 +32,7 @@ void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
     codes.Invalid("generator", "expected segment or random, got '" + c.code_generator + "'");
   }
   codes.Integer("segment_step", 1, 1'000'000, &c.segment_step);
-  codes.Integer("length", 6, 32, &c.random_length);
+  codes.Integer("length", 7, 32, &c.random_length);
   codes.Integer("attempts", 1, 100, &c.code_attempts);
   codes.RejectUnknownKeys();
 

@@ -23,13 +23,16 @@ struct ShortLinkConfig : storage::BackendConfig {
   std::string public_base_url = "http://127.0.0.1:7201";
   std::vector<std::string> own_hosts;  // own_hosts: more hosts that are this service
   uint32_t max_url_length = 2048;      // max_url_length
+  // not_found_per_minute: 404s a client (an address, IPv6 by /64) may get a minute; then 429
+  // for every redirect until its allowance refills. 0: no limit.
+  uint32_t not_found_per_minute = 60;
   // admin_token_sha256: SHA-256 (hex) of the token admin calls carry; empty: admin calls off.
   std::string admin_token_sha256;
 
-  std::string code_generator = "segment";  // codes.generator: segment | random
-  int64_t segment_step = 1000;             // codes.segment_step
-  uint32_t random_length = 8;              // codes.length (random)
-  uint32_t code_attempts = 8;              // codes.attempts
+  std::string code_generator = "random";  // codes.generator: random | segment (enumerable)
+  int64_t segment_step = 1000;            // codes.segment_step
+  uint32_t random_length = 8;             // codes.length (random)
+  uint32_t code_attempts = 8;             // codes.attempts
 
   int64_t cache_ttl_ms = 3'600'000;    // cache.ttl_ms
   int64_t absent_ttl_ms = 60'000;      // cache.absent_ttl_ms

@@ -21,6 +21,9 @@ const ShortLinkMetrics& Metrics() {
       .redirects = Counter("shortlink_redirects_total", "Redirects answered 302."),
       .refused_redirects =
           Counter("shortlink_refused_redirects_total", "Redirects answered 404 or 410."),
+      .limited_redirects =
+          Counter("shortlink_limited_redirects_total",
+                  "Redirects answered 429: the client's allowance of 404s ran out."),
       .dropped_visits = Counter("shortlink_dropped_visits_total",
                                 "Visits the statistics lost: recorder queue full or log away."),
       .counted_visits = Counter("shortlink_counted_visits_total",

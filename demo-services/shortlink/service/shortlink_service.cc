@@ -107,8 +107,18 @@ Status ShortLinkServiceImpl::Decide(const std::string& code, Ask ask, ResolveRes
   return Status::Ok();
 }
 
-Status ShortLinkServiceImpl::Resolve(ServerContext&, const CodeRequest& request,
+Status ShortLinkServiceImpl::Resolve(ServerContext& context, const CodeRequest& request,
                                      ResolveResponse* response) {
+  if (VerifiedAdmin(context).ok()) return Decide(request.code(), Ask::kInspect, response);
+  int64_t tenant_id = 0;
+  if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
+  // Another tenant's link is answered as no link: Resolve is no oracle of other tenants' codes.
+  std::optional<LinkRecord> record;
+  if (Status s = deps_.store->FindByCode(request.code(), &record); !s.ok()) return s;
+  if (!record || record->tenant_id != tenant_id) {
+    response->set_outcome(NOT_FOUND);
+    return Status::Ok();
+  }
   return Decide(request.code(), Ask::kInspect, response);
 }
 
@@ -122,6 +132,17 @@ void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply)
   ResolveResponse answer;
   HttpResponse response;
   response.Set("Cache-Control", "private, no-store");
+  const int64_t now = deps_.now_ms();
+  if (deps_.not_found_budget->Exhausted(request.client_address(), now)) {
+    // Walking codes: this client's 404s ran out, and it learns nothing more for a while.
+    Metrics().limited_redirects->Increment();
+    response.status = 429;
+    response.Set("Content-Type", "text/html; charset=utf-8");
+    response.Set("Retry-After", "60");
+    response.body = Page(429, "Too many unknown links", "Try again in a minute.");
+    reply(std::move(response));
+    return;
+  }
   bool limited = false;
   if (Status s = Decide(code, ask, &answer, &limited); !s.ok()) {
     response.status = 503;
@@ -183,6 +204,7 @@ void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply)
       response.body = Page(410, "Link used up", "This short link has no visits left.");
       break;
     default:
+      deps_.not_found_budget->Take(request.client_address(), now);
       response.status = 404;
       response.body = Page(404, "Not found", "There is no short link here.");
   }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "service/client_budget.h"
 #include "service/code_generator.h"
 #include "service/link_creator.h"
 #include "service/link_resolver.h"
@@ -22,6 +23,7 @@ struct ShortLinkDeps {
   TenantKeys* keys = nullptr;
   VisitSink* visits = nullptr;
   StatsStore* stats = nullptr;
+  ClientBudget* not_found_budget = nullptr;  // the redirect's 404s per client
   UrlPolicy url_policy;
   std::string public_base_url;  // short_url = public_base_url + "/" + code
   int code_attempts = 8;        // generated codes tried against the UNIQUE code per create

@@ -319,9 +319,60 @@ TEST_P(ShortLinkServiceTest, DisableAndUpdateReachEveryProviderWithinASecond) {
     ASSERT_LT(asked - disabled, 1050ms) << "stale after 1 s";
     std::this_thread::sleep_for(20ms);
   }
-  auto resolved = provider_.proxy().Resolve(disable);
+  auto resolved = provider_.proxy().Resolve(disable, WithToken(key_));
   ASSERT_TRUE(resolved.ok());
   EXPECT_EQ(resolved->outcome(), DISABLED);
+}
+
+// Codes cannot be walked: the neighbours of 50 fresh codes (each character moved one step in
+// Base62) are no links; Resolve needs the link's tenant (or the operator) and tells another
+// tenant nothing; a client that keeps asking for unknown codes is answered 429 after its
+// allowance, for known codes too.
+TEST_P(ShortLinkServiceTest, CodesCannotBeWalked) {
+  constexpr std::string_view kBase62 =
+      "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::set<std::string> codes;
+  for (int i = 0; i < 50; ++i) codes.insert(CreateCode("w" + std::to_string(i), "https://e.test/"));
+  int live_neighbours = 0;
+  for (const std::string& code : codes) {
+    EXPECT_GE(code.size(), 7u) << code;
+    for (size_t at = 0; at < code.size(); ++at) {
+      for (int step : {-1, 1}) {
+        std::string neighbour = code;
+        const size_t digit = kBase62.find(code[at]);
+        neighbour[at] = kBase62[(digit + kBase62.size() + step) % kBase62.size()];
+        if (!codes.contains(neighbour) &&
+            HttpGet(provider_.port(), "/" + neighbour).status != 404) {
+          ++live_neighbours;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(live_neighbours, 0);
+
+  CodeRequest mine;
+  mine.set_code(*codes.begin());
+  EXPECT_EQ(provider_.proxy().Resolve(mine).status().code(), StatusCode::UNAUTHENTICATED);
+  const std::string other = NewTenantKey(provider_.proxy(), "globex");
+  auto theirs = provider_.proxy().Resolve(mine, WithToken(other));
+  ASSERT_TRUE(theirs.ok()) << theirs.status();
+  EXPECT_EQ(theirs->outcome(), NOT_FOUND);
+  EXPECT_EQ(theirs->long_url(), "");
+  auto own = provider_.proxy().Resolve(mine, WithToken(key_));
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(own->outcome(), FOUND);
+  auto operator_view = provider_.proxy().Resolve(mine, WithToken(kAdminToken));
+  ASSERT_TRUE(operator_view.ok());
+  EXPECT_EQ(operator_view->outcome(), FOUND);
+
+  ShortLinkConfig limited = config_;  // the same database: the codes are known there
+  limited.not_found_per_minute = 20;
+  InProcessProvider guarded;
+  guarded.Start(limited);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(HttpGet(guarded.port(), "/nope" + std::to_string(i)).status, 404);
+  EXPECT_EQ(HttpGet(guarded.port(), "/nope-more").status, 429);
+  EXPECT_EQ(HttpGet(guarded.port(), "/" + *codes.begin()).status, 429);
 }
 
 // 10,000 requests for 1,000 codes that do not exist cost the database at most a query each

@@ -47,7 +47,8 @@ ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir) {
   ShortLinkConfig config;
   config.admin_token_sha256 = Sha256Hex(kAdminToken);
   config.public_base_url = "http://s.test";
-  config.cleanup_interval_ms = 0;  // the tests run it themselves
+  config.cleanup_interval_ms = 0;   // the tests run it themselves
+  config.not_found_per_minute = 0;  // every test client is 127.0.0.1; one test turns it on
   config.bloom_check_interval_ms = 20;
   config.segment_step = 50;
   config.stats_interval_ms = 20;
