@@ -14,6 +14,7 @@ FERRY_PACKAGES=(
   # and the two -dev packages conflict.
   libboost1.81-dev libboost-url1.81-dev protobuf-compiler libprotobuf-dev libprotoc-dev
   libidn2-dev  # shortlink: IDN target hosts to punycode
+  libxxhash-dev  # shortlink: the Bloom filter's keyed hash (XXH3)
   libzstd-dev libyaml-cpp-dev libspdlog-dev rapidjson-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc

@@ -37,6 +37,10 @@ class HotLinkCache {
     std::lock_guard lock(mu_);
     entries_.erase(code);
   }
+  void Clear() {
+    std::lock_guard lock(mu_);
+    entries_.clear();
+  }
 
  private:
   struct Entry {

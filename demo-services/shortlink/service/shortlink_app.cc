@@ -9,7 +9,9 @@
 #include "service/api_key_filter.h"
 #include "service/redis_stats_consumer.h"
 #include "service/shortlink_metrics.h"
+#include "storage/local_code_filter.h"
 #include "storage/local_link_cache.h"
+#include "storage/redis_code_filter.h"
 #include "storage/redis_link_cache.h"
 
 #include <spdlog/spdlog.h>
@@ -55,11 +57,15 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
   app->store_->set_query_observer([] { Metrics().db_queries->Increment(); });
   if (Status s = app->store_->Initialize(); !s.ok()) return s;
 
-  const uint64_t bits = uint64_t{1} << config.bloom_bits_log2;
-  const int hashes = static_cast<int>(config.bloom_hashes);
+  std::string bloom_secret;
+  if (Status s = app->store_->SharedSecret("bloom", &bloom_secret); !s.ok()) return s;
+  app->hasher_ = std::make_unique<BloomHasher>(bloom_secret);
+  app->hot_ = std::make_unique<HotLinkCache>(std::chrono::milliseconds(config.hot_ttl_ms),
+                                             config.hot_entries);
+  const double fp_rate = config.bloom_false_positive_rate;
   if (embedded) {
     app->cache_ = std::make_unique<LocalLinkCache>(config.local_entries);
-    app->filter_ = std::make_unique<LocalCodeFilter>(bits, hashes);
+    app->filter_ = std::make_unique<LocalCodeFilter>(app->hasher_.get(), fp_rate);
   } else {
     storage::RedisOptions redis;
     redis.host = config.redis_host;
@@ -67,22 +73,42 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
     redis.pool_size = static_cast<int>(config.redis_connections);
     redis.timeout_ms = static_cast<int>(config.redis_timeout_ms);
     app->redis_ = std::make_unique<storage::RedisConnectionPool>(redis);
-    app->cache_ = std::make_unique<RedisLinkCache>(app->redis_.get());
-    app->filter_ = std::make_unique<RedisCodeFilter>(app->redis_.get(), bits, hashes);
+    // Keys are named by the Redis generation: a Redis that came back with older data (a
+    // restart from an older file, a restore, a failover to a lagging replica) starts with an
+    // empty cache and no filter, and this provider's hot entries go too.
+    app->generation_ = std::make_unique<storage::RedisGeneration>(
+        std::vector<std::string>{"shortlink:generation"});
+    HotLinkCache* hot = app->hot_.get();
+    app->generation_->OnChange([hot](const storage::RedisServerIdentity& identity, int64_t) {
+      Logger().warn(
+          "shortlink: Redis {} is not the server it was, or lost its keys: caches and "
+          "the Bloom filter start over",
+          identity.ToString());
+      hot->Clear();
+    });
+    app->generation_->Watch(app->redis_.get());
+    if (Status s = app->generation_->Check(*app->redis_); !s.ok()) {
+      Logger().warn("shortlink: Redis not reachable yet: {}", s.ToString());
+    }
+    storage::RedisGeneration* generation = app->generation_.get();
+    auto current = [generation] { return generation->generation(); };
+    app->cache_ = std::make_unique<RedisLinkCache>(app->redis_.get(), current);
+    app->filter_ =
+        std::make_unique<RedisCodeFilter>(app->redis_.get(), app->hasher_.get(), fp_rate, current);
   }
   LinkStore* store = app->store_.get();
-  auto for_each_code = [store](const std::function<void(const std::string&)>& visit) {
-    return store->ForEachCode(visit);
-  };
+  const CodeSource codes{.count = [store](uint64_t* count) { return store->CountLinks(count); },
+                         .for_each =
+                             [store](const std::function<void(const std::string&)>& visit) {
+                               return store->ForEachCode(visit);
+                             }};
   // Embedded: loaded before serving, so it never answers kUnknown. redis+mariadb: a failure
-  // here (Redis down) leaves it unloaded, answering kUnknown, until the reload job succeeds.
-  if (Status s = app->filter_->LoadIfNeeded(for_each_code); !s.ok()) {
+  // here (Redis down) leaves it unloaded, answering kUnknown, until the job succeeds.
+  if (Status s = app->filter_->Maintain(codes); !s.ok()) {
     if (embedded) return s;
     Logger().warn("shortlink: Bloom filter not loaded yet: {}", s.ToString());
   }
 
-  app->hot_ = std::make_unique<HotLinkCache>(std::chrono::milliseconds(config.hot_ttl_ms),
-                                             config.hot_entries);
   app->resolver_ = std::make_unique<LinkResolver>(
       store, app->cache_.get(), app->filter_.get(), app->hot_.get(),
       ResolverOptions{.cache_ttl_ms = config.cache_ttl_ms, .absent_ttl_ms = config.absent_ttl_ms},
@@ -117,18 +143,21 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
   app->api_key_filter_ = std::make_shared<ApiKeyFilter>(app->keys_.get());
 
   using std::chrono::milliseconds;
-  if (!embedded) {
-    CodeFilter* filter = app->filter_.get();
-    LinkResolver* resolver = app->resolver_.get();
-    app->jobs_.push_back(std::make_unique<PeriodicJob>(
-        milliseconds(config.bloom_check_interval_ms), [filter, resolver, for_each_code] {
-          if (Status s = filter->LoadIfNeeded(for_each_code); !s.ok()) {
-            Logger().warn("shortlink: Bloom filter reload: {}", s.ToString());
-          }
-          resolver->RetryUnpublished();
-          return false;
-        }));
-  }
+  CodeFilter* filter = app->filter_.get();
+  LinkResolver* resolver = app->resolver_.get();
+  storage::RedisGeneration* generation = app->generation_.get();
+  storage::RedisConnectionPool* redis = app->redis_.get();
+  app->jobs_.push_back(
+      std::make_unique<PeriodicJob>(milliseconds(config.bloom_check_interval_ms), [=] {
+        // Connections opened later check the generation themselves; this catches a replica
+        // promoted under connections that stayed open.
+        if (generation) (void)generation->Check(*redis);
+        if (Status s = filter->Maintain(codes); !s.ok()) {
+          Logger().warn("shortlink: Bloom filter: {}", s.ToString());
+        }
+        resolver->RetryUnpublished();
+        return false;
+      }));
   if (config.cleanup_interval_ms > 0) {
     ShortLinkApp* self = app.get();
     app->jobs_.push_back(
@@ -166,7 +195,7 @@ Status ShortLinkApp::StartStatistics() {
                                                  : MariaDbLinkDatabase(config.mariadb, 2));
   if (Status s = stats_->Initialize(); !s.ok()) return s;
   std::string secret;
-  if (Status s = stats_->VisitorSecret(&secret); !s.ok()) return s;
+  if (Status s = store_->SharedSecret("visitor", &secret); !s.ok()) return s;
   const int batch = static_cast<int>(config.stats_batch);
   if (embedded) {
     visit_log_ = std::make_unique<OutboxVisitLog>(stats_.get());

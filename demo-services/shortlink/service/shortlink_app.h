@@ -7,6 +7,7 @@
 #include "ferry/framework/filter.h"
 #include "ferry/framework/service.h"
 #include "ferry/storage/redis_connection_pool.h"
+#include "ferry/storage/redis_generation.h"
 #include "service/code_generator.h"
 #include "service/hot_link_cache.h"
 #include "service/link_resolver.h"
@@ -17,6 +18,7 @@
 #include "service/tenant_keys.h"
 #include "service/visit_log.h"
 #include "service/visit_recorder.h"
+#include "storage/bloom_positions.h"
 #include "storage/stats_store.h"
 
 namespace ferry::shortlink {
@@ -52,6 +54,8 @@ class ShortLinkApp final {
   ShortLinkConfig config_;
   std::unique_ptr<LinkStore> store_;
   std::unique_ptr<storage::RedisConnectionPool> redis_;
+  std::unique_ptr<storage::RedisGeneration> generation_;  // redis+mariadb
+  std::unique_ptr<BloomHasher> hasher_;
   std::unique_ptr<LinkCache> cache_;
   std::unique_ptr<CodeFilter> filter_;
   std::unique_ptr<HotLinkCache> hot_;

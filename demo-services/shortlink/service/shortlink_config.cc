@@ -45,8 +45,7 @@ void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
   cache.RejectUnknownKeys();
 
   config::ConfigReader bloom = service.Section("bloom");
-  bloom.Integer("bits_log2", 10, 32, &c.bloom_bits_log2);
-  bloom.Integer("hashes", 1, 20, &c.bloom_hashes);
+  bloom.Double("false_positive_rate", 1e-6, 0.1, &c.bloom_false_positive_rate);
   bloom.Integer("check_interval_ms", 10, 3'600'000, &c.bloom_check_interval_ms);
   bloom.RejectUnknownKeys();
 

@@ -40,8 +40,9 @@ struct ShortLinkConfig : storage::BackendConfig {
   uint32_t hot_entries = 100'000;      // cache.hot_entries
   uint32_t local_entries = 1'000'000;  // cache.local_entries (embedded)
 
-  uint32_t bloom_bits_log2 = 24;  // bloom.bits_log2: 2^n bits
-  uint32_t bloom_hashes = 7;      // bloom.hashes
+  // bloom.false_positive_rate: what the filter is sized for (with room for twice the links),
+  // and built again larger when the links outgrow it.
+  double bloom_false_positive_rate = 0.001;
   // bloom.check_interval_ms: the redis+mariadb job reloading a missing or suspect filter and
   // repeating failed cache writes.
   int64_t bloom_check_interval_ms = 1000;

@@ -14,7 +14,7 @@
 namespace ferry::shortlink {
 
 struct RecorderOptions {
-  std::string secret;           // of visitor hashes (StatsStore::VisitorSecret)
+  std::string secret;           // of visitor hashes (LinkStore::SharedSecret)
   size_t max_queued = 100'000;  // visits waiting for the log; more are dropped and counted
   size_t batch = 500;
 };

@@ -1,30 +1,30 @@
 #include "storage/bloom_positions.h"
 
+#include <openssl/sha.h>
+#include <xxhash.h>
+
+#include <cstring>
+
 namespace ferry::shortlink {
 
-namespace {
-
-uint64_t Fnv1a(std::string_view s, uint64_t seed) {
-  uint64_t h = 14695981039346656037ull ^ seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
+BloomHasher::BloomHasher(std::string_view secret) {
+  // The database's secret stretched to XXH3's key size: SHA-256(secret, i) for i = 0..5.
+  for (size_t i = 0; i * SHA256_DIGEST_LENGTH < key_.size(); ++i) {
+    std::string input(secret);
+    input.push_back(static_cast<char>(i));
+    SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(),
+           key_.data() + i * SHA256_DIGEST_LENGTH);
   }
-  // A final mix: FNV's low bits are weak for short keys.
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
 }
 
-}  // namespace
-
-std::vector<uint64_t> BloomPositions(std::string_view code, uint64_t bits, int hashes) {
-  const uint64_t a = Fnv1a(code, 0);
-  const uint64_t b = Fnv1a(code, 0x9e3779b97f4a7c15ull) | 1;
+std::vector<uint64_t> BloomHasher::Positions(std::string_view code, const BloomShape& shape) const {
+  const XXH128_hash_t h =
+      XXH3_128bits_withSecret(code.data(), code.size(), key_.data(), key_.size());
+  const uint64_t mask = shape.bits() - 1;  // a power of two
+  const uint64_t step = h.high64 | 1;
   std::vector<uint64_t> positions;
-  positions.reserve(static_cast<size_t>(hashes));
-  for (int i = 0; i < hashes; ++i) positions.push_back((a + static_cast<uint64_t>(i) * b) % bits);
+  positions.reserve(shape.hashes);
+  for (uint32_t i = 0; i < shape.hashes; ++i) positions.push_back((h.low64 + i * step) & mask);
   return positions;
 }
 

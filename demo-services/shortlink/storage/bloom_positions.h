@@ -1,13 +1,26 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "storage/bloom_shape.h"
+
 namespace ferry::shortlink {
 
-// The k bit positions of `code` in a filter of `bits` bits, by double hashing of two 64-bit
-// FNV-1a variants: the same in every process, so providers sharing a Redis bitmap agree.
-std::vector<uint64_t> BloomPositions(std::string_view code, uint64_t bits, int hashes);
+// A code's bit positions in a filter of a given shape: double hashing of XXH3-128 keyed with a
+// secret every provider of a database shares (made once, kept in the database). Without the
+// secret nobody can tell which unknown codes pass the filter, so codes that would each cost a
+// database query cannot be searched for offline.
+class BloomHasher {
+ public:
+  explicit BloomHasher(std::string_view secret);
+  std::vector<uint64_t> Positions(std::string_view code, const BloomShape& shape) const;
+
+ private:
+  std::array<unsigned char, 192> key_{};  // XXH3 wants at least 136 bytes of secret
+};
 
 }  // namespace ferry::shortlink

@@ -48,6 +48,12 @@ class LinkCache {
 
 enum class FilterAnswer { kNo, kMaybe, kUnknown };
 
+// What a filter is filled from: the database's codes, and how many there are.
+struct CodeSource {
+  std::function<Status(uint64_t*)> count;
+  std::function<Status(const std::function<void(const std::string&)>&)> for_each;
+};
+
 // A Bloom filter of every code that exists. kNo is certain (no false negatives once loaded);
 // kUnknown while it is not loaded (at start, after Redis lost it), and the caller must then
 // ask the database: a real new link is never refused by a filter that is behind.
@@ -56,10 +62,9 @@ class CodeFilter {
   virtual ~CodeFilter() = default;
   virtual Status Check(const std::string& code, FilterAnswer* answer) = 0;
   virtual Status Add(const std::string& code) = 0;
-  // Loads it from the database's codes when it is not loaded; a no-op otherwise.
-  virtual Status LoadIfNeeded(
-      const std::function<Status(const std::function<void(const std::string&)>&)>&
-          for_each_code) = 0;
+  // Loads it when it is missing or lost, and builds a larger one when it holds more codes than
+  // its shape keeps under the target false-positive rate; a no-op otherwise.
+  virtual Status Maintain(const CodeSource& codes) = 0;
 };
 
 }  // namespace ferry::shortlink

@@ -38,7 +38,10 @@ CREATE TABLE IF NOT EXISTS shortlink_api_keys (
   tenant_id INTEGER NOT NULL,
   key_hash TEXT NOT NULL UNIQUE,
   created_at_ms INTEGER NOT NULL,
-  revoked_at_ms INTEGER NULL)
+  revoked_at_ms INTEGER NULL);
+CREATE TABLE IF NOT EXISTS shortlink_secrets (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL)
 )sql";
 
 constexpr std::string_view kMariaDb = R"sql(
@@ -73,7 +76,10 @@ CREATE TABLE IF NOT EXISTS shortlink_api_keys (
   tenant_id BIGINT NOT NULL,
   key_hash CHAR(64) CHARACTER SET ascii NOT NULL UNIQUE,
   created_at_ms BIGINT NOT NULL,
-  revoked_at_ms BIGINT NULL) ENGINE = InnoDB
+  revoked_at_ms BIGINT NULL) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_secrets (
+  name VARCHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+  value VARCHAR(255) CHARACTER SET ascii NOT NULL) ENGINE = InnoDB
 )sql";
 
 }  // namespace

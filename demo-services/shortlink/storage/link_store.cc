@@ -1,5 +1,7 @@
 #include "storage/link_store.h"
 
+#include <openssl/rand.h>
+
 #include <utility>
 
 #include "ferry/storage/sqlite_connection.h"
@@ -250,6 +252,45 @@ Status LinkStore::DeleteLink(int64_t tenant_id, const std::string& code, int64_t
   }
   if (Status commit = c->Check(db.Commit()); !commit.ok()) return commit;
   *out = FromRow(rows[0]);
+  return Status::Ok();
+}
+
+Status LinkStore::SharedSecret(const std::string& name, std::string* secret) {
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof(bytes)) != 1) {
+    return Status(StatusCode::INTERNAL, "RAND_bytes failed for the secret " + name);
+  }
+  std::string fresh;
+  for (unsigned char b : bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    fresh += kHex[b >> 4];
+    fresh += kHex[b & 15];
+  }
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  // The first provider's insert wins; everybody reads the winner's value.
+  Status inserted = c->Check((*c)->Execute(
+      "INSERT INTO shortlink_secrets (name, value) VALUES (?, ?)", {name, fresh}, nullptr));
+  if (!inserted.ok() && !(inserted.code() == StatusCode::ALREADY_EXISTS)) return inserted;
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(
+          (*c)->Query("SELECT value FROM shortlink_secrets WHERE name = ?", {name}, &rows));
+      !s.ok()) {
+    return s;
+  }
+  if (rows.empty()) return Status(StatusCode::INTERNAL, "secret " + name + " missing");
+  *secret = AsText(rows[0][0]);
+  return Status::Ok();
+}
+
+Status LinkStore::CountLinks(uint64_t* count) {
+  std::unique_ptr<SqlConnectionPool::Lease> c;
+  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
+  std::vector<SqlRow> rows;
+  if (Status s = c->Check(Query(**c, "SELECT COUNT(*) FROM shortlink_links", {}, &rows)); !s.ok()) {
+    return s;
+  }
+  *count = rows.empty() ? 0 : static_cast<uint64_t>(AsInt(rows[0][0]));
   return Status::Ok();
 }
 

@@ -83,6 +83,11 @@ class LinkStore {
   Status AdmitVisit(const std::string& code, int64_t now_ms, bool* admitted);
   // The codes of links deleted at or after `since_ms`.
   Status DeletedSince(int64_t since_ms, std::vector<std::string>* codes);
+  // A secret of the service's, made once (256 random bits, hex) and shared by every provider of
+  // the database: `visitor` for visitor hashes, `bloom` for the Bloom filter's positions.
+  Status SharedSecret(const std::string& name, std::string* secret);
+  // The number of links (every row), for sizing a Bloom filter.
+  Status CountLinks(uint64_t* count);
   // Every code, for filling a Bloom filter.
   Status ForEachCode(const std::function<void(const std::string&)>& visit);
   // Leases ids [*first, *first + count) of sequence `name`: one atomic UPDATE, so leases never

@@ -29,22 +29,4 @@ class LocalLinkCache final : public LinkCache {
   std::unordered_map<std::string, Entry> entries_;
 };
 
-// The embedded backend's filter: in this process, loaded from the database at start-up before
-// the provider serves, and added to on every create (the only writer of its database).
-class LocalCodeFilter final : public CodeFilter {
- public:
-  LocalCodeFilter(uint64_t bits, int hashes);
-  Status Check(const std::string& code, FilterAnswer* answer) override;
-  Status Add(const std::string& code) override;
-  Status LoadIfNeeded(const std::function<Status(const std::function<void(const std::string&)>&)>&
-                          for_each_code) override;
-
- private:
-  const uint64_t bits_;
-  const int hashes_;
-  std::mutex mu_;
-  std::vector<uint64_t> words_;
-  bool loaded_ = false;
-};
-
 }  // namespace ferry::shortlink

@@ -7,8 +7,6 @@
 #include <random>
 #include <vector>
 
-#include "storage/bloom_positions.h"
-
 namespace ferry::shortlink {
 
 namespace {
@@ -16,8 +14,6 @@ namespace {
 using storage::RedisReplyPtr;
 
 constexpr std::string_view kLinkPrefix = "shortlink:link:";
-constexpr std::string_view kBloomKey = "shortlink:bloom";
-constexpr std::string_view kBloomLoadedKey = "shortlink:bloom:loaded";
 
 // KEYS[1] link key; ARGV: version, encoded entry, ttl ms, 1 when used up. Entries are
 // "v<version>\t<expiry>\t<limit>\t<flags>\t<expired url>\t<url>", the flags disabled,
@@ -35,30 +31,6 @@ if current then
   end
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-)lua";
-
-// KEYS[1] bitmap, KEYS[2] loaded flag; ARGV bit positions. -1: not loaded.
-constexpr std::string_view kCheck = R"lua(
-if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
-for i = 1, #ARGV do
-  if redis.call('GETBIT', KEYS[1], ARGV[i]) == 0 then return 0 end
-end
-return 1
-)lua";
-
-// KEYS[1] this load's token, KEYS[2] loaded flag. The token is gone when Redis lost its data
-// during the load (a restart, a FLUSHALL): the bits set before are gone too, so the filter is
-// not marked loaded.
-constexpr std::string_view kMarkLoaded = R"lua(
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], '1')
-redis.call('DEL', KEYS[1])
-return 1
-)lua";
-
-constexpr std::string_view kAdd = R"lua(
-for i = 1, #ARGV do redis.call('SETBIT', KEYS[1], ARGV[i], 1) end
 return 1
 )lua";
 
@@ -99,20 +71,24 @@ bool Decode(std::string_view text, CachedLink* l) {
   return true;
 }
 
-std::vector<std::string> PositionArgs(std::string_view code, uint64_t bits, int hashes) {
-  std::vector<std::string> args;
-  for (uint64_t p : BloomPositions(code, bits, hashes)) args.push_back(std::to_string(p));
-  return args;
-}
-
 }  // namespace
 
-RedisLinkCache::RedisLinkCache(storage::RedisConnectionPool* pool)
-    : pool_(pool), scripts_(pool, {{"put_newer", kPutNewer}}) {}
+RedisLinkCache::RedisLinkCache(storage::RedisConnectionPool* pool,
+                               std::function<int64_t()> generation)
+    : pool_(pool), scripts_(pool, {{"put_newer", kPutNewer}}), generation_(std::move(generation)) {}
+
+Status RedisLinkCache::Key(const std::string& code, std::string* key) const {
+  const int64_t generation = generation_();
+  if (generation == 0) return Status(StatusCode::UNAVAILABLE, "Redis generation not known yet");
+  *key = std::string(kLinkPrefix) + "g" + std::to_string(generation) + ":" + code;
+  return Status::Ok();
+}
 
 Status RedisLinkCache::Get(const std::string& code, CacheLookup* lookup, CachedLink* link) {
+  std::string key;
+  if (Status s = Key(code, &key); !s.ok()) return s;
   RedisReplyPtr reply;
-  if (Status s = pool_->Run({"GET", std::string(kLinkPrefix) + code}, &reply); !s.ok()) return s;
+  if (Status s = pool_->Run({"GET", key}, &reply); !s.ok()) return s;
   if (reply->type == REDIS_REPLY_NIL) {
     *lookup = CacheLookup::kMiss;
     return Status::Ok();
@@ -129,102 +105,20 @@ Status RedisLinkCache::Get(const std::string& code, CacheLookup* lookup, CachedL
 }
 
 Status RedisLinkCache::PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) {
+  std::string key;
+  if (Status s = Key(code, &key); !s.ok()) return s;
   RedisReplyPtr reply;
-  return scripts_.Eval(0, {std::string(kLinkPrefix) + code},
+  return scripts_.Eval(0, {key},
                        {std::to_string(link.version), Encode(link), std::to_string(ttl_ms),
                         link.exhausted ? "1" : "0"},
                        &reply);
 }
 
 Status RedisLinkCache::PutAbsent(const std::string& code, int64_t ttl_ms) {
+  std::string key;
+  if (Status s = Key(code, &key); !s.ok()) return s;
   RedisReplyPtr reply;
-  return pool_->Run(
-      {"SET", std::string(kLinkPrefix) + code, "-", "PX", std::to_string(ttl_ms), "NX"}, &reply);
-}
-
-RedisCodeFilter::RedisCodeFilter(storage::RedisConnectionPool* pool, uint64_t bits, int hashes)
-    : pool_(pool),
-      scripts_(pool, {{"bloom_check", kCheck}, {"bloom_add", kAdd}, {"bloom_loaded", kMarkLoaded}}),
-      bits_(bits),
-      hashes_(hashes) {}
-
-Status RedisCodeFilter::Check(const std::string& code, FilterAnswer* answer) {
-  if (suspect_.load()) {
-    *answer = FilterAnswer::kUnknown;
-    return Status::Ok();
-  }
-  RedisReplyPtr reply;
-  if (Status s = scripts_.Eval(0, {std::string(kBloomKey), std::string(kBloomLoadedKey)},
-                               PositionArgs(code, bits_, hashes_), &reply);
-      !s.ok()) {
-    return s;
-  }
-  if (reply->type != REDIS_REPLY_INTEGER) return storage::MalformedReply("bloom_check");
-  *answer = reply->integer < 0    ? FilterAnswer::kUnknown
-            : reply->integer == 0 ? FilterAnswer::kNo
-                                  : FilterAnswer::kMaybe;
-  return Status::Ok();
-}
-
-Status RedisCodeFilter::Add(const std::string& code) {
-  RedisReplyPtr reply;
-  Status s = scripts_.Eval(1, {std::string(kBloomKey)}, PositionArgs(code, bits_, hashes_), &reply);
-  if (!s.ok()) suspect_.store(true);
-  return s;
-}
-
-Status RedisCodeFilter::LoadIfNeeded(
-    const std::function<Status(const std::function<void(const std::string&)>&)>& for_each_code) {
-  RedisReplyPtr reply;
-  // Cleared first: an add failing during this load sets it again, and the next load repeats.
-  if (suspect_.exchange(false)) {
-    if (Status s = pool_->Run({"DEL", std::string(kBloomLoadedKey)}, &reply); !s.ok()) {
-      suspect_.store(true);
-      return s;
-    }
-  }
-  Status loaded = LoadIfMissing(for_each_code);
-  if (!loaded.ok() && loaded.code() == StatusCode::UNAVAILABLE) suspect_.store(true);
-  return loaded;
-}
-
-Status RedisCodeFilter::LoadIfMissing(
-    const std::function<Status(const std::function<void(const std::string&)>&)>& for_each_code) {
-  RedisReplyPtr reply;
-  if (Status s = pool_->Run({"EXISTS", std::string(kBloomLoadedKey)}, &reply); !s.ok()) return s;
-  if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 1) return Status::Ok();
-  const std::string token =
-      std::string(kBloomLoadedKey) + "ing:" + std::to_string(std::random_device()()) + "-" +
-      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  if (Status s = pool_->Run({"SET", token, "1", "PX", "3600000"}, &reply); !s.ok()) return s;
-  // Creates meanwhile add their own codes, so once every stored code is in, all are.
-  std::vector<std::vector<std::string>> batch;
-  Status failed = Status::Ok();
-  auto flush = [&] {
-    if (batch.empty() || !failed.ok()) return;
-    std::vector<RedisReplyPtr> replies;
-    failed = pool_->RunPipeline(batch, &replies);
-    batch.clear();
-  };
-  Status s = for_each_code([&](const std::string& code) {
-    for (uint64_t p : BloomPositions(code, bits_, hashes_)) {
-      batch.push_back({"SETBIT", std::string(kBloomKey), std::to_string(p), "1"});
-    }
-    if (batch.size() >= 4096) flush();
-  });
-  flush();
-  if (!s.ok()) return s;
-  if (!failed.ok()) return failed;
-  if (Status m = scripts_.Eval(2, {token, std::string(kBloomLoadedKey)}, {}, &reply); !m.ok()) {
-    return m;
-  }
-  if (reply->type != REDIS_REPLY_INTEGER) return storage::MalformedReply("bloom_loaded");
-  if (reply->integer == 0) {
-    return Status(
-        StatusCode::UNAVAILABLE,
-        "Redis lost the Bloom filter while it was being loaded; it is loaded again later");
-  }
-  return Status::Ok();
+  return pool_->Run({"SET", key, "-", "PX", std::to_string(ttl_ms), "NX"}, &reply);
 }
 
 }  // namespace ferry::shortlink

@@ -10,44 +10,25 @@
 
 namespace ferry::shortlink {
 
-// The redis+mariadb backend's cache: `shortlink:link:{code}` holds the link (or "-" for a
-// code that does not exist), with a PX TTL; the version check runs in a Lua script.
+// The redis+mariadb backend's cache: `shortlink:link:g<generation>:<code>` holds the link (or
+// "-" for a code that does not exist), with a PX TTL; the version check runs in a Lua script.
+// Named by the Redis generation: after a restart, a restore from an older copy or a failover,
+// what the old generation cached (versions the database has since changed) is never read
+// again, and expires.
 class RedisLinkCache final : public LinkCache {
  public:
-  explicit RedisLinkCache(storage::RedisConnectionPool* pool);
+  // `generation`: the Redis generation (0: not known yet; every call is then UNAVAILABLE).
+  RedisLinkCache(storage::RedisConnectionPool* pool, std::function<int64_t()> generation);
   Status Get(const std::string& code, CacheLookup* lookup, CachedLink* link) override;
   Status PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) override;
   Status PutAbsent(const std::string& code, int64_t ttl_ms) override;
 
  private:
-  storage::RedisConnectionPool* const pool_;
-  storage::RedisScriptSet scripts_;
-};
-
-// A Bloom filter over a Redis bitmap (`shortlink:bloom`), shared by every provider, so a code
-// one provider created is in the filter of all at once. `shortlink:bloom:loaded` says it
-// holds every code of the database: without it (a fresh or flushed Redis) Check answers
-// kUnknown until LoadIfNeeded has filled it again. Each check and each add is one Lua call
-// over its k positions. An add that failed (Redis unreachable) may be missing from a filter
-// still marked loaded (a Redis with an append-only file comes back with the flag): this
-// provider then answers kUnknown itself, and its next LoadIfNeeded drops the flag and reloads.
-class RedisCodeFilter final : public CodeFilter {
- public:
-  RedisCodeFilter(storage::RedisConnectionPool* pool, uint64_t bits, int hashes);
-  Status Check(const std::string& code, FilterAnswer* answer) override;
-  Status Add(const std::string& code) override;
-  Status LoadIfNeeded(const std::function<Status(const std::function<void(const std::string&)>&)>&
-                          for_each_code) override;
-
- private:
-  Status LoadIfMissing(
-      const std::function<Status(const std::function<void(const std::string&)>&)>& for_each_code);
+  Status Key(const std::string& code, std::string* key) const;
 
   storage::RedisConnectionPool* const pool_;
   storage::RedisScriptSet scripts_;
-  const uint64_t bits_;
-  const int hashes_;
-  std::atomic<bool> suspect_{false};  // an add failed since the last complete load
+  const std::function<int64_t()> generation_;
 };
 
 }  // namespace ferry::shortlink

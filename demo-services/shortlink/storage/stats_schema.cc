@@ -32,10 +32,7 @@ CREATE TABLE IF NOT EXISTS shortlink_visit_outbox (
   at_ms INTEGER NOT NULL,
   visitor TEXT NOT NULL,
   referrer_host TEXT NOT NULL,
-  bot INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS shortlink_secrets (
-  name TEXT PRIMARY KEY,
-  value TEXT NOT NULL)
+  bot INTEGER NOT NULL)
 )sql";
 
 constexpr std::string_view kMariaDb = R"sql(
@@ -64,10 +61,7 @@ CREATE TABLE IF NOT EXISTS shortlink_visit_outbox (
   at_ms BIGINT NOT NULL,
   visitor CHAR(16) CHARACTER SET ascii NOT NULL,
   referrer_host VARCHAR(255) CHARACTER SET ascii NOT NULL,
-  bot TINYINT NOT NULL) ENGINE = InnoDB;
-CREATE TABLE IF NOT EXISTS shortlink_secrets (
-  name VARCHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
-  value VARCHAR(255) CHARACTER SET ascii NOT NULL) ENGINE = InnoDB
+  bot TINYINT NOT NULL) ENGINE = InnoDB
 )sql";
 
 }  // namespace

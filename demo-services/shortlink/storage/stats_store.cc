@@ -1,7 +1,5 @@
 #include "storage/stats_store.h"
 
-#include <openssl/rand.h>
-
 #include <cstdio>
 #include <map>
 
@@ -46,34 +44,6 @@ Status StatsStore::Initialize() {
   std::unique_ptr<SqlConnectionPool::Lease> c;
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
   return c->Check((*c)->ExecuteScript(StatsSchemaSql((*c)->dialect())));
-}
-
-Status StatsStore::VisitorSecret(std::string* secret) {
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof(bytes)) != 1) {
-    return Status(StatusCode::INTERNAL, "RAND_bytes failed for the visitor secret");
-  }
-  std::string fresh;
-  for (unsigned char b : bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    fresh += kHex[b >> 4];
-    fresh += kHex[b & 15];
-  }
-  std::unique_ptr<SqlConnectionPool::Lease> c;
-  if (Status s = pool_->Acquire(&c); !s.ok()) return s;
-  // The first provider's insert wins; everybody reads the winner's value.
-  Status inserted = c->Check((*c)->Execute(
-      "INSERT INTO shortlink_secrets (name, value) VALUES ('visitor', ?)", {fresh}, nullptr));
-  if (!inserted.ok() && !Exists(inserted)) return inserted;
-  std::vector<SqlRow> rows;
-  if (Status s = c->Check(
-          (*c)->Query("SELECT value FROM shortlink_secrets WHERE name = 'visitor'", {}, &rows));
-      !s.ok()) {
-    return s;
-  }
-  if (rows.empty()) return Status(StatusCode::INTERNAL, "visitor secret missing");
-  *secret = AsText(rows[0][0]);
-  return Status::Ok();
 }
 
 // The events whose ids are new, their ids recorded: one multi-row INSERT when none was counted

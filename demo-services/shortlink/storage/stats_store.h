@@ -33,8 +33,6 @@ class StatsStore {
   explicit StatsStore(std::unique_ptr<storage::SqlConnectionPool> pool) : pool_(std::move(pool)) {}
 
   Status Initialize();
-  // The secret of visitor hashes, made once and shared by every provider of the database.
-  Status VisitorSecret(std::string* secret);
 
   // Counts the events not counted before; *counted is how many were new. `outbox_through`, when
   // positive, deletes the outbox rows up to that id in the same transaction.

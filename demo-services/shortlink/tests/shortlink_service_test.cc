@@ -1,5 +1,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <hiredis.h>
 
 #include <atomic>
 #include <map>
@@ -601,6 +602,13 @@ INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkServiceTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
                          BackendName);
 
+// The cache entry of `code` in the generation Redis is in now.
+std::string CachedLinkKey(storage::RedisConnectionPool& pool, const std::string& code) {
+  storage::RedisReplyPtr reply;
+  EXPECT_TRUE(pool.Run({"HGET", "shortlink:generation", "gen"}, &reply).ok());
+  return "shortlink:link:g" + std::string(storage::ReplyText(reply.get())) + ":" + code;
+}
+
 // Redis restarted empty: links made before and after keep redirecting from the database while
 // the filter is gone, and the reload job puts the filter back so unknown codes cost nothing again.
 TEST(ShortLinkRedisRestartTest, RedirectsKeepWorkingAndTheFilterComesBack) {
@@ -697,11 +705,78 @@ TEST(ShortLinkRedisRestartTest, ChangesMadeWhileRedisWasAwayReachItOnceItIsBack)
   const auto reloaded = std::chrono::steady_clock::now();
   while (true) {
     storage::RedisReplyPtr reply;
-    ASSERT_TRUE(pool.Run({"DEL", "shortlink:link:" + during->code()}, &reply).ok());
+    ASSERT_TRUE(pool.Run({"DEL", CachedLinkKey(pool, during->code())}, &reply).ok());
     if (HttpGet(c.port(), "/" + during->code()).status == 302) break;
     ASSERT_LT(std::chrono::steady_clock::now() - reloaded, 10s) << "the filter lacks the code";
     std::this_thread::sleep_for(50ms);
   }
+}
+
+// Redis restored from a copy taken before a create and a disable: the acknowledged writes it
+// lost (the new code's filter bits, the disabled version in the cache) are noticed through the
+// Redis generation, and within 5 s both providers answer 302 for the new link and 410 for the
+// disabled one. Then the filter's bitmap is deleted (as an eviction would): uncached links
+// still redirect.
+TEST(ShortLinkRedisRestartTest, ARedisRestoredFromAnOlderCopyLosesNoConfirmedChange) {
+  testsupport::RedisServer redis({.appendonly = true, .extra_args = {"--appendfsync", "always"}});
+  ASSERT_TRUE(redis.Start());
+  TempDir dir;
+  ShortLinkConfig config = ConfigFor(Backend::kRedisMariaDb, dir.path());
+  config.redis_port = redis.port();
+  InProcessProvider a;
+  InProcessProvider b;
+  a.Start(config);
+  b.Start(config);
+  const std::string key = NewTenantKey(a.proxy(), "acme");
+  auto create = [&](const std::string& id) {
+    CreateLinkRequest request;
+    request.set_request_id(id);
+    request.set_long_url("https://example.com/" + id);
+    auto made = a.proxy().CreateLink(request, WithToken(key));
+    EXPECT_TRUE(made.ok()) << made.status();
+    return made.ok() ? made->code() : std::string();
+  };
+  const std::string old_code = create("old");
+  ASSERT_EQ(HttpGet(b.port(), "/" + old_code).status, 302);  // cached, in the filter
+
+  redis.Stop();
+  const std::filesystem::path copy = dir.path() / "redis-copy";
+  std::filesystem::copy(redis.data_dir(), copy, std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(redis.Start());
+  const std::string new_code = create("new");
+  CodeRequest disable;
+  disable.set_code(old_code);
+  ASSERT_TRUE(a.proxy().DisableLink(disable, WithToken(key)).ok());
+  ASSERT_EQ(HttpGet(b.port(), "/" + new_code).status, 302);
+
+  redis.Stop();
+  std::filesystem::remove_all(redis.data_dir());
+  std::filesystem::copy(copy, redis.data_dir(), std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(redis.Start());  // the older copy: old_code enabled in the cache, new_code unknown
+  const auto back = std::chrono::steady_clock::now();
+  for (InProcessProvider* p : {&a, &b}) {
+    while (HttpGet(p->port(), "/" + new_code).status != 302 ||
+           HttpGet(p->port(), "/" + old_code).status != 410) {
+      ASSERT_LT(std::chrono::steady_clock::now() - back, 5s) << "a lost write is still served";
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+
+  storage::RedisOptions options;
+  options.host = redis.host();
+  options.port = redis.port();
+  storage::RedisConnectionPool pool(options);
+  storage::RedisReplyPtr reply;
+  ASSERT_TRUE(pool.Run({"KEYS", "shortlink:bloom:*"}, &reply).ok());
+  for (size_t i = 0; i < reply->elements; ++i) {
+    storage::RedisReplyPtr deleted;
+    ASSERT_TRUE(
+        pool.Run({"DEL", std::string(storage::ReplyText(reply->element[i]))}, &deleted).ok());
+  }
+  ASSERT_TRUE(pool.Run({"DEL", CachedLinkKey(pool, new_code)}, &reply).ok());
+  InProcessProvider c;  // nothing in its hot cache
+  c.Start(config);
+  EXPECT_EQ(HttpGet(c.port(), "/" + new_code).status, 302);
 }
 
 }  // namespace

@@ -138,6 +138,7 @@ Status RedisGeneration::CheckOn(const RedisConnectionPool::DirectPipeline& run) 
   const bool first_check = last_.run_id.empty();
   const bool moved = !(identity == last_);
   last_ = identity;
+  if (!replies.empty()) generation_.store(first);
   if (first_check || (!moved && !made)) return Status::Ok();
   changes_.fetch_add(1);
   if (listener_) listener_(identity, first);

@@ -73,6 +73,9 @@ class RedisGeneration {
   std::vector<std::string> keys() const;
   // The server the last check met (empty before the first).
   RedisServerIdentity identity() const;
+  // The first key's generation as of the last check (0 before the first): for a service that
+  // names its keys by generation rather than stamping values with it.
+  int64_t generation() const { return generation_.load(); }
 
  private:
   Status CheckOn(const RedisConnectionPool::DirectPipeline& run);
@@ -82,6 +85,7 @@ class RedisGeneration {
   std::vector<std::string> keys_;  // guarded by mu_
   RedisServerIdentity last_;       // guarded by mu_
   std::atomic<uint64_t> changes_{0};
+  std::atomic<int64_t> generation_{0};
 };
 
 }  // namespace ferry::storage
