@@ -103,6 +103,18 @@ void LinkResolver::Publish(const LinkRecord& record) {
   }
 }
 
+void LinkResolver::Learn(const std::string& code, int64_t version) {
+  if (std::optional<CachedLink> hot = hot_->Get(code); hot && hot->version < version) {
+    hot_->Invalidate(code);
+  }
+  if (Status s = cache_->DropOlder(code, version); !s.ok()) {
+    Logger().warn("shortlink: cache drop of {}: {}", code, s.ToString());
+  }
+  if (Status s = filter_->Add(code); !s.ok()) {
+    Logger().warn("shortlink: filter add of {}: {}", code, s.ToString());
+  }
+}
+
 void LinkResolver::MarkExhausted(const std::string& code, CachedLink link) {
   link.exhausted = true;
   hot_->Put(code, link);

@@ -41,6 +41,10 @@ class LinkResolver {
   // Redis that kept its data (append-only file) would otherwise serve the old version until
   // its TTL.
   void Publish(const LinkRecord& link);
+  // Some provider created or changed `code`, now at `version` (the database's change log says
+  // so): the caches forget anything older and the filter has the code, even if that provider's
+  // own writes were lost.
+  void Learn(const std::string& code, int64_t version);
   // The link's visits ran out at `link`'s version: the caches answer EXHAUSTED from now on,
   // without asking the database again.
   void MarkExhausted(const std::string& code, CachedLink link);

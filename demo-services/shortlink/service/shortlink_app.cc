@@ -7,6 +7,7 @@
 #include "ferry/framework/logging.h"
 #include "ferry/storage/redis_persistence.h"
 #include "service/api_key_filter.h"
+#include "service/change_follower.h"
 #include "service/redis_stats_consumer.h"
 #include "service/shortlink_metrics.h"
 #include "storage/local_code_filter.h"
@@ -158,6 +159,17 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
         resolver->RetryUnpublished();
         return false;
       }));
+  if (!embedded) {
+    app->follower_ = std::make_unique<ChangeFollower>(store, resolver, WallMs);
+    ChangeFollower* follower = app->follower_.get();
+    app->jobs_.push_back(
+        std::make_unique<PeriodicJob>(milliseconds(config.change_poll_ms), [follower] {
+          if (Status s = follower->Step(); !s.ok()) {
+            Logger().warn("shortlink: change log: {}", s.ToString());
+          }
+          return false;
+        }));
+  }
   if (config.cleanup_interval_ms > 0) {
     ShortLinkApp* self = app.get();
     app->jobs_.push_back(
@@ -183,6 +195,7 @@ Status ShortLinkApp::CleanupOnce(int* forgotten) {
   for (const std::string& code : deleted) {
     if (Status s = stats_->Erase(code); !s.ok()) return s;
   }
+  if (Status s = store_->ForgetChangesBefore(now - 86'400'000); !s.ok()) return s;
   return stats_->ForgetEventsBefore(now - config_.stats_event_retention_ms,
                                     static_cast<int>(config_.cleanup_batch), forgotten);
 }

@@ -8,6 +8,7 @@
 #include "ferry/framework/service.h"
 #include "ferry/storage/redis_connection_pool.h"
 #include "ferry/storage/redis_generation.h"
+#include "service/change_follower.h"
 #include "service/code_generator.h"
 #include "service/hot_link_cache.h"
 #include "service/link_resolver.h"
@@ -56,6 +57,7 @@ class ShortLinkApp final {
   std::unique_ptr<storage::RedisConnectionPool> redis_;
   std::unique_ptr<storage::RedisGeneration> generation_;  // redis+mariadb
   std::unique_ptr<BloomHasher> hasher_;
+  std::unique_ptr<ChangeFollower> follower_;  // redis+mariadb
   std::unique_ptr<LinkCache> cache_;
   std::unique_ptr<CodeFilter> filter_;
   std::unique_ptr<HotLinkCache> hot_;

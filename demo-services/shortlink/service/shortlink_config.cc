@@ -42,6 +42,7 @@ void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
   cache.Integer("hot_ttl_ms", 0, 1000, &c.hot_ttl_ms);
   cache.Integer("hot_entries", 1, 100'000'000, &c.hot_entries);
   cache.Integer("local_entries", 1, 100'000'000, &c.local_entries);
+  cache.Integer("change_poll_ms", 50, 60'000, &c.change_poll_ms);
   cache.RejectUnknownKeys();
 
   config::ConfigReader bloom = service.Section("bloom");

@@ -40,6 +40,8 @@ struct ShortLinkConfig : storage::BackendConfig {
   uint32_t hot_entries = 100'000;      // cache.hot_entries
   uint32_t local_entries = 1'000'000;  // cache.local_entries (embedded)
 
+  // cache.change_poll_ms: redis+mariadb, how often the change log is read (README, "Read path").
+  int64_t change_poll_ms = 1000;
   // bloom.false_positive_rate: what the filter is sized for (with room for twice the links),
   // and built again larger when the links outgrow it.
   double bloom_false_positive_rate = 0.001;

@@ -44,6 +44,9 @@ class LinkCache {
   virtual Status PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) = 0;
   // Remembers that `code` does not exist, only where the cache holds nothing for it.
   virtual Status PutAbsent(const std::string& code, int64_t ttl_ms) = 0;
+  // Drops the entry when it holds a version older than `version` (or says "no such code"):
+  // the next read goes to the database.
+  virtual Status DropOlder(const std::string& code, int64_t version) = 0;
 };
 
 enum class FilterAnswer { kNo, kMaybe, kUnknown };

@@ -41,7 +41,13 @@ CREATE TABLE IF NOT EXISTS shortlink_api_keys (
   revoked_at_ms INTEGER NULL);
 CREATE TABLE IF NOT EXISTS shortlink_secrets (
   name TEXT PRIMARY KEY,
-  value TEXT NOT NULL)
+  value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS shortlink_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  code TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  at_ms INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS shortlink_changes_at ON shortlink_changes (at_ms)
 )sql";
 
 constexpr std::string_view kMariaDb = R"sql(
@@ -79,7 +85,13 @@ CREATE TABLE IF NOT EXISTS shortlink_api_keys (
   revoked_at_ms BIGINT NULL) ENGINE = InnoDB;
 CREATE TABLE IF NOT EXISTS shortlink_secrets (
   name VARCHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
-  value VARCHAR(255) CHARACTER SET ascii NOT NULL) ENGINE = InnoDB
+  value VARCHAR(255) CHARACTER SET ascii NOT NULL) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_changes (
+  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  version BIGINT NOT NULL,
+  at_ms BIGINT NOT NULL,
+  KEY shortlink_changes_at (at_ms)) ENGINE = InnoDB
 )sql";
 
 }  // namespace

@@ -36,6 +36,13 @@ struct LinkRecord {
   int64_t deleted_at_ms = 0;  // DeleteLink; 0: not deleted
 };
 
+// One row of the change log: a link got `version`.
+struct LoggedChange {
+  int64_t id = 0;
+  std::string code;
+  int64_t version = 0;
+};
+
 // Every change makes a new version and ends deduplication to the link (a create with dedup
 // then makes a new link): only an unchanged link is "the link for this URL and options".
 struct LinkChange {
@@ -81,6 +88,11 @@ class LinkStore {
   // Counts one visit of a limited link when it has visits left: one conditional UPDATE, so K
   // visits are admitted exactly, whatever the concurrency and however many providers.
   Status AdmitVisit(const std::string& code, int64_t now_ms, bool* admitted);
+  // Every create, change and delete is logged in its own transaction (`shortlink_changes`), so
+  // other providers learn of it from the database even when the cache or filter write that was
+  // to tell them got lost. The changes logged at or after `since_ms`, oldest first.
+  Status ChangesSince(int64_t since_ms, std::vector<LoggedChange>* out);
+  Status ForgetChangesBefore(int64_t before_ms);
   // The codes of links deleted at or after `since_ms`.
   Status DeletedSince(int64_t since_ms, std::vector<std::string>* codes);
   // A secret of the service's, made once (256 random bits, hex) and shared by every provider of
@@ -111,6 +123,7 @@ class LinkStore {
                const std::vector<storage::SqlValue>& params, std::vector<storage::SqlRow>* rows);
   Status Execute(storage::SqlConnection& c, std::string_view sql,
                  const std::vector<storage::SqlValue>& params, int64_t* affected = nullptr);
+  Status LogChange(storage::SqlConnection& db, const LinkRecord& changed);
   Status FindOne(std::string_view where, const std::vector<storage::SqlValue>& params,
                  std::optional<LinkRecord>* out);
 

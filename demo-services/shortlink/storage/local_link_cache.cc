@@ -40,4 +40,13 @@ Status LocalLinkCache::PutAbsent(const std::string& code, int64_t ttl_ms) {
   return Status::Ok();
 }
 
+Status LocalLinkCache::DropOlder(const std::string& code, int64_t version) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(code);
+  if (it != entries_.end() && (it->second.absent || it->second.link.version < version)) {
+    entries_.erase(it);
+  }
+  return Status::Ok();
+}
+
 }  // namespace ferry::shortlink

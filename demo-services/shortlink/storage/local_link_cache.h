@@ -17,6 +17,7 @@ class LocalLinkCache final : public LinkCache {
   Status Get(const std::string& code, CacheLookup* lookup, CachedLink* link) override;
   Status PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) override;
   Status PutAbsent(const std::string& code, int64_t ttl_ms) override;
+  Status DropOlder(const std::string& code, int64_t version) override;
 
  private:
   struct Entry {

@@ -34,6 +34,16 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 )lua";
 
+// KEYS[1] link key; ARGV[1] version. Deletes an absent entry or one of an older version.
+constexpr std::string_view kDropOlder = R"lua(
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local v = string.match(current, '^v(%d+)\t')
+if v and tonumber(v) >= tonumber(ARGV[1]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+)lua";
+
 std::string Encode(const CachedLink& l) {
   return "v" + std::to_string(l.version) + "\t" + std::to_string(l.expires_at_ms) + "\t" +
          std::to_string(l.max_visits) + "\t" + (l.disabled ? "1" : "0") + (l.purged ? "1" : "0") +
@@ -75,7 +85,9 @@ bool Decode(std::string_view text, CachedLink* l) {
 
 RedisLinkCache::RedisLinkCache(storage::RedisConnectionPool* pool,
                                std::function<int64_t()> generation)
-    : pool_(pool), scripts_(pool, {{"put_newer", kPutNewer}}), generation_(std::move(generation)) {}
+    : pool_(pool),
+      scripts_(pool, {{"put_newer", kPutNewer}, {"drop_older", kDropOlder}}),
+      generation_(std::move(generation)) {}
 
 Status RedisLinkCache::Key(const std::string& code, std::string* key) const {
   const int64_t generation = generation_();
@@ -119,6 +131,13 @@ Status RedisLinkCache::PutAbsent(const std::string& code, int64_t ttl_ms) {
   if (Status s = Key(code, &key); !s.ok()) return s;
   RedisReplyPtr reply;
   return pool_->Run({"SET", key, "-", "PX", std::to_string(ttl_ms), "NX"}, &reply);
+}
+
+Status RedisLinkCache::DropOlder(const std::string& code, int64_t version) {
+  std::string key;
+  if (Status s = Key(code, &key); !s.ok()) return s;
+  RedisReplyPtr reply;
+  return scripts_.Eval(1, {key}, {std::to_string(version)}, &reply);
 }
 
 }  // namespace ferry::shortlink

@@ -22,6 +22,7 @@ class RedisLinkCache final : public LinkCache {
   Status Get(const std::string& code, CacheLookup* lookup, CachedLink* link) override;
   Status PutNewer(const std::string& code, const CachedLink& link, int64_t ttl_ms) override;
   Status PutAbsent(const std::string& code, int64_t ttl_ms) override;
+  Status DropOlder(const std::string& code, int64_t version) override;
 
  private:
   Status Key(const std::string& code, std::string* key) const;

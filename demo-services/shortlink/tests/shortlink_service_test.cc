@@ -779,5 +779,46 @@ TEST(ShortLinkRedisRestartTest, ARedisRestoredFromAnOlderCopyLosesNoConfirmedCha
   EXPECT_EQ(HttpGet(c.port(), "/" + new_code).status, 302);
 }
 
+// A disable whose cache write was lost (the provider that made it died before repeating it):
+// the database's change log still tells every provider, and within 5 s the link answers 410
+// everywhere instead of redirecting for the cache's hour.
+TEST(ShortLinkRedisRestartTest, ADisableWhoseCacheWriteWasLostStillReachesEveryProvider) {
+  TempDir dir;
+  const ShortLinkConfig config = ConfigFor(Backend::kRedisMariaDb, dir.path());
+  InProcessProvider a;
+  InProcessProvider b;
+  a.Start(config);
+  b.Start(config);
+  const std::string key = NewTenantKey(a.proxy(), "acme");
+  CreateLinkRequest request;
+  request.set_request_id("r1");
+  request.set_long_url("https://example.com/abuse");
+  auto made = a.proxy().CreateLink(request, WithToken(key));
+  ASSERT_TRUE(made.ok()) << made.status();
+  const std::string code = made->code();
+  ASSERT_EQ(HttpGet(b.port(), "/" + code).status, 302);
+
+  storage::RedisOptions options;
+  options.host = SharedServers::redis().host();
+  options.port = SharedServers::redis().port();
+  storage::RedisConnectionPool pool(options);
+  storage::RedisReplyPtr reply;
+  ASSERT_TRUE(pool.Run({"GET", CachedLinkKey(pool, code)}, &reply).ok());
+  ASSERT_TRUE(storage::IsTextReply(reply.get()));
+  const std::string enabled(storage::ReplyText(reply.get()));
+  CodeRequest disable;
+  disable.set_code(code);
+  ASSERT_TRUE(a.proxy().DisableLink(disable, WithToken(key)).ok());
+  ASSERT_TRUE(pool.Run({"SET", CachedLinkKey(pool, code), enabled}, &reply).ok());  // lost
+
+  const auto disabled = std::chrono::steady_clock::now();
+  for (InProcessProvider* p : {&a, &b}) {
+    while (HttpGet(p->port(), "/" + code).status != 410) {
+      ASSERT_LT(std::chrono::steady_clock::now() - disabled, 5s) << "the disable did not arrive";
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ferry::shortlink::testing
