@@ -14,10 +14,21 @@ namespace {
 
 constexpr int kStatsReferrers = 20;  // the top referrer hosts Stats lists
 
-std::string Page(int status, const std::string& title, const std::string& text) {
-  return "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + std::to_string(status) +
-         " " + title + "</title></head><body><h1>" + title + "</h1><p>" + text +
-         "</p></body></html>\n";
+HttpResponse HtmlPage(int status, const std::string& title, const std::string& text) {
+  HttpResponse response;
+  response.status = status;
+  response.Set("Content-Type", "text/html; charset=utf-8");
+  response.body = "<!doctype html><html><head><meta charset=\"utf-8\"><title>" +
+                  std::to_string(status) + " " + title + "</title></head><body><h1>" + title +
+                  "</h1><p>" + text + "</p></body></html>\n";
+  return response;
+}
+
+HttpResponse Found(const std::string& location) {
+  HttpResponse response;
+  response.status = 302;
+  response.Set("Location", location);
+  return response;
 }
 
 }  // namespace
@@ -123,92 +134,70 @@ Status ShortLinkServiceImpl::Resolve(ServerContext& context, const CodeRequest& 
 }
 
 void ShortLinkServiceImpl::Redirect(const HttpRequest& request, HttpReply reply) {
+  HttpResponse response = RedirectAnswer(request);
+  response.Set("Cache-Control", "private, no-store");
+  reply(std::move(response));
+}
+
+HttpResponse ShortLinkServiceImpl::RedirectAnswer(const HttpRequest& request) {
   const std::string code(request.Param("code"));
   const bool head = request.method() == "HEAD";
   const std::string_view user_agent = request.Header("User-Agent");
-  // Chat and mail preview fetchers (Slack, WhatsApp, Outlook Safe Links) open every link they
-  // see; a limited link keeps its visits for the person.
-  const Ask ask = head || IsPreviewFetcher(user_agent) ? Ask::kLook : Ask::kTake;
-  ResolveResponse answer;
-  HttpResponse response;
-  response.Set("Cache-Control", "private, no-store");
   const int64_t now = deps_.now_ms();
   if (deps_.not_found_budget->Exhausted(request.client_address(), now)) {
     // Walking codes: this client's 404s ran out, and it learns nothing more for a while.
     Metrics().limited_redirects->Increment();
-    response.status = 429;
-    response.Set("Content-Type", "text/html; charset=utf-8");
-    response.Set("Retry-After", "60");
-    response.body = Page(429, "Too many unknown links", "Try again in a minute.");
-    reply(std::move(response));
-    return;
+    HttpResponse page = HtmlPage(429, "Too many unknown links", "Try again in a minute.");
+    page.Set("Retry-After", "60");
+    return page;
   }
+  // Chat and mail preview fetchers (Slack, WhatsApp, Outlook Safe Links) open every link they
+  // see; a limited link keeps its visits for the person.
+  const Ask ask = head || IsPreviewFetcher(user_agent) ? Ask::kLook : Ask::kTake;
+  ResolveResponse answer;
   bool limited = false;
   if (Status s = Decide(code, ask, &answer, &limited); !s.ok()) {
-    response.status = 503;
-    response.Set("Content-Type", "text/html; charset=utf-8");
-    response.Set("Retry-After", "1");
-    response.body = Page(503, "Unavailable", "The link service cannot answer now; try again.");
-    reply(std::move(response));
-    return;
+    HttpResponse page =
+        HtmlPage(503, "Unavailable", "The link service cannot answer now; try again.");
+    page.Set("Retry-After", "1");
+    return page;
   }
   if (answer.outcome() == FOUND && limited && ask == Ask::kLook) {
     // Neither counted nor shown the target: a page saying the link works, to be opened in a
     // browser.
-    response.status = 200;
-    response.Set("Content-Type", "text/html; charset=utf-8");
-    response.Set("X-Robots-Tag", "noindex, nofollow");
-    response.body = Page(200, "Short link",
-                         "This link can be opened a limited number of times. Open it in your "
-                         "browser to go on.");
-    reply(std::move(response));
-    return;
+    HttpResponse page = HtmlPage(200, "Short link",
+                                 "This link can be opened a limited number of times. Open it in "
+                                 "your browser to go on.");
+    page.Set("X-Robots-Tag", "noindex, nofollow");
+    return page;
   }
   if (answer.outcome() == FOUND) {
     Metrics().redirects->Increment();
     if (!head) {
       deps_.visits->Record(Visit{.code = code,
-                                 .at_ms = deps_.now_ms(),
+                                 .at_ms = now,
                                  .client_address = std::string(request.client_address()),
                                  .user_agent = std::string(user_agent),
                                  .referrer = std::string(request.Header("Referer"))});
     }
-    response.status = 302;
-    response.Set("Location", answer.long_url());
-    reply(std::move(response));
-    return;
+    return Found(answer.long_url());
   }
   Metrics().refused_redirects->Increment();
-  if (answer.outcome() == EXPIRED && !answer.long_url().empty()) {
-    response.status = 302;  // the link's expired URL: no visit of the link
-    response.Set("Location", answer.long_url());
-    reply(std::move(response));
-    return;
-  }
-  response.Set("Content-Type", "text/html; charset=utf-8");
   switch (answer.outcome()) {
-    case DELETED:
-      response.status = 410;
-      response.body = Page(410, "Link removed", "This short link was removed by its owner.");
-      break;
-    case DISABLED:
-      response.status = 410;
-      response.body = Page(410, "Link disabled", "This short link was disabled by its owner.");
-      break;
     case EXPIRED:
-      response.status = 410;
-      response.body = Page(410, "Link expired", "This short link has expired.");
-      break;
+      // The link's expired URL, when it has one: no visit of the link.
+      if (!answer.long_url().empty()) return Found(answer.long_url());
+      return HtmlPage(410, "Link expired", "This short link has expired.");
+    case DELETED:
+      return HtmlPage(410, "Link removed", "This short link was removed by its owner.");
+    case DISABLED:
+      return HtmlPage(410, "Link disabled", "This short link was disabled by its owner.");
     case EXHAUSTED:
-      response.status = 410;
-      response.body = Page(410, "Link used up", "This short link has no visits left.");
-      break;
+      return HtmlPage(410, "Link used up", "This short link has no visits left.");
     default:
       deps_.not_found_budget->Take(request.client_address(), now);
-      response.status = 404;
-      response.body = Page(404, "Not found", "There is no short link here.");
+      return HtmlPage(404, "Not found", "There is no short link here.");
   }
-  reply(std::move(response));
 }
 
 std::vector<HttpRoute> ShortLinkServiceImpl::http_routes() {

@@ -79,6 +79,7 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
 
  private:
   void Redirect(const HttpRequest& request, HttpReply reply);
+  HttpResponse RedirectAnswer(const HttpRequest& request);
   Status Change(ServerContext& context, const std::string& code, const LinkChange& change,
                 Link* response);
   void Fill(const LinkRecord& record, Link* link) const;
