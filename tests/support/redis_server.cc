@@ -1,5 +1,7 @@
 #include "redis_server.h"
 
+#include <csignal>
+
 #include <hiredis.h>
 #include <unistd.h>
 
@@ -105,8 +107,17 @@ RedisServer::~RedisServer() {
 
 void RedisServer::Stop() {
   if (!running()) return;
+  Resume();  // a paused server would not see the SIGTERM
   internal::Terminate(pid_, kStopGrace);
   pid_ = -1;
+}
+
+void RedisServer::Pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+void RedisServer::Resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
 }
 
 void RedisServer::Kill() {

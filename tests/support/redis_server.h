@@ -40,6 +40,10 @@ class RedisServer {
   void Stop();
   // SIGKILL right away (a crash: nothing is flushed); waits for the process to exit.
   void Kill();
+  // SIGSTOP / SIGCONT: a server that accepts connections (the kernel does) and never answers,
+  // as a hung or partitioned one; then answering again.
+  void Pause();
+  void Resume();
   // Stop() and Start() on the same port; keeps what Redis persisted (only with appendonly).
   ::testing::AssertionResult Restart();
   // Kill(), wipe the data directory, Start() on the same port: Redis comes back empty, as

@@ -17,14 +17,15 @@ class HotLinkCache {
   HotLinkCache(std::chrono::milliseconds max_age, size_t max_entries)
       : max_age_(max_age), max_entries_(max_entries) {}
 
-  std::optional<CachedLink> Get(const std::string& code) {
+  std::optional<CachedLink> Get(const std::string& code) { return GetStale(code, max_age_); }
+  // An entry up to `max_age` old: while Redis is failing, a link seen lately is better than a
+  // database query (changes made meanwhile still reach this provider through the change log).
+  std::optional<CachedLink> GetStale(const std::string& code, std::chrono::milliseconds max_age) {
     std::lock_guard lock(mu_);
     auto it = entries_.find(code);
     if (it == entries_.end()) return std::nullopt;
-    if (std::chrono::steady_clock::now() - it->second.loaded > max_age_) {
-      entries_.erase(it);
-      return std::nullopt;
-    }
+    // Expired entries stay until replaced or the cache is full: they are the fallback.
+    if (std::chrono::steady_clock::now() - it->second.loaded > max_age) return std::nullopt;
     return it->second.link;
   }
   void Put(const std::string& code, const CachedLink& link) {

@@ -45,10 +45,28 @@ Status LinkResolver::Lookup(const std::string& code, std::optional<CachedLink>* 
     *out = std::move(hot);
     return Status::Ok();
   }
+  if (degraded_.breaker == nullptr) {
+    bool redis_failed = false;
+    return LookupShared(code, out, &redis_failed);
+  }
+  if (!degraded_.breaker->Allow()) return LookupDegraded(code, out);
+  bool redis_failed = false;
+  Status s = LookupShared(code, out, &redis_failed);
+  if (redis_failed) {
+    degraded_.breaker->Failed();
+  } else {
+    degraded_.breaker->Succeeded();
+  }
+  return s;
+}
+
+Status LinkResolver::LookupShared(const std::string& code, std::optional<CachedLink>* out,
+                                  bool* redis_failed) {
   CacheLookup lookup = CacheLookup::kMiss;
   CachedLink cached;
-  if (Status s = cache_->Get(code, &lookup, &cached); !s.ok()) {
+  if (Status s = read_cache_->Get(code, &lookup, &cached); !s.ok()) {
     Logger().warn("shortlink: cache read of {}: {}", code, s.ToString());
+    *redis_failed = true;
     lookup = CacheLookup::kMiss;
   }
   if (lookup == CacheLookup::kAbsent) {
@@ -62,8 +80,11 @@ Status LinkResolver::Lookup(const std::string& code, std::optional<CachedLink>* 
     return Status::Ok();
   }
   FilterAnswer answer = FilterAnswer::kUnknown;
-  if (Status s = filter_->Check(code, &answer); !s.ok()) {
+  if (*redis_failed) {
+    // Redis just failed this lookup: asking it again would only double the wait.
+  } else if (Status s = read_filter_->Check(code, &answer); !s.ok()) {
     Logger().warn("shortlink: filter check of {}: {}", code, s.ToString());
+    *redis_failed = true;
     answer = FilterAnswer::kUnknown;
   }
   if (answer == FilterAnswer::kNo) {
@@ -74,16 +95,49 @@ Status LinkResolver::Lookup(const std::string& code, std::optional<CachedLink>* 
   std::optional<LinkRecord> record;
   if (Status s = store_->FindByCode(code, &record); !s.ok()) return s;
   if (!record) {
-    if (Status s = cache_->PutAbsent(code, options_.absent_ttl_ms); !s.ok()) {
+    if (*redis_failed) {
+      if (degraded_.local) (void)degraded_.local->PutAbsent(code, options_.absent_ttl_ms);
+    } else if (Status s = read_cache_->PutAbsent(code, options_.absent_ttl_ms); !s.ok()) {
       Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
     }
     out->reset();
     return Status::Ok();
   }
   CachedLink link = FromRecord(*record);
-  if (Status s = cache_->PutNewer(code, link, TtlFor(link)); !s.ok()) {
-    Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
+  if (!*redis_failed) {
+    if (Status s = read_cache_->PutNewer(code, link, TtlFor(link)); !s.ok()) {
+      Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
+    }
   }
+  hot_->Put(code, link);
+  *out = std::move(link);
+  return Status::Ok();
+}
+
+Status LinkResolver::LookupDegraded(const std::string& code, std::optional<CachedLink>* out) {
+  if (std::optional<CachedLink> stale = hot_->GetStale(code, degraded_.stale)) {
+    *out = std::move(stale);
+    return Status::Ok();
+  }
+  CacheLookup lookup = CacheLookup::kMiss;
+  CachedLink cached;
+  (void)degraded_.local->Get(code, &lookup, &cached);
+  if (lookup != CacheLookup::kMiss) {
+    out->reset();
+    if (lookup == CacheLookup::kLink) *out = std::move(cached);
+    return Status::Ok();
+  }
+  if (!degraded_.database->Take()) {
+    Metrics().fallback_refusals->Increment();
+    return Status(StatusCode::UNAVAILABLE,
+                  "Redis is failing and the database's share of its lookups is used up");
+  }
+  std::optional<LinkRecord> record;
+  if (Status s = store_->FindByCode(code, &record); !s.ok()) return s;
+  out->reset();
+  if (!record) return degraded_.local->PutAbsent(code, options_.absent_ttl_ms);
+  CachedLink link = FromRecord(*record);
+  (void)degraded_.local->PutNewer(code, link, TtlFor(link));
   hot_->Put(code, link);
   *out = std::move(link);
   return Status::Ok();
@@ -104,9 +158,11 @@ void LinkResolver::Publish(const LinkRecord& record) {
 }
 
 void LinkResolver::Learn(const std::string& code, int64_t version) {
-  if (std::optional<CachedLink> hot = hot_->Get(code); hot && hot->version < version) {
+  if (std::optional<CachedLink> hot = hot_->GetStale(code, std::chrono::hours(24 * 365));
+      hot && hot->version < version) {
     hot_->Invalidate(code);
   }
+  if (degraded_.local) (void)degraded_.local->DropOlder(code, version);
   if (Status s = cache_->DropOlder(code, version); !s.ok()) {
     Logger().warn("shortlink: cache drop of {}: {}", code, s.ToString());
   }

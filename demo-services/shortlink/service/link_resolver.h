@@ -6,7 +6,9 @@
 #include <string>
 #include <unordered_set>
 
+#include "service/circuit_breaker.h"
 #include "service/hot_link_cache.h"
+#include "service/rate_limiter.h"
 #include "storage/link_cache.h"
 #include "storage/link_store.h"
 
@@ -17,6 +19,19 @@ struct ResolverOptions {
   int64_t absent_ttl_ms = 60'000;    // null entries for codes that do not exist
 };
 
+// How lookups behave when a shared cache (Redis) is failing. The breaker watches the lookups'
+// calls (made with a short timeout by the shared cache and filter given here); while it is
+// open, no call is made: hot entries up to `stale` old answer, then `local` (an in-process
+// cache of what the database answered meanwhile, links and unknown codes alike), then the
+// database, at most as fast as `database` allows (past it: UNAVAILABLE, a 503), so a Redis
+// outage does not become a database outage.
+struct DegradedReads {
+  CircuitBreaker* breaker = nullptr;
+  LinkCache* local = nullptr;
+  RateLimiter* database = nullptr;
+  std::chrono::milliseconds stale{60'000};
+};
+
 // The read path: hot in-process cache -> shared cache (Redis or local) -> Bloom filter ->
 // database, filling the caches on the way back. A code the filter rules out costs no query;
 // one the database does not have gets a null entry, so repeating it costs none either. Cache
@@ -24,13 +39,21 @@ struct ResolverOptions {
 // working, only slower.
 class LinkResolver {
  public:
+  // `read_cache` and `read_filter` serve lookups (for Redis: over connections with a short
+  // timeout), `cache` and `filter` the writes of changes; `degraded.breaker` null: lookups
+  // always use them.
   LinkResolver(LinkStore* store, LinkCache* cache, CodeFilter* filter, HotLinkCache* hot,
-               ResolverOptions options, std::function<int64_t()> now_ms)
+               ResolverOptions options, std::function<int64_t()> now_ms,
+               LinkCache* read_cache = nullptr, CodeFilter* read_filter = nullptr,
+               DegradedReads degraded = {})
       : store_(store),
         cache_(cache),
         filter_(filter),
+        read_cache_(read_cache ? read_cache : cache),
+        read_filter_(read_filter ? read_filter : filter),
         hot_(hot),
         options_(options),
+        degraded_(degraded),
         now_ms_(std::move(now_ms)) {}
 
   // *out is empty for a code that does not exist.
@@ -55,12 +78,19 @@ class LinkResolver {
 
  private:
   int64_t TtlFor(const CachedLink& link) const;
+  // The lookup through the shared cache and filter; *redis_failed when a call to them failed.
+  Status LookupShared(const std::string& code, std::optional<CachedLink>* out, bool* redis_failed);
+  // The lookup while the breaker is open: no shared cache or filter.
+  Status LookupDegraded(const std::string& code, std::optional<CachedLink>* out);
 
   LinkStore* const store_;
   LinkCache* const cache_;
   CodeFilter* const filter_;
+  LinkCache* const read_cache_;
+  CodeFilter* const read_filter_;
   HotLinkCache* const hot_;
   const ResolverOptions options_;
+  const DegradedReads degraded_;
   const std::function<int64_t()> now_ms_;
   std::mutex mu_;
   std::unordered_set<std::string> unpublished_;  // guarded by mu_

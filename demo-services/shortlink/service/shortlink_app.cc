@@ -96,6 +96,19 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
     app->cache_ = std::make_unique<RedisLinkCache>(app->redis_.get(), current);
     app->filter_ =
         std::make_unique<RedisCodeFilter>(app->redis_.get(), app->hasher_.get(), fp_rate, current);
+    // Lookups have connections of their own with a short timeout, watched by a breaker: a
+    // slow or silent Redis costs a redirect at most that timeout, and none once it is open.
+    storage::RedisOptions read = redis;
+    read.timeout_ms = static_cast<int>(config.read_redis_timeout_ms);
+    app->read_redis_ = std::make_unique<storage::RedisConnectionPool>(read);
+    app->generation_->Watch(app->read_redis_.get());
+    app->read_cache_ = std::make_unique<RedisLinkCache>(app->read_redis_.get(), current);
+    app->read_filter_ = std::make_unique<RedisCodeFilter>(app->read_redis_.get(),
+                                                          app->hasher_.get(), fp_rate, current);
+    app->breaker_ = std::make_unique<CircuitBreaker>(
+        config.breaker_failures, std::chrono::milliseconds(config.breaker_open_ms));
+    app->fallback_cache_ = std::make_unique<LocalLinkCache>(100'000);
+    app->fallback_limiter_ = std::make_unique<RateLimiter>(config.fallback_queries_per_second);
   }
   LinkStore* store = app->store_.get();
   const CodeSource codes{.count = [store](uint64_t* count) { return store->CountLinks(count); },
@@ -113,7 +126,11 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
   app->resolver_ = std::make_unique<LinkResolver>(
       store, app->cache_.get(), app->filter_.get(), app->hot_.get(),
       ResolverOptions{.cache_ttl_ms = config.cache_ttl_ms, .absent_ttl_ms = config.absent_ttl_ms},
-      WallMs);
+      WallMs, app->read_cache_.get(), app->read_filter_.get(),
+      DegradedReads{.breaker = app->breaker_.get(),
+                    .local = app->fallback_cache_.get(),
+                    .database = app->fallback_limiter_.get(),
+                    .stale = std::chrono::milliseconds(config.fallback_stale_ms)});
   if (config.code_generator == "segment") {
     app->codes_ = std::make_unique<SegmentCodeGenerator>(store, config.segment_step);
   } else {

@@ -38,6 +38,8 @@ class ShortLinkApp final {
   void Stop();
 
   LinkStore& store() { return *store_; }
+  // redis+mariadb: the breaker of lookups' Redis calls (null for embedded).
+  const CircuitBreaker* read_breaker() const { return breaker_.get(); }
   ShortLinkServiceImpl& service() { return *service_; }
   StatsStore& stats() { return *stats_; }
   VisitRecorder& visits() { return *recorder_; }
@@ -58,6 +60,14 @@ class ShortLinkApp final {
   std::unique_ptr<storage::RedisGeneration> generation_;  // redis+mariadb
   std::unique_ptr<BloomHasher> hasher_;
   std::unique_ptr<ChangeFollower> follower_;  // redis+mariadb
+  // redis+mariadb lookups: their own Redis connections, cache and filter, and what they fall
+  // back on while the breaker is open.
+  std::unique_ptr<storage::RedisConnectionPool> read_redis_;
+  std::unique_ptr<LinkCache> read_cache_;
+  std::unique_ptr<CodeFilter> read_filter_;
+  std::unique_ptr<CircuitBreaker> breaker_;
+  std::unique_ptr<LinkCache> fallback_cache_;
+  std::unique_ptr<RateLimiter> fallback_limiter_;
   std::unique_ptr<LinkCache> cache_;
   std::unique_ptr<CodeFilter> filter_;
   std::unique_ptr<HotLinkCache> hot_;

@@ -45,6 +45,14 @@ void ReadShortLinkConfig(config::ConfigReader& service, ShortLinkConfig* out) {
   cache.Integer("change_poll_ms", 50, 60'000, &c.change_poll_ms);
   cache.RejectUnknownKeys();
 
+  config::ConfigReader read_path = service.Section("read_path");
+  read_path.Integer("redis_timeout_ms", 5, 1000, &c.read_redis_timeout_ms);
+  read_path.Integer("breaker_failures", 1, 1000, &c.breaker_failures);
+  read_path.Integer("breaker_open_ms", 10, 600'000, &c.breaker_open_ms);
+  read_path.Integer("database_per_second", 1, 1'000'000, &c.fallback_queries_per_second);
+  read_path.Integer("stale_ms", 0, 3'600'000, &c.fallback_stale_ms);
+  read_path.RejectUnknownKeys();
+
   config::ConfigReader bloom = service.Section("bloom");
   bloom.Double("false_positive_rate", 1e-6, 0.1, &c.bloom_false_positive_rate);
   bloom.Integer("check_interval_ms", 10, 3'600'000, &c.bloom_check_interval_ms);

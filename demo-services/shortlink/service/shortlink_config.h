@@ -40,6 +40,12 @@ struct ShortLinkConfig : storage::BackendConfig {
   uint32_t hot_entries = 100'000;      // cache.hot_entries
   uint32_t local_entries = 1'000'000;  // cache.local_entries (embedded)
 
+  // read_path.*: redis+mariadb lookups when Redis is slow or gone (README, "Read path").
+  uint32_t read_redis_timeout_ms = 100;        // read_path.redis_timeout_ms
+  uint32_t breaker_failures = 5;               // read_path.breaker_failures
+  int64_t breaker_open_ms = 1000;              // read_path.breaker_open_ms
+  uint32_t fallback_queries_per_second = 200;  // read_path.database_per_second
+  int64_t fallback_stale_ms = 60'000;          // read_path.stale_ms
   // cache.change_poll_ms: redis+mariadb, how often the change log is read (README, "Read path").
   int64_t change_poll_ms = 1000;
   // bloom.false_positive_rate: what the filter is sized for (with room for twice the links),

@@ -24,6 +24,9 @@ const ShortLinkMetrics& Metrics() {
       .limited_redirects =
           Counter("shortlink_limited_redirects_total",
                   "Redirects answered 429: the client's allowance of 404s ran out."),
+      .fallback_refusals =
+          Counter("shortlink_fallback_refusals_total",
+                  "Lookups answered 503 while Redis failed: the database's share was used up."),
       .dropped_visits = Counter("shortlink_dropped_visits_total",
                                 "Visits the statistics lost: recorder queue full or log away."),
       .counted_visits = Counter("shortlink_counted_visits_total",

@@ -12,6 +12,7 @@ struct ShortLinkMetrics {
   metrics::Counter* redirects;          // 302s
   metrics::Counter* refused_redirects;  // 404s and 410s
   metrics::Counter* limited_redirects;  // 429s: the client's 404 allowance ran out
+  metrics::Counter* fallback_refusals;  // lookups refused: Redis failing, database share used up
   metrics::Counter* dropped_visits;     // visits the statistics lost (queue full, log away)
   metrics::Counter* counted_visits;     // events the statistics consumer counted (first time)
   metrics::Counter* dead_visits;        // events dead-lettered after too many deliveries

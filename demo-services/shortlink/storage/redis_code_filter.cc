@@ -77,6 +77,7 @@ return 1
 )lua";
 
 constexpr int64_t kLeaseMs = 300'000;
+constexpr std::chrono::milliseconds kViewRetry{100};
 constexpr size_t kUploadChunk = 4 << 20;
 
 std::vector<std::string> PositionArgs(const std::vector<uint64_t>& positions) {
@@ -134,6 +135,7 @@ Status RedisCodeFilter::ReadView(View* view) {
   }
   view->current = ShapeOf(replies[0].get());
   view->pending = ShapeOf(replies[1].get());
+  view->read_at = std::chrono::steady_clock::now();
   std::lock_guard lock(mu_);
   view_ = *view;
   return Status::Ok();
@@ -143,7 +145,11 @@ Status RedisCodeFilter::Check(const std::string& code, FilterAnswer* answer) {
   *answer = FilterAnswer::kUnknown;
   View view = SeenView();
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (view.generation != generation_() || attempt > 0) {
+    // Without a filter in view, another provider (or this one's job) may have built one since:
+    // looked for again, at most every kViewRetry.
+    const bool none_lately =
+        !view.current && std::chrono::steady_clock::now() - view.read_at > kViewRetry;
+    if (view.generation != generation_() || attempt > 0 || none_lately) {
       if (Status s = ReadView(&view); !s.ok()) return s;
     }
     if (view.generation == 0 || !view.current) return Status::Ok();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -47,6 +48,7 @@ class RedisCodeFilter final : public CodeFilter {
     int64_t generation = 0;
     std::optional<BloomShape> current;
     std::optional<BloomShape> pending;
+    std::chrono::steady_clock::time_point read_at;
   };
   std::string Key(int64_t generation, std::string_view what) const;
   std::string BitmapKey(int64_t generation, const std::optional<BloomShape>& shape) const;

@@ -820,5 +820,56 @@ TEST(ShortLinkRedisRestartTest, ADisableWhoseCacheWriteWasLostStillReachesEveryP
   }
 }
 
+// Redis accepts and never answers (stopped): redirects of known links keep answering, each
+// unknown code costs the database at most one query, the breaker opens, and once Redis answers
+// again a probe closes it.
+TEST(ShortLinkRedisRestartTest, ASilentRedisDegradesRedirectsAndNeverStallsThem) {
+  testsupport::RedisServer redis;
+  ASSERT_TRUE(redis.Start());
+  TempDir dir;
+  ShortLinkConfig config = ConfigFor(Backend::kRedisMariaDb, dir.path());
+  config.redis_port = redis.port();
+  config.read_redis_timeout_ms = 100;
+  config.breaker_failures = 3;
+  config.breaker_open_ms = 300;
+  config.fallback_queries_per_second = 1000;
+  InProcessProvider provider;
+  provider.Start(config);
+  const std::string key = NewTenantKey(provider.proxy(), "acme");
+  std::vector<std::string> known;
+  for (int i = 0; i < 5; ++i) {
+    CreateLinkRequest request;
+    request.set_request_id("r" + std::to_string(i));
+    request.set_long_url("https://example.com/" + std::to_string(i));
+    auto made = provider.proxy().CreateLink(request, WithToken(key));
+    ASSERT_TRUE(made.ok()) << made.status();
+    known.push_back(made->code());
+    ASSERT_EQ(HttpGet(provider.port(), "/" + known.back()).status, 302);
+  }
+
+  redis.Pause();
+  const uint64_t before = provider.app().store().queries();
+  for (int round = 0; round < 5; ++round) {
+    for (const std::string& code : known) {
+      EXPECT_EQ(HttpGet(provider.port(), "/" + code).status, 302) << code;
+    }
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_EQ(HttpGet(provider.port(), "/unknown" + std::to_string(i)).status, 404);
+    }
+  }
+  EXPECT_TRUE(provider.app().read_breaker()->open());
+  EXPECT_GE(provider.app().read_breaker()->openings(), 1u);
+  // 5 known and 100 unknown codes asked 5 times: each reached the database once at most.
+  EXPECT_LE(provider.app().store().queries() - before, 105u);
+
+  redis.Resume();
+  const auto resumed = std::chrono::steady_clock::now();
+  while (provider.app().read_breaker()->open()) {
+    ASSERT_LT(std::chrono::steady_clock::now() - resumed, 10s) << "the breaker never closed";
+    EXPECT_EQ(HttpGet(provider.port(), "/" + known[0]).status, 302);
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
 }  // namespace
 }  // namespace ferry::shortlink::testing
