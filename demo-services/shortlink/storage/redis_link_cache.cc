@@ -3,8 +3,6 @@
 #include <hiredis.h>
 
 #include <charconv>
-#include <chrono>
-#include <random>
 #include <vector>
 
 namespace ferry::shortlink {
