@@ -36,9 +36,7 @@ class ShortLinkServiceTest : public ::testing::TestWithParam<Backend> {
     return provider_.proxy().CreateLink(request, WithToken(key.empty() ? key_ : key));
   }
   std::string CreateCode(const std::string& request_id, const std::string& url) {
-    auto created = Create(Request(request_id, url));
-    EXPECT_TRUE(created.ok()) << created.status();
-    return created.ok() ? created->code() : std::string();
+    return NewLink(provider_.proxy(), key_, request_id, url);
   }
 
   TempDir dir_;
@@ -617,12 +615,7 @@ TEST(ShortLinkRedisRestartTest, RedirectsKeepWorkingAndTheFilterComesBack) {
   provider.Start(ConfigFor(Backend::kRedisMariaDb, dir.path()));
   const std::string key = NewTenantKey(provider.proxy(), "acme");
   auto create = [&](const std::string& id, const std::string& url) {
-    CreateLinkRequest request;
-    request.set_request_id(id);
-    request.set_long_url(url);
-    auto r = provider.proxy().CreateLink(request, WithToken(key));
-    EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? r->code() : std::string();
+    return NewLink(provider.proxy(), key, id, url);
   };
   const std::string before = create("before", "https://example.com/before");
   EXPECT_EQ(HttpGet(provider.port(), "/" + before).status, 302);
@@ -729,12 +722,7 @@ TEST(ShortLinkRedisRestartTest, ARedisRestoredFromAnOlderCopyLosesNoConfirmedCha
   b.Start(config);
   const std::string key = NewTenantKey(a.proxy(), "acme");
   auto create = [&](const std::string& id) {
-    CreateLinkRequest request;
-    request.set_request_id(id);
-    request.set_long_url("https://example.com/" + id);
-    auto made = a.proxy().CreateLink(request, WithToken(key));
-    EXPECT_TRUE(made.ok()) << made.status();
-    return made.ok() ? made->code() : std::string();
+    return NewLink(a.proxy(), key, id, "https://example.com/" + id);
   };
   const std::string old_code = create("old");
   ASSERT_EQ(HttpGet(b.port(), "/" + old_code).status, 302);  // cached, in the filter
@@ -790,12 +778,7 @@ TEST(ShortLinkRedisRestartTest, ADisableWhoseCacheWriteWasLostStillReachesEveryP
   a.Start(config);
   b.Start(config);
   const std::string key = NewTenantKey(a.proxy(), "acme");
-  CreateLinkRequest request;
-  request.set_request_id("r1");
-  request.set_long_url("https://example.com/abuse");
-  auto made = a.proxy().CreateLink(request, WithToken(key));
-  ASSERT_TRUE(made.ok()) << made.status();
-  const std::string code = made->code();
+  const std::string code = NewLink(a.proxy(), key, "r1", "https://example.com/abuse");
   ASSERT_EQ(HttpGet(b.port(), "/" + code).status, 302);
 
   storage::RedisOptions options;
@@ -838,12 +821,8 @@ TEST(ShortLinkRedisRestartTest, ASilentRedisDegradesRedirectsAndNeverStallsThem)
   const std::string key = NewTenantKey(provider.proxy(), "acme");
   std::vector<std::string> known;
   for (int i = 0; i < 5; ++i) {
-    CreateLinkRequest request;
-    request.set_request_id("r" + std::to_string(i));
-    request.set_long_url("https://example.com/" + std::to_string(i));
-    auto made = provider.proxy().CreateLink(request, WithToken(key));
-    ASSERT_TRUE(made.ok()) << made.status();
-    known.push_back(made->code());
+    known.push_back(NewLink(provider.proxy(), key, "r" + std::to_string(i),
+                            "https://example.com/" + std::to_string(i)));
     ASSERT_EQ(HttpGet(provider.port(), "/" + known.back()).status, 302);
   }
 

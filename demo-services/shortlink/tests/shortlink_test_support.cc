@@ -102,6 +102,16 @@ CallOptions WithToken(std::string_view token) {
   return options;
 }
 
+std::string NewLink(ShortLinkServiceProxy& proxy, const std::string& key,
+                    const std::string& request_id, const std::string& url) {
+  CreateLinkRequest request;
+  request.set_request_id(request_id);
+  request.set_long_url(url);
+  auto made = proxy.CreateLink(request, WithToken(key));
+  EXPECT_TRUE(made.ok()) << made.status();
+  return made.ok() ? made->code() : std::string();
+}
+
 std::string NewTenantKey(ShortLinkServiceProxy& proxy, const std::string& name, int64_t* tenant_id,
                          int64_t* key_id) {
   CreateTenantRequest tenant;

@@ -49,6 +49,10 @@ CallOptions WithToken(std::string_view token);
 std::string NewTenantKey(ShortLinkServiceProxy& proxy, const std::string& name,
                          int64_t* tenant_id = nullptr, int64_t* key_id = nullptr);
 
+// A new link of `key`'s tenant for `url` (the code; empty after a gtest failure).
+std::string NewLink(ShortLinkServiceProxy& proxy, const std::string& key,
+                    const std::string& request_id, const std::string& url);
+
 struct HttpAnswer {
   int status = 0;  // 0: no answer
   std::string location;
