@@ -93,13 +93,17 @@ class RoutedEcho final : public demo::EchoServiceBase {
 
 class HttpTest : public ::testing::Test {
  protected:
-  void Start(const std::string& yaml = "") {
+  // `added`, when given, runs after the configured filters.
+  void Start(const std::string& yaml = "", std::shared_ptr<ServerFilter> added = nullptr) {
     Config config;
     const Status parsed =
         ParseConfig("server:\n  listen: 127.0.0.1:0\n" + yaml, "http.yaml", &config);
     ASSERT_TRUE(parsed.ok()) << parsed;
     server_.emplace(config.server);
     ASSERT_TRUE(server_->AddService(&echo_).ok());
+    if (added) {
+      ASSERT_TRUE(server_->AddFilter("recording", std::move(added)).ok());
+    }
     HttpRoute admin{.method = "GET",
                     .pattern = "/health",
                     .handler = [](const HttpRequest&,
@@ -341,6 +345,65 @@ TEST_F(HttpTest, MalformedOversizedAndSlowRequestsGetTheirStatusAndTheConnection
     EXPECT_TRUE(client.WaitForClose());
   }
   ExpectBinaryEchoWorks();
+}
+
+// What a filter saw of the calls that reached it: "<service>/<method> <status code>" each, once
+// they completed.
+class CompletionLog final : public ServerFilter {
+ public:
+  void Configure(config::ConfigReader&) override {}
+  Status OnCall(ServerCall&) override { return Status::Ok(); }
+  void OnDone(const ServerCall& call, const Status& status, std::chrono::nanoseconds) override {
+    std::lock_guard lock(mu_);
+    seen_.push_back(std::string(call.context.service()) + "/" + std::string(call.context.method()) +
+                    " " + std::string(StatusCodeName(status.code())));
+  }
+  std::vector<std::string> seen() const {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> seen_;
+};
+
+// A route is a method "GET /links/{code}" of service "http" to the server's filters: a rate
+// limit and an auth filter's exempt list name it so, a refusal answers as the gateway's do, and
+// a filter sees the route's answer as a status. Admin pages stay out of the chain.
+TEST_F(HttpTest, RoutesRunThroughTheServerFiltersAsMethodsOfServiceHttp) {
+  auto log = std::make_shared<CompletionLog>();
+  Start(
+      "  filters:\n"
+      "    - {name: auth, secret: s3cr3t, exempt: [\"http/GET /links/{code}\"]}\n"
+      "    - name: ratelimit\n"
+      "      methods: {\"http/GET /links/{code}\": {per_peer: {rate: 0.001, burst: 2}}}\n",
+      log);
+  RawHttpClient client(port());
+  for (const char* code : {"a", "b", "c"}) {
+    ASSERT_TRUE(client.Send(Request("GET", std::string("/links/") + code)));
+  }
+  auto a = client.Read();
+  auto b = client.Read();
+  auto c = client.Read();
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(a->status, 302);
+  EXPECT_EQ(b->status, 302);
+  EXPECT_EQ(c->status, 429) << c->body;
+  EXPECT_EQ(c->headers.count("retry-after"), 1u);
+  EXPECT_NE(c->body.find("RESOURCE_EXHAUSTED"), std::string::npos) << c->body;
+  // Another route is not exempt: unsigned, auth refuses it before the handler runs.
+  ASSERT_TRUE(client.Send(Request("GET", "/links/top")));
+  auto top = client.Read();
+  ASSERT_TRUE(top);
+  EXPECT_EQ(top->status, 401) << top->body;
+  ASSERT_TRUE(client.Send(Request("GET", "/health")));
+  auto health = client.Read();
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  // The last filter saw the two redirects (a 302 is OK); the refused calls never reached it.
+  EXPECT_EQ(log->seen(),
+            (std::vector<std::string>{"http/GET /links/{code} OK", "http/GET /links/{code} OK"}));
 }
 
 TEST_F(HttpTest, AnAuthFilterReadsTheBearerTokenAndRateLimitsAnswer429) {

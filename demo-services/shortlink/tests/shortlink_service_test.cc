@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "ferry/storage/sqlite_connection.h"
+#include "raw_http_client.h"
 #include "service/sha256_hex.h"
 #include "service/tenant_keys.h"
 #include "shortlink_test_support.h"
@@ -372,6 +373,45 @@ TEST_P(ShortLinkServiceTest, CodesCannotBeWalked) {
     EXPECT_EQ(HttpGet(guarded.port(), "/nope" + std::to_string(i)).status, 404);
   EXPECT_EQ(HttpGet(guarded.port(), "/nope-more").status, 429);
   EXPECT_EQ(HttpGet(guarded.port(), "/" + *codes.begin()).status, 429);
+}
+
+// The shipped configurations limit the redirect route per client address through the server's
+// filters (`ratelimit` on "http/GET /{code}"): one address following a link hundreds of times at
+// once gets its burst of 302s, then 429 with Retry-After; the RPC surface is not limited by it.
+TEST_P(ShortLinkServiceTest, TheShippedRateLimitCoversTheRedirectRoute) {
+  const std::string name =
+      GetParam() == Backend::kEmbedded ? "shortlink-server.yaml" : "shortlink-server-redis.yaml";
+  const std::string code = CreateCode("limited-route", "https://example.com/route");
+  InProcessProvider shipped;  // the same database: the link is known there
+  shipped.Start(config_,
+                testsupport::ServerFiltersOf(std::string(SHORTLINK_CONFIG_DIR) + "/" + name));
+  // Pipelined on one connection, so the requests outrun the refill however slow the build is.
+  http_test::RawHttpClient client(shipped.port());
+  constexpr int kSent = 600;
+  std::string requests;
+  for (int i = 0; i < kSent; ++i) requests += http_test::Request("GET", "/" + code);
+  ASSERT_TRUE(client.Send(requests));
+  int redirected = 0;
+  int limited = 0;
+  for (int i = 0; i < kSent; ++i) {
+    auto answer = client.Read();
+    ASSERT_TRUE(answer) << "answer " << i;
+    if (answer->status == 302) {
+      ++redirected;
+    } else {
+      EXPECT_GE(i, 200) << "refused within the burst";
+      EXPECT_EQ(answer->status, 429) << answer->body;
+      EXPECT_EQ(answer->headers.count("retry-after"), 1u);
+      ++limited;
+    }
+  }
+  EXPECT_GE(redirected, 200);
+  EXPECT_GT(limited, 0);
+  for (int i = 0; i < 5; ++i) {
+    CodeRequest request;
+    request.set_code(code);
+    EXPECT_TRUE(shipped.proxy().GetLink(request, WithToken(key_)).ok());
+  }
 }
 
 // 10,000 requests for 1,000 codes that do not exist cost the database at most a query each

@@ -77,11 +77,12 @@ testsupport::LoopbackProviderOptions ProviderOptions(const ShortLinkApp& app) {
 
 }  // namespace
 
-void InProcessProvider::Start(const ShortLinkConfig& config) {
+void InProcessProvider::Start(const ShortLinkConfig& config, std::vector<FilterSpec> filters) {
   std::unique_ptr<ShortLinkApp> app;
   Status s = ShortLinkApp::Create(config, &app);
   ASSERT_TRUE(s.ok()) << s;
-  const testsupport::LoopbackProviderOptions options = ProviderOptions(*app);
+  testsupport::LoopbackProviderOptions options = ProviderOptions(*app);
+  options.filters = std::move(filters);
   AppProvider::Serve(std::move(app), options, testsupport::LoopbackClientOptions(20s));
 }
 

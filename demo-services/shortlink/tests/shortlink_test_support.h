@@ -37,7 +37,8 @@ ShortLinkConfig ConfigFor(Backend backend, const std::filesystem::path& dir);
 // servers may share one app (one embedded database has one provider process).
 class InProcessProvider : public testsupport::AppProvider<ShortLinkApp, ShortLinkServiceProxy> {
  public:
-  void Start(const ShortLinkConfig& config);
+  // `filters`: the server's configured filters, run before the API-key check.
+  void Start(const ShortLinkConfig& config, std::vector<FilterSpec> filters = {});
   // Another server in front of `app`, believing the X-Forwarded-For of `trusted_proxies`.
   void Serve(ShortLinkApp* app, std::vector<std::string> trusted_proxies = {});
 };

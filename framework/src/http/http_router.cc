@@ -71,10 +71,17 @@ Status HttpRouter::Add(HttpRoute route) {
       same = a.param == b.param && (a.param || a.text == b.text);
     }
     if (same) {
-      return Status(StatusCode::INVALID_ARGUMENT,
-                    "HTTP routes '" + DescribeRoute(other.route) + "' and '" + DescribeRoute(route) +
-                        "' match the same paths");
+      return Status(StatusCode::INVALID_ARGUMENT, "HTTP routes '" + DescribeRoute(other.route) +
+                                                      "' and '" + DescribeRoute(route) +
+                                                      "' match the same paths");
     }
+  }
+  if (!route.admin) {
+    entry.filters = std::make_unique<RouteFilters>();
+    entry.filters->method = route.method + " " + route.pattern;
+    entry.filters->spec.service = kFilterService;
+    entry.filters->spec.method = entry.filters->method;
+    entry.filters->spec.idempotent = route.method == "GET";
   }
   entry.route = std::move(route);
   entries_.push_back(std::move(entry));
@@ -93,6 +100,7 @@ bool HttpRouter::Matches(const Entry& entry, const std::vector<std::string_view>
     if (segment.param ? path[i].empty() : segment.text != path[i]) return false;
   }
   out->route = &entry.route;
+  out->filters = entry.filters.get();
   out->params.clear();
   for (size_t i = 0; i < path.size(); ++i) {
     if (entry.segments[i].param) out->params.emplace_back(entry.segments[i].text, path[i]);
@@ -128,6 +136,12 @@ std::vector<std::string> HttpRouter::Describe() const {
   std::vector<std::string> lines;
   for (const Entry& entry : entries_) lines.push_back(DescribeRoute(entry.route));
   return lines;
+}
+
+void HttpRouter::ForEachRouteFilters(const std::function<void(RouteFilters&)>& visit) {
+  for (Entry& entry : entries_) {
+    if (entry.filters) visit(*entry.filters);
+  }
 }
 
 }  // namespace ferry::http

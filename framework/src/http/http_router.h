@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -7,6 +9,8 @@
 
 #include "ferry/codec/status.h"
 #include "ferry/framework/http.h"
+#include "ferry/framework/method_spec.h"
+#include "filter/filter_method_states.h"
 
 namespace ferry::http {
 
@@ -14,8 +18,19 @@ namespace ferry::http {
 // starts and read-only afterwards, so IO threads match without locking.
 class HttpRouter {
  public:
+  // What the server's filters know a route as: a method "GET /{code}" of service "http", so that
+  // `ratelimit`'s methods, `auth`'s exempt list and the access log name it "http/GET /{code}".
+  // Admin routes have none: they are the operator's, behind their own token.
+  struct RouteFilters {
+    std::string method;                 // "GET /{code}": the route's method and pattern
+    MethodSpec spec;                    // points into `method`
+    filter::FilterMethodStates states;  // the filters' own for the route, set at start
+  };
+  static constexpr std::string_view kFilterService = "http";
+
   struct Match {
     const HttpRoute* route = nullptr;
+    const RouteFilters* filters = nullptr;                              // null for an admin route
     std::vector<std::pair<std::string_view, std::string_view>> params;  // name -> segment
   };
 
@@ -38,6 +53,9 @@ class HttpRouter {
   // server logs at start-up.
   std::vector<std::string> Describe() const;
 
+  // Before the server starts: every route's RouteFilters, for setting its states.
+  void ForEachRouteFilters(const std::function<void(RouteFilters&)>& visit);
+
  private:
   struct Segment {
     std::string text;  // the literal, or the parameter's name
@@ -46,6 +64,7 @@ class HttpRouter {
   struct Entry {
     HttpRoute route;
     std::vector<Segment> segments;
+    std::unique_ptr<RouteFilters> filters;  // its own allocation: entries move as they are sorted
   };
 
   static bool Parse(std::string_view pattern, std::vector<Segment>* out);

@@ -204,7 +204,7 @@ void HttpSession::Dispatch() {
                                      std::string(request.path())));
   }
   exchange_->SetParams(std::move(match.params));
-  server::RunRoute(connection_, *match.route, exchange_->request(), id);
+  server::RunRoute(connection_, match, exchange_->request(), id);
 }
 
 void HttpSession::Respond(uint64_t exchange, HttpResponse response) {

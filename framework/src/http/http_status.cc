@@ -41,6 +41,33 @@ HttpStatusOf HttpStatusFor(StatusCode code) {
   return {500, false};
 }
 
+StatusCode StatusCodeOfHttp(int status) {
+  if (status < 400) return StatusCode::OK;
+  switch (status) {
+    case 401:
+      return StatusCode::UNAUTHENTICATED;
+    case 403:
+      return StatusCode::PERMISSION_DENIED;
+    case 404:
+    case 410:
+      return StatusCode::NOT_FOUND;
+    case 409:
+      return StatusCode::ALREADY_EXISTS;
+    case 429:
+      return StatusCode::RESOURCE_EXHAUSTED;
+    case 499:
+      return StatusCode::CANCELLED;
+    case 501:
+      return StatusCode::UNIMPLEMENTED;
+    case 503:
+      return StatusCode::UNAVAILABLE;
+    case 504:
+      return StatusCode::DEADLINE_EXCEEDED;
+    default:
+      return status < 500 ? StatusCode::INVALID_ARGUMENT : StatusCode::INTERNAL;
+  }
+}
+
 std::string JsonQuoted(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {

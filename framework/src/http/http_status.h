@@ -14,6 +14,11 @@ struct HttpStatusOf {
 };
 HttpStatusOf HttpStatusFor(StatusCode code);
 
+// The status an HTTP answer stands for, for filters that see a route's outcome (an access log,
+// error counts): 1xx-3xx OK, and the codes HttpStatusFor answers with as their status (410 is
+// NOT_FOUND, any other 4xx INVALID_ARGUMENT, any other 5xx INTERNAL).
+StatusCode StatusCodeOfHttp(int status);
+
 // {"code":"NOT_FOUND","message":"..."}: the JSON error body of every failed call or request.
 std::string ErrorJson(StatusCode code, std::string_view message);
 

@@ -9,6 +9,7 @@
 #include "http/http_status.h"
 #include "logger.h"
 #include "server/business_pool.h"
+#include "server/route_call.h"
 #include "server/server_call.h"
 #include "server/server_connection.h"
 
@@ -102,9 +103,14 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, 
   return true;
 }
 
-void RunRoute(ServerConnection& connection, const HttpRoute& route, const HttpRequest& request,
-              uint64_t exchange) {
+void RunRoute(ServerConnection& connection, const http::HttpRouter::Match& match,
+              const HttpRequest& request, uint64_t exchange) {
   std::shared_ptr<ServerConnection> self = connection.shared_from_this();
+  if (match.filters != nullptr && !connection.filters().empty()) {
+    return RouteCall::Start(std::make_shared<RouteCall>(std::move(self), *match.route,
+                                                        *match.filters, request, exchange));
+  }
+  const HttpRoute& route = *match.route;
   if (route.on_io_thread) return RouteTask::RunHandler(self, route, request, exchange);
   std::unique_ptr<BusinessPool::Task> task =
       std::make_unique<RouteTask>(std::move(self), route, request, exchange);

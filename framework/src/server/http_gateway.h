@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "ferry/framework/http.h"
+#include "http/http_router.h"
 
 namespace ferry::server {
 
@@ -15,9 +16,10 @@ class ServerConnection;
 // path names no service served here: a route may serve it then.
 bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, uint64_t exchange);
 
-// Runs `route`'s handler for `request`: on the IO thread when the route says so, else on the
-// business pool (503 when it is full). A handler that throws is answered 500.
-void RunRoute(ServerConnection& connection, const HttpRoute& route, const HttpRequest& request,
-              uint64_t exchange);
+// Runs the matched route's handler for `request`: on the IO thread when the route says so, else
+// on the business pool (503 when it is full). A handler that throws is answered 500. A route
+// that is not an admin page goes through the server's filters first (RouteCall).
+void RunRoute(ServerConnection& connection, const http::HttpRouter::Match& match,
+              const HttpRequest& request, uint64_t exchange);
 
 }  // namespace ferry::server

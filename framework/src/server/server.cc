@@ -229,6 +229,9 @@ Status Server::Impl::Start() {
     status = filter::ServerFilterChain::Create(options_.filters, added_filters_, &core_.filters);
   if (status.ok()) status = BuildRoutes();
   if (!status.ok()) return status;
+  core_.routes.ForEachRouteFilters([this](http::HttpRouter::RouteFilters& route) {
+    route.states = core_.filters.NewMethodStates(route.spec);
+  });
   core_.methods.ForEachEntry([this](server::MethodTable::Entry& entry) {
     entry.filter_states = core_.filters.NewMethodStates(*entry.method->spec);
     if (options_.metrics) {

@@ -12,8 +12,9 @@
 namespace ferry {
 
 namespace server {
+class HttpCallContext;
 class ServerCall;
-}
+}  // namespace server
 
 // What a handler knows about the call it serves. Owned by the server until the call completes
 // (ServerDone): keep nothing of it afterwards, as the server reuses it for a later call.
@@ -81,6 +82,7 @@ class ServerContext {
   // Fills the context from the request it serves; a connection's inline calls reuse one
   // context, whose strings then keep their capacity from call to call.
   friend class server::ServerCall;
+  friend class server::HttpCallContext;
 
   std::string_view service_;
   std::string_view method_;

@@ -1,0 +1,96 @@
+#include "server/route_call.h"
+
+#include <google/protobuf/empty.pb.h>
+
+#include <exception>
+#include <string>
+
+#include "http/http_session.h"
+#include "http/http_status.h"
+#include "logger.h"
+#include "server/business_pool.h"
+#include "server/http_call_context.h"
+#include "server/server_connection.h"
+
+namespace ferry::server {
+namespace {
+
+const google::protobuf::Message& NoRequest() { return google::protobuf::Empty::default_instance(); }
+
+HttpResponse Error(const Status& status) { return http::HttpSession::CallAnswer(status, nullptr); }
+
+class RouteCallTask final : public BusinessPool::Task {
+ public:
+  explicit RouteCallTask(std::shared_ptr<RouteCall> call) : call_(std::move(call)) {}
+  void Run() override {
+    std::unique_ptr<RouteCallTask> owned(this);
+    call_->Run();
+  }
+
+ private:
+  const std::shared_ptr<RouteCall> call_;
+};
+
+}  // namespace
+
+RouteCall::RouteCall(std::shared_ptr<ServerConnection> connection, const HttpRoute& route,
+                     const http::HttpRouter::RouteFilters& filters, const HttpRequest& request,
+                     uint64_t exchange)
+    : connection_(std::move(connection)),
+      route_(route),
+      filters_(filters),
+      request_(request),
+      exchange_(exchange) {}
+
+void RouteCall::Start(std::shared_ptr<RouteCall> call) {
+  RouteCall& self = *call;
+  ServerContext& context = self.context_;
+  context.set_service(http::HttpRouter::kFilterService);
+  context.set_method(self.filters_.method);
+  const auto now = ServerContext::Clock::now();
+  if (Status filled = HttpCallContext::Fill(self.request_, *self.connection_, now, &context);
+      !filled.ok()) {
+    return self.Finish(Error(filled));
+  }
+  const filter::ServerFilterChain& chain = self.connection_->filters();
+  if (Status admitted =
+          chain.Admit(context, self.request_.body(), self.filters_.states, &self.pass_);
+      !admitted.ok()) {
+    return self.Finish(Error(admitted));
+  }
+  if (self.route_.on_io_thread) return self.Run();
+  std::unique_ptr<BusinessPool::Task> task = std::make_unique<RouteCallTask>(std::move(call));
+  if (!self.connection_->core().pool->TrySubmit(&task)) {
+    task.reset();
+    self.Finish(Error(Status(StatusCode::OVERLOADED, "server overloaded: business queue full")));
+  }
+}
+
+void RouteCall::Run() {
+  const filter::ServerFilterChain& chain = connection_->filters();
+  if (Status entered = chain.Enter(context_, NoRequest(), filters_.states, &pass_); !entered.ok()) {
+    return Finish(Error(entered));
+  }
+  HttpReply reply(
+      [self = shared_from_this()](HttpResponse response) { self->Finish(std::move(response)); });
+  try {
+    route_.handler(request_, std::move(reply));
+  } catch (const std::exception& e) {
+    Logger().warn("ferry server: HTTP route {} {} threw: {}", route_.method, route_.pattern,
+                  e.what());
+    Finish(
+        Error(Status(StatusCode::INTERNAL, "the route's handler threw: " + std::string(e.what()))));
+  }
+}
+
+void RouteCall::Finish(HttpResponse response) {
+  if (finished_.exchange(true)) return;
+  const Status outcome = http::StatusCodeOfHttp(response.status) == StatusCode::OK
+                             ? Status::Ok()
+                             : Status(http::StatusCodeOfHttp(response.status),
+                                      "HTTP " + std::to_string(response.status));
+  connection_->filters().Leave(context_, NoRequest(), filters_.states, outcome, &pass_);
+  connection_->AnswerHttp(exchange_, std::move(response));
+}
+
+}  // namespace ferry::server

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "ferry/framework/http.h"
+#include "ferry/framework/server_context.h"
+#include "filter/server_filter_chain.h"
+#include "http/http_router.h"
+
+namespace ferry::server {
+
+class ServerConnection;
+
+// One request of an HTTP route through the server's filters, as a call of method
+// "GET /{code}" of service "http" with an empty request message: OnAdmit on the IO thread (a
+// refusal costs no worker), OnCall before the handler, OnDone once the handler answered, with
+// the status its answer's HTTP status stands for. A refusal is answered as the JSON gateway
+// answers one (429 with Retry-After for RESOURCE_EXHAUSTED, 401, ...).
+class RouteCall : public std::enable_shared_from_this<RouteCall> {
+ public:
+  RouteCall(std::shared_ptr<ServerConnection> connection, const HttpRoute& route,
+            const http::HttpRouter::RouteFilters& filters, const HttpRequest& request,
+            uint64_t exchange);
+
+  // Admits the request and runs the handler on the thread the route asks for.
+  static void Start(std::shared_ptr<RouteCall> call);
+  // The filters' OnCall, then the handler: on the route's thread, once Start admitted the call.
+  void Run();
+
+ private:
+  // The call's one answer: later ones (a handler that answered, then threw) are dropped.
+  void Finish(HttpResponse response);
+
+  const std::shared_ptr<ServerConnection> connection_;
+  const HttpRoute& route_;
+  const http::HttpRouter::RouteFilters& filters_;
+  const HttpRequest& request_;  // the connection's: alive while it is
+  const uint64_t exchange_;
+  ServerContext context_;
+  filter::ServerFilterPass pass_;
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace ferry::server
