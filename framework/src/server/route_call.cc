@@ -34,7 +34,7 @@ class RouteCallTask final : public BusinessPool::Task {
 }  // namespace
 
 RouteCall::RouteCall(std::shared_ptr<ServerConnection> connection, const HttpRoute& route,
-                     const http::HttpRouter::RouteFilters& filters, const HttpRequest& request,
+                     const http::HttpRouter::RouteFilters* filters, const HttpRequest& request,
                      uint64_t exchange)
     : connection_(std::move(connection)),
       route_(route),
@@ -44,19 +44,20 @@ RouteCall::RouteCall(std::shared_ptr<ServerConnection> connection, const HttpRou
 
 void RouteCall::Start(std::shared_ptr<RouteCall> call) {
   RouteCall& self = *call;
-  ServerContext& context = self.context_;
-  context.set_service(http::HttpRouter::kFilterService);
-  context.set_method(self.filters_.method);
-  const auto now = ServerContext::Clock::now();
-  if (Status filled = HttpCallContext::Fill(self.request_, *self.connection_, now, &context);
-      !filled.ok()) {
-    return self.Finish(Error(filled));
-  }
-  const filter::ServerFilterChain& chain = self.connection_->filters();
-  if (Status admitted =
-          chain.Admit(context, self.request_.body(), self.filters_.states, &self.pass_);
-      !admitted.ok()) {
-    return self.Finish(Error(admitted));
+  if (self.filters_ != nullptr) {
+    ServerContext& context = self.context_;
+    context.set_service(http::HttpRouter::kFilterService);
+    context.set_method(self.filters_->method);
+    const auto now = ServerContext::Clock::now();
+    if (Status filled = HttpCallContext::Fill(self.request_, *self.connection_, now, &context);
+        !filled.ok()) {
+      return self.Finish(Error(filled));
+    }
+    if (Status admitted = self.connection_->filters().Admit(context, self.request_.body(),
+                                                            self.filters_->states, &self.pass_);
+        !admitted.ok()) {
+      return self.Finish(Error(admitted));
+    }
   }
   if (self.route_.on_io_thread) return self.Run();
   std::unique_ptr<BusinessPool::Task> task = std::make_unique<RouteCallTask>(std::move(call));
@@ -67,9 +68,12 @@ void RouteCall::Start(std::shared_ptr<RouteCall> call) {
 }
 
 void RouteCall::Run() {
-  const filter::ServerFilterChain& chain = connection_->filters();
-  if (Status entered = chain.Enter(context_, NoRequest(), filters_.states, &pass_); !entered.ok()) {
-    return Finish(Error(entered));
+  if (filters_ != nullptr) {
+    if (Status entered =
+            connection_->filters().Enter(context_, NoRequest(), filters_->states, &pass_);
+        !entered.ok()) {
+      return Finish(Error(entered));
+    }
   }
   HttpReply reply(
       [self = shared_from_this()](HttpResponse response) { self->Finish(std::move(response)); });
@@ -85,11 +89,13 @@ void RouteCall::Run() {
 
 void RouteCall::Finish(HttpResponse response) {
   if (finished_.exchange(true)) return;
-  const Status outcome = http::StatusCodeOfHttp(response.status) == StatusCode::OK
-                             ? Status::Ok()
-                             : Status(http::StatusCodeOfHttp(response.status),
-                                      "HTTP " + std::to_string(response.status));
-  connection_->filters().Leave(context_, NoRequest(), filters_.states, outcome, &pass_);
+  if (filters_ != nullptr) {
+    const StatusCode code = http::StatusCodeOfHttp(response.status);
+    const Status outcome = code == StatusCode::OK
+                               ? Status::Ok()
+                               : Status(code, "HTTP " + std::to_string(response.status));
+    connection_->filters().Leave(context_, NoRequest(), filters_->states, outcome, &pass_);
+  }
   connection_->AnswerHttp(exchange_, std::move(response));
 }
 

@@ -13,15 +13,17 @@ namespace ferry::server {
 
 class ServerConnection;
 
-// One request of an HTTP route through the server's filters, as a call of method
-// "GET /{code}" of service "http" with an empty request message: OnAdmit on the IO thread (a
-// refusal costs no worker), OnCall before the handler, OnDone once the handler answered, with
-// the status its answer's HTTP status stands for. A refusal is answered as the JSON gateway
-// answers one (429 with Retry-After for RESOURCE_EXHAUSTED, 401, ...).
+// One request of an HTTP route: its handler on the IO thread or the business pool (503 when
+// full; a handler that throws is answered 500), kept with the connection, and so the request it
+// reads, until it answered. With `filters` (a route that is not an admin page, on a server with
+// filters) it goes through them as a call of method "GET /{code}" of service "http" with an
+// empty request message: OnAdmit on the IO thread (a refusal costs no worker), OnCall before the
+// handler, OnDone once the handler answered, with the status its answer's HTTP status stands
+// for. A refusal is answered as the JSON gateway answers one (429 with Retry-After, 401, ...).
 class RouteCall : public std::enable_shared_from_this<RouteCall> {
  public:
   RouteCall(std::shared_ptr<ServerConnection> connection, const HttpRoute& route,
-            const http::HttpRouter::RouteFilters& filters, const HttpRequest& request,
+            const http::HttpRouter::RouteFilters* filters, const HttpRequest& request,
             uint64_t exchange);
 
   // Admits the request and runs the handler on the thread the route asks for.
@@ -35,8 +37,8 @@ class RouteCall : public std::enable_shared_from_this<RouteCall> {
 
   const std::shared_ptr<ServerConnection> connection_;
   const HttpRoute& route_;
-  const http::HttpRouter::RouteFilters& filters_;
-  const HttpRequest& request_;  // the connection's: alive while it is
+  const http::HttpRouter::RouteFilters* const filters_;  // null: not filtered
+  const HttpRequest& request_;                           // the connection's: alive while it is
   const uint64_t exchange_;
   ServerContext context_;
   filter::ServerFilterPass pass_;
