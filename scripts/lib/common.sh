@@ -15,6 +15,8 @@ FERRY_PACKAGES=(
   libboost1.81-dev libboost-url1.81-dev protobuf-compiler libprotobuf-dev libprotoc-dev
   libidn2-dev  # shortlink: IDN target hosts to punycode
   libxxhash-dev  # shortlink: the Bloom filter's keyed hash (XXH3)
+  # shortlink: QR codes (libqrencode, libpng); the tests decode them with zbar
+  libqrencode-dev libpng-dev libzbar-dev
   libzstd-dev libyaml-cpp-dev libspdlog-dev rapidjson-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc

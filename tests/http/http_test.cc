@@ -81,14 +81,43 @@ class RoutedEcho final : public demo::EchoServiceBase {
         {.method = "GET",
          .pattern = "/boom",
          .handler = [](const HttpRequest&, HttpReply) { throw std::runtime_error("kaboom"); }},
+        // Keys starting "hot" are answered from the IO thread, others by the handler.
+        {.method = "GET",
+         .pattern = "/cached/{key}",
+         .handler =
+             [this](const HttpRequest& request, HttpReply reply) {
+               Saw(&pool_threads_);
+               reply({.status = 200, .body = "pool " + std::string(request.Param("key"))});
+             },
+         .answer_on_io_thread = [this](const HttpRequest& request) -> std::optional<HttpResponse> {
+           Saw(&io_threads_);
+           if (!request.Param("key").starts_with("hot")) return std::nullopt;
+           return HttpResponse{.status = 200, .body = "io " + std::string(request.Param("key"))};
+         }},
     };
+  }
+  // The threads /cached/{key} ran on: its IO-thread answer and its handler, once a call each.
+  std::vector<std::thread::id> io_threads() const {
+    std::lock_guard lock(mu_);
+    return io_threads_;
+  }
+  std::vector<std::thread::id> pool_threads() const {
+    std::lock_guard lock(mu_);
+    return pool_threads_;
   }
 
  private:
   demo::EchoServiceImpl echo_;
+  void Saw(std::vector<std::thread::id>* threads) {
+    std::lock_guard lock(mu_);
+    threads->push_back(std::this_thread::get_id());
+  }
+
   mutable std::mutex mu_;
   std::string last_user_;
   Attachments last_attachments_;
+  std::vector<std::thread::id> io_threads_;
+  std::vector<std::thread::id> pool_threads_;
 };
 
 class HttpTest : public ::testing::Test {
@@ -404,6 +433,29 @@ TEST_F(HttpTest, RoutesRunThroughTheServerFiltersAsMethodsOfServiceHttp) {
   // The last filter saw the two redirects (a 302 is OK); the refused calls never reached it.
   EXPECT_EQ(log->seen(),
             (std::vector<std::string>{"http/GET /links/{code} OK", "http/GET /links/{code} OK"}));
+}
+
+// answer_on_io_thread answers what it can where the request was read, and passes the rest to
+// the handler on the business pool; either way the filters see one call.
+TEST_F(HttpTest, ARouteAnswersFromTheIoThreadWhenItCanAndOtherwiseOnThePool) {
+  auto log = std::make_shared<CompletionLog>();
+  Start("", log);
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.Send(Request("GET", "/cached/hot1")));
+  ASSERT_TRUE(client.Send(Request("GET", "/cached/cold1")));
+  auto hot = client.Read();
+  auto cold = client.Read();
+  ASSERT_TRUE(hot && cold);
+  EXPECT_EQ(hot->body, "io hot1");
+  EXPECT_EQ(cold->body, "pool cold1");
+  const std::vector<std::thread::id> io = echo_.io_threads();
+  const std::vector<std::thread::id> pool = echo_.pool_threads();
+  ASSERT_EQ(io.size(), 2u);    // both were tried on the IO thread first
+  ASSERT_EQ(pool.size(), 1u);  // only the cold one reached the handler
+  EXPECT_EQ(io[0], io[1]);     // one connection, one IO thread
+  EXPECT_NE(pool[0], io[0]);
+  EXPECT_EQ(log->seen(),
+            (std::vector<std::string>{"http/GET /cached/{key} OK", "http/GET /cached/{key} OK"}));
 }
 
 TEST_F(HttpTest, AnAuthFilterReadsTheBearerTokenAndRateLimitsAnswer429) {

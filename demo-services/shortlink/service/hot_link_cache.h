@@ -1,57 +1,53 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
-#include <optional>
+#include <memory>
 #include <string>
-#include <unordered_map>
 
+#include "ferry/storage/sharded_lru.h"
 #include "storage/link_cache.h"
 
 namespace ferry::shortlink {
 
 // Hot codes in this process, each kept at most `max_age` (<= 1 s): how stale another
 // provider's view of an update or disable can be. This provider's own changes invalidate it.
+// Links are shared, not copied: a hit costs a reference count, not its long_url.
 class HotLinkCache {
  public:
-  HotLinkCache(std::chrono::milliseconds max_age, size_t max_entries)
-      : max_age_(max_age), max_entries_(max_entries) {}
+  using LinkPtr = std::shared_ptr<const CachedLink>;
 
-  std::optional<CachedLink> Get(const std::string& code) { return GetStale(code, max_age_); }
+  HotLinkCache(std::chrono::milliseconds max_age, size_t max_entries)
+      : max_age_(max_age), entries_(max_entries) {}
+
+  LinkPtr Get(const std::string& code) { return GetStale(code, max_age_); }
   // An entry up to `max_age` old: while Redis is failing, a link seen lately is better than a
   // database query (changes made meanwhile still reach this provider through the change log).
-  std::optional<CachedLink> GetStale(const std::string& code, std::chrono::milliseconds max_age) {
-    std::lock_guard lock(mu_);
-    auto it = entries_.find(code);
-    if (it == entries_.end()) return std::nullopt;
-    // Expired entries stay until replaced or the cache is full: they are the fallback.
-    if (std::chrono::steady_clock::now() - it->second.loaded > max_age) return std::nullopt;
-    return it->second.link;
+  LinkPtr GetStale(const std::string& code, std::chrono::milliseconds max_age) {
+    std::optional<Entry> entry = entries_.Get(code);
+    // Expired entries stay until replaced or evicted: they are the fallback.
+    if (!entry || std::chrono::steady_clock::now() - entry->loaded > max_age) return nullptr;
+    return std::move(entry->link);
   }
-  void Put(const std::string& code, const CachedLink& link) {
+  void Put(const std::string& code, LinkPtr link) {
     if (max_age_.count() == 0) return;
-    std::lock_guard lock(mu_);
-    if (entries_.size() >= max_entries_) entries_.clear();
-    entries_[code] = Entry{link, std::chrono::steady_clock::now()};
+    entries_.Put(code, Entry{std::move(link), std::chrono::steady_clock::now()});
   }
-  void Invalidate(const std::string& code) {
-    std::lock_guard lock(mu_);
-    entries_.erase(code);
+  void Invalidate(const std::string& code) { entries_.Erase(code); }
+  // Forgets an entry older than `version`, however old the entry.
+  void InvalidateOlder(const std::string& code, int64_t version) {
+    entries_.Update(code, [version](std::optional<Entry>& slot) {
+      if (slot && slot->link->version < version) slot.reset();
+    });
   }
-  void Clear() {
-    std::lock_guard lock(mu_);
-    entries_.clear();
-  }
+  void Clear() { entries_.Clear(); }
 
  private:
   struct Entry {
-    CachedLink link;
+    LinkPtr link;
     std::chrono::steady_clock::time_point loaded;
   };
   const std::chrono::milliseconds max_age_;
-  const size_t max_entries_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Entry> entries_;
+  storage::ShardedLru<std::string, Entry> entries_;
 };
 
 }  // namespace ferry::shortlink

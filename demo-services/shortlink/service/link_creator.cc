@@ -1,13 +1,37 @@
 #include "service/link_creator.h"
 
 #include "service/code_rules.h"
+#include "service/domain_table.h"
+#include "service/link_attributes.h"
 #include "service/sha256_hex.h"
+#include "storage/link_key.h"
 
 namespace ferry::shortlink {
 
 namespace {
 constexpr size_t kMaxRequestId = 128;
 }  // namespace
+
+void LinkCreator::Answer(const std::string& key, CreateOutcome outcome,
+                         CreateLinkResponse* response) {
+  response->set_code(std::string(CodeOfKey(key)));
+  response->set_domain(std::string(DomainOfKey(key)));
+  response->set_outcome(outcome);
+}
+
+Status LinkCreator::TenantDomain(int64_t tenant_id, const std::string& requested,
+                                 std::string* domain) {
+  domain->clear();
+  if (requested.empty()) return Status::Ok();
+  if (Status s = NormalizeDomain(requested, domain); !s.ok()) return s;
+  int64_t owner = 0;
+  if (Status s = deps_.domains->OwnerOf(*domain, &owner); !s.ok()) return s;
+  if (owner != tenant_id) {
+    return Status(StatusCode::PERMISSION_DENIED,
+                  "domain " + *domain + " is not one of this tenant's (AddDomain)");
+  }
+  return Status::Ok();
+}
 
 Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
                            CreateLinkResponse* response) {
@@ -31,6 +55,12 @@ Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
   }
   std::string url;
   if (Status s = NormalizeTargetUrl(request.long_url(), deps_.url_policy, &url); !s.ok()) return s;
+  std::string domain;
+  if (Status s = TenantDomain(tenant_id, request.domain(), &domain); !s.ok()) return s;
+  if (Status s = ValidateTitle(request.title()); !s.ok()) return s;
+  std::vector<std::string> tags;
+  if (Status s = NormalizeTags(request.tags(), &tags); !s.ok()) return s;
+  const bool forward_query = !request.has_forward_query() || request.forward_query();
   std::string expired_url;
   if (!request.expired_url().empty()) {
     if (Status s = NormalizeTargetUrl(request.expired_url(), deps_.url_policy, &expired_url);
@@ -39,10 +69,17 @@ Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
     }
   }
   // What the link is made of: the same for a retry, and for dedup the link "for this URL".
-  const std::string options = url + "\n" + request.custom_code() + "\n" +
-                              std::to_string(request.expires_at_ms()) + "\n" +
-                              std::to_string(request.max_visits()) + "\n" + expired_url;
-  const std::string fingerprint = Sha256Hex(options + "\n" + (request.dedup() ? "1" : "0"));
+  // Parts added since the first version only when set, so earlier links keep their hashes.
+  std::string options = url + "\n" + request.custom_code() + "\n" +
+                        std::to_string(request.expires_at_ms()) + "\n" +
+                        std::to_string(request.max_visits()) + "\n" + expired_url;
+  if (!domain.empty()) options += "\ndomain " + domain;
+  if (!forward_query) options += "\nno query";
+  std::string described;  // title and tags: a retry must match them, dedup ignores them
+  if (!request.title().empty()) described += "\ntitle " + request.title();
+  for (const std::string& tag : tags) described += "\ntag " + tag;
+  const std::string fingerprint =
+      Sha256Hex(options + "\n" + (request.dedup() ? "1" : "0") + described);
   const std::string dedup_hash = request.dedup() ? Sha256Hex(options) : std::string();
 
   // A retry, or the tenant's link for this URL: answered without inserting.
@@ -61,6 +98,10 @@ Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
   record.expires_at_ms = request.expires_at_ms();
   record.max_visits = request.max_visits();
   record.expired_url = expired_url;
+  record.domain = domain;
+  record.forward_query = forward_query;
+  record.title = request.title();
+  record.tags = std::move(tags);
   Status s = InsertNew(tenant_id, request, &record);
   if (s.code() == StatusCode::ALREADY_EXISTS) {
     // Another insert won the (tenant, request id) or the dedup key: its row is the answer.
@@ -72,8 +113,7 @@ Status LinkCreator::Create(int64_t tenant_id, const CreateLinkRequest& request,
   }
   if (!s.ok()) return s;
   deps_.resolver->Publish(record);
-  response->set_code(record.code);
-  response->set_outcome(CREATED);
+  Answer(record.code, CREATED, response);
   return Status::Ok();
 }
 
@@ -92,8 +132,7 @@ Status LinkCreator::Existing(int64_t tenant_id, const CreateLinkRequest& request
                         " with other parameters; use a new request_id for another link");
     }
     *found = true;
-    response->set_code(existing->code);
-    response->set_outcome(SAME_REQUEST);
+    Answer(existing->code, SAME_REQUEST, response);
     return Status::Ok();
   }
   if (dedup_hash.empty()) return Status::Ok();
@@ -107,27 +146,29 @@ Status LinkCreator::Existing(int64_t tenant_id, const CreateLinkRequest& request
     return deps_.store->ReleaseDedup(existing->code, dedup_hash);
   }
   *found = true;
-  response->set_code(existing->code);
-  response->set_outcome(SAME_URL);
+  Answer(existing->code, SAME_URL, response);
   return Status::Ok();
 }
 
 Status LinkCreator::InsertNew(int64_t tenant_id, const CreateLinkRequest& request,
                               LinkRecord* record) {
   if (!request.custom_code().empty()) {
-    record->code = request.custom_code();
+    record->code = LinkKey(record->domain, request.custom_code());
     Status s = deps_.store->InsertLink(*record);
     if (s.code() != StatusCode::ALREADY_EXISTS) return s;
     std::optional<LinkRecord> owner;
     if (Status f = deps_.store->FindByCode(record->code, &owner); !f.ok()) return f;
     if (owner && !(owner->tenant_id == tenant_id && owner->request_id == request.request_id())) {
-      return Status(StatusCode::ALREADY_EXISTS,
-                    "custom_code '" + record->code + "' is taken (codes are never reused)");
+      return Status(StatusCode::ALREADY_EXISTS, "custom_code '" + request.custom_code() +
+                                                    "' is taken on this domain (codes "
+                                                    "are never reused)");
     }
     return s;  // the request id or dedup key: the caller answers with that row
   }
   for (int attempt = 0; attempt < deps_.code_attempts; ++attempt) {
-    if (Status s = deps_.codes->Next(&record->code); !s.ok()) return s;
+    std::string code;
+    if (Status s = deps_.codes->Next(&code); !s.ok()) return s;
+    record->code = LinkKey(record->domain, code);
     Status s = deps_.store->InsertLink(*record);
     if (s.code() != StatusCode::ALREADY_EXISTS) return s;
     std::optional<LinkRecord> owner;

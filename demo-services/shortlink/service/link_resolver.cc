@@ -17,7 +17,8 @@ CachedLink LinkResolver::FromRecord(const LinkRecord& link) {
                     .disabled = link.disabled,
                     .purged = link.purged,
                     .deleted = link.deleted_at_ms != 0,
-                    .expired_url = link.expired_url};
+                    .expired_url = link.expired_url,
+                    .forward_query = link.forward_query};
 }
 
 int64_t LinkResolver::TtlFor(const CachedLink& link) const {
@@ -28,20 +29,26 @@ int64_t LinkResolver::TtlFor(const CachedLink& link) const {
   return std::min(options_.cache_ttl_ms, left);
 }
 
-Status LinkResolver::Lookup(const std::string& code, std::optional<CachedLink>* out) {
-  bool unpublished = false;
-  {
-    std::lock_guard lock(mu_);
-    unpublished = !unpublished_.empty() && unpublished_.contains(code);
-  }
-  if (unpublished) {
+bool LinkResolver::Unpublished(const std::string& code) {
+  if (unpublished_count_.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard lock(mu_);
+  return unpublished_.contains(code);
+}
+
+LinkResolver::LinkPtr LinkResolver::Hot(const std::string& code) {
+  if (Unpublished(code)) return nullptr;
+  return hot_->Get(code);
+}
+
+Status LinkResolver::Lookup(const std::string& code, LinkPtr* out) {
+  if (Unpublished(code)) {
     std::optional<LinkRecord> record;
     if (Status s = store_->FindByCode(code, &record); !s.ok()) return s;
     out->reset();
-    if (record) *out = FromRecord(*record);
+    if (record) *out = std::make_shared<const CachedLink>(FromRecord(*record));
     return Status::Ok();
   }
-  if (std::optional<CachedLink> hot = hot_->Get(code)) {
+  if (LinkPtr hot = hot_->Get(code)) {
     *out = std::move(hot);
     return Status::Ok();
   }
@@ -60,8 +67,7 @@ Status LinkResolver::Lookup(const std::string& code, std::optional<CachedLink>* 
   return s;
 }
 
-Status LinkResolver::LookupShared(const std::string& code, std::optional<CachedLink>* out,
-                                  bool* redis_failed) {
+Status LinkResolver::LookupShared(const std::string& code, LinkPtr* out, bool* redis_failed) {
   CacheLookup lookup = CacheLookup::kMiss;
   CachedLink cached;
   if (Status s = read_cache_->Get(code, &lookup, &cached); !s.ok()) {
@@ -75,8 +81,8 @@ Status LinkResolver::LookupShared(const std::string& code, std::optional<CachedL
     return Status::Ok();
   }
   if (lookup == CacheLookup::kLink) {
-    hot_->Put(code, cached);
-    *out = std::move(cached);
+    *out = std::make_shared<const CachedLink>(std::move(cached));
+    hot_->Put(code, *out);
     return Status::Ok();
   }
   FilterAnswer answer = FilterAnswer::kUnknown;
@@ -103,9 +109,9 @@ Status LinkResolver::LookupShared(const std::string& code, std::optional<CachedL
     out->reset();
     return Status::Ok();
   }
-  CachedLink link = FromRecord(*record);
+  auto link = std::make_shared<const CachedLink>(FromRecord(*record));
   if (!*redis_failed) {
-    if (Status s = read_cache_->PutNewer(code, link, TtlFor(link)); !s.ok()) {
+    if (Status s = read_cache_->PutNewer(code, *link, TtlFor(*link)); !s.ok()) {
       Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
     }
   }
@@ -114,8 +120,8 @@ Status LinkResolver::LookupShared(const std::string& code, std::optional<CachedL
   return Status::Ok();
 }
 
-Status LinkResolver::LookupDegraded(const std::string& code, std::optional<CachedLink>* out) {
-  if (std::optional<CachedLink> stale = hot_->GetStale(code, degraded_.stale)) {
+Status LinkResolver::LookupDegraded(const std::string& code, LinkPtr* out) {
+  if (LinkPtr stale = hot_->GetStale(code, degraded_.stale)) {
     *out = std::move(stale);
     return Status::Ok();
   }
@@ -124,7 +130,7 @@ Status LinkResolver::LookupDegraded(const std::string& code, std::optional<Cache
   (void)degraded_.local->Get(code, &lookup, &cached);
   if (lookup != CacheLookup::kMiss) {
     out->reset();
-    if (lookup == CacheLookup::kLink) *out = std::move(cached);
+    if (lookup == CacheLookup::kLink) *out = std::make_shared<const CachedLink>(std::move(cached));
     return Status::Ok();
   }
   if (!degraded_.database->Take()) {
@@ -136,8 +142,8 @@ Status LinkResolver::LookupDegraded(const std::string& code, std::optional<Cache
   if (Status s = store_->FindByCode(code, &record); !s.ok()) return s;
   out->reset();
   if (!record) return degraded_.local->PutAbsent(code, options_.absent_ttl_ms);
-  CachedLink link = FromRecord(*record);
-  (void)degraded_.local->PutNewer(code, link, TtlFor(link));
+  auto link = std::make_shared<const CachedLink>(FromRecord(*record));
+  (void)degraded_.local->PutNewer(code, *link, TtlFor(*link));
   hot_->Put(code, link);
   *out = std::move(link);
   return Status::Ok();
@@ -154,14 +160,12 @@ void LinkResolver::Publish(const LinkRecord& record) {
                   s.ToString());
     std::lock_guard lock(mu_);
     unpublished_.insert(record.code);
+    unpublished_count_.store(unpublished_.size(), std::memory_order_release);
   }
 }
 
 void LinkResolver::Learn(const std::string& code, int64_t version) {
-  if (std::optional<CachedLink> hot = hot_->GetStale(code, std::chrono::hours(24 * 365));
-      hot && hot->version < version) {
-    hot_->Invalidate(code);
-  }
+  hot_->InvalidateOlder(code, version);
   if (degraded_.local) (void)degraded_.local->DropOlder(code, version);
   if (Status s = cache_->DropOlder(code, version); !s.ok()) {
     Logger().warn("shortlink: cache drop of {}: {}", code, s.ToString());
@@ -173,7 +177,7 @@ void LinkResolver::Learn(const std::string& code, int64_t version) {
 
 void LinkResolver::MarkExhausted(const std::string& code, CachedLink link) {
   link.exhausted = true;
-  hot_->Put(code, link);
+  hot_->Put(code, std::make_shared<const CachedLink>(link));
   if (Status s = cache_->PutNewer(code, link, TtlFor(link)); !s.ok()) {
     Logger().warn("shortlink: cache write of {}: {}", code, s.ToString());
   }
@@ -194,6 +198,7 @@ bool LinkResolver::RetryUnpublished() {
     }
     std::lock_guard lock(mu_);
     unpublished_.erase(code);
+    unpublished_count_.store(unpublished_.size(), std::memory_order_release);
   }
   std::lock_guard lock(mu_);
   return unpublished_.empty();

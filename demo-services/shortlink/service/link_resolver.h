@@ -1,8 +1,9 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -56,8 +57,13 @@ class LinkResolver {
         degraded_(degraded),
         now_ms_(std::move(now_ms)) {}
 
-  // *out is empty for a code that does not exist.
-  Status Lookup(const std::string& code, std::optional<CachedLink>* out);
+  using LinkPtr = HotLinkCache::LinkPtr;
+
+  // *out is null for a code that does not exist. May block on Redis and the database.
+  Status Lookup(const std::string& code, LinkPtr* out);
+  // The link as this process holds it, without blocking: null when only Redis or the database
+  // can tell (not hot, or not published yet).
+  LinkPtr Hot(const std::string& code);
   // After a create or change committed: the caches hold the new version, the filter the code.
   // A cache write that fails (Redis unreachable) leaves the code unpublished: this provider
   // reads it from the database, and RetryUnpublished() writes it once Redis answers, since a
@@ -79,9 +85,10 @@ class LinkResolver {
  private:
   int64_t TtlFor(const CachedLink& link) const;
   // The lookup through the shared cache and filter; *redis_failed when a call to them failed.
-  Status LookupShared(const std::string& code, std::optional<CachedLink>* out, bool* redis_failed);
+  Status LookupShared(const std::string& code, LinkPtr* out, bool* redis_failed);
   // The lookup while the breaker is open: no shared cache or filter.
-  Status LookupDegraded(const std::string& code, std::optional<CachedLink>* out);
+  Status LookupDegraded(const std::string& code, LinkPtr* out);
+  bool Unpublished(const std::string& code);
 
   LinkStore* const store_;
   LinkCache* const cache_;
@@ -94,6 +101,9 @@ class LinkResolver {
   const std::function<int64_t()> now_ms_;
   std::mutex mu_;
   std::unordered_set<std::string> unpublished_;  // guarded by mu_
+  // unpublished_.size(), read without the lock: lookups take it only while some code is
+  // unpublished (Redis refused a write), not on every redirect.
+  std::atomic<size_t> unpublished_count_{0};
 };
 
 }  // namespace ferry::shortlink

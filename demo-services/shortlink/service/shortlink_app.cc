@@ -139,8 +139,14 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
   app->keys_ = std::make_unique<TenantKeys>(store, config.admin_token_sha256);
   if (Status s = app->StartStatistics(); !s.ok()) return s;
 
+  app->domains_ = std::make_unique<DomainStore>(store->pool());
+  app->domain_table_ = std::make_unique<DomainTable>(app->domains_.get());
+  if (Status s = app->domain_table_->Reload(); !s.ok()) return s;
+
   ShortLinkDeps deps;
   deps.store = store;
+  deps.domains = app->domains_.get();
+  deps.domain_table = app->domain_table_.get();
   deps.resolver = app->resolver_.get();
   deps.codes = app->codes_.get();
   deps.keys = app->keys_.get();
@@ -176,6 +182,14 @@ Status ShortLinkApp::Create(const ShortLinkConfig& config, std::unique_ptr<Short
         resolver->RetryUnpublished();
         return false;
       }));
+  // Another provider's AddDomain reaches this one's redirects within this.
+  DomainTable* domains = app->domain_table_.get();
+  app->jobs_.push_back(std::make_unique<PeriodicJob>(milliseconds(5000), [domains] {
+    if (Status s = domains->Reload(); !s.ok()) {
+      Logger().warn("shortlink: custom domains: {}", s.ToString());
+    }
+    return false;
+  }));
   if (!embedded) {
     app->follower_ = std::make_unique<ChangeFollower>(store, resolver, WallMs);
     ChangeFollower* follower = app->follower_.get();

@@ -76,6 +76,8 @@ class ShortLinkApp final {
   std::unique_ptr<TenantKeys> keys_;
   std::unique_ptr<StatsStore> stats_;
   std::unique_ptr<ClientBudget> not_found_budget_;
+  std::unique_ptr<DomainStore> domains_;
+  std::unique_ptr<DomainTable> domain_table_;
   std::unique_ptr<VisitLog> visit_log_;
   std::unique_ptr<VisitRecorder> recorder_;
   std::unique_ptr<StatsConsumer> consumer_;

@@ -12,7 +12,8 @@ namespace ferry::shortlink {
 
 std::vector<std::string> StreamFields(const VisitEvent& e) {
   return {"id",      e.event_id, "code",     e.code,          "at",  std::to_string(e.at_ms),
-          "visitor", e.visitor,  "referrer", e.referrer_host, "bot", e.bot ? "1" : "0"};
+          "visitor", e.visitor,  "referrer", e.referrer_host, "bot", e.bot ? "1" : "0",
+          "device",  e.device,   "browser",  e.browser};
 }
 
 bool EventFromFields(const std::vector<std::pair<std::string, std::string>>& fields,
@@ -34,6 +35,12 @@ bool EventFromFields(const std::vector<std::pair<std::string, std::string>>& fie
       e->referrer_host = value;
     } else if (name == "bot") {
       e->bot = value == "1";
+    } else if (name == "device") {  // optional: absent from an older version's entries
+      e->device = value;
+      continue;
+    } else if (name == "browser") {
+      e->browser = value;
+      continue;
     } else {
       continue;
     }
@@ -41,7 +48,7 @@ bool EventFromFields(const std::vector<std::pair<std::string, std::string>>& fie
   }
   return seen == 6 && !e->event_id.empty() && e->event_id.size() <= 64 && !e->code.empty() &&
          e->code.size() <= 64 && ParseVisitor(e->visitor, &visitor) &&
-         e->referrer_host.size() <= 255;
+         e->referrer_host.size() <= 255 && e->device.size() <= 16 && e->browser.size() <= 16;
 }
 
 namespace {

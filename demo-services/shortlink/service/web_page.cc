@@ -1,5 +1,10 @@
 #include "service/web_page.h"
 
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
+#include <string>
+
 namespace ferry::shortlink {
 
 namespace {
@@ -151,8 +156,31 @@ if (codeMatch) {
 </html>
 )html";
 
+// "'sha256-<base64>'" of the text between the page's `open` tag and the `close` after it.
+std::string HashSource(std::string_view open, std::string_view close) {
+  const size_t start = kPage.find(open) + open.size();
+  const std::string_view body = kPage.substr(start, kPage.find(close, start) - start);
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(body.data()), body.size(), digest);
+  unsigned char base64[4 * ((SHA256_DIGEST_LENGTH + 2) / 3) + 1];
+  EVP_EncodeBlock(base64, digest, SHA256_DIGEST_LENGTH);
+  return "'sha256-" + std::string(reinterpret_cast<const char*>(base64)) + "'";
+}
+
 }  // namespace
 
 std::string_view WebPageHtml() { return kPage; }
+
+void SetWebPageHeaders(HttpResponse* response) {
+  static const std::string policy =
+      "default-src 'none'; script-src " + HashSource("<script>", "</script>") + "; style-src " +
+      HashSource("<style>", "</style>") +
+      "; img-src 'self'; connect-src 'self'; form-action 'none'; base-uri 'none'; "
+      "frame-ancestors 'none'";
+  response->Set("Content-Security-Policy", policy);
+  response->Set("X-Frame-Options", "DENY");
+  response->Set("X-Content-Type-Options", "nosniff");
+  response->Set("Referrer-Policy", "no-referrer");
+}
 
 }  // namespace ferry::shortlink

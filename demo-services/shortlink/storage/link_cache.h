@@ -20,7 +20,8 @@ struct CachedLink {
   // raising the limit makes a new version), so this is cached like the rest.
   bool exhausted = false;
   bool deleted = false;
-  std::string expired_url;  // where an expired link sends visitors; empty: 410
+  std::string expired_url;    // where an expired link sends visitors; empty: 410
+  bool forward_query = true;  // the visit's query string goes on to the target
 };
 
 // Whether a cache holding `held` should take `offered`: a newer version, or the same version

@@ -21,8 +21,38 @@ namespace {
 
 constexpr std::string_view kColumns =
     "SELECT code, tenant_id, request_id, fingerprint, long_url, dedup_hash, created_at_ms, "
-    "expires_at_ms, max_visits, visits, version, disabled, purged, expired_url, deleted_at_ms "
-    "FROM shortlink_links ";
+    "expires_at_ms, max_visits, visits, version, disabled, purged, expired_url, deleted_at_ms, "
+    "domain, forward_query, title, tags FROM shortlink_links ";
+
+// Tags are kept in the row too (joined by ','; a tag holds none), so a listed link needs no
+// second query; the tags table serves the filter by tag.
+std::string JoinTags(const std::vector<std::string>& tags) {
+  std::string out;
+  for (const std::string& tag : tags) out += (out.empty() ? "" : ",") + tag;
+  return out;
+}
+
+std::vector<std::string> SplitTags(const std::string& joined) {
+  std::vector<std::string> tags;
+  size_t start = 0;
+  while (start < joined.size()) {
+    size_t end = joined.find(',', start);
+    if (end == std::string::npos) end = joined.size();
+    tags.push_back(joined.substr(start, end - start));
+    start = end + 1;
+  }
+  return tags;
+}
+
+// A LIKE pattern matching `word` anywhere, with '!' escaping the pattern's own characters.
+std::string ContainsPattern(const std::string& word) {
+  std::string out = "%";
+  for (char ch : word) {
+    if (ch == '%' || ch == '_' || ch == '!') out += '!';
+    out += ch;
+  }
+  return out + "%";
+}
 
 LinkRecord FromRow(const SqlRow& row) {
   LinkRecord r;
@@ -41,6 +71,10 @@ LinkRecord FromRow(const SqlRow& row) {
   r.purged = AsInt(row[12]) != 0;
   r.expired_url = AsText(row[13]);
   r.deleted_at_ms = AsInt(row[14]);
+  r.domain = AsText(row[15]);
+  r.forward_query = AsInt(row[16]) != 0;
+  r.title = AsText(row[17]);
+  r.tags = SplitTags(AsText(row[18]));
   return r;
 }
 
@@ -84,11 +118,13 @@ Status LinkStore::InsertLink(const LinkRecord& link) {
   Status s = c->Check(Execute(
       db,
       "INSERT INTO shortlink_links (code, tenant_id, request_id, fingerprint, long_url, "
-      "dedup_hash, created_at_ms, expires_at_ms, max_visits, expired_url) VALUES (?, ?, ?, ?, ?, "
-      "?, ?, ?, ?, ?)",
+      "dedup_hash, created_at_ms, expires_at_ms, max_visits, expired_url, domain, forward_query, "
+      "title, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       {link.code, link.tenant_id, link.request_id, link.fingerprint, link.long_url,
        NullIfEmpty(link.dedup_hash), link.created_at_ms, NullIfZero(link.expires_at_ms),
-       NullIfZero(link.max_visits), NullIfEmpty(link.expired_url)}));
+       NullIfZero(link.max_visits), NullIfEmpty(link.expired_url), link.domain,
+       int64_t{link.forward_query ? 1 : 0}, link.title, JoinTags(link.tags)}));
+  if (s.ok()) s = c->Check(ReplaceTags(db, link.tenant_id, link.code, link.tags));
   if (s.ok()) s = c->Check(LogChange(db, link));
   if (!s.ok()) {
     db.Rollback();
@@ -128,6 +164,24 @@ Status LinkStore::FindByDedup(int64_t tenant_id, const std::string& dedup_hash,
 Status LinkStore::LogChange(SqlConnection& db, const LinkRecord& changed) {
   return Execute(db, "INSERT INTO shortlink_changes (code, version, at_ms) VALUES (?, ?, ?)",
                  {changed.code, changed.version, WallClockMs()});
+}
+
+Status LinkStore::ReplaceTags(SqlConnection& db, int64_t tenant_id, const std::string& code,
+                              const std::vector<std::string>& tags) {
+  if (Status s = Execute(db, "DELETE FROM shortlink_link_tags WHERE tenant_id = ? AND code = ?",
+                         {tenant_id, code});
+      !s.ok()) {
+    return s;
+  }
+  for (const std::string& tag : tags) {
+    if (Status s =
+            Execute(db, "INSERT INTO shortlink_link_tags (tenant_id, tag, code) VALUES (?, ?, ?)",
+                    {tenant_id, tag, code});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
 }
 
 Status LinkStore::ChangesSince(int64_t since_ms, std::vector<LoggedChange>* out) {
@@ -187,6 +241,18 @@ Status LinkStore::ChangeLink(int64_t tenant_id, const std::string& code, const L
     params.emplace_back(*change.visits_at_least);
     params.emplace_back(*change.visits_at_least);
   }
+  if (change.title) {
+    sql += ", title = ?";
+    params.emplace_back(*change.title);
+  }
+  if (change.forward_query) {
+    sql += ", forward_query = ?";
+    params.emplace_back(int64_t{*change.forward_query ? 1 : 0});
+  }
+  if (change.tags) {
+    sql += ", tags = ?";
+    params.emplace_back(JoinTags(*change.tags));
+  }
   if (change.disable) sql += ", disabled = 1";
   if (change.enable) sql += ", disabled = 0";
   // A purged link stays purged: its target is gone, and its code is never reused.
@@ -204,6 +270,9 @@ Status LinkStore::ChangeLink(int64_t tenant_id, const std::string& code, const L
   if (s.ok() && affected == 1) {
     s = c->Check(Query(db, std::string(kColumns) + "WHERE code = ?", {code}, &rows));
   }
+  if (s.ok() && !rows.empty() && change.tags) {
+    s = c->Check(ReplaceTags(db, tenant_id, code, *change.tags));
+  }
   if (s.ok() && !rows.empty()) s = c->Check(LogChange(db, FromRow(rows[0])));
   if (!s.ok() || affected != 1 || rows.empty()) {
     db.Rollback();
@@ -215,15 +284,37 @@ Status LinkStore::ChangeLink(int64_t tenant_id, const std::string& code, const L
   return Status::Ok();
 }
 
-Status LinkStore::ListLinks(int64_t tenant_id, const std::string& after_code, int limit,
+Status LinkStore::ListLinks(int64_t tenant_id, const LinkListing& listing,
                             std::vector<LinkRecord>* out) {
+  std::string sql = std::string(kColumns) + "WHERE tenant_id = ?";
+  std::vector<SqlValue> params{tenant_id};
+  if (listing.before_created_ms != 0) {
+    sql += " AND (created_at_ms < ? OR (created_at_ms = ? AND code < ?))";
+    params.emplace_back(listing.before_created_ms);
+    params.emplace_back(listing.before_created_ms);
+    params.emplace_back(listing.before_code);
+  }
+  for (const std::string& word : listing.words) {
+    sql +=
+        " AND (LOWER(code) LIKE ? ESCAPE '!' OR LOWER(title) LIKE ? ESCAPE '!' OR "
+        "LOWER(long_url) LIKE ? ESCAPE '!')";
+    for (int i = 0; i < 3; ++i) params.emplace_back(ContainsPattern(word));
+  }
+  if (!listing.tag.empty()) {
+    sql += " AND code IN (SELECT code FROM shortlink_link_tags WHERE tenant_id = ? AND tag = ?)";
+    params.emplace_back(tenant_id);
+    params.emplace_back(listing.tag);
+  }
+  if (listing.domain) {
+    sql += " AND domain = ?";
+    params.emplace_back(*listing.domain);
+  }
+  sql += " ORDER BY created_at_ms DESC, code DESC LIMIT ?";
+  params.emplace_back(int64_t{listing.limit});
   std::unique_ptr<SqlConnectionPool::Lease> c;
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
   std::vector<SqlRow> rows;
-  Status s = c->Check(
-      Query(**c, std::string(kColumns) + "WHERE tenant_id = ? AND code > ? ORDER BY code LIMIT ?",
-            {tenant_id, after_code, static_cast<int64_t>(limit)}, &rows));
-  if (!s.ok()) return s;
+  if (Status s = c->Check(Query(**c, sql, params, &rows)); !s.ok()) return s;
   for (const SqlRow& row : rows) out->push_back(FromRow(row));
   return Status::Ok();
 }
@@ -279,12 +370,13 @@ Status LinkStore::DeleteLink(int64_t tenant_id, const std::string& code, int64_t
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
   SqlConnection& db = **c;
   if (Status s = c->Check(db.Begin()); !s.ok()) return s;
-  Status s = c->Check(Execute(
-      db,
-      "UPDATE shortlink_links SET long_url = '', expired_url = NULL, dedup_hash = NULL, "
-      "fingerprint = '', purged = 1, deleted_at_ms = ?, version = version + 1 WHERE code = ? AND "
-      "tenant_id = ? AND deleted_at_ms IS NULL",
-      {now_ms, code, tenant_id}));
+  Status s = c->Check(
+      Execute(db,
+              "UPDATE shortlink_links SET long_url = '', expired_url = NULL, dedup_hash = NULL, "
+              "fingerprint = '', title = '', tags = '', purged = 1, deleted_at_ms = ?, "
+              "version = version + 1 WHERE code = ? AND tenant_id = ? AND deleted_at_ms IS NULL",
+              {now_ms, code, tenant_id}));
+  if (s.ok()) s = c->Check(ReplaceTags(db, tenant_id, code, {}));
   std::vector<SqlRow> rows;
   if (s.ok()) {
     s = c->Check(Query(db, std::string(kColumns) + "WHERE code = ? AND tenant_id = ?",

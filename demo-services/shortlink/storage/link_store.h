@@ -17,7 +17,7 @@ namespace ferry::shortlink {
 // One row of `links`. A row is never deleted (DeleteLink erases what it says, not the row), so a
 // code is never given to another link.
 struct LinkRecord {
-  std::string code;
+  std::string code;  // the link's key (LinkKey): the code, after "<domain>/" on a custom domain
   int64_t tenant_id = 0;
   std::string request_id;
   std::string fingerprint;  // of the creating request's parameters
@@ -34,6 +34,22 @@ struct LinkRecord {
   bool purged = false;
   std::string expired_url;    // where visitors go once it expired; empty: 410
   int64_t deleted_at_ms = 0;  // DeleteLink; 0: not deleted
+  std::string domain;         // empty: the service's own
+  bool forward_query = true;  // a visit's query string is appended to the target's
+  std::string title;
+  std::vector<std::string> tags;  // sorted, distinct
+};
+
+// Which of a tenant's links ListLinks returns, newest first: all words in the code, title or
+// target (case-insensitive), the tag, the domain; after the page token's link.
+struct LinkListing {
+  std::vector<std::string> words;
+  std::string tag;                    // empty: any
+  std::optional<std::string> domain;  // absent: any
+  // The last link of the previous page (created_at_ms, key); created 0: from the newest.
+  int64_t before_created_ms = 0;
+  std::string before_code;
+  int limit = 100;
 };
 
 // One row of the change log: a link got `version`.
@@ -55,6 +71,9 @@ struct LinkChange {
   std::optional<int64_t> visits_at_least;
   bool disable = false;
   bool enable = false;
+  std::optional<std::string> title;
+  std::optional<bool> forward_query;
+  std::optional<std::vector<std::string>> tags;
 };
 
 // The short-link tables, on SQLite (embedded) or MariaDB (redis+mariadb): one implementation,
@@ -83,8 +102,7 @@ class LinkStore {
   // stays, purged and marked deleted, so the code is never reused. Deleting a deleted link
   // changes nothing. NOT_FOUND unless the tenant owns the code.
   Status DeleteLink(int64_t tenant_id, const std::string& code, int64_t now_ms, LinkRecord* out);
-  Status ListLinks(int64_t tenant_id, const std::string& after_code, int limit,
-                   std::vector<LinkRecord>* out);
+  Status ListLinks(int64_t tenant_id, const LinkListing& listing, std::vector<LinkRecord>* out);
   // Counts one visit of a limited link when it has visits left: one conditional UPDATE, so K
   // visits are admitted exactly, whatever the concurrency and however many providers.
   Status AdmitVisit(const std::string& code, int64_t now_ms, bool* admitted);
@@ -114,6 +132,9 @@ class LinkStore {
   // The tenant of an unrevoked key, or 0.
   Status TenantForKey(const std::string& key_hash, int64_t* tenant_id);
 
+  // For stores of other tables on the same database (DomainStore).
+  storage::SqlConnectionPool* pool() { return pool_.get(); }
+
   uint64_t queries() const { return queries_.load(std::memory_order_relaxed); }
   // Called after every statement counted in queries() (the provider's metric); before use.
   void set_query_observer(std::function<void()> observer) { observer_ = std::move(observer); }
@@ -124,6 +145,9 @@ class LinkStore {
   Status Execute(storage::SqlConnection& c, std::string_view sql,
                  const std::vector<storage::SqlValue>& params, int64_t* affected = nullptr);
   Status LogChange(storage::SqlConnection& db, const LinkRecord& changed);
+  // The tags table's rows of `code`: exactly `tags`.
+  Status ReplaceTags(storage::SqlConnection& db, int64_t tenant_id, const std::string& code,
+                     const std::vector<std::string>& tags);
   Status FindOne(std::string_view where, const std::vector<storage::SqlValue>& params,
                  std::optional<LinkRecord>* out);
 

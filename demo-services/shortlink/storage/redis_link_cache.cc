@@ -15,7 +15,8 @@ constexpr std::string_view kLinkPrefix = "shortlink:link:";
 
 // KEYS[1] link key; ARGV: version, encoded entry, ttl ms, 1 when used up. Entries are
 // "v<version>\t<expiry>\t<limit>\t<flags>\t<expired url>\t<url>", the flags disabled,
-// purged, used up and deleted; entries of an earlier version have two flags and no expired URL.
+// purged, used up, deleted and "query not forwarded"; entries of earlier versions have two flags
+// and no expired URL, or four flags (the query forwarded).
 constexpr std::string_view kPutNewer = R"lua(
 local current = redis.call('GET', KEYS[1])
 if current then
@@ -45,8 +46,8 @@ return 1
 std::string Encode(const CachedLink& l) {
   return "v" + std::to_string(l.version) + "\t" + std::to_string(l.expires_at_ms) + "\t" +
          std::to_string(l.max_visits) + "\t" + (l.disabled ? "1" : "0") + (l.purged ? "1" : "0") +
-         (l.exhausted ? "1" : "0") + (l.deleted ? "1" : "0") + "\t" + l.expired_url + "\t" +
-         l.long_url;
+         (l.exhausted ? "1" : "0") + (l.deleted ? "1" : "0") + (l.forward_query ? "0" : "1") +
+         "\t" + l.expired_url + "\t" + l.long_url;
 }
 
 bool Decode(std::string_view text, CachedLink* l) {
@@ -60,14 +61,17 @@ bool Decode(std::string_view text, CachedLink* l) {
   auto number = [](std::string_view s, int64_t* v) {
     return std::from_chars(s.data(), s.data() + s.size(), *v).ec == std::errc();
   };
-  if (parts[0].size() < 2 || (parts[3].size() != 2 && parts[3].size() != 4)) return false;
+  if (parts[0].size() < 2 || parts[3].size() < 2 || parts[3].size() > 5 || parts[3].size() == 3) {
+    return false;
+  }
   if (!number(parts[0].substr(1), &l->version) || !number(parts[1], &l->expires_at_ms) ||
       !number(parts[2], &l->max_visits)) {
     return false;
   }
   l->disabled = parts[3][0] == '1';
   l->purged = parts[3][1] == '1';
-  if (parts[3].size() == 4) {
+  l->forward_query = parts[3].size() < 5 || parts[3][4] == '0';
+  if (parts[3].size() >= 4) {
     l->exhausted = parts[3][2] == '1';
     l->deleted = parts[3][3] == '1';
     const size_t tab = text.find('\t');

@@ -35,6 +35,12 @@ std::string_view ReferrersUpsert(SqlDialect dialect) {
              : " ON DUPLICATE KEY UPDATE pv = pv + VALUES(pv)";
 }
 
+std::string_view AgentsUpsert(SqlDialect dialect) {
+  return dialect == SqlDialect::kSqlite
+             ? " ON CONFLICT (code, day, device, browser) DO UPDATE SET pv = pv + excluded.pv"
+             : " ON DUPLICATE KEY UPDATE pv = pv + VALUES(pv)";
+}
+
 template <typename Map, typename Body>
 Status InChunks(const Map& map, Body body) {
   auto from = map.begin();
@@ -135,6 +141,24 @@ Status AddReferrerCounts(SqlConnection& db, const std::map<ReferrerKey, int64_t>
     }
     return db.Execute("INSERT INTO shortlink_stat_referrers (code, day, host, pv) VALUES " +
                           SqlPlaceholders(n, 4) + std::string(upsert),
+                      params, nullptr);
+  });
+}
+
+Status AddAgentCounts(SqlConnection& db, const std::map<AgentKey, int64_t>& agents) {
+  const std::string_view upsert = AgentsUpsert(db.dialect());
+  return InChunks(agents, [&](auto from, auto to, size_t n) {
+    std::vector<SqlValue> params;
+    for (auto it = from; it != to; ++it) {
+      const auto& [code, day, device, browser] = it->first;
+      params.emplace_back(code);
+      params.emplace_back(day);
+      params.emplace_back(device);
+      params.emplace_back(browser);
+      params.emplace_back(it->second);
+    }
+    return db.Execute("INSERT INTO shortlink_stat_agents (code, day, device, browser, pv) VALUES " +
+                          SqlPlaceholders(n, 5) + std::string(upsert),
                       params, nullptr);
   });
 }

@@ -20,6 +20,8 @@ struct DayIncrement {
 };
 using DayKey = std::pair<std::string, std::string>;                     // (code, "YYYY-MM-DD")
 using ReferrerKey = std::tuple<std::string, std::string, std::string>;  // (code, day, host)
+// (code, day, device class, browser family)
+using AgentKey = std::tuple<std::string, std::string, std::string, std::string>;
 
 // Adds a batch to shortlink_stat_days in a few multi-row statements whatever its size: the
 // rows are made if missing, read and locked together (their visitor sketches), and written
@@ -29,5 +31,7 @@ Status AddDayCounts(storage::SqlConnection& db, const std::map<DayKey, DayIncrem
 // Adds referrer PVs to shortlink_stat_referrers in one upsert per chunk.
 Status AddReferrerCounts(storage::SqlConnection& db,
                          const std::map<ReferrerKey, int64_t>& referrers);
+// Adds device-and-browser PVs to shortlink_stat_agents in one upsert per chunk.
+Status AddAgentCounts(storage::SqlConnection& db, const std::map<AgentKey, int64_t>& agents);
 
 }  // namespace ferry::shortlink

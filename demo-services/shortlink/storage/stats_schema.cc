@@ -25,6 +25,13 @@ CREATE TABLE IF NOT EXISTS shortlink_stat_referrers (
   host TEXT NOT NULL,
   pv INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (code, day, host));
+CREATE TABLE IF NOT EXISTS shortlink_stat_agents (
+  code TEXT NOT NULL,
+  day TEXT NOT NULL,
+  device TEXT NOT NULL,
+  browser TEXT NOT NULL,
+  pv INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (code, day, device, browser));
 CREATE TABLE IF NOT EXISTS shortlink_visit_outbox (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   event_id TEXT NOT NULL,
@@ -32,7 +39,9 @@ CREATE TABLE IF NOT EXISTS shortlink_visit_outbox (
   at_ms INTEGER NOT NULL,
   visitor TEXT NOT NULL,
   referrer_host TEXT NOT NULL,
-  bot INTEGER NOT NULL)
+  bot INTEGER NOT NULL,
+  device TEXT NOT NULL DEFAULT '',
+  browser TEXT NOT NULL DEFAULT '')
 )sql";
 
 constexpr std::string_view kMariaDb = R"sql(
@@ -41,7 +50,7 @@ CREATE TABLE IF NOT EXISTS shortlink_stat_events (
   counted_at_ms BIGINT NOT NULL) ENGINE = InnoDB;
 CREATE INDEX IF NOT EXISTS shortlink_stat_events_counted ON shortlink_stat_events (counted_at_ms);
 CREATE TABLE IF NOT EXISTS shortlink_stat_days (
-  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  code VARCHAR(320) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   day CHAR(10) CHARACTER SET ascii NOT NULL,
   pv BIGINT NOT NULL DEFAULT 0,
   uv BIGINT NOT NULL DEFAULT 0,
@@ -49,19 +58,28 @@ CREATE TABLE IF NOT EXISTS shortlink_stat_days (
   visitors BLOB,
   PRIMARY KEY (code, day)) ENGINE = InnoDB;
 CREATE TABLE IF NOT EXISTS shortlink_stat_referrers (
-  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  code VARCHAR(320) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   day CHAR(10) CHARACTER SET ascii NOT NULL,
   host VARCHAR(255) CHARACTER SET ascii NOT NULL,
   pv BIGINT NOT NULL DEFAULT 0,
   PRIMARY KEY (code, day, host)) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS shortlink_stat_agents (
+  code VARCHAR(320) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  day CHAR(10) CHARACTER SET ascii NOT NULL,
+  device VARCHAR(16) CHARACTER SET ascii NOT NULL,
+  browser VARCHAR(16) CHARACTER SET ascii NOT NULL,
+  pv BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (code, day, device, browser)) ENGINE = InnoDB;
 CREATE TABLE IF NOT EXISTS shortlink_visit_outbox (
   id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
   event_id VARCHAR(64) CHARACTER SET ascii NOT NULL,
-  code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  code VARCHAR(320) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   at_ms BIGINT NOT NULL,
   visitor CHAR(16) CHARACTER SET ascii NOT NULL,
   referrer_host VARCHAR(255) CHARACTER SET ascii NOT NULL,
-  bot TINYINT NOT NULL) ENGINE = InnoDB
+  bot TINYINT NOT NULL,
+  device VARCHAR(16) CHARACTER SET ascii NOT NULL DEFAULT '',
+  browser VARCHAR(16) CHARACTER SET ascii NOT NULL DEFAULT '') ENGINE = InnoDB
 )sql";
 
 }  // namespace

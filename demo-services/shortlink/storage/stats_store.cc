@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "ferry/storage/sql_columns.h"
 #include "ferry/storage/sql_placeholders.h"
 #include "storage/stat_counters.h"
 #include "storage/stats_schema.h"
@@ -38,12 +39,43 @@ namespace {
 
 bool Exists(const Status& s) { return s.code() == StatusCode::ALREADY_EXISTS; }
 
+// An event written before device classes and browser families were recorded.
+std::string OrOther(const std::string& name) { return name.empty() ? "other" : name; }
+
+// Tables an earlier version made: the outbox's device and browser columns, and (MariaDB) the
+// code columns widened from 64 to 320 characters for "<domain>/<code>" keys.
+Status UpgradeTables(SqlConnection& db) {
+  const bool sqlite = db.dialect() == storage::SqlDialect::kSqlite;
+  for (const char* column :
+       {sqlite ? "device TEXT NOT NULL DEFAULT ''"
+               : "device VARCHAR(16) CHARACTER SET ascii NOT NULL DEFAULT ''",
+        sqlite ? "browser TEXT NOT NULL DEFAULT ''"
+               : "browser VARCHAR(16) CHARACTER SET ascii NOT NULL DEFAULT ''"}) {
+    if (Status s = storage::AddColumnIfMissing(db, "shortlink_visit_outbox", column); !s.ok()) {
+      return s;
+    }
+  }
+  for (const char* table : {"shortlink_stat_days", "shortlink_stat_referrers",
+                            "shortlink_stat_agents", "shortlink_visit_outbox"}) {
+    if (Status s = storage::WidenVarcharColumn(
+            db, table, "code", 320,
+            "code VARCHAR(320) CHARACTER SET ascii COLLATE ascii_bin NOT NULL");
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status StatsStore::Initialize() {
   std::unique_ptr<SqlConnectionPool::Lease> c;
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
-  return c->Check((*c)->ExecuteScript(StatsSchemaSql((*c)->dialect())));
+  if (Status s = c->Check((*c)->ExecuteScript(StatsSchemaSql((*c)->dialect()))); !s.ok()) {
+    return s;
+  }
+  return c->Check(UpgradeTables(**c));
 }
 
 // The events whose ids are new, their ids recorded: one multi-row INSERT when none was counted
@@ -75,8 +107,9 @@ Status StatsStore::Fresh(SqlConnection& db, const std::vector<VisitEvent>& event
   return Status::Ok();
 }
 
-// New events' counters summed per (code, day) and per (code, day, host), then written in a
-// few multi-row statements (stat_counters.h) whatever the batch's size.
+// New events' counters summed per (code, day), per (code, day, host) and per (code, day,
+// device, browser), then written in a few multi-row statements (stat_counters.h) whatever the
+// batch's size.
 Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& events,
                               int64_t now_ms, int* counted) {
   std::vector<const VisitEvent*> fresh;
@@ -85,10 +118,12 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
   if (Status s = DeletedCodes(db, events, &deleted); !s.ok()) return s;
   std::map<DayKey, DayIncrement> days;
   std::map<ReferrerKey, int64_t> referrers;
+  std::map<AgentKey, int64_t> agents;
   for (const VisitEvent* e : fresh) {
     if (deleted.contains(e->code)) continue;  // erased with its link; its id stays recorded
     const std::string day = UtcDay(e->at_ms);
     DayIncrement& d = days[{e->code, day}];
+    ++agents[{e->code, day, OrOther(e->device), OrOther(e->browser)}];
     if (e->bot) {
       ++d.bots;
       continue;
@@ -107,6 +142,9 @@ Status StatsStore::CountBatch(SqlConnection& db, const std::vector<VisitEvent>& 
   }
   if (!referrers.empty()) {
     if (Status s = AddReferrerCounts(db, referrers); !s.ok()) return s;
+  }
+  if (!agents.empty()) {
+    if (Status s = AddAgentCounts(db, agents); !s.ok()) return s;
   }
   *counted = static_cast<int>(fresh.size());
   return Status::Ok();
@@ -156,9 +194,10 @@ Status StatsStore::AppendOutbox(const std::vector<VisitEvent>& events) {
   for (size_t i = 0; s.ok() && i < events.size(); ++i) {
     const VisitEvent& e = events[i];
     s = c->Check(db.Execute(
-        "INSERT INTO shortlink_visit_outbox (event_id, code, at_ms, visitor, referrer_host, bot) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        {e.event_id, e.code, e.at_ms, e.visitor, e.referrer_host, int64_t{e.bot ? 1 : 0}},
+        "INSERT INTO shortlink_visit_outbox (event_id, code, at_ms, visitor, referrer_host, bot, "
+        "device, browser) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        {e.event_id, e.code, e.at_ms, e.visitor, e.referrer_host, int64_t{e.bot ? 1 : 0}, e.device,
+         e.browser},
         nullptr));
   }
   if (!s.ok()) {
@@ -173,8 +212,8 @@ Status StatsStore::ReadOutbox(int limit, std::vector<VisitEvent>* events, int64_
   if (Status s = pool_->Acquire(&c); !s.ok()) return s;
   std::vector<SqlRow> rows;
   if (Status s =
-          c->Check((*c)->Query("SELECT id, event_id, code, at_ms, visitor, referrer_host, bot FROM "
-                               "shortlink_visit_outbox ORDER BY id LIMIT ?",
+          c->Check((*c)->Query("SELECT id, event_id, code, at_ms, visitor, referrer_host, bot, "
+                               "device, browser FROM shortlink_visit_outbox ORDER BY id LIMIT ?",
                                {int64_t{limit}}, &rows));
       !s.ok()) {
     return s;
@@ -185,7 +224,9 @@ Status StatsStore::ReadOutbox(int limit, std::vector<VisitEvent>* events, int64_
                                  .at_ms = AsInt(row[3]),
                                  .visitor = AsText(row[4]),
                                  .referrer_host = AsText(row[5]),
-                                 .bot = AsInt(row[6]) != 0});
+                                 .bot = AsInt(row[6]) != 0,
+                                 .device = AsText(row[7]),
+                                 .browser = AsText(row[8])});
     *last_id = AsInt(row[0]);
   }
   return Status::Ok();
@@ -214,6 +255,9 @@ Status StatsStore::Erase(const std::string& code) {
     Status s = db.Execute("DELETE FROM shortlink_stat_days WHERE code = ?", {code}, nullptr);
     if (s.ok()) {
       s = db.Execute("DELETE FROM shortlink_stat_referrers WHERE code = ?", {code}, nullptr);
+    }
+    if (s.ok()) {
+      s = db.Execute("DELETE FROM shortlink_stat_agents WHERE code = ?", {code}, nullptr);
     }
     return s;
   });
@@ -258,7 +302,19 @@ Status StatsStore::Read(const std::string& code, const std::string& from_day,
       {code, from_day, to_day, int64_t{referrer_limit}}, &rows));
   if (!s.ok()) return s;
   for (const SqlRow& row : rows) out->referrers.emplace_back(AsText(row[0]), AsInt(row[1]));
-  return Status::Ok();
+  // A handful of names each (user_agent_class.h): all of them.
+  auto by = [&](const std::string& column, std::vector<std::pair<std::string, int64_t>>* names) {
+    rows.clear();
+    Status r = c->Check((*c)->Query(
+        "SELECT " + column + ", SUM(pv) AS total FROM shortlink_stat_agents WHERE code = ? AND " +
+            "day >= ? AND day <= ? GROUP BY " + column + " ORDER BY total DESC, " + column,
+        {code, from_day, to_day}, &rows));
+    if (!r.ok()) return r;
+    for (const SqlRow& row : rows) names->emplace_back(AsText(row[0]), AsInt(row[1]));
+    return Status::Ok();
+  };
+  s = by("device", &out->devices);
+  return s.ok() ? by("browser", &out->browsers) : s;
 }
 
 }  // namespace ferry::shortlink

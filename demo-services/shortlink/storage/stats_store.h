@@ -23,6 +23,10 @@ struct DayCount {
 struct LinkStats {
   std::vector<DayCount> days;                              // by day, oldest first
   std::vector<std::pair<std::string, int64_t>> referrers;  // by PV, highest first
+  // PV per device class and per browser family (VisitEvent::device, ::browser; bot visits
+  // included, as device "bot"), over the days read: all of them, by PV, highest first.
+  std::vector<std::pair<std::string, int64_t>> devices;
+  std::vector<std::pair<std::string, int64_t>> browsers;
 };
 
 // The statistics tables on the link database (SQLite or MariaDB). Apply counts each event id

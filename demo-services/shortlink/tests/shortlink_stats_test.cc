@@ -8,6 +8,7 @@
 #include "service/visit_facts.h"
 #include "service/visit_log.h"
 #include "shortlink_test_support.h"
+#include "storage/link_store.h"
 
 namespace ferry::shortlink::testing {
 namespace {
@@ -15,6 +16,9 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr std::string_view kBrowser = "User-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0";
+
+// Device classes or browser families with their PVs, as LinkStats has them.
+using NameCounts = std::vector<std::pair<std::string, int64_t>>;
 
 // Waits until `done` holds for the link's Stats, or 20 s; the last answer.
 StatsResponse WaitForStats(ShortLinkServiceProxy& proxy, const std::string& key,
@@ -295,9 +299,263 @@ TEST_P(ShortLinkStatsTest, ADeletedLinkLeavesNoStatisticsAndOldEventIdsAreForgot
   EXPECT_EQ(forgotten, 2);
 }
 
+// Each visit is counted under its device class and browser family (service/user_agent_class.h)
+// per link and day, bots included (device "bot", no browser family); DeleteLink erases them.
+TEST_P(ShortLinkStatsTest, VisitsAreCountedByDeviceClassAndBrowserFamily) {
+  const std::string chrome =
+      "User-Agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like "
+      "Gecko) Chrome/130.0.0.0 Safari/537.36";
+  const std::string iphone =
+      "User-Agent: Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 "
+      "(KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+  const std::string googlebot =
+      "User-Agent: Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(Visit({chrome}), 302);
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(Visit({iphone}), 302);
+  ASSERT_EQ(Visit({googlebot}), 302);
+  WaitForStats(provider_.proxy(), key_, code_,
+               [](const StatsResponse& s) { return s.pv() + s.bot_visits() >= 6; });
+  Settle(provider_.app());
+
+  const std::string today = UtcDay(WallMs());
+  LinkStats stats;
+  ASSERT_TRUE(provider_.app().stats().Read(code_, today, today, 20, &stats).ok());
+  ASSERT_EQ(stats.days.size(), 1u);
+  EXPECT_EQ(stats.days[0].pv, 5);
+  EXPECT_EQ(stats.days[0].bots, 1);
+  EXPECT_EQ(stats.devices, (NameCounts{{"desktop", 3}, {"mobile", 2}, {"bot", 1}}));
+  EXPECT_EQ(stats.browsers, (NameCounts{{"chrome", 3}, {"safari", 2}, {"other", 1}}));
+
+  const std::string yesterday = UtcDay(WallMs() - 86'400'000);
+  LinkStats none;
+  ASSERT_TRUE(provider_.app().stats().Read(code_, yesterday, yesterday, 20, &none).ok());
+  EXPECT_TRUE(none.devices.empty());
+  EXPECT_TRUE(none.browsers.empty());
+
+  CodeRequest request;
+  request.set_code(code_);
+  ASSERT_TRUE(provider_.proxy().DeleteLink(request, WithToken(key_)).ok());
+  LinkStats erased;
+  ASSERT_TRUE(provider_.app().stats().Read(code_, today, today, 20, &erased).ok());
+  EXPECT_TRUE(erased.devices.empty());
+  EXPECT_TRUE(erased.browsers.empty());
+}
+
+// An event without a device class and browser family (written by an older version) counts as
+// "other" for both; the names are summed over the days read, highest PV first, ties by name.
+TEST_P(ShortLinkStatsTest, DevicesAndBrowsersAreSummedOverTheDaysReadOlderEventsAsOther) {
+  const int64_t now = WallMs();
+  const int64_t day_before = now - 86'400'000;
+  auto event = [&](const std::string& id, int64_t at_ms, const std::string& device,
+                   const std::string& browser) {
+    return VisitEvent{.event_id = id,
+                      .code = code_,
+                      .at_ms = at_ms,
+                      .visitor = VisitorHash("secret", UtcDay(at_ms), id, "ua"),
+                      .device = device,
+                      .browser = browser};
+  };
+  int counted = 0;
+  ASSERT_TRUE(provider_.app()
+                  .stats()
+                  .Apply({event("old", now, "", ""), event("tablet", now, "tablet", "firefox"),
+                          event("before-1", day_before, "desktop", "edge"),
+                          event("before-2", day_before, "desktop", "edge")},
+                         now, &counted)
+                  .ok());
+  EXPECT_EQ(counted, 4);
+  const std::string today = UtcDay(now);
+  LinkStats stats;
+  ASSERT_TRUE(provider_.app().stats().Read(code_, today, today, 20, &stats).ok());
+  EXPECT_EQ(stats.devices, (NameCounts{{"other", 1}, {"tablet", 1}}));
+  EXPECT_EQ(stats.browsers, (NameCounts{{"firefox", 1}, {"other", 1}}));
+  LinkStats both;
+  ASSERT_TRUE(provider_.app().stats().Read(code_, UtcDay(day_before), today, 20, &both).ok());
+  EXPECT_EQ(both.devices, (NameCounts{{"desktop", 2}, {"other", 1}, {"tablet", 1}}));
+  EXPECT_EQ(both.browsers, (NameCounts{{"edge", 2}, {"firefox", 1}, {"other", 1}}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkStatsTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
                          BackendName);
+
+// The statistics tables of an earlier version, on a fresh database: code columns of 64
+// characters on MariaDB, an outbox without device and browser, and their rows.
+class ShortLinkStatsUpgradeTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    const ShortLinkConfig config = ConfigFor(GetParam(), dir_.path());
+    auto pool = [&] {
+      return GetParam() == Backend::kEmbedded ? SqliteLinkDatabase(config.sqlite_path, 1)
+                                              : MariaDbLinkDatabase(config.mariadb, 1);
+    };
+    db_ = pool();
+    std::unique_ptr<storage::SqlConnectionPool::Lease> c;
+    ASSERT_TRUE(db_->Acquire(&c).ok());
+    const bool sqlite = GetParam() == Backend::kEmbedded;
+    const std::string code = sqlite ? "code TEXT NOT NULL"
+                                    : "code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin "
+                                      "NOT NULL";
+    const std::string text = sqlite ? "TEXT" : "VARCHAR(255) CHARACTER SET ascii";
+    const std::string integer = sqlite ? "INTEGER" : "BIGINT";
+    Status s = (*c)->ExecuteScript(
+        "CREATE TABLE shortlink_stat_days (" + code + ", day " + text + " NOT NULL, pv " + integer +
+        " NOT NULL DEFAULT 0, uv " + integer + " NOT NULL DEFAULT 0, bots " + integer +
+        " NOT NULL DEFAULT 0, visitors BLOB, PRIMARY KEY (code, day));"
+        "CREATE TABLE shortlink_stat_referrers (" +
+        code + ", day " + text + " NOT NULL, host " + text + " NOT NULL, pv " + integer +
+        " NOT NULL DEFAULT 0, PRIMARY KEY (code, day, host));"
+        "CREATE TABLE shortlink_visit_outbox (id " +
+        (sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT"
+                : "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY") +
+        ", event_id " + text + " NOT NULL, " + code + ", at_ms " + integer + " NOT NULL, visitor " +
+        text + " NOT NULL, referrer_host " + text + " NOT NULL, bot " + integer + " NOT NULL)");
+    ASSERT_TRUE(s.ok()) << s;
+    s = (*c)->Execute(
+        "INSERT INTO shortlink_stat_referrers (code, day, host, pv) VALUES ('old', ?, "
+        "'news.example', 7)",
+        {UtcDay(WallMs())});
+    ASSERT_TRUE(s.ok()) << s;
+    s = (*c)->Execute(
+        "INSERT INTO shortlink_visit_outbox (event_id, code, at_ms, visitor, referrer_host, bot) "
+        "VALUES ('queued-1', 'old', ?, '0123456789abcdef', '', 0)",
+        {WallMs()});
+    ASSERT_TRUE(s.ok()) << s;
+    c.reset();
+    links_ = std::make_unique<LinkStore>(pool());
+    ASSERT_TRUE(links_->Initialize().ok());  // shortlink_links, read when counting
+    stats_ = std::make_unique<StatsStore>(pool());
+  }
+  // CHARACTER_MAXIMUM_LENGTH of `table`.code (MariaDB).
+  int64_t CodeWidth(const std::string& table) {
+    std::unique_ptr<storage::SqlConnectionPool::Lease> c;
+    EXPECT_TRUE(db_->Acquire(&c).ok());
+    std::vector<storage::SqlRow> rows;
+    EXPECT_TRUE((*c)->Query("SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS "
+                            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND "
+                            "COLUMN_NAME = 'code'",
+                            {table}, &rows)
+                    .ok());
+    return rows.size() == 1 ? storage::AsInt(rows[0][0]) : -1;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<storage::SqlConnectionPool> db_;
+  std::unique_ptr<LinkStore> links_;
+  std::unique_ptr<StatsStore> stats_;
+};
+
+// Initialize (twice: it is idempotent) adds the outbox's columns, whose old rows read as empty
+// and count as "other", widens the code columns for "<domain>/<code>" keys and keeps the rows.
+TEST_P(ShortLinkStatsUpgradeTest, InitializeAddsTheAgentColumnsAndWidensCodes) {
+  if (GetParam() == Backend::kRedisMariaDb) {
+    ASSERT_EQ(CodeWidth("shortlink_visit_outbox"), 64);
+  }
+  ASSERT_TRUE(stats_->Initialize().ok());
+  ASSERT_TRUE(stats_->Initialize().ok());
+  if (GetParam() == Backend::kRedisMariaDb) {
+    for (const char* table : {"shortlink_stat_days", "shortlink_stat_referrers",
+                              "shortlink_stat_agents", "shortlink_visit_outbox"}) {
+      EXPECT_EQ(CodeWidth(table), 320) << table;
+    }
+  }
+  std::vector<VisitEvent> queued;
+  int64_t last_id = 0;
+  ASSERT_TRUE(stats_->ReadOutbox(10, &queued, &last_id).ok());
+  ASSERT_EQ(queued.size(), 1u);
+  EXPECT_EQ(queued[0].event_id, "queued-1");
+  EXPECT_EQ(queued[0].device, "");
+  EXPECT_EQ(queued[0].browser, "");
+
+  const std::string wide = "links.example.com/" + std::string(200, 'x');  // longer than 64
+  const VisitEvent fresh{.event_id = "new-1",
+                         .code = wide,
+                         .at_ms = WallMs(),
+                         .visitor = "0123456789abcdef",
+                         .device = "mobile",
+                         .browser = "samsung"};
+  Status s = stats_->AppendOutbox({fresh});
+  ASSERT_TRUE(s.ok()) << s;
+  queued.clear();
+  ASSERT_TRUE(stats_->ReadOutbox(10, &queued, &last_id).ok());
+  ASSERT_EQ(queued.size(), 2u);
+  EXPECT_EQ(queued[1].code, wide);
+  EXPECT_EQ(queued[1].device, "mobile");
+  EXPECT_EQ(queued[1].browser, "samsung");
+  int counted = 0;
+  s = stats_->Apply(queued, WallMs(), &counted, last_id);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(counted, 2);
+
+  const std::string today = UtcDay(WallMs());
+  LinkStats old;
+  ASSERT_TRUE(stats_->Read("old", today, today, 20, &old).ok());
+  ASSERT_EQ(old.days.size(), 1u);
+  EXPECT_EQ(old.days[0].pv, 1);
+  EXPECT_EQ(old.referrers, (NameCounts{{"news.example", 7}}));  // kept by the widening
+  EXPECT_EQ(old.devices, (NameCounts{{"other", 1}}));
+  EXPECT_EQ(old.browsers, (NameCounts{{"other", 1}}));
+  LinkStats wide_stats;
+  ASSERT_TRUE(stats_->Read(wide, today, today, 20, &wide_stats).ok());
+  ASSERT_EQ(wide_stats.days.size(), 1u);
+  EXPECT_EQ(wide_stats.days[0].pv, 1);
+  EXPECT_EQ(wide_stats.devices, (NameCounts{{"mobile", 1}}));
+  EXPECT_EQ(wide_stats.browsers, (NameCounts{{"samsung", 1}}));
+  queued.clear();
+  ASSERT_TRUE(stats_->ReadOutbox(10, &queued, &last_id).ok());
+  EXPECT_TRUE(queued.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkStatsUpgradeTest,
+                         ::testing::Values(Backend::kEmbedded, Backend::kRedisMariaDb),
+                         BackendName);
+
+// The stream entry's device and browser go and come back; an entry of an older version, without
+// them, is read with both empty; a name longer than 16 characters makes the entry malformed.
+TEST(VisitLogFieldsTest, DeviceAndBrowserRoundTripAndMayBeMissing) {
+  const VisitEvent event{.event_id = "p-1",
+                         .code = "abc",
+                         .at_ms = 1'700'000'000'000,
+                         .visitor = "0123456789abcdef",
+                         .referrer_host = "news.example",
+                         .bot = false,
+                         .device = "mobile",
+                         .browser = "safari"};
+  auto pairs = [](const std::vector<std::string>& flat) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (size_t i = 0; i + 1 < flat.size(); i += 2) out.emplace_back(flat[i], flat[i + 1]);
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::string>> fields = pairs(StreamFields(event));
+  VisitEvent back;
+  ASSERT_TRUE(EventFromFields(fields, &back));
+  EXPECT_EQ(back.event_id, "p-1");
+  EXPECT_EQ(back.referrer_host, "news.example");
+  EXPECT_EQ(back.device, "mobile");
+  EXPECT_EQ(back.browser, "safari");
+
+  std::vector<std::pair<std::string, std::string>> older;
+  for (const auto& field : fields) {
+    if (field.first != "device" && field.first != "browser") older.push_back(field);
+  }
+  ASSERT_EQ(older.size(), 6u);
+  VisitEvent old_back;
+  ASSERT_TRUE(EventFromFields(older, &old_back));
+  EXPECT_EQ(old_back.event_id, "p-1");
+  EXPECT_EQ(old_back.device, "");
+  EXPECT_EQ(old_back.browser, "");
+
+  for (const char* name : {"device", "browser"}) {
+    VisitEvent too_long = event;
+    (std::string(name) == "device" ? too_long.device : too_long.browser) = std::string(17, 'x');
+    VisitEvent refused;
+    EXPECT_FALSE(EventFromFields(pairs(StreamFields(too_long)), &refused)) << name;
+    VisitEvent longest = event;
+    (std::string(name) == "device" ? longest.device : longest.browser) = std::string(16, 'x');
+    VisitEvent taken;
+    EXPECT_TRUE(EventFromFields(pairs(StreamFields(longest)), &taken)) << name;
+  }
+}
 
 // The provider's own stream and a hand-driven Redis client playing other group members.
 class ShortLinkStatsStreamTest : public ::testing::Test {

@@ -135,13 +135,14 @@ HttpAnswer HttpCall(uint16_t port, const std::string& method, const std::string&
   HttpAnswer answer;
   const int fd = ferry::test::ConnectLoopback(port);
   if (fd < 0) return answer;
-  std::string request = method + " " + path +
-                        " HTTP/1.1\r\nHost: s.test\r\nConnection: close\r\nContent-Length: " +
-                        std::to_string(body.size()) + "\r\n";
-  if (std::none_of(headers.begin(), headers.end(),
-                   [](const std::string& h) { return h.starts_with("User-Agent:"); })) {
-    request += "User-Agent: shortlink-test\r\n";
-  }
+  const auto has = [&headers](std::string_view name) {
+    return std::any_of(headers.begin(), headers.end(),
+                       [name](const std::string& h) { return h.starts_with(name); });
+  };
+  std::string request =
+      method + " " + path + " HTTP/1.1\r\n" + (has("Host:") ? "" : "Host: s.test\r\n") +
+      "Connection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  if (!has("User-Agent:")) request += "User-Agent: shortlink-test\r\n";
   for (const std::string& header : headers) request += header + "\r\n";
   request += "\r\n" + body;
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
@@ -163,6 +164,8 @@ HttpAnswer HttpCall(uint16_t port, const std::string& method, const std::string&
   const std::string head = text.substr(0, head_end);
   answer.location = HeaderValue(head, "location");
   answer.cache_control = HeaderValue(head, "cache-control");
+  answer.content_type = HeaderValue(head, "content-type");
+  answer.head = head;
   if (head_end != std::string::npos) answer.body = text.substr(head_end + 4);
   return answer;
 }

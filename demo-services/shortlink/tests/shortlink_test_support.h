@@ -58,6 +58,8 @@ struct HttpAnswer {
   int status = 0;  // 0: no answer
   std::string location;
   std::string cache_control;
+  std::string content_type;
+  std::string head;  // the status line and headers
   std::string body;
 };
 // One request on a new connection to 127.0.0.1:port; `headers` are whole lines without CRLF.

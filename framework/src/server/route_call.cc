@@ -60,6 +60,16 @@ void RouteCall::Start(std::shared_ptr<RouteCall> call) {
     }
   }
   if (self.route_.on_io_thread) return self.Run();
+  if (self.route_.answer_on_io_thread) {
+    if (!self.Enter()) return;
+    std::optional<HttpResponse> answer;
+    try {
+      answer = self.route_.answer_on_io_thread(self.request_);
+    } catch (const std::exception& e) {
+      return self.Threw(e);
+    }
+    if (answer) return self.Finish(std::move(*answer));
+  }
   std::unique_ptr<BusinessPool::Task> task = std::make_unique<RouteCallTask>(std::move(call));
   if (!self.connection_->core().pool->TrySubmit(&task)) {
     task.reset();
@@ -67,23 +77,29 @@ void RouteCall::Start(std::shared_ptr<RouteCall> call) {
   }
 }
 
+bool RouteCall::Enter() {
+  entered_ = true;
+  if (filters_ == nullptr) return true;
+  Status entered = connection_->filters().Enter(context_, NoRequest(), filters_->states, &pass_);
+  if (!entered.ok()) Finish(Error(entered));
+  return entered.ok();
+}
+
+void RouteCall::Threw(const std::exception& e) {
+  Logger().warn("ferry server: HTTP route {} {} threw: {}", route_.method, route_.pattern,
+                e.what());
+  Finish(
+      Error(Status(StatusCode::INTERNAL, "the route's handler threw: " + std::string(e.what()))));
+}
+
 void RouteCall::Run() {
-  if (filters_ != nullptr) {
-    if (Status entered =
-            connection_->filters().Enter(context_, NoRequest(), filters_->states, &pass_);
-        !entered.ok()) {
-      return Finish(Error(entered));
-    }
-  }
+  if (!entered_ && !Enter()) return;
   HttpReply reply(
       [self = shared_from_this()](HttpResponse response) { self->Finish(std::move(response)); });
   try {
     route_.handler(request_, std::move(reply));
   } catch (const std::exception& e) {
-    Logger().warn("ferry server: HTTP route {} {} threw: {}", route_.method, route_.pattern,
-                  e.what());
-    Finish(
-        Error(Status(StatusCode::INTERNAL, "the route's handler threw: " + std::string(e.what()))));
+    Threw(e);
   }
 }
 

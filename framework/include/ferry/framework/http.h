@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -93,6 +94,10 @@ struct HttpRoute {
   // Cheap and non-blocking: runs on the IO thread. Otherwise on the business pool, which may
   // refuse it when full (503).
   bool on_io_thread = false;
+  // For a handler on the business pool, tried first on the IO thread: the answer it can give
+  // without blocking (from an in-process cache), or nullopt to hand the request to `handler`.
+  // A hit then costs no thread switch and no pool slot.
+  std::function<std::optional<HttpResponse>(const HttpRequest& request)> answer_on_io_thread;
   // An operator's page (metrics, health, status): served on server.http.admin_listen when one
   // is set, and then not on the public port.
   bool admin = false;
