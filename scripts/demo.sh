@@ -185,13 +185,9 @@ ferry_stop_all
 SL_DIR="$RUN_DIR/shortlink"
 mkdir -p "$SL_DIR"
 if [ "$BACKEND" = "redis+mariadb" ]; then
-  SL_REDIS_PORT="$(ferry_free_port)"
-  ferry_start_redis "$SL_REDIS_PORT" "$SL_DIR/redis" --appendonly yes --appendfsync everysec
-  SL_MARIADB_PORT="$(ferry_free_port)"
-  ferry_start_mariadb "$SL_MARIADB_PORT" "$SL_DIR/mariadb" ferry_shortlink
-  SL_BACKEND_YAML="  backend: redis+mariadb
-  redis: {host: 127.0.0.1, port: $SL_REDIS_PORT}
-  mariadb: {host: 127.0.0.1, port: $SL_MARIADB_PORT, user: root, password: '', database: ferry_shortlink}"
+  ferry_shortlink_redis_mariadb "$SL_DIR"
+  SL_REDIS_PORT="$SHORTLINK_REDIS_PORT"
+  SL_BACKEND_YAML="$SHORTLINK_BACKEND_YAML"
 else
   SL_BACKEND_YAML="  backend: embedded
   embedded: {path: $SL_DIR/shortlink.db}"

@@ -30,3 +30,21 @@ ferry_shortlink_key() {
   curl -sf -XPOST "$base/IssueApiKey" -H "Authorization: Bearer $2" \
     -d "{\"tenantId\":$tenant}" | sed -n 's/.*"apiKey":"\(slk_[0-9a-f]*\)".*/\1/p'
 }
+
+# ferry_shortlink_redis_mariadb <dir>: the stores of the redis+mariadb backend, for
+# ferry_shortlink_start: Redis (append-only file, fsync every second) and MariaDB (database
+# ferry_shortlink), each on a free loopback port with its data under <dir>/redis and
+# <dir>/mariadb, their PIDs in FERRY_PIDS (ferry_start_redis and ferry_start_mariadb: source
+# redis.sh and mariadb.sh too). Sets SHORTLINK_REDIS_PORT, SHORTLINK_MARIADB_PORT and
+# SHORTLINK_BACKEND_YAML: the backend's `service:` lines of
+# demo-services/shortlink/config/shortlink-server-redis.yaml, with these ports.
+ferry_shortlink_redis_mariadb() {
+  local dir="$1"
+  SHORTLINK_REDIS_PORT="$(ferry_free_port)"
+  ferry_start_redis "$SHORTLINK_REDIS_PORT" "$dir/redis" --appendonly yes --appendfsync everysec
+  SHORTLINK_MARIADB_PORT="$(ferry_free_port)"
+  ferry_start_mariadb "$SHORTLINK_MARIADB_PORT" "$dir/mariadb" ferry_shortlink
+  SHORTLINK_BACKEND_YAML="  backend: redis+mariadb
+  redis: {host: 127.0.0.1, port: $SHORTLINK_REDIS_PORT, connections: 8, timeout_ms: 1000}
+  mariadb: {host: 127.0.0.1, port: $SHORTLINK_MARIADB_PORT, user: root, password: '', database: ferry_shortlink}"
+}

@@ -17,7 +17,8 @@ namespace {
 // The quiet zone the standard asks for: readers find the finder patterns by the light margin.
 constexpr int kQuietZone = 4;
 constexpr int kMinModulePx = 1;
-// A version-40 code at 32 pixels a module is 5920 pixels square; more only costs memory.
+// Bounds a request's image: the largest code accepted (version 38, 177 modules with the quiet
+// zone) is 5664 pixels square at 32.
 constexpr int kMaxModulePx = 32;
 
 struct QrCodeFree {
@@ -28,9 +29,9 @@ using QrCodePtr = std::unique_ptr<QRcode, QrCodeFree>;
 Status Encode(std::string_view text, QrCodePtr* code) {
   if (text.empty()) return Status(StatusCode::INVALID_ARGUMENT, "qr code: empty text");
   if (text.size() > kQrMaxTextBytes) {
-    return Status(StatusCode::INVALID_ARGUMENT,
-                  "qr code: text of " + std::to_string(text.size()) + " bytes, more than the " +
-                      std::to_string(kQrMaxTextBytes) + " a code may hold");
+    return Status(StatusCode::INVALID_ARGUMENT, "qr code: text of " + std::to_string(text.size()) +
+                                                    " bytes, more than the " +
+                                                    std::to_string(kQrMaxTextBytes) + " accepted");
   }
   // QRcode_encodeData rather than QRcode_encodeString8bit: the same 8-bit mode, but it takes a
   // length, so a NUL byte is encoded rather than silently ending the text.
@@ -40,10 +41,13 @@ Status Encode(std::string_view text, QrCodePtr* code) {
                                 QR_ECLEVEL_M));
   if (*code != nullptr) return Status::Ok();
   const int error = errno;
-  if (error == ERANGE || error == EINVAL) {
+  if (error == ERANGE) {
     return Status(StatusCode::INVALID_ARGUMENT,
                   "qr code: text of " + std::to_string(text.size()) +
                       " bytes does not fit a QR code at error correction level M");
+  }
+  if (error == EINVAL) {
+    return Status(StatusCode::INVALID_ARGUMENT, "qr code: libqrencode refused the text");
   }
   return Status(StatusCode::INTERNAL,
                 "qr code: libqrencode failed: " + std::generic_category().message(error));

@@ -1,5 +1,6 @@
 // GET /{code}/qr of ShortLinkServiceImpl: a link's short URL as a QR code.
 #include "service/code_rules.h"
+#include "service/domain_table.h"
 #include "service/qr_code.h"
 #include "service/shortlink_service.h"
 #include "storage/link_key.h"
@@ -43,7 +44,11 @@ HttpResponse ShortLinkServiceImpl::QrCodeAnswer(const HttpRequest& request) {
   if (!format.empty() && format != "svg" && format != "png") {
     return Plain(400, "format: svg (the default) or png");
   }
-  const std::string key = RedirectKey(request);
+  // ?domain= names a custom domain from another host (the web page, on the service's own).
+  const std::string_view domain = QueryValue(request.query(), "domain");
+  const std::string key =
+      domain.empty() ? RedirectKey(request)
+                     : LinkKey(deps_.domain_table->DomainOfHost(domain), request.Param("code"));
   LinkResolver::LinkPtr link;
   if (LooksLikeCode(std::string(CodeOfKey(key)))) {
     if (Status s = deps_.resolver->Lookup(key, &link); !s.ok()) {

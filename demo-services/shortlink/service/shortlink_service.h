@@ -115,7 +115,8 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
   // Stats' and ExportStats' read of the counters of the tenant's link.
   Status ReadStats(ServerContext& context, const StatsRequest& request, std::string* key,
                    DayRange* days, LinkStats* stats);
-  // GET /{code}/qr: the short URL as a QR code, SVG or (?format=png) PNG.
+  // GET /{code}/qr: the short URL as a QR code, SVG or (?format=png) PNG; the link on the
+  // Host's domain or ?domain=.
   HttpResponse QrCodeAnswer(const HttpRequest& request);
   // Whether answering `ask` of `link` takes the database (a visit limit's count).
   bool NeedsStore(const CachedLink& link, Ask ask) const;

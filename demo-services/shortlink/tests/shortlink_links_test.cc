@@ -251,10 +251,15 @@ TEST_P(ShortLinkLinksTest, BulkCreateAnswersEachItemAndRefusesMoreThanAThousand)
             StatusCode::INVALID_ARGUMENT);
 }
 
-TEST_P(ShortLinkLinksTest, DailyStatisticsExportAsCsv) {
+TEST_P(ShortLinkLinksTest, DailyStatisticsExportAsCsvAndStatsNameDevicesAndBrowsers) {
   auto created = Create(Request("c", "https://csv.example/"));
   ASSERT_TRUE(created.ok()) << created.status();
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(Get("s.test", "/" + created->code()).status, 302);
+  const std::string chrome =
+      "User-Agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like "
+      "Gecko) Chrome/120.0.0.0 Safari/537.36";
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Get("s.test", "/" + created->code(), {chrome}).status, 302);
+  }
   ShortLinkApp& app = provider_.app();
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (app.visits().appended() < 3) {
@@ -270,6 +275,15 @@ TEST_P(ShortLinkLinksTest, DailyStatisticsExportAsCsv) {
   const std::string today = UtcDay(WallMs());
   EXPECT_EQ(exported->csv(), "day,visits,visitors,bot_visits\r\n" + today + ",3,1,0\r\n");
   EXPECT_EQ(exported->filename(), created->code() + "-" + today + "-" + today + ".csv");
+  // Stats names the visits' device class and browser family.
+  auto stats = provider_.proxy().Stats(request, WithToken(key_));
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_EQ(stats->devices_size(), 1);
+  EXPECT_EQ(stats->devices(0).name(), "desktop");
+  EXPECT_EQ(stats->devices(0).visits(), 3);
+  ASSERT_EQ(stats->browsers_size(), 1);
+  EXPECT_EQ(stats->browsers(0).name(), "chrome");
+  EXPECT_EQ(stats->browsers(0).visits(), 3);
   const std::string other = NewTenantKey(provider_.proxy(), "globex");
   EXPECT_EQ(provider_.proxy().ExportStats(request, WithToken(other)).status().code(),
             StatusCode::NOT_FOUND);
@@ -294,6 +308,11 @@ TEST_P(ShortLinkLinksTest, EachLinkHasAQrCodeOfItsShortUrlAndCrawlersAreTurnedAw
   EXPECT_EQ(png.content_type, "image/png");
   ASSERT_TRUE(QrCodePng(created->short_url(), 8, &expected).ok());
   EXPECT_EQ(png.body, expected);
+
+  // The web page, on the service's own host, names the domain.
+  HttpAnswer named = Get("s.test", "/" + created->code() + "/qr?domain=go.acme.test");
+  ASSERT_EQ(named.status, 200);
+  EXPECT_EQ(named.body, svg.body);
 
   EXPECT_EQ(Get("go.acme.test", "/" + created->code() + "/qr?format=gif").status, 400);
   EXPECT_EQ(Get("s.test", "/" + created->code() + "/qr").status, 404);  // not on this domain
