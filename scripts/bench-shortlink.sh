@@ -143,6 +143,9 @@ row "redirects/s (302 and 404)" rps_of
 row "latency p50 / p99 / p99.9 µs" latency_of
 row "database queries per 1,000 unknown-code requests (target < 10)" db_of
 row "PV + bots == 302s on every link" pv_of
+for b in "${BACKENDS[@]}"; do
+  echo "$b, the pairs in order (shortlink-server/nginx 302/s): $(paste -d/ "$RUN_DIR/$(slug "$b").ferry" "$RUN_DIR/$(slug "$b").nginx" | paste -sd' ')"
+done
 echo "target: shortlink/nginx >= 0.5 on each backend"
 for b in "${BACKENDS[@]}"; do echo "$b: ${RESULT[$b]:-no RESULT line}"; done
 for b in "${BACKENDS[@]}"; do

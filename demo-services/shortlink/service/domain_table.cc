@@ -8,6 +8,7 @@
 namespace ferry::shortlink {
 
 Status DomainTable::Reload() {
+  std::lock_guard lock(reload_mu_);
   std::vector<DomainRecord> records;
   if (Status s = store_->List(0, &records); !s.ok()) return s;
   auto domains = std::make_shared<Domains>();

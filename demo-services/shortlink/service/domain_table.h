@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -27,6 +28,9 @@ class DomainTable {
  private:
   using Domains = std::unordered_set<std::string>;
   DomainStore* const store_;
+  // Reloads one at a time, each reading after the one before stored: a reload that read before
+  // an AddDomain committed can never store its list after that AddDomain's own reload.
+  std::mutex reload_mu_;
   std::atomic<std::shared_ptr<const Domains>> domains_{std::make_shared<const Domains>()};
 };
 

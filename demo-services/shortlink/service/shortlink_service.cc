@@ -28,15 +28,30 @@ HttpResponse HtmlPage(int status, const std::string& title, const std::string& t
 }
 
 // The target with the visit's query string appended (before a fragment), as Shlink forwards it.
-std::string WithQuery(const std::string& target, std::string_view query) {
+std::string WithQuery(std::string target, std::string_view query) {
   if (query.empty()) return target;
   const size_t hash = std::min(target.find('#'), target.size());
   const bool has_query = target.find('?') < hash;
-  std::string out;
-  out.reserve(target.size() + 1 + query.size());
-  out.append(target, 0, hash).append(1, has_query ? '&' : '?').append(query);
-  out.append(target, hash);
-  return out;
+  target.insert(hash, 1, has_query ? '&' : '?');
+  target.insert(hash + 1, query);
+  return target;
+}
+
+// A route answering one document, from the IO thread.
+HttpRoute Document(std::string pattern, std::string content_type, std::string cache_control,
+                   std::string_view body, void (*decorate)(HttpResponse*) = nullptr) {
+  return HttpRoute{.method = "GET",
+                   .pattern = std::move(pattern),
+                   .handler =
+                       [=](const HttpRequest&, HttpReply reply) {
+                         HttpResponse response;
+                         response.Set("Content-Type", content_type);
+                         response.Set("Cache-Control", cache_control);
+                         if (decorate) decorate(&response);
+                         response.body = std::string(body);
+                         reply(std::move(response));
+                       },
+                   .on_io_thread = true};
 }
 
 HttpResponse Found(std::string location) {
@@ -285,8 +300,8 @@ std::optional<HttpResponse> ShortLinkServiceImpl::RedirectAnswer(const HttpReque
                                  .user_agent = std::string(user_agent),
                                  .referrer = std::string(request.Header("Referer"))});
     }
-    if (forward_query) return Found(WithQuery(answer.long_url(), request.query()));
-    return Found(std::move(*answer.mutable_long_url()));
+    std::string target = std::move(*answer.mutable_long_url());
+    return Found(forward_query ? WithQuery(std::move(target), request.query()) : std::move(target));
   }
   Metrics().refused_redirects->Increment();
   switch (answer.outcome()) {
@@ -308,30 +323,11 @@ std::optional<HttpResponse> ShortLinkServiceImpl::RedirectAnswer(const HttpReque
 
 std::vector<HttpRoute> ShortLinkServiceImpl::http_routes() {
   // "links" and "robots.txt" are reserved words, never codes.
-  HttpRoute page{.method = "GET",
-                 .pattern = "/links",
-                 .handler =
-                     [](const HttpRequest&, HttpReply reply) {
-                       HttpResponse response;
-                       response.Set("Content-Type", "text/html; charset=utf-8");
-                       response.Set("Cache-Control", "no-cache");
-                       SetWebPageHeaders(&response);
-                       response.body = std::string(WebPageHtml());
-                       reply(std::move(response));
-                     },
-                 .on_io_thread = true};
+  HttpRoute page =
+      Document("/links", "text/html; charset=utf-8", "no-cache", WebPageHtml(), SetWebPageHeaders);
   // Short links are not pages for search engines to index (Shlink's default too).
-  HttpRoute robots{.method = "GET",
-                   .pattern = "/robots.txt",
-                   .handler =
-                       [](const HttpRequest&, HttpReply reply) {
-                         HttpResponse response;
-                         response.Set("Content-Type", "text/plain; charset=utf-8");
-                         response.Set("Cache-Control", "public, max-age=86400");
-                         response.body = "User-agent: *\nDisallow: /\n";
-                         reply(std::move(response));
-                       },
-                   .on_io_thread = true};
+  HttpRoute robots = Document("/robots.txt", "text/plain; charset=utf-8", "public, max-age=86400",
+                              "User-agent: *\nDisallow: /\n");
   HttpRoute qr{.method = "GET",
                .pattern = "/{code}/qr",
                .handler = [this](const HttpRequest& request, HttpReply reply) {

@@ -98,8 +98,11 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
                 bool* forward_query = nullptr);
 
  private:
-  struct DayRange {
-    std::string from, to;  // "YYYY-MM-DD"
+  // A link's counters as Stats and ExportStats read them.
+  struct StatsRead {
+    std::string key;
+    std::string from_day, to_day;  // "YYYY-MM-DD"
+    LinkStats stats;
   };
 
   // Decide for a link looked up already.
@@ -113,8 +116,7 @@ class ShortLinkServiceImpl final : public ShortLinkServiceBase {
   Status FindOwned(int64_t tenant_id, const std::string& domain, const std::string& code,
                    LinkRecord* out) const;
   // Stats' and ExportStats' read of the counters of the tenant's link.
-  Status ReadStats(ServerContext& context, const StatsRequest& request, std::string* key,
-                   DayRange* days, LinkStats* stats);
+  Status ReadStats(ServerContext& context, const StatsRequest& request, StatsRead* out);
   // GET /{code}/qr: the short URL as a QR code, SVG or (?format=png) PNG; the link on the
   // Host's domain or ?domain=.
   HttpResponse QrCodeAnswer(const HttpRequest& request);

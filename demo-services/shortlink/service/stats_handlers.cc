@@ -24,7 +24,7 @@ void AddCounts(const std::vector<std::pair<std::string, int64_t>>& counts,
 }  // namespace
 
 Status ShortLinkServiceImpl::ReadStats(ServerContext& context, const StatsRequest& request,
-                                       std::string* key, DayRange* days, LinkStats* stats) {
+                                       StatsRead* out) {
   int64_t tenant_id = 0;
   if (Status s = VerifiedTenant(context, &tenant_id); !s.ok()) return s;
   const int64_t to_ms = request.to_ms() == 0 ? deps_.now_ms() : request.to_ms();
@@ -35,19 +35,19 @@ Status ShortLinkServiceImpl::ReadStats(ServerContext& context, const StatsReques
   if (Status s = FindOwned(tenant_id, request.domain(), request.code(), &record); !s.ok()) {
     return s;
   }
-  *key = record.code;
+  out->key = record.code;
   // No day before the link's own counts anything (and a CSV named from 1970 helps nobody).
   const int64_t from_ms = std::max(request.from_ms(), std::min(record.created_at_ms, to_ms));
-  *days = DayRange{.from = UtcDay(from_ms), .to = UtcDay(to_ms)};
-  return deps_.stats->Read(record.code, days->from, days->to, kStatsReferrers, stats);
+  out->from_day = UtcDay(from_ms);
+  out->to_day = UtcDay(to_ms);
+  return deps_.stats->Read(record.code, out->from_day, out->to_day, kStatsReferrers, &out->stats);
 }
 
 Status ShortLinkServiceImpl::Stats(ServerContext& context, const StatsRequest& request,
                                    StatsResponse* response) {
-  std::string key;
-  DayRange days;
-  LinkStats stats;
-  if (Status s = ReadStats(context, request, &key, &days, &stats); !s.ok()) return s;
+  StatsRead read;
+  if (Status s = ReadStats(context, request, &read); !s.ok()) return s;
+  const LinkStats& stats = read.stats;
   for (const DayCount& day : stats.days) {
     DayStats* out = response->add_days();
     out->set_day(day.day);
@@ -69,12 +69,11 @@ Status ShortLinkServiceImpl::Stats(ServerContext& context, const StatsRequest& r
 
 Status ShortLinkServiceImpl::ExportStats(ServerContext& context, const StatsRequest& request,
                                          StatsCsv* response) {
-  std::string key;
-  DayRange days;
-  LinkStats stats;
-  if (Status s = ReadStats(context, request, &key, &days, &stats); !s.ok()) return s;
-  response->set_filename(std::string(CodeOfKey(key)) + "-" + days.from + "-" + days.to + ".csv");
-  response->set_csv(DailyStatsCsv(stats.days));
+  StatsRead read;
+  if (Status s = ReadStats(context, request, &read); !s.ok()) return s;
+  response->set_filename(std::string(CodeOfKey(read.key)) + "-" + read.from_day + "-" +
+                         read.to_day + ".csv");
+  response->set_csv(DailyStatsCsv(read.stats.days));
   return Status::Ok();
 }
 

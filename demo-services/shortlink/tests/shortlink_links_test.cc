@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "service/domain_table.h"
 #include "service/qr_code.h"
 #include "shortlink_test_support.h"
 
@@ -321,6 +322,27 @@ TEST_P(ShortLinkLinksTest, EachLinkHasAQrCodeOfItsShortUrlAndCrawlersAreTurnedAw
   HttpAnswer robots = Get("s.test", "/robots.txt");
   EXPECT_EQ(robots.status, 200);
   EXPECT_EQ(robots.body, "User-agent: *\nDisallow: /\n");
+}
+
+// The periodic reload racing AddDomain's own: the domain just added never disappears again.
+TEST(DomainTableTest, AReloadThatReadBeforeAnAddNeverHidesTheAdd) {
+  TempDir dir;
+  LinkStore store(SqliteLinkDatabase((dir.path() / "links.db").string(), 4));
+  ASSERT_TRUE(store.Initialize().ok());
+  DomainStore domains(store.pool());
+  DomainTable table(&domains);
+  // Stopped and joined however the test ends.
+  std::jthread reloader([&](std::stop_token stop) {
+    while (!stop.stop_requested()) ASSERT_TRUE(table.Reload().ok());
+  });
+  for (int i = 0; i < 200; ++i) {
+    const std::string domain = "d" + std::to_string(i) + ".example";
+    DomainRecord added;
+    ASSERT_TRUE(domains.Add(1, domain, WallMs(), &added).ok());
+    ASSERT_TRUE(table.Reload().ok());
+    ASSERT_EQ(table.DomainOfHost(domain), domain) << i;
+    ASSERT_EQ(table.DomainOfHost("D" + std::to_string(i) + ".example.:443"), domain);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ShortLinkLinksTest,
