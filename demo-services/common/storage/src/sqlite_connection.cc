@@ -4,12 +4,21 @@
 
 #include <chrono>
 
+#include "sqlite_statement_cache.h"
+
 namespace ferry::storage {
 
 namespace {
 
-struct StatementCloser {
-  void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+constexpr size_t kCachedStatements = 64;
+
+// Leaves a cached statement ready for its next use, whatever way its run ended: reset, and no
+// binding left pointing at the caller's strings (bound SQLITE_STATIC).
+struct StatementReset {
+  void operator()(sqlite3_stmt* stmt) const {
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+  }
 };
 
 // Pragma values, in the order of their enums.
@@ -42,7 +51,13 @@ Status SqliteConnection::Open(const SqliteOptions& options, std::unique_ptr<SqlC
   return Status::Ok();
 }
 
-SqliteConnection::~SqliteConnection() { sqlite3_close(db_); }
+SqliteConnection::SqliteConnection(sqlite3* db)
+    : db_(db), statements_(std::make_unique<SqliteStatementCache>(kCachedStatements)) {}
+
+SqliteConnection::~SqliteConnection() {
+  statements_.reset();
+  sqlite3_close(db_);
+}
 
 // Connections opening a new file at once may each hold a read lock and want the write lock to
 // switch it to WAL. SQLite then refuses all but one at once rather than call their busy
@@ -85,9 +100,9 @@ Status SqliteConnection::Error(int rc, std::string_view what) const {
 Status SqliteConnection::Run(std::string_view sql, const std::vector<SqlValue>& params,
                              std::vector<SqlRow>* rows) {
   sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+  int rc = statements_->Prepare(db_, sql, &raw);
   if (rc != SQLITE_OK) return Error(rc, "prepare");
-  std::unique_ptr<sqlite3_stmt, StatementCloser> stmt(raw);
+  std::unique_ptr<sqlite3_stmt, StatementReset> stmt(raw);
   for (size_t i = 0; i < params.size(); ++i) {
     const int index = static_cast<int>(i) + 1;
     if (const auto* v = std::get_if<int64_t>(&params[i])) {

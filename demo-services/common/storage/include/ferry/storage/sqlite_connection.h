@@ -9,6 +9,8 @@ struct sqlite3;
 
 namespace ferry::storage {
 
+class SqliteStatementCache;
+
 // PRAGMA journal_mode. WAL lets the pool's other connections read while one writes; the
 // rollback-journal modes make readers wait for the writer.
 enum class SqliteJournalMode { kWal, kDelete, kTruncate, kPersist };
@@ -45,12 +47,13 @@ class SqliteConnection final : public SqlConnection {
   void Rollback() override;
 
  private:
-  explicit SqliteConnection(sqlite3* db) : db_(db) {}
+  explicit SqliteConnection(sqlite3* db);
   Status SetJournalMode(const SqliteOptions& options);
   Status Run(std::string_view sql, const std::vector<SqlValue>& params, std::vector<SqlRow>* rows);
   Status Error(int rc, std::string_view what) const;
 
   sqlite3* db_;
+  std::unique_ptr<SqliteStatementCache> statements_;  // finalized before db_ closes
 };
 
 }  // namespace ferry::storage
