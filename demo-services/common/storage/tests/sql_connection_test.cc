@@ -125,6 +125,39 @@ TEST_P(SqlConnectionTest, ErrorsMapToTheDocumentedStatuses) {
   EXPECT_EQ(Count(*db_), 1);
 }
 
+// Statements run again (SQLite keeps them prepared): after a failure, after the schema
+// changed under them, and after more distinct statements than are kept.
+TEST_P(SqlConnectionTest, AStatementRunAgainSeesItsNewParametersAndTheSchemaAsItIs) {
+  const std::string insert = "INSERT INTO item (id, name) VALUES (?, ?)";
+  for (int64_t id = 1; id <= 3; ++id) {
+    ASSERT_TRUE(db_->Execute(insert, {id, "n" + std::to_string(id)}).ok());
+  }
+  EXPECT_EQ(db_->Execute(insert, {int64_t{1}, "again"}).code(), StatusCode::ALREADY_EXISTS);
+  ASSERT_TRUE(db_->Execute(insert, {int64_t{4}, "n4"}).ok());  // the failed run left it usable
+  std::vector<SqlRow> rows;
+  ASSERT_TRUE(db_->Query("SELECT name FROM item WHERE id = ?", {int64_t{4}}, &rows).ok());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(AsText(rows[0][0]), "n4");
+  // A column added after the query was first run is in its rows now.
+  rows.clear();
+  ASSERT_TRUE(db_->Query("SELECT * FROM item WHERE id = ?", {int64_t{4}}, &rows).ok());
+  const size_t columns = rows.at(0).size();
+  ASSERT_TRUE(db_->ExecuteScript("ALTER TABLE item ADD COLUMN extra INTEGER DEFAULT 7").ok());
+  rows.clear();
+  ASSERT_TRUE(db_->Query("SELECT * FROM item WHERE id = ?", {int64_t{4}}, &rows).ok());
+  ASSERT_EQ(rows.at(0).size(), columns + 1);
+  EXPECT_EQ(AsInt(rows[0].back()), 7);
+  // 200 distinct statements, then the first again.
+  for (int i = 0; i < 200; ++i) {
+    rows.clear();
+    ASSERT_TRUE(db_->Query("SELECT " + std::to_string(i), {}, &rows).ok());
+    ASSERT_EQ(AsInt(rows.at(0).at(0)), i);
+  }
+  rows.clear();
+  ASSERT_TRUE(db_->Query("SELECT name FROM item WHERE id = ?", {int64_t{2}}, &rows).ok());
+  EXPECT_EQ(AsText(rows.at(0).at(0)), "n2");
+}
+
 TEST_P(SqlConnectionTest, ASnapshotReadsOneStateWhileOthersCommit) {
   std::unique_ptr<SqlConnection> writer = Open();
   ASSERT_NE(writer, nullptr);
