@@ -43,7 +43,8 @@ wrk.method = "POST"
 wrk.body = '$PAYLOAD'
 wrk.headers["Content-Type"] = "application/json"
 LUA
-expected="$(curl -s -XPOST "http://127.0.0.1:$FERRY_PORT/ferry.demo.EchoService/Echo" -d "$PAYLOAD")"
+expected="$(curl -s -XPOST "http://127.0.0.1:$FERRY_PORT/ferry.demo.EchoService/Echo" \
+  -H 'Content-Type: application/json' -d "$PAYLOAD")"
 [ "$expected" = "$PAYLOAD" ] || { echo "the gateway answered '$expected', not '$PAYLOAD'" >&2; exit 1; }
 
 # wrk_rps <port>: requests per second of one wrk run POSTing the payload to the gateway's Echo.

@@ -51,7 +51,8 @@ for b in "${BACKENDS[@]}"; do
   KEY[$b]=$(ferry_shortlink_key "$port" "$TOKEN" "bench-$(slug "$b")")
   [ -n "${KEY[$b]}" ] || { echo "no API key from the $b backend" >&2; exit 1; }
   CODE[$b]=$(curl -sf -XPOST "http://127.0.0.1:$port/ferry.shortlink.ShortLinkService/CreateLink" \
-    -H "Authorization: Bearer ${KEY[$b]}" -d '{"requestId":"wrk","longUrl":"https://example.com/"}' |
+    -H "Authorization: Bearer ${KEY[$b]}" -H 'Content-Type: application/json' \
+    -d '{"requestId":"wrk","longUrl":"https://example.com/"}' |
     sed -n 's/.*"code":"\([^"]*\)".*/\1/p')
   [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/${CODE[$b]}")" = 302 ] ||
     { echo "the short link /${CODE[$b]} on the $b backend does not redirect" >&2; exit 1; }
@@ -72,7 +73,8 @@ settle() {
   local b="$1" last=-1 same=0 body visits
   for _ in $(seq 120); do
     body=$(curl -s -XPOST "http://127.0.0.1:${PORT[$b]}/ferry.shortlink.ShortLinkService/Stats" \
-      -H "Authorization: Bearer ${KEY[$b]}" -d "{\"code\":\"${CODE[$b]}\"}")
+      -H "Authorization: Bearer ${KEY[$b]}" -H 'Content-Type: application/json' \
+      -d "{\"code\":\"${CODE[$b]}\"}")
     visits=$(($(sed -n 's/.*"pv":"\{0,1\}\([0-9]*\).*/\1/p' <<<"$body" | grep . || echo 0) +
       $(sed -n 's/.*"botVisits":"\{0,1\}\([0-9]*\).*/\1/p' <<<"$body" | grep . || echo 0)))
     if [ "$visits" -eq "$last" ]; then

@@ -3,7 +3,8 @@
 # (all on loopback, temporary directories); drives one provider directly and then both through
 # discovery with ferry-bench. Then the seckill scenario on the chosen backend, with
 # `ferry-bench seckill` selling to many buyers (10% of them trying twice) and checking the
-# orders. Then the short-link scenario on the same backend: a tenant and its key, links, a real
+# orders, and the operators' Reconcile over HTTP refused without credentials (authz, 403) and
+# served for a user token of the role operator. Then the short-link scenario on the same backend: a tenant and its key, links, a real
 # `curl -i` of a redirect, `ferry-bench shortlink` (Zipf mix, unknown codes, PV == 302s) and the
 # link's statistics. Then the like scenario (scripts/lib/like_demo.sh): one like-server on the
 # same kind of backend and `ferry-bench like`, checking every count against the truth the bench
@@ -44,7 +45,7 @@ esac
 ferry_install_packages "${FERRY_PACKAGES[@]}" python3
 BUILD_DIR="${FERRY_BUILD_DIR:-build}"
 ferry_build "$BUILD_DIR" -- echo-server seckill-server paysim-server shortlink-server like-server \
-  ferry-bench
+  ferry-bench ferry-user-token
 
 RUN_DIR="$(mktemp -d /tmp/ferry-demo.XXXXXX)"
 trap 'ferry_stop_all; rm -rf "$RUN_DIR"' EXIT
@@ -73,7 +74,7 @@ log "ferry-bench through $REGISTRY (both providers, round robin), same load"
 
 # HTTP on the same port: the JSON gateway and the admin pages, while the providers still run.
 STATUS_URL="http://127.0.0.1:${PORTS[0]}/status"
-CURL_LINE="curl -s -XPOST http://127.0.0.1:${PORTS[0]}/ferry.demo.EchoService/Echo -d '{\"payload\":\"aGVsbG8gZmVycnk=\"}'"
+CURL_LINE="curl -s -XPOST http://127.0.0.1:${PORTS[0]}/ferry.demo.EchoService/Echo -H 'Content-Type: application/json' -d '{\"payload\":\"aGVsbG8gZmVycnk=\"}'"
 log "calling Echo through the JSON gateway: $CURL_LINE"
 GATEWAY_ANSWER="$(eval "$CURL_LINE")"
 echo "$GATEWAY_ANSWER"
@@ -178,6 +179,20 @@ BENCH_RC=0
 wait "$BENCH_PID" || BENCH_RC=$?
 cat "$RUN_DIR/seckill.out"
 
+# authz on the operators' Reconcile: refused with 403 without credentials, served for a user
+# token of the role operator (what an operator's console would carry over HTTP).
+ACTIVITY_ID="$(sed -n 's/.*summary: activity \([0-9]*\),.*/\1/p' "$RUN_DIR/seckill.out" | head -n 1)"
+RECONCILE_URL="http://127.0.0.1:${SECKILL_PORTS[0]}/ferry.seckill.SeckillService/Reconcile"
+OPERATOR_TOKEN="$("$BUILD_DIR"/bin/ferry-user-token --key-id scripts \
+  --secret-file "$SECKILL_DIR/user-token.secret" --user demo-operator --audience seckill \
+  --role operator --ttl 300 2>/dev/null)"
+AUTHZ_ANONYMOUS="$(curl -s -o /dev/null -w '%{http_code}' -XPOST "$RECONCILE_URL" \
+  -H 'Content-Type: application/json' -d "{\"activityId\":\"${ACTIVITY_ID:-1}\"}")"
+AUTHZ_OPERATOR="$(curl -s -o /dev/null -w '%{http_code}' -XPOST "$RECONCILE_URL" \
+  -H 'Content-Type: application/json' -H "X-Ferry-Attachment-User-Token: $OPERATOR_TOKEN" -d "{\"activityId\":\"${ACTIVITY_ID:-1}\"}")"
+AUTHZ_TEXT="Reconcile of activity ${ACTIVITY_ID:-?} over HTTP: $AUTHZ_ANONYMOUS anonymous, $AUTHZ_OPERATOR with an operator's user token"
+log "$AUTHZ_TEXT"
+
 log "stopping seckill-server, paysim-server${REDIS_PORT:+, Redis, MariaDB and ZooKeeper}"
 ferry_stop_all
 
@@ -198,7 +213,7 @@ ferry_shortlink_start "$BUILD_DIR/bin" "$SL_DIR" "$SL_PORT" "$SL_TOKEN" "$SL_BAC
 SL_KEY="$(ferry_shortlink_key "$SL_PORT" "$SL_TOKEN" demo)"
 SL_API="http://127.0.0.1:$SL_PORT/ferry.shortlink.ShortLinkService"
 SL_CREATED="$(curl -s -XPOST "$SL_API/CreateLink" -H "Authorization: Bearer $SL_KEY" \
-  -d '{"requestId":"demo-1","longUrl":"https://example.com/ferry?from=demo"}')"
+  -H 'Content-Type: application/json' -d '{"requestId":"demo-1","longUrl":"https://example.com/ferry?from=demo"}')"
 log "CreateLink: $SL_CREATED"
 SL_CODE="$(sed -n 's/.*"code":"\([^"]*\)".*/\1/p' <<<"$SL_CREATED")"
 log "curl -i http://127.0.0.1:$SL_PORT/$SL_CODE"
@@ -209,7 +224,8 @@ SL_RC=0
 "$BUILD_DIR"/bin/ferry-bench shortlink --target "127.0.0.1:$SL_PORT" --api-key "$SL_KEY" \
   --links 1000 --requests 100000 --conns 8 --unknown-probe 10000 | tee "$RUN_DIR/shortlink.out" ||
   SL_RC=$?
-SL_STATS="$(curl -s -XPOST "$SL_API/Stats" -H "Authorization: Bearer $SL_KEY" -d "{\"code\":\"$SL_CODE\"}")"
+SL_STATS="$(curl -s -XPOST "$SL_API/Stats" -H "Authorization: Bearer $SL_KEY" \
+  -H 'Content-Type: application/json' -d "{\"code\":\"$SL_CODE\"}")"
 log "Stats of /$SL_CODE: $SL_STATS"
 log "stopping shortlink-server${SL_REDIS_PORT:+, Redis and MariaDB}"
 ferry_stop_all
@@ -220,6 +236,7 @@ log "seckill ($BACKEND): $(grep '^payments:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(grep '^check:' "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $(tail -n 1 "$RUN_DIR/seckill.out")"
 log "seckill ($BACKEND): $KILL_TEXT"
+log "seckill ($BACKEND): $AUTHZ_TEXT"
 log "shortlink ($BACKEND): $(head -n 1 "$RUN_DIR/redirect.txt" | tr -d '\r'), $(grep -i '^location:' "$RUN_DIR/redirect.txt" | tr -d '\r')"
 log "shortlink ($BACKEND): $(tail -n 1 "$RUN_DIR/shortlink.out")"
 log "echo-server's status page, while it ran: $STATUS_URL (also /status.json, /metrics, /health, /ready)"
@@ -244,6 +261,10 @@ if [ "$SL_RC" -ne 0 ]; then
 fi
 if [ "$BENCH_RC" -ne 0 ]; then
   echo "demo.sh: ferry-bench seckill failed (exit $BENCH_RC): $(grep '^check:' "$RUN_DIR/seckill.out")" >&2
+  exit 1
+fi
+if [ "$AUTHZ_ANONYMOUS" != 403 ] || [ "$AUTHZ_OPERATOR" != 200 ]; then
+  echo "demo.sh: authz: $AUTHZ_TEXT (expected 403 and 200)" >&2
   exit 1
 fi
 

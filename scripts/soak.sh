@@ -364,12 +364,13 @@ for activity in $ACTIVITIES; do
   deadline=$((SECONDS + drain_s))
   while true; do
     body="{\"activityId\":\"$activity\"}"
-    # An operator's call: signed with the scripts' operator key, one token per call.
-    token=$("$BIN"/ferry-auth-token --key-id scripts-operator \
+    # An operator's call: signed with the scripts' operator key, one token per call, for a
+    # caller authz lets call Reconcile.
+    token=$("$BIN"/ferry-auth-token --key-id scripts-operator --caller soak \
       --secret-file "$RUN/operator.secret" --service ferry.seckill.SeckillService \
       --method Reconcile --body "$body")
     answer=$(curl -s --max-time 30 -XPOST "$RECONCILE_URL" -H "Authorization: Bearer $token" \
-      -d "$body" || true)
+      -H 'Content-Type: application/json' -d "$body" || true)
     python3 "$CHECKS" reconcile "$activity" "$answer" >"$RUN/reconcile-$activity.txt" && break
     if [ $SECONDS -ge $deadline ]; then
       fail "$(head -n1 "$RUN/reconcile-$activity.txt") (after draining ${drain_s} s)"

@@ -61,11 +61,12 @@ class Provider {
         }) {
     HttpConnection http("127.0.0.1", port());
     const std::string admin = "Authorization: Bearer " + std::string(kAdminToken);
+    const std::string json = "Content-Type: application/json";
     const HttpResult tenant = http.Call("POST", "/ferry.shortlink.ShortLinkService/CreateTenant",
-                                        {admin}, R"({"name":"bench"})");
+                                        {admin, json}, R"({"name":"bench"})");
     EXPECT_EQ(tenant.status, 200) << tenant.body;
     const HttpResult key = http.Call("POST", "/ferry.shortlink.ShortLinkService/IssueApiKey",
-                                     {admin}, R"({"tenantId":1})");
+                                     {admin, json}, R"({"tenantId":1})");
     const size_t at = key.body.find("slk_");
     EXPECT_NE(at, std::string::npos) << key.body;
     if (at != std::string::npos) key_ = key.body.substr(at, 68);

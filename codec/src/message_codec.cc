@@ -5,6 +5,7 @@
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/serializer.h"
 #include "ferry/rpc_meta.pb.h"
+#include "json_body.h"
 
 namespace ferry::codec {
 namespace {
@@ -125,6 +126,14 @@ Status ParseBody(const FrameHeader& header, std::string_view body, size_t max_bo
                     std::string("cannot decompress body with ") + std::string(compressor->name()));
     }
     raw = plain;
+  }
+  if (header.serializer == serializer_id::kJson) {
+    // Always the built-in one (plugins cannot take Ferry's ids), which can say what is wrong.
+    if (Status parsed = ParseJsonBody(raw, out); !parsed.ok()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "cannot parse body as " + out->GetTypeName() +
+                                                      " with json: " + parsed.message());
+    }
+    return Status::Ok();
   }
   if (!serializer->Parse(raw, out)) {
     return Status(StatusCode::INVALID_ARGUMENT, "cannot parse body as " + out->GetTypeName() +

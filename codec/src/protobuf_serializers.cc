@@ -1,9 +1,10 @@
 #include <google/protobuf/message.h>
-#include <google/protobuf/util/json_util.h>
 
 #include "builtin_extensions.h"
 #include "ferry/codec/extension_registry.h"
+#include "ferry/codec/json_codec.h"
 #include "ferry/codec/serializer.h"
+#include "json_body.h"
 
 namespace ferry::codec {
 namespace {
@@ -20,32 +21,30 @@ class ProtobufBinarySerializer final : public Serializer {
   }
 };
 
-// Protobuf's canonical JSON mapping; slower, but readable on the wire and by non-C++ peers.
-class ProtobufJsonSerializer final : public Serializer {
+// protobuf's JSON mapping, readable on the wire and by non-C++ peers, through the codec the HTTP
+// gateway uses: the same text is read alike, within the same limits, on either path.
+class JsonSerializer final : public Serializer {
  public:
   uint8_t id() const override { return serializer_id::kJson; }
   std::string_view name() const override { return "json"; }
   bool Serialize(const google::protobuf::Message& message, std::string* out) const override {
-    std::string json;
-    if (!google::protobuf::util::MessageToJsonString(message, &json).ok()) return false;
-    out->append(json);
-    return true;
+    return ToJson(message, out).ok();
   }
   bool Parse(std::string_view data, google::protobuf::Message* message) const override {
-    google::protobuf::util::JsonParseOptions options;
-    // A newer peer may send fields this build does not know yet.
-    options.ignore_unknown_fields = true;
-    return google::protobuf::util::JsonStringToMessage(
-               google::protobuf::StringPiece(data.data(), data.size()), message, options)
-        .ok();
+    return ParseJsonBody(data, message).ok();
   }
 };
 
 }  // namespace
 
+Status ParseJsonBody(std::string_view body, google::protobuf::Message* message) {
+  // A newer peer may send fields this build does not know yet.
+  return ParseJson(body, message, {.ignore_unknown_fields = true});
+}
+
 void RegisterProtobufSerializers(ExtensionRegistry& registry) {
   auto binary = std::make_shared<ProtobufBinarySerializer>();
-  auto json = std::make_shared<ProtobufJsonSerializer>();
+  auto json = std::make_shared<JsonSerializer>();
   registry.Register<Serializer>("protobuf", [binary] { return binary; });
   registry.Register<Serializer>("json", [json] { return json; });
 }

@@ -4,6 +4,10 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <iterator>
+
+#include "ferry/framework/logging.h"
+
 namespace ferry::accesslog {
 
 Status AccessLog::Open(const std::string& file, std::unique_ptr<AccessLog>* out) {
@@ -33,12 +37,28 @@ void AccessLog::Write(std::string_view side, const Trace& trace, std::string_vie
                       std::chrono::nanoseconds latency) {
   const auto at = spdlog::log_clock::now();
   const auto latency_us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
-  const auto or_dash = [](std::string_view id) { return id.empty() ? std::string_view("-") : id; };
-  std::string line =
-      fmt::format("{} trace={} span={} parent={} call={}/{} peer={} status={} latency_us={}", side,
-                  or_dash(trace.trace_id), or_dash(trace.span_id), or_dash(trace.parent_span_id),
-                  service, method, peer, StatusCodeName(status.code()), latency_us);
-  if (!status.ok()) line += fmt::format(" error=\"{}\"", status.message());
+  // Every field but the side and the status may hold what a peer chose: escaped, so that a call
+  // is one line whose fields are the ones this wrote.
+  const auto field = [](std::string_view key, std::string_view value, std::string* line) {
+    line->append(key);
+    AppendLogEscaped(value.empty() ? std::string_view("-") : value, line, /*word=*/true);
+  };
+  std::string line(side);
+  field(" trace=", trace.trace_id, &line);
+  field(" span=", trace.span_id, &line);
+  field(" parent=", trace.parent_span_id, &line);
+  line.append(" call=");
+  AppendLogEscaped(service, &line, /*word=*/true);
+  line.push_back('/');
+  AppendLogEscaped(method, &line, /*word=*/true);
+  field(" peer=", peer, &line);
+  fmt::format_to(std::back_inserter(line), " status={} latency_us={}",
+                 StatusCodeName(status.code()), latency_us);
+  if (!status.ok()) {
+    line.append(" error=\"");
+    AppendLogEscaped(status.message(), &line);
+    line.push_back('"');
+  }
   writer_->Post(logger_, at, std::move(line));
 }
 

@@ -28,7 +28,9 @@ class AccessLog {
   };
 
   // "server trace=4f2a… span=00f0… parent=- call=ferry.demo.EchoService/Echo peer=1.2.3.4:5
-  // status=OK latency_us=57", followed by ` error="…"` when the status is not OK.
+  // status=OK latency_us=57", followed by ` error="…"` when the status is not OK. Every field is
+  // escaped as AppendLogEscaped escapes it (spaces too, but in the error), so one call is always
+  // one line of these fields, whatever a peer put in them.
   void Write(std::string_view side, const Trace& trace, std::string_view service,
              std::string_view method, std::string_view peer, const Status& status,
              std::chrono::nanoseconds latency);

@@ -8,13 +8,14 @@
 #include <random>
 #include <string>
 
-#include "auth_token_v3.h"
+#include "auth_token_fields.h"
 #include "base64url.h"
 
 namespace ferry::plugins {
 namespace {
 
 constexpr std::string_view kV3Prefix = "v3:";
+constexpr std::string_view kV4Prefix = "v4:";
 // The first 128 bits of the HMAC (RFC 2104 allows truncating to half the hash).
 constexpr size_t kSignatureBytes = 16;
 constexpr size_t kSignatureChars = 22;
@@ -38,6 +39,14 @@ bool IsBase64Url(std::string_view text) {
 std::string_view DecimalOf(uint64_t value, std::array<char, 24>* buffer) {
   const char* end = std::to_chars(buffer->data(), buffer->data() + buffer->size(), value).ptr;
   return {buffer->data(), static_cast<size_t>(end - buffer->data())};
+}
+
+// Digits only, no sign: a token's numbers as they were signed.
+template <class Int>
+bool ParseDecimal(std::string_view text, Int* out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+') return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return error == std::errc() && end == text.data() + text.size();
 }
 
 // Next field of a token up to its ':', or the rest; false when there is none.
@@ -75,22 +84,23 @@ Status AuthRefusal(const AuthRequest& request, std::string_view why) {
 Status ParseAuthToken(std::string_view token, const AuthRequest& request, AuthTokenFields* out) {
   if (token.empty()) return AuthRefusal(request, "missing token");
   std::string_view rest = token;
-  const bool parsed = rest.starts_with(kV3Prefix) && (rest.remove_prefix(kV3Prefix.size()), true) &&
-                      NextField(&rest, &out->key_id, false) &&
-                      NextField(&rest, &out->time, false) && NextField(&rest, &out->nonce, false) &&
-                      NextField(&rest, &out->caller, false) &&
-                      NextField(&rest, &out->signature, true);
-  const auto [end, error] =
-      std::from_chars(out->time.data(), out->time.data() + out->time.size(), out->unix_ms);
-  if (!parsed || error != std::errc() || end != out->time.data() + out->time.size() ||
-      out->time.empty() || out->time[0] == '-' ||
+  const bool v4 = rest.starts_with(kV4Prefix);
+  out->version = v4 ? 4 : 3;
+  const bool parsed =
+      (v4 || rest.starts_with(kV3Prefix)) && (rest.remove_prefix(kV4Prefix.size()), true) &&
+      NextField(&rest, &out->key_id, false) && NextField(&rest, &out->time, false) &&
+      NextField(&rest, &out->nonce, false) && NextField(&rest, &out->caller, false) &&
+      (!v4 || NextField(&rest, &out->timeout, false)) && NextField(&rest, &out->signature, true);
+  out->timeout_us = 0;
+  if (!parsed || !ParseDecimal(out->time, &out->unix_ms) ||
+      (v4 && !ParseDecimal(out->timeout, &out->timeout_us)) ||
       !IsAuthTokenWord(out->key_id, 1, kMaxKeyIdChars) ||
       !IsAuthTokenWord(out->caller, 0, kMaxCallerChars) || out->nonce.size() < kMinNonceChars ||
       out->nonce.size() > kMaxNonceChars || !IsBase64Url(out->nonce) ||
       out->signature.size() != kSignatureChars || !IsBase64Url(out->signature)) {
     return AuthRefusal(request,
-                       "malformed token (expected v3:<key id>:<unix ms>:<nonce>:<caller>:<22 "
-                       "base64url digits of hmac-sha256>)");
+                       "malformed token (expected v4:<key id>:<unix ms>:<nonce>:<caller>:<timeout "
+                       "us>:<22 base64url digits of hmac-sha256>)");
   }
   return Status::Ok();
 }
@@ -116,20 +126,43 @@ Status CheckAuthTokenTime(const AuthTokenFields& token, const AuthRequest& reque
   return Status::Ok();
 }
 
+Status CheckAuthTokenBudget(const AuthTokenFields& token, const AuthRequest& request) {
+  if (token.version < 4 || token.timeout_us == 0) return Status::Ok();
+  const uint64_t sent = request.framing.timeout_us;
+  if (sent == 0 || sent > token.timeout_us) {
+    return AuthRefusal(request,
+                       "timeout beyond the token's budget (the request allows " +
+                           (sent == 0 ? std::string("no deadline") : std::to_string(sent) + " us") +
+                           ", the token signed " + std::to_string(token.timeout_us) + " us)");
+  }
+  return Status::Ok();
+}
+
 std::optional<Sha256Digest> AuthTokenMac(const HmacSha256Key& key, const AuthTokenFields& token,
                                          const AuthRequest& request) {
   // Everything but the body in one buffer this thread reuses, so that the MAC takes two
   // updates rather than one per field.
   thread_local std::string text;
   text.clear();
+  const bool v4 = token.version >= 4;
   for (std::string_view part :
-       {std::string_view("v3\n"), token.key_id, std::string_view("\n"), token.time,
-        std::string_view("\n"), token.nonce, std::string_view("\n"), token.caller,
-        std::string_view("\n"), request.service, std::string_view("\n"), request.method,
-        std::string_view("\n")}) {
+       {v4 ? std::string_view("v4\n") : std::string_view("v3\n"), token.key_id,
+        std::string_view("\n"), token.time, std::string_view("\n"), token.nonce,
+        std::string_view("\n"), token.caller, std::string_view("\n")}) {
     text.append(part);
   }
   std::array<char, 24> number;
+  if (v4) text.append(token.timeout).push_back('\n');
+  text.append(request.service).push_back('\n');
+  text.append(request.method).push_back('\n');
+  if (v4) {
+    const RequestFraming& framing = request.framing;
+    text.append(DecimalOf(framing.serializer, &number)).push_back('\n');
+    text.append(DecimalOf(framing.compression, &number)).push_back('\n');
+    text.push_back(framing.one_way ? '1' : '0');
+    text.push_back('\n');
+    text.append(DecimalOf(framing.max_response_bytes, &number)).push_back('\n');
+  }
   const size_t attachments = request.attachments != nullptr ? request.attachments->size() : 0;
   text.append(DecimalOf(attachments, &number)).push_back('\n');
   if (attachments != 0) {
@@ -151,7 +184,8 @@ Status CheckAuthTokenSignature(const std::optional<Sha256Digest>& mac, const Aut
   if (CRYPTO_memcmp(expected.data(), token.signature.data(), kSignatureChars) != 0) {
     return AuthRefusal(request,
                        "invalid token signature (wrong secret, or made for another method, body, "
-                       "caller or attachments)");
+                       "caller, attachments, serializer, compression, one-way flag or response "
+                       "limit)");
   }
   return Status::Ok();
 }
@@ -160,20 +194,24 @@ std::string MakeAuthToken(const HmacSha256Key& key, std::string_view key_id,
                           const AuthRequest& request, std::string_view caller, int64_t unix_ms,
                           std::string_view nonce) {
   std::array<char, 24> time_buffer;
+  std::array<char, 24> timeout_buffer;
+  AuthTokenFields fields;
+  fields.version = 4;
+  fields.key_id = key_id;
   const char* time_end =
       std::to_chars(time_buffer.data(), time_buffer.data() + time_buffer.size(), unix_ms).ptr;
-  AuthTokenFields fields;
-  fields.key_id = key_id;
   fields.time = std::string_view(time_buffer.data(), time_end - time_buffer.data());
   fields.unix_ms = unix_ms;
   fields.nonce = nonce;
   fields.caller = caller;
+  fields.timeout = DecimalOf(request.framing.timeout_us, &timeout_buffer);
+  fields.timeout_us = request.framing.timeout_us;
   const std::optional<Sha256Digest> mac = AuthTokenMac(key, fields, request);
   std::string token;
-  token.reserve(kV3Prefix.size() + key_id.size() + fields.time.size() + nonce.size() +
-                caller.size() + 4 + kSignatureChars);
-  token.append(kV3Prefix).append(key_id).append(":").append(fields.time).append(":");
-  token.append(nonce).append(":").append(caller).append(":");
+  token.reserve(kV4Prefix.size() + key_id.size() + fields.time.size() + nonce.size() +
+                caller.size() + fields.timeout.size() + 5 + kSignatureChars);
+  token.append(kV4Prefix).append(key_id).append(":").append(fields.time).append(":");
+  token.append(nonce).append(":").append(caller).append(":").append(fields.timeout).append(":");
   if (mac) {
     const size_t at = token.size();
     token.resize(at + kSignatureChars);
@@ -212,12 +250,13 @@ Status VerifyAuthToken(std::string_view key_id, std::string_view secret, std::st
                        std::chrono::milliseconds max_skew, std::string* caller) {
   AuthTokenFields fields;
   if (Status parsed = ParseAuthToken(token, request, &fields); !parsed.ok()) return parsed;
+  if (fields.version != 4) return AuthRefusal(request, "v3 token refused (expected v4)");
   if (Status timely = CheckAuthTokenTime(fields, request, now_unix_ms, max_skew); !timely.ok()) {
     return timely;
   }
+  if (Status within = CheckAuthTokenBudget(fields, request); !within.ok()) return within;
   if (fields.key_id != key_id) {
-    return AuthRefusal(request, "token signed with key id '" + std::string(fields.key_id) +
-                                    "', expected '" + std::string(key_id) + "'");
+    return AuthRefusal(request, "unknown key id '" + std::string(fields.key_id) + "'");
   }
   const HmacSha256Key key(secret);
   if (Status signed_ok =

@@ -10,6 +10,7 @@ void RegisterBuiltinFilters(ExtensionRegistry& registry) {
   RegisterAuthFilters(registry);
   RegisterRateLimitFilter(registry);
   RegisterUserTokenFilter(registry);
+  RegisterAuthzFilter(registry);
   RegisterLocalRateLimitStore(registry);
   RegisterMemoryRevocations(registry);
 }

@@ -16,5 +16,7 @@ void RegisterLocalRateLimitStore(ExtensionRegistry& registry);
 void RegisterMemoryRevocations(ExtensionRegistry& registry);
 // Server `user_token`.
 void RegisterUserTokenFilter(ExtensionRegistry& registry);
+// Server `authz`.
+void RegisterAuthzFilter(ExtensionRegistry& registry);
 
 }  // namespace ferry::plugins

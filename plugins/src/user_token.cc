@@ -3,10 +3,12 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
 
-#include "auth_token_v3.h"
+#include "auth_token_fields.h"
 #include "base64url.h"
 #include "user_token_codec.h"
 
@@ -15,9 +17,12 @@ namespace {
 
 constexpr std::string_view kPrefix = "u1:";
 constexpr std::string_view kPrefixV2 = "u2:";
+constexpr std::string_view kPrefixV3 = "u3:";
 constexpr size_t kMaxAudienceChars = 128;
 constexpr size_t kMaxTokenIdChars = 64;
 constexpr size_t kTokenIdRandomBytes = 12;
+constexpr size_t kMaxRoleChars = 64;
+constexpr size_t kMaxRoles = 16;
 // The whole HMAC: the token lives for hours, not for one call.
 constexpr size_t kMacChars = 43;
 
@@ -38,6 +43,19 @@ bool ParseSeconds(std::string_view text, int64_t* out) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
+// 1 to kMaxRoles roles, each 1-64 characters of [A-Za-z0-9._@-], separated by commas.
+bool AreRoles(std::string_view roles) {
+  size_t count = 0;
+  while (true) {
+    const size_t comma = roles.find(',');
+    if (!IsAuthTokenWord(roles.substr(0, comma), 1, kMaxRoleChars) || ++count > kMaxRoles) {
+      return false;
+    }
+    if (comma == std::string_view::npos) return true;
+    roles.remove_prefix(comma + 1);
+  }
+}
+
 // The next field up to its ':' (or, for the last, the rest, which must have none).
 bool NextField(std::string_view* rest, std::string_view* field, bool last) {
   const size_t colon = rest->find(':');
@@ -54,14 +72,21 @@ bool NextField(std::string_view* rest, std::string_view* field, bool last) {
 }  // namespace
 
 bool ParseUserToken(std::string_view token, UserTokenFields* out) {
-  const bool v2 = token.starts_with(kPrefixV2);
-  if (!v2 && !token.starts_with(kPrefix)) return false;
-  out->version = v2 ? 2 : 1;
+  out->version = token.starts_with(kPrefixV3)   ? 3
+                 : token.starts_with(kPrefixV2) ? 2
+                 : token.starts_with(kPrefix)   ? 1
+                                                : 0;
+  if (out->version == 0) return false;
+  const bool v2 = out->version >= 2;
   std::string_view rest = token.substr(kPrefix.size());
   if (!NextField(&rest, &out->key_id, false) || !NextField(&rest, &out->user, false)) return false;
   if (v2 && (!NextField(&rest, &out->audience, false) || !NextField(&rest, &out->token_id, false) ||
              !IsAuthTokenWord(out->audience, 1, kMaxAudienceChars) ||
              !IsAuthTokenWord(out->token_id, 1, kMaxTokenIdChars))) {
+    return false;
+  }
+  out->roles = {};
+  if (out->version == 3 && (!NextField(&rest, &out->roles, false) || !AreRoles(out->roles))) {
     return false;
   }
   return NextField(&rest, &out->issued, false) && NextField(&rest, &out->expires, false) &&
@@ -73,6 +98,10 @@ bool ParseUserToken(std::string_view token, UserTokenFields* out) {
 }
 
 std::optional<Sha256Digest> UserTokenMac(const HmacSha256Key& key, const UserTokenFields& token) {
+  if (token.version == 3) {
+    return key.Mac({"u3\n", token.key_id, "\n", token.user, "\n", token.audience, "\n",
+                    token.token_id, "\n", token.roles, "\n", token.issued, "\n", token.expires});
+  }
   if (token.version == 2) {
     return key.Mac({"u2\n", token.key_id, "\n", token.user, "\n", token.audience, "\n",
                     token.token_id, "\n", token.issued, "\n", token.expires});
@@ -96,11 +125,12 @@ std::string EncodeUserToken(const HmacSha256Key& key, const UserTokenFields& fie
   signed_fields.expires = expires;
   const std::optional<Sha256Digest> mac = UserTokenMac(key, signed_fields);
   if (!mac) return "";
-  std::string token(fields.version == 2 ? kPrefixV2 : kPrefix);
+  std::string token(fields.version == 3 ? kPrefixV3 : fields.version == 2 ? kPrefixV2 : kPrefix);
   token.append(fields.key_id).append(":").append(fields.user).append(":");
-  if (fields.version == 2) {
+  if (fields.version >= 2) {
     token.append(fields.audience).append(":").append(fields.token_id).append(":");
   }
+  if (fields.version == 3) token.append(fields.roles).append(":");
   token.append(issued).append(":").append(expires).append(":");
   const size_t at = token.size();
   token.resize(at + kMacChars);
@@ -131,13 +161,24 @@ std::string MakeUserToken(std::string_view key_id, std::string_view secret,
       claims.issued_unix_s < 0 || claims.expires_unix_s <= claims.issued_unix_s) {
     return "";
   }
+  // In byte order and once each, so that a set of roles is signed one way only.
+  std::vector<std::string_view> roles(claims.roles.begin(), claims.roles.end());
+  std::sort(roles.begin(), roles.end());
+  roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
+  if (roles.size() > kMaxRoles) return "";
+  std::string joined;
+  for (std::string_view role : roles) {
+    if (!IsAuthTokenWord(role, 1, kMaxRoleChars)) return "";
+    joined.append(joined.empty() ? "" : ",").append(role);
+  }
   const HmacSha256Key key(secret);
   if (!key.ok()) return "";
-  return EncodeUserToken(key, {.version = 2,
+  return EncodeUserToken(key, {.version = roles.empty() ? 2 : 3,
                                .key_id = key_id,
                                .user = claims.user,
                                .audience = claims.audience,
                                .token_id = claims.token_id,
+                               .roles = joined,
                                .issued_unix_s = claims.issued_unix_s,
                                .expires_unix_s = claims.expires_unix_s});
 }

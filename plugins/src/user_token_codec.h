@@ -14,11 +14,12 @@
 namespace ferry::plugins {
 
 struct UserTokenFields {
-  int version = 1;  // 1: u1 (no audience, no id), 2: u2
+  int version = 1;  // 1: u1 (no audience, no id), 2: u2, 3: u3 (u2 with roles)
   std::string_view key_id;
   std::string_view user;
-  std::string_view audience;  // u2 only
-  std::string_view token_id;  // u2 only
+  std::string_view audience;  // u2 and u3
+  std::string_view token_id;  // u2 and u3
+  std::string_view roles;     // u3 only: comma-separated, as signed
   std::string_view issued;    // as signed
   std::string_view expires;
   int64_t issued_unix_s = 0;
@@ -35,8 +36,8 @@ std::optional<Sha256Digest> UserTokenMac(const HmacSha256Key& key, const UserTok
 // Whether `token` carries `mac`, compared in constant time.
 bool UserTokenMacMatches(const Sha256Digest& mac, const UserTokenFields& token);
 
-// A whole token of `fields` (its times as numbers; u2 when version is 2); empty when OpenSSL
-// fails.
+// A whole token of `fields` (its times as numbers; u2 or u3 as the version says); empty when
+// OpenSSL fails.
 std::string EncodeUserToken(const HmacSha256Key& key, const UserTokenFields& fields);
 
 }  // namespace ferry::plugins

@@ -6,7 +6,7 @@
 
 #include "auth_keyring.h"
 #include "builtin_filters.h"
-#include "exempt_methods.h"
+#include "credential_methods.h"
 #include "ferry/codec/extension_registry.h"
 #include "ferry/framework/filter.h"
 #include "ferry/plugins/token_revocations.h"
@@ -30,17 +30,18 @@ int64_t UnixSecondsNow() {
 // What the filter keeps for one method.
 struct UserTokenMethod {
   std::string name;  // "<service>/<method>", for messages
-  bool exempt = false;
+  CredentialMethods::Need need = CredentialMethods::Need::kRequired;
 };
 
 // Verifies the user token a call carries in its `user-token` attachment and hands its user on
-// as ServerContext::verified_user(); a call of a method that needs a user and comes without a
-// valid token is refused UNAUTHENTICATED before its body is decoded.
+// as ServerContext::verified_user(), with the roles it signs as verified_roles(); a call of a
+// method that needs a user and comes without a valid token is refused UNAUTHENTICATED before its
+// body is decoded, and so is one that comes with a bad token to a method where it is optional.
 class UserTokenServerFilter final : public ServerFilter {
  public:
   void Configure(config::ConfigReader& config) override {
     keyring_.Configure(config);
-    exempt_.Configure(config);
+    methods_.Configure(config);
     config.Integer("max_skew_s", 0, kMaxSkewLimitS, &max_skew_s_);
     config.Integer("max_ttl_s", 1, kMaxTtlLimitS, &max_ttl_s_);
     config.String("audience", &audience_);
@@ -58,16 +59,17 @@ class UserTokenServerFilter final : public ServerFilter {
   std::shared_ptr<void> NewMethodState(const MethodSpec& method) override {
     auto state = std::make_shared<UserTokenMethod>();
     state->name = std::string(method.service) + "/" + std::string(method.method);
-    state->exempt = exempt_.Contains(state->name);
+    state->need = methods_.For(state->name);
     return state;
   }
 
   Status OnAdmit(const ServerAdmission& admission) override {
     const auto& method = *static_cast<const UserTokenMethod*>(admission.method_state);
-    if (method.exempt) return Status::Ok();
+    if (method.need == CredentialMethods::Need::kExempt) return Status::Ok();
     const Attachments& attachments = admission.context.attachments();
     const auto sent = attachments.find(std::string(kUserTokenAttachment));
     if (sent == attachments.end() || sent->second.empty()) {
+      if (method.need == CredentialMethods::Need::kOptional) return Status::Ok();
       return Refusal(method,
                      "missing user token (attachment 'user-token'; over HTTP the header "
                      "X-Ferry-Attachment-User-Token)");
@@ -76,7 +78,8 @@ class UserTokenServerFilter final : public ServerFilter {
     if (!ParseUserToken(sent->second, &token)) {
       return Refusal(method,
                      "malformed user token (expected u2:<key id>:<user>:<audience>:<token id>:"
-                     "<issued unix s>:<expires unix s>:<43 base64url digits of hmac-sha256>)");
+                     "<issued unix s>:<expires unix s>:<43 base64url digits of hmac-sha256>, or "
+                     "u3: with <roles> after the token id)");
     }
     if (token.version == 1 && !accept_v1_) {
       return Refusal(method,
@@ -105,15 +108,15 @@ class UserTokenServerFilter final : public ServerFilter {
                                  std::to_string(token.expires_unix_s - token.issued_unix_s) +
                                  " s later, max_ttl_s " + std::to_string(max_ttl_s_) + ")");
     }
-    if (token.version == 2 && !audience_.empty() && token.audience != audience_) {
+    if (token.version >= 2 && !audience_.empty() && token.audience != audience_) {
       return Refusal(method, "user token for another service (audience '" +
                                  std::string(token.audience) + "', this server is '" + audience_ +
                                  "')");
     }
     const AuthKeyring::Key* key = keyring_.Find(token.key_id);
+    // Which keys the server holds is not the caller's business: a guess is answered as any miss.
     if (key == nullptr) {
-      return Refusal(method, "unknown user token key id '" + std::string(token.key_id) +
-                                 "' (this server holds " + keyring_.Ids() + ")");
+      return Refusal(method, "unknown user token key id '" + std::string(token.key_id) + "'");
     }
     const std::optional<Sha256Digest> mac = UserTokenMac(*key->hmac, token);
     if (!mac) return Status(StatusCode::INTERNAL, "user_token: OpenSSL cannot compute HMAC-SHA256");
@@ -131,6 +134,11 @@ class UserTokenServerFilter final : public ServerFilter {
                                  ")");
     }
     admission.context.set_verified_user(token.user);
+    for (std::string_view roles = token.roles; !roles.empty();) {
+      const size_t comma = roles.find(',');
+      admission.context.add_verified_role(roles.substr(0, comma));
+      roles.remove_prefix(comma == std::string_view::npos ? roles.size() : comma + 1);
+    }
     return Status::Ok();
   }
   Status OnCall(ServerCall&) override { return Status::Ok(); }
@@ -160,7 +168,7 @@ class UserTokenServerFilter final : public ServerFilter {
   }
 
   AuthKeyring keyring_;
-  ExemptMethods exempt_;
+  CredentialMethods methods_;
   int64_t max_skew_s_ = kDefaultMaxSkewS;
   int64_t max_ttl_s_ = kDefaultMaxTtlS;
   std::string audience_;

@@ -27,8 +27,9 @@ ferry_like_demo() {
   printf '%s\n' "$secret" >"$dir/user-token.secret"
   operator_secret="$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
   printf '%s\n' "$operator_secret" >"$dir/operator.secret"
-  # Operators (the bench's Reconcile) sign with an auth key of their own, as the shipped
-  # configs ask. No ratelimit filter: the bench's users call far faster than a person would.
+  # Operators (the bench's Reconcile) sign with an auth key of their own, and authz decides who
+  # may call what, as the shipped configs do. No ratelimit filter: the bench's users call far
+  # faster than a person would.
   cat >"$dir/like-server.yaml" <<YAML
 log: {level: info}
 server:
@@ -41,11 +42,24 @@ server:
       exempt: [ferry.like.LikeService/SetLike, ferry.like.LikeService/GetCounts,
                ferry.like.LikeService/HasLiked, ferry.like.LikeService/ListLikers,
                ferry.like.LikeService/ListLiked]
+      optional: [ferry.like.LikeService/Reconcile, ferry.like.LikeService/RedriveDeadLetters,
+                 ferry.like.LikeService/ListChanges, ferry.like.LikeService/DeleteUser]
     - name: user_token
       keys: [{id: scripts, secret: $secret}]
-      exempt: [ferry.like.LikeService/GetCounts, ferry.like.LikeService/ListLikers,
-               ferry.like.LikeService/Reconcile, ferry.like.LikeService/RedriveDeadLetters,
-               ferry.like.LikeService/ListChanges, ferry.like.LikeService/DeleteUser]
+      exempt: [ferry.like.LikeService/GetCounts, ferry.like.LikeService/ListLikers]
+      optional: [ferry.like.LikeService/Reconcile, ferry.like.LikeService/RedriveDeadLetters,
+                 ferry.like.LikeService/ListChanges, ferry.like.LikeService/DeleteUser]
+    - name: authz
+      services: [ferry.like.LikeService]
+      rules:
+        - methods: [ferry.like.LikeService/Reconcile, ferry.like.LikeService/RedriveDeadLetters,
+                    ferry.like.LikeService/ListChanges, ferry.like.LikeService/DeleteUser]
+          allow: [{caller: any}, {role: operator}]
+        - methods: [ferry.like.LikeService/SetLike, ferry.like.LikeService/HasLiked,
+                    ferry.like.LikeService/ListLiked]
+          allow: [{user: any}]
+        - methods: [ferry.like.LikeService/GetCounts, ferry.like.LikeService/ListLikers]
+          allow: [anonymous]
 service:
 $backend_yaml
   count_cache_ms: 1000

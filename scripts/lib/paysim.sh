@@ -31,6 +31,19 @@ server:
       exempt: [ferry.paysim.PaysimService/CreatePayment, ferry.paysim.PaysimService/QueryPayment,
                ferry.paysim.PaysimService/ClosePayment, ferry.paysim.PaysimService/RefundPayment,
                ferry.paysim.PaysimService/Checkout]
+    - name: authz
+      services: [ferry.paysim.PaysimService]
+      rules:
+        - methods: [ferry.paysim.PaysimService/ReplayNotification,
+                    ferry.paysim.PaysimService/SendForgedAmount,
+                    ferry.paysim.PaysimService/SetFaults,
+                    ferry.paysim.PaysimService/ListNotifications]
+          allow: [{caller: any}]
+        - methods: [ferry.paysim.PaysimService/CreatePayment,
+                    ferry.paysim.PaysimService/QueryPayment,
+                    ferry.paysim.PaysimService/ClosePayment,
+                    ferry.paysim.PaysimService/RefundPayment, ferry.paysim.PaysimService/Checkout]
+          allow: [anonymous]
 service:
   storage: {path: '$dir/paysim.db', connections: 4}
   delivery: {max_attempts: 8, initial_backoff_ms: 100, max_backoff_ms: 2000, timeout_ms: 3000}

@@ -25,10 +25,10 @@ YAML
 ferry_shortlink_key() {
   local base="http://127.0.0.1:$1/ferry.shortlink.ShortLinkService" tenant
   tenant=$(curl -sf -XPOST "$base/CreateTenant" -H "Authorization: Bearer $2" \
-    -d "{\"name\":\"$3\"}" | sed -n 's/.*"tenantId":"\{0,1\}\([0-9]*\).*/\1/p')
+    -H 'Content-Type: application/json' -d "{\"name\":\"$3\"}" | sed -n 's/.*"tenantId":"\{0,1\}\([0-9]*\).*/\1/p')
   [ -n "$tenant" ] || { echo "CreateTenant failed on port $1" >&2; return 1; }
   curl -sf -XPOST "$base/IssueApiKey" -H "Authorization: Bearer $2" \
-    -d "{\"tenantId\":$tenant}" | sed -n 's/.*"apiKey":"\(slk_[0-9a-f]*\)".*/\1/p'
+    -H 'Content-Type: application/json' -d "{\"tenantId\":$tenant}" | sed -n 's/.*"apiKey":"\(slk_[0-9a-f]*\)".*/\1/p'
 }
 
 # ferry_shortlink_redis_mariadb <dir>: the stores of the redis+mariadb backend, for

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "echo.ferry.h"
 #include "ferry/framework/app.h"
@@ -65,6 +66,29 @@ double SampleOf(const std::string& exposition, const std::string& series) {
 std::string Calls(std::string_view side, std::string_view method, std::string_view code) {
   return "ferry_" + std::string(side) + "_calls_total{service=\"" + std::string(kEcho) +
          "\",method=\"" + std::string(method) + "\",code=\"" + std::string(code) + "\"}";
+}
+
+// One request of exactly these bytes, on a connection of its own, from `from` (an address of
+// 127.0.0.0/8) when given.
+RawResponse HttpRaw(uint16_t port, const std::string& request, const char* from = nullptr) {
+  std::optional<RawHttpClient> client;
+  if (from == nullptr) {
+    client.emplace(port);
+  } else {
+    client.emplace(port, from);
+  }
+  if (!client->connected() || !client->Send(request)) return {};
+  return client->Read().value_or(RawResponse{});
+}
+
+// `method target` with these Host and other header lines (none when empty).
+std::string RequestWith(std::string_view method, std::string_view target, std::string_view host,
+                        std::string_view headers = "", std::string_view body = "") {
+  std::string request = std::string(method) + " " + std::string(target) + " HTTP/1.1\r\n";
+  if (!host.empty()) request += "Host: " + std::string(host) + "\r\n";
+  request += std::string(headers);
+  request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
+  return request;
 }
 
 // Zero for a series that has not appeared yet.
@@ -273,6 +297,131 @@ TEST(AdminPagesTest, StatusShowsMethodsClientsAndTheConfigWithoutItsSecrets) {
                              "t0kval", "gamma", "delta"}) {
     EXPECT_THAT(page.body, Not(HasSubstr(secret))) << secret;
   }
+  // A list under a secret's key goes whole, not item by item.
+  EXPECT_THAT(page.body, HasSubstr("secrets: &lt;redacted&gt;"));
+  EXPECT_THAT(page.body, HasSubstr("apiKey: &lt;redacted&gt;"));
+}
+
+// The shared port shows its admin pages to clients in server.http.admin_networks alone. Every
+// connection of this test comes from 127.0.0.1 unless it says otherwise; 127.0.0.2, any of
+// 127.0.0.0/8 being this host's, stands for an operator's network.
+TEST(AdminPagesTest, OnTheSharedPortOnlyAdminNetworksSeeTheAdminPages) {
+  AdminApp provider(", http: {admin_networks: [127.0.0.2/32]}");
+  const uint16_t port = provider.port();
+  // As if they had a listener of their own: absent, not forbidden.
+  for (const char* page : {"/status", "/status.json", "/metrics", "/loglevel"}) {
+    const RawResponse hidden = Http(port, "GET", page);
+    EXPECT_EQ(hidden.status, 404) << page;
+    EXPECT_THAT(hidden.body, HasSubstr("no route for GET")) << page;
+  }
+  EXPECT_EQ(Http(port, "POST", "/loglevel", "off").status, 404);
+  // Probes are for every network; the services too.
+  EXPECT_EQ(Http(port, "GET", "/health").status, 200);
+  EXPECT_EQ(Http(port, "GET", "/ready").status, 200);
+  EXPECT_EQ(Http(port, "POST", "/ferry.demo.EchoService/Echo", "{}").status, 200);
+  // From the admin network, everything.
+  for (const char* page : {"/status", "/status.json", "/metrics", "/loglevel", "/health"}) {
+    EXPECT_EQ(HttpRaw(port, RequestWith("GET", page, "127.0.0.1"), "127.0.0.2").status, 200)
+        << page;
+  }
+}
+
+// Behind a trusted proxy a request is judged by the client the proxy names, so that a proxy on
+// loopback does not make every client it forwards for a local one; a request saying it was
+// forwarded by a proxy that is not trusted has an unknown client, never an admin.
+TEST(AdminPagesTest, AdminNetworksJudgeTheClientAProxyForwardsFor) {
+  AdminApp provider(", http: {trusted_proxies: [127.0.0.1/32]}");
+  const uint16_t port = provider.port();
+  const auto from = [&](std::string_view forwarded_for, std::string_view page) {
+    return HttpRaw(port, RequestWith("GET", page, "localhost",
+                                     "X-Forwarded-For: " + std::string(forwarded_for) + "\r\n"))
+        .status;
+  };
+  EXPECT_EQ(from("203.0.113.7", "/status"), 404);
+  EXPECT_EQ(from("203.0.113.7", "/health"), 200);
+  EXPECT_EQ(from("127.0.0.5", "/status"), 200) << "a loopback client behind the proxy";
+  EXPECT_EQ(Http(port, "GET", "/status").status, 200) << "the proxy's own request";
+
+  AdminApp untrusting;
+  for (const char* header :
+       {"X-Forwarded-For: 127.0.0.1", "Forwarded: for=127.0.0.1", "X-Real-IP: 127.0.0.1"}) {
+    EXPECT_EQ(HttpRaw(untrusting.port(),
+                      RequestWith("GET", "/status", "localhost", std::string(header) + "\r\n"))
+                  .status,
+              404)
+        << header;
+  }
+}
+
+// DNS rebinding: a page whose name the attacker points at this host gets the browser to ask for
+// the admin pages, with the attacker's name as the Host.
+TEST(AdminPagesTest, AdminPagesAnswerOnlyTheirOwnHostNames) {
+  const uint16_t admin_port = testsupport::internal::PickFreePort();
+  AdminApp provider(", http: {admin_listen: 127.0.0.1:" + std::to_string(admin_port) +
+                    ", admin_hosts: [ops.example.com]}");
+  const std::string port = std::to_string(admin_port);
+  for (const std::string& host :
+       std::vector<std::string>{"evil.example", "evil.example:" + port, "127.0.0.1.evil.example",
+                                "localhost.evil.example", "ops.example.com.evil.example"}) {
+    for (const char* page : {"/status", "/status.json", "/metrics", "/health", "/loglevel"}) {
+      const RawResponse refused = HttpRaw(admin_port, RequestWith("GET", page, host));
+      EXPECT_EQ(refused.status, 403) << host << page;
+      EXPECT_THAT(refused.body, HasSubstr("server.http.admin_hosts")) << host << page;
+    }
+  }
+  for (const std::string& host : std::vector<std::string>{
+           "127.0.0.1:" + port, "127.0.0.1", "[::1]:" + port, "localhost:" + port, "LOCALHOST",
+           "app.localhost", "10.1.2.3:" + port, "ops.example.com", "OPS.example.com.:" + port}) {
+    EXPECT_EQ(HttpRaw(admin_port, RequestWith("GET", "/status", host)).status, 200) << host;
+  }
+  // No browser leaves Host out; two are no browser's either.
+  EXPECT_EQ(HttpRaw(admin_port, RequestWith("GET", "/status", "")).status, 200);
+  EXPECT_EQ(
+      HttpRaw(admin_port, RequestWith("GET", "/status", "localhost", "Host: evil.example\r\n"))
+          .status,
+      403);
+}
+
+// CSRF: any page an operator opens can make the browser POST to a loopback address; what it
+// sends carries that page's Origin (or a Sec-Fetch-Site saying it is another site).
+TEST(AdminPagesTest, ALogLevelChangeFromAnotherOriginIsRefused) {
+  const uint16_t admin_port = testsupport::internal::PickFreePort();
+  AdminApp provider(", http: {admin_listen: 127.0.0.1:" + std::to_string(admin_port) + "}");
+  const std::string own = "127.0.0.1:" + std::to_string(admin_port);
+  const std::string level = Http(admin_port, "GET", "/loglevel").body;
+  for (const std::string& headers : std::vector<std::string>{
+           "Origin: http://evil.example\r\n", "Origin: null\r\n", "Origin: http://127.0.0.1:1\r\n",
+           "Origin: http://localhost:" + std::to_string(admin_port) + "\r\n",
+           "Sec-Fetch-Site: cross-site\r\n", "Sec-Fetch-Site: same-site\r\n",
+           "Origin: http://" + own + "\r\nSec-Fetch-Site: same-site\r\n"}) {
+    const RawResponse refused =
+        HttpRaw(admin_port, RequestWith("POST", "/loglevel", own, headers, "off"));
+    EXPECT_EQ(refused.status, 403) << headers;
+  }
+  EXPECT_EQ(HttpRaw(admin_port, RequestWith("POST", "/loglevel", "evil.example", "", "off")).status,
+            403);
+  EXPECT_EQ(Http(admin_port, "GET", "/loglevel").body, level) << "unchanged by what was refused";
+
+  // The operator's own page, curl, and a browser's request from the page's own origin.
+  const RawResponse same = HttpRaw(
+      admin_port,
+      RequestWith("POST", "/loglevel", own,
+                  "Origin: http://" + own + "\r\nSec-Fetch-Site: same-origin\r\n", "debug"));
+  EXPECT_EQ(same.status, 200) << same.body;
+  EXPECT_EQ(Http(admin_port, "GET", "/loglevel").body, "debug\n");
+  EXPECT_EQ(HttpRaw(admin_port,
+                    RequestWith("POST", "/loglevel", "LocalHost:" + std::to_string(admin_port),
+                                "Origin: http://localhost:" + std::to_string(admin_port) + "\r\n",
+                                "info"))
+                .status,
+            200);
+  EXPECT_EQ(HttpRaw(admin_port, RequestWith("POST", "/loglevel", own, "", "warn")).status, 200);
+  // A page linking to the status page opens it: a GET is not refused for its origin.
+  EXPECT_EQ(
+      HttpRaw(admin_port, RequestWith("GET", "/status", own, "Sec-Fetch-Site: cross-site\r\n"))
+          .status,
+      200);
+  ASSERT_TRUE(SetLogLevel(level.substr(0, level.size() - 1)).ok());
 }
 
 TEST(AdminPagesTest, TheMethodsLastMinuteCountsCallsAsTheyHappen) {

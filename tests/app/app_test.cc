@@ -205,7 +205,7 @@ TEST(AppTest, DownstreamCallsInheritTheDeadlineAndTraceOfTheCallBeingServed) {
   demo::EchoServiceProxy proxy(channel);
   CallOptions call;
   call.timeout = 3s;
-  call.trace_id = "4bf92f3577b34da6";
+  call.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
   Result<demo::EchoResponse> reply = proxy.Echo(EchoOf("hop"), call);
   ASSERT_TRUE(reply.ok()) << reply.status();
   EXPECT_EQ(reply->payload(), "hop relayed");
@@ -213,7 +213,7 @@ TEST(AppTest, DownstreamCallsInheritTheDeadlineAndTraceOfTheCallBeingServed) {
   const std::vector<ScopeRecorder::Seen> seen = recorder.seen();
   ASSERT_EQ(seen.size(), 2u);
   for (const ScopeRecorder::Seen& s : seen) {
-    EXPECT_EQ(s.trace_id, "4bf92f3577b34da6");
+    EXPECT_EQ(s.trace_id, "4bf92f3577b34da6a3ce929d0e0e4736");
     EXPECT_LE(s.left, std::chrono::steady_clock::duration(3s)) << "never more than the caller's";
     EXPECT_GT(s.left, std::chrono::steady_clock::duration(0s));
   }

@@ -49,7 +49,7 @@ TEST(DirectChannelTest, CallsCarryTheirMetaToTheServer) {
   CallOptions options;
   options.timeout = milliseconds(1500);
   options.request_id = 4242;
-  options.trace_id = "trace-me";
+  options.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
   options.attachments = {{"tenant", "blue"}};
 
   const EchoResult result = Echo(*channel, "hi", options);
@@ -60,10 +60,26 @@ TEST(DirectChannelTest, CallsCarryTheirMetaToTheServer) {
   EXPECT_EQ(meta.method(), "Echo");
   EXPECT_GT(meta.timeout_us(), 0u);
   EXPECT_LE(meta.timeout_us(), 1'500'000u);
-  EXPECT_EQ(meta.trace_id(), "trace-me");
+  EXPECT_EQ(meta.trace_id(), "4bf92f3577b34da6a3ce929d0e0e4736");
   EXPECT_EQ(meta.call_id(), 4242u);
   ASSERT_EQ(meta.attachments().count("tenant"), 1u);
   EXPECT_EQ(meta.attachments().at("tenant"), "blue");
+}
+
+// What goes on the wire as a trace id is one: the callee logs it, shows it and passes it on.
+TEST(DirectChannelTest, ReplacesATraceIdThatIsNoW3CTraceId) {
+  FakeServer server(FakeServer::Mode::kEcho);
+  auto channel = MakeChannel(TestOptions(server.target()));
+  for (const char* invalid : {"a\nb", "trace-me", "4BF92F3577B34DA6A3CE929D0E0E4736",
+                              "00000000000000000000000000000000"}) {
+    CallOptions options;
+    options.trace_id = invalid;
+    ASSERT_TRUE(Echo(*channel, "hi", options).status.ok());
+    const std::string sent = server.last_request_meta().trace_id();
+    EXPECT_EQ(sent.size(), 32u) << invalid;
+    EXPECT_EQ(sent.find_first_not_of("0123456789abcdef"), std::string::npos) << sent;
+    EXPECT_NE(sent, "00000000000000000000000000000000");
+  }
 }
 
 TEST(DirectChannelTest, GeneratesATraceIdWhenTheCallerGivesNone) {

@@ -52,6 +52,23 @@ TEST(PendingCallTableTest, TakeAllEmptiesEveryShard) {
   for (uint64_t id = 1; id <= 100; ++id) EXPECT_FALSE(table.Take(id).has_value());
 }
 
+// What a link that ended fails: its calls and any of earlier links, not those of the next one.
+TEST(PendingCallTableTest, TakeAdmittedByLeavesTheCallsOfLaterLinks) {
+  PendingCallTable table;
+  std::atomic<int> completions{0};
+  for (uint64_t id = 1; id <= 100; ++id) {
+    PendingCall call = CallCounting(&completions, Clock::time_point::max());
+    call.link = id % 3;  // links 0, 1 and 2
+    table.Insert(id, std::move(call));
+  }
+  std::vector<PendingCallTable::Entry> ended;
+  table.TakeAdmittedBy(1, &ended);
+  for (const auto& [id, call] : ended) EXPECT_LE(call.link, 1u) << id;
+  EXPECT_EQ(ended.size(), 67u);
+  EXPECT_EQ(table.size(), 33u);
+  for (uint64_t id = 1; id <= 100; ++id) EXPECT_EQ(table.Take(id).has_value(), id % 3 == 2) << id;
+}
+
 TEST(PendingCallTableTest, TakeExpiredTakesOnlyDueCallsAndReportsTheNextDeadline) {
   PendingCallTable table;
   std::atomic<int> completions{0};

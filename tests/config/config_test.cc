@@ -124,7 +124,8 @@ TEST(ConfigTest, ReadsTheServerLimitsAndRefusesAnOutboundLimitBelowItsHighWaterM
   Status s = Parse(
       "server:\n  limits:\n    frame_timeout_ms: 500\n    outbound_high_water_bytes: 65536\n"
       "    max_outbound_bytes: 16777216\n    max_connections: 9\n"
-      "    max_connections_per_peer: 3\n    max_buffered_bytes: 33554432\n",
+      "    max_connections_per_peer: 3\n    max_buffered_bytes: 33554432\n"
+      "    max_queued_bytes: 1048576\n",
       &c);
   ASSERT_TRUE(s.ok()) << s;
   const ConnectionLimits& limits = c.server.limits;
@@ -134,6 +135,7 @@ TEST(ConfigTest, ReadsTheServerLimitsAndRefusesAnOutboundLimitBelowItsHighWaterM
   EXPECT_EQ(limits.max_connections, 9u);
   EXPECT_EQ(limits.max_connections_per_peer, 3u);
   EXPECT_EQ(limits.max_buffered_bytes, 33554432u);
+  EXPECT_EQ(limits.max_queued_bytes, 1048576u);
   s = Parse(
       "server:\n  limits:\n    outbound_high_water_bytes: 65536\n"
       "    max_outbound_bytes: 65536\n");
@@ -345,6 +347,34 @@ TEST(ConfigTest, ReadsTrustedProxiesAndRefusesAnEntryThatIsNoNetworkNamingItsLin
   }
   EXPECT_EQ(Parse("server:\n  http: {trusted_proxies: 10.0.0.0/8}\n").message(),
             "echo.yaml:2: server.http.trusted_proxies: expected a list, got '10.0.0.0/8'");
+}
+
+TEST(ConfigTest, AdminNetworksAreLoopbackUnlessConfiguredAndCheckedLikeTrustedProxies) {
+  EXPECT_EQ(Config().server.http.admin_networks,
+            (std::vector<std::string>{"127.0.0.0/8", "::1/128"}));
+  EXPECT_TRUE(Config().server.http.admin_hosts.empty());
+  Config config;
+  ASSERT_TRUE(Parse("server:\n  http:\n    admin_networks: [10.0.0.0/8, 192.0.2.1]\n"
+                    "    admin_hosts: [ops.example.com, Status.Internal.]\n",
+                    &config)
+                  .ok());
+  EXPECT_EQ(config.server.http.admin_networks,
+            (std::vector<std::string>{"10.0.0.0/8", "192.0.2.1"}));
+  EXPECT_EQ(config.server.http.admin_hosts,
+            (std::vector<std::string>{"ops.example.com", "Status.Internal."}));
+  ASSERT_TRUE(Parse("server:\n  http: {admin_networks: []}\n", &config).ok());
+  EXPECT_TRUE(config.server.http.admin_networks.empty()) << "nobody: admin_listen alone";
+
+  EXPECT_EQ(Parse("server:\n  http:\n    admin_networks:\n      - 10.0.0.0/8\n      - "
+                  "10.1.2.3/8\n")
+                .message(),
+            "echo.yaml:5: server.http.admin_networks[1]: '10.1.2.3/8' is not a network: it has "
+            "host bits set (the network is 10.0.0.0/8)");
+  for (const char* host : {"ops.example.com:9100", "http://ops.example.com", "[::1]", "\"\""}) {
+    const Status s = Parse(std::string("server:\n  http:\n    admin_hosts: [") + host + "]\n");
+    EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT) << host;
+    EXPECT_EQ(s.message().rfind("echo.yaml:3: server.http.admin_hosts[0]: ", 0), 0u) << s;
+  }
 }
 
 TEST(ConfigTest, SampleSecretsAreRefusedUnlessTheFileAllowsThem) {

@@ -55,5 +55,32 @@ TEST(LoggingTest, FollowsTheLoggerTheApplicationRegistersLater) {
   EXPECT_EQ(&Logger(), own.get());
 }
 
+// What a peer chose never makes a log line two, nor a field two: one call is one line.
+TEST(LogEscapedTest, ControlCharactersQuotesAndWhatIsNotUtf8AreEscaped) {
+  EXPECT_EQ(LogEscaped("ferry.demo.EchoService/Echo"), "ferry.demo.EchoService/Echo");
+  EXPECT_EQ(LogEscaped("a\nb\rc\td"), "a\\nb\\rc\\td");
+  EXPECT_EQ(LogEscaped("say \"hi\" \\ bye"), "say \\\"hi\\\" \\\\ bye");
+  EXPECT_EQ(LogEscaped(std::string("nul") + '\0' +
+                       "bell\x07"
+                       "del\x7f"),
+            "nul\\x00bell\\x07del\\x7f");
+  // UTF-8 is kept but for what some viewers take for a line's end: NEL, U+2028, U+2029.
+  EXPECT_EQ(LogEscaped("caf\xc3\xa9 \xe4\xb8\xad"), "caf\xc3\xa9 \xe4\xb8\xad");
+  EXPECT_EQ(LogEscaped("a\xc2\x85"
+                       "b\xe2\x80\xa8"
+                       "c\xe2\x80\xa9"),
+            "a\\xc2\\x85b\\xe2\\x80\\xa8c\\xe2\\x80\\xa9");
+  // Bytes that are no UTF-8: a stray continuation, a truncated sequence, an overlong '/', a
+  // surrogate.
+  EXPECT_EQ(LogEscaped("\x80|\xe4\xb8|\xc0\xaf|\xed\xa0\x80"),
+            "\\x80|\\xe4\\xb8|\\xc0\\xaf|\\xed\\xa0\\x80");
+  // A word keeps to its field: a space would start a forged one.
+  EXPECT_EQ(LogEscaped("Echo status=OK", /*word=*/true), "Echo\\x20status=OK");
+  EXPECT_EQ(LogEscaped("Echo status=OK"), "Echo status=OK");
+  std::string line = "call=";
+  AppendLogEscaped("x\n2026-01-01T00:00:00 server status=OK", &line, /*word=*/true);
+  EXPECT_EQ(line, "call=x\\n2026-01-01T00:00:00\\x20server\\x20status=OK");
+}
+
 }  // namespace
 }  // namespace ferry

@@ -101,13 +101,13 @@ TEST_F(EchoFixture, ContextCarriesAttachmentsTraceAndRequestId) {
   ASSERT_TRUE(server_->Start().ok());
   auto proxy = NewProxy();
   CallOptions options;
-  options.trace_id = "trace-abc";
+  options.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
   options.request_id = 4242;
   options.attachments["tenant"] = "blue";
   options.timeout = 2s;
   auto r = proxy.Echo(MakeEcho(""), options);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->payload(), "trace-abc|4242|blue|deadline|Echo");
+  EXPECT_EQ(r->payload(), "4bf92f3577b34da6a3ce929d0e0e4736|4242|blue|deadline|Echo");
   server_->Stop();
 }
 

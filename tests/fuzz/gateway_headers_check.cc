@@ -10,10 +10,10 @@
 
 #include "echo.pb.h"
 #include "expected_ids.h"
+#include "ferry/codec/json_codec.h"
 #include "ferry/codec/status.h"
 #include "fuzz_check.h"
 #include "fuzz_server.h"
-#include "http/json_codec.h"
 #include "raw_http_client.h"
 
 namespace ferry::fuzz {
@@ -131,7 +131,7 @@ int ExpectedStatus(const Sent& sent, demo::EchoRequest* request, bool* expires) 
   demo::DelayRequest delay;
   google::protobuf::Message* parsed = request;
   if (sent.method == "Delay") parsed = &delay;
-  if (!http::ParseJson(sent.body.empty() ? "{}" : sent.body, parsed).ok()) return 400;
+  if (!codec::ParseJson(sent.body.empty() ? "{}" : sent.body, parsed).ok()) return 400;
   if (sent.method == "Delay") request->set_payload(delay.payload());
   return 200;
 }
@@ -184,7 +184,7 @@ void CheckGatewayHeaders(RequestReader* input) {
   }
   demo::EchoResponse response;
   FERRY_FUZZ_CHECK(
-      http::ParseJson(answer->body, &response).ok() && response.payload() == request.payload(),
+      codec::ParseJson(answer->body, &response).ok() && response.payload() == request.payload(),
       "answered '%s'", answer->body.c_str());
   FERRY_FUZZ_CHECK(seen.has_value(), "answered 200 without running the handler");
   CheckSeen(*seen, sent, request, sent_at, answered);

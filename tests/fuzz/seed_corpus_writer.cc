@@ -15,10 +15,10 @@
 #include "ferry/codec/compressor.h"
 #include "ferry/codec/encoded_request.h"
 #include "ferry/codec/frame_header.h"
+#include "ferry/codec/json_codec.h"
 #include "ferry/codec/message_codec.h"
 #include "ferry/codec/serializer.h"
 #include "ferry/rpc_meta.pb.h"
-#include "http/json_codec.h"
 #include "json_codec_test.pb.h"
 #include "provider_record.h"
 #include "seckill.pb.h"
@@ -235,7 +235,7 @@ void MetaSeeds() {
 
 void JsonSeed(uint8_t type, const std::string& name, const google::protobuf::Message& message) {
   std::string json;
-  ferry::http::ToJson(message, &json);
+  ferry::codec::ToJson(message, &json);
   Write("json_gateway", name, static_cast<char>(type) + json);
 }
 

@@ -50,10 +50,19 @@ TEST_F(CurlTest, CallsAMethodThroughTheGateway) {
   EXPECT_NE(out.find("{\"payload\":\"aGVsbG8=\"}"), std::string::npos) << out;
 }
 
-TEST_F(CurlTest, ReusesOneConnectionForSeveralRequests) {
-  const std::string out = testsupport::CommandOutput(CURL_BINARY " -s -v -X POST -d '{}' " + base_ +
-                                                     "/ferry.demo.EchoService/Echo " + base_ +
+// curl -d says Content-Type: application/x-www-form-urlencoded unless told otherwise, which the
+// gateway refuses (docs/http.md).
+TEST_F(CurlTest, APostWithCurlsDefaultFormTypeIsRefused415) {
+  const std::string out = testsupport::CommandOutput(CURL_BINARY " -s -i -X POST -d '{}' " + base_ +
                                                      "/ferry.demo.EchoService/Echo");
+  EXPECT_NE(out.find("HTTP/1.1 415 Unsupported Media Type"), std::string::npos) << out;
+  EXPECT_NE(out.find("not 'application/x-www-form-urlencoded'"), std::string::npos) << out;
+}
+
+TEST_F(CurlTest, ReusesOneConnectionForSeveralRequests) {
+  const std::string out = testsupport::CommandOutput(
+      CURL_BINARY " -s -v -X POST -H 'Content-Type: application/json' -d '{}' " + base_ +
+      "/ferry.demo.EchoService/Echo " + base_ + "/ferry.demo.EchoService/Echo");
   EXPECT_NE(out.find("Re-using existing connection"), std::string::npos) << out;
   EXPECT_EQ(out.find("Connection: close"), std::string::npos) << out;
 }
@@ -73,8 +82,9 @@ TEST_F(CurlTest, AMalformedRequestIsAnswered400AndTheConnectionClosed) {
 }
 
 TEST_F(CurlTest, AnUnknownMethodIsA404NamingIt) {
-  const std::string out = testsupport::CommandOutput(CURL_BINARY " -s -i -X POST -d '{}' " + base_ +
-                                                     "/ferry.demo.EchoService/Shout");
+  const std::string out = testsupport::CommandOutput(
+      CURL_BINARY " -s -i -X POST -H 'Content-Type: application/json' -d '{}' " + base_ +
+      "/ferry.demo.EchoService/Shout");
   EXPECT_NE(out.find("HTTP/1.1 404 Not Found"), std::string::npos) << out;
   EXPECT_NE(out.find("unknown method 'Shout'"), std::string::npos) << out;
 }

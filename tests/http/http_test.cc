@@ -16,6 +16,7 @@
 #include "ferry/framework/server.h"
 #include "ferry/plugins/auth_token.h"
 #include "ferry/plugins/user_token.h"
+#include "log_capture.h"
 #include "raw_http_client.h"
 #include "service/echo_service.h"
 
@@ -77,6 +78,23 @@ class RoutedEcho final : public demo::EchoServiceBase {
                             reply = std::move(reply)]() mutable {
                  reply({.status = 200, .body = body});
                }).detach();
+             }},
+        // An answer that is not valid HTTP: a header with CR and LF in its value, a header
+        // name with LF, or a status of four digits.
+        {.method = "GET",
+         .pattern = "/split/{how}",
+         .handler =
+             [](const HttpRequest& request, HttpReply reply) {
+               HttpResponse response;
+               if (request.Param("how") == "value") {
+                 response.Set("X-Echo", "a\r\nInjected: yes");
+               } else if (request.Param("how") == "name") {
+                 response.Set("X-Echo\nInjected", "yes");
+               } else {
+                 response.status = 1000;
+               }
+               response.body = "split";
+               reply(std::move(response));
              }},
         {.method = "GET",
          .pattern = "/boom",
@@ -229,8 +247,8 @@ TEST_F(HttpTest, StatusesMapToHttpStatusesWithAJsonErrorBody) {
       {StatusCode::INVALID_ARGUMENT, 400, false}, {StatusCode::NOT_FOUND, 404, false},
       {StatusCode::UNAUTHENTICATED, 401, false},  {StatusCode::PERMISSION_DENIED, 403, false},
       {StatusCode::ALREADY_EXISTS, 409, false},   {StatusCode::RESOURCE_EXHAUSTED, 429, true},
-      {StatusCode::OVERLOADED, 503, true},        {StatusCode::UNAVAILABLE, 503, true},
-      {StatusCode::INTERNAL, 500, false},         {StatusCode::UNIMPLEMENTED, 501, false},
+      {StatusCode::UNAVAILABLE, 503, true},       {StatusCode::INTERNAL, 500, false},
+      {StatusCode::UNIMPLEMENTED, 501, false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(StatusCodeName(c.code)));
@@ -241,6 +259,12 @@ TEST_F(HttpTest, StatusesMapToHttpStatusesWithAJsonErrorBody) {
     EXPECT_EQ(reply->body,
               R"({"code":")" + std::string(StatusCodeName(c.code)) + R"(","message":"why"})");
   }
+  // A handler cannot say its call never started (OVERLOADED is the server's, before it runs).
+  auto overloaded = call_failing_with(StatusCode::OVERLOADED);
+  ASSERT_TRUE(overloaded);
+  EXPECT_EQ(overloaded->status, 503);
+  EXPECT_EQ(overloaded->body,
+            R"({"code":"UNAVAILABLE","message":"the handler answered OVERLOADED: why"})");
 }
 
 TEST_F(HttpTest, ADeadlineInAHeaderIsTheCallsDeadline) {
@@ -376,6 +400,104 @@ TEST_F(HttpTest, MalformedOversizedAndSlowRequestsGetTheirStatusAndTheConnection
   ExpectBinaryEchoWorks();
 }
 
+// RFC 9112 §6.3: a Transfer-Encoding whose last coding is not chunked leaves the request's
+// length unknown. Read as a request without a body, what follows it would be served as the next
+// request: it is one 400 and the connection closes. A coding but chunked is not decoded: 501.
+TEST_F(HttpTest, ATransferEncodingThatDoesNotEndInChunkedIsOne400AndTheConnectionCloses) {
+  Start();
+  const struct {
+    const char* codings;
+    int status;
+  } cases[] = {{"gzip", 400}, {"chunked, gzip", 400}, {"gzip, chunked", 501}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.codings);
+    RawHttpClient client(port());
+    ASSERT_TRUE(
+        client.Send("POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: x\r\n"
+                    "Content-Type: application/json\r\nTransfer-Encoding: " +
+                    std::string(c.codings) +
+                    "\r\n\r\n2\r\n{}\r\n0\r\n\r\nGET /links/top HTTP/1.1\r\nHost: x\r\n\r\n"));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, c.status) << reply->body;
+    EXPECT_NE(reply->body.find("Transfer-Encoding"), std::string::npos) << reply->body;
+    EXPECT_FALSE(reply->keep_alive);
+    EXPECT_FALSE(client.Read()) << "one answer, then the connection closed";
+  }
+  // Chunked alone is read as such.
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.Send(
+      "POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n12\r\n{\"payload\":\"aGk=\"}\r\n0\r\n\r\n"));
+  auto reply = client.Read();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200) << reply->body;
+  EXPECT_EQ(reply->body, R"({"payload":"aGk="})");
+}
+
+// A route's answer that would not be valid HTTP (a header that would split it in two) is
+// answered 500 and logged; the connection goes on.
+TEST_F(HttpTest, AnAnswerWithCrOrLfInAHeaderIs500AndLogged) {
+  testsupport::LogCapture log;
+  Start();
+  RawHttpClient client(port());
+  for (const char* how : {"value", "name", "status"}) {
+    SCOPED_TRACE(how);
+    ASSERT_TRUE(client.Send(Request("GET", std::string("/split/") + how)));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 500);
+    EXPECT_EQ(reply->headers.count("injected"), 0u);
+    EXPECT_EQ(reply->headers.count("x-echo"), 0u);
+    EXPECT_NE(reply->body.find("not valid HTTP"), std::string::npos) << reply->body;
+    EXPECT_TRUE(reply->keep_alive);
+  }
+  EXPECT_TRUE(
+      log.WaitFor("GET /split/value with 500 instead of the route's answer: header X-Echo "
+                  "has CR, LF or NUL in its value",
+                  5s));
+  ASSERT_TRUE(client.Send(Request("GET", "/links/top")));
+  auto after = client.Read();
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->body, "top");
+}
+
+// A browser sends a cross-site POST without asking first only with text/plain, a form's types
+// or none: the gateway takes JSON alone, so such a POST never reaches a method.
+TEST_F(HttpTest, TheGatewayRefusesABodyThatIsNotJsonWith415) {
+  Start();
+  RawHttpClient client(port());
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded",
+                           "multipart/form-data; boundary=x", "application/jsonx", ""}) {
+    SCOPED_TRACE(type);
+    ASSERT_TRUE(
+        client.Send(Request("POST", "/ferry.demo.EchoService/Echo", R"({"payload":"aGk="})",
+                            *type == '\0' ? std::string("Content-Type:\r\n")
+                                          : "Content-Type: " + std::string(type) + "\r\n")));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 415);
+    EXPECT_NE(reply->body.find("application/json"), std::string::npos) << reply->body;
+  }
+  for (const char* type : {"application/json", "application/json; charset=utf-8",
+                           "Application/JSON", "application/vnd.ferry+json"}) {
+    SCOPED_TRACE(type);
+    ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", R"({"payload":"aGk="})",
+                                    "Content-Type: " + std::string(type) + "\r\n")));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 200) << reply->body;
+    EXPECT_EQ(reply->body, R"({"payload":"aGk="})");
+  }
+  // Without one at all, as curl -XPOST sends a request without a body.
+  ASSERT_TRUE(
+      client.Send("POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: x\r\n"
+                  "Content-Length: 0\r\n\r\n"));
+  auto none = client.Read();
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 415);
+}
+
 // What a filter saw of the calls that reached it: "<service>/<method> <status code>" each, once
 // they completed.
 class CompletionLog final : public ServerFilter {
@@ -474,10 +596,13 @@ TEST_F(HttpTest, AnAuthFilterReadsTheBearerTokenAndRateLimitsAnswer429) {
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-    return plugins::MakeAuthToken(
-        "default", "s3cr3t",
-        plugins::AuthRequest{.service = "ferry.demo.EchoService", .method = method, .body = body},
-        "", now_ms, plugins::NewAuthNonce());
+    // As the gateway hands the call to the filters: a JSON body, uncompressed, answered.
+    return plugins::MakeAuthToken("default", "s3cr3t",
+                                  plugins::AuthRequest{.service = "ferry.demo.EchoService",
+                                                       .method = method,
+                                                       .body = body,
+                                                       .framing = {.serializer = 1}},
+                                  "", now_ms, plugins::NewAuthNonce());
   };
   const std::string echo_token = token_for("Echo", "{}");
   ASSERT_TRUE(client.Send(Request("POST", "/ferry.demo.EchoService/Echo", "{}",
@@ -530,7 +655,8 @@ TEST_F(HttpTest, AttachmentHeadersBecomeAttachmentsAndCarryAUserToken) {
                                   plugins::AuthRequest{.service = "ferry.demo.EchoService",
                                                        .method = "Echo",
                                                        .body = "{}",
-                                                       .attachments = &attachments},
+                                                       .attachments = &attachments,
+                                                       .framing = {.serializer = 1}},
                                   "", now_ms, plugins::NewAuthNonce());
   };
   RawHttpClient client(port());
@@ -611,6 +737,49 @@ TEST(HttpRoutesTest, RoutesThatMatchTheSamePathsAreRefusedAtStart) {
           .ok());
   const Status taken = gateway.Start();
   EXPECT_NE(taken.message().find("JSON gateway"), std::string::npos) << taken;
+}
+
+// An application's admin route is guarded as the App's pages are. Outside admin_networks it is
+// not there: the request goes to whatever else matches it, as on a port without admin pages.
+TEST(HttpAdminRoutesTest, AnAdminRouteIsTheAdminNetworksAloneAndAnswersItsOwnHostsAlone) {
+  ServerOptions options;
+  options.http.admin_networks = {"127.0.0.2/32"};
+  Server server(options);
+  ASSERT_TRUE(server
+                  .AddHttpRoute({.method = "GET",
+                                 .pattern = "/stats",
+                                 .handler =
+                                     [](const HttpRequest&, HttpReply reply) {
+                                       reply({.status = 200, .body = "admin stats"});
+                                     },
+                                 .admin = true})
+                  .ok());
+  ASSERT_TRUE(server
+                  .AddHttpRoute({.method = "GET",
+                                 .pattern = "/{code}",
+                                 .handler =
+                                     [](const HttpRequest& request, HttpReply reply) {
+                                       reply(
+                                           {.status = 200,
+                                            .body = "link " + std::string(request.Param("code"))});
+                                     }})
+                  .ok());
+  ASSERT_TRUE(server.Start().ok());
+  const auto get = [&](const char* from, std::string_view host) {
+    std::optional<RawHttpClient> client;
+    if (from == nullptr) {
+      client.emplace(server.port());
+    } else {
+      client.emplace(server.port(), from);
+    }
+    EXPECT_TRUE(client->Send("GET /stats HTTP/1.1\r\nHost: " + std::string(host) + "\r\n\r\n"));
+    return client->Read().value_or(RawResponse{});
+  };
+  EXPECT_EQ(get(nullptr, "localhost").body, "link stats");
+  EXPECT_EQ(get("127.0.0.2", "localhost").body, "admin stats");
+  EXPECT_EQ(get("127.0.0.2", "evil.example").status, 403);
+  EXPECT_EQ(get(nullptr, "evil.example").body, "link stats") << "the public route checks no Host";
+  server.Stop();
 }
 
 }  // namespace

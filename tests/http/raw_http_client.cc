@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <cctype>
@@ -16,6 +17,9 @@ namespace ferry::http_test {
 namespace beast_http = boost::beast::http;
 
 RawHttpClient::RawHttpClient(uint16_t port) : fd_(test::ConnectLoopback(port)) {}
+
+RawHttpClient::RawHttpClient(uint16_t port, const char* from)
+    : fd_(test::ConnectLoopbackFrom(port, from)) {}
 
 RawHttpClient::~RawHttpClient() {
   if (fd_ >= 0) ::close(fd_);
@@ -58,6 +62,8 @@ std::optional<RawResponse> RawHttpClient::Read(std::chrono::milliseconds wait, b
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      // Closed before a response began: there is none.
+      if (!parser.got_some()) return std::nullopt;
       // A body delimited by the close of the connection ends here.
       boost::system::error_code error;
       parser.put_eof(error);
@@ -101,11 +107,36 @@ void RawHttpClient::ResetOnClose() {
   ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
 }
 
+namespace {
+
+// Whether "Name: value\r\n" lines have a field `lower_name` (lower case), whatever its case.
+bool HasHeader(std::string_view lines, std::string_view lower_name) {
+  while (!lines.empty()) {
+    const size_t end = lines.find("\r\n");
+    const std::string_view line = lines.substr(0, end);
+    const size_t colon = line.find(':');
+    if (colon == lower_name.size() &&
+        std::equal(lower_name.begin(), lower_name.end(), line.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return true;
+    }
+    if (end == std::string_view::npos) break;
+    lines.remove_prefix(end + 2);
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string Request(std::string_view method, std::string_view target, std::string_view body,
                     std::string_view headers) {
   std::string request;
-  request.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: test\r\n");
+  request.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: localhost\r\n");
   request.append(headers);
+  if (method == "POST" && !HasHeader(headers, "content-type")) {
+    request.append("Content-Type: application/json\r\n");
+  }
   if (!body.empty() || method == "POST") {
     request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
   }

@@ -25,6 +25,8 @@ class RawHttpClient {
   static constexpr std::chrono::milliseconds kWait{10000};
 
   explicit RawHttpClient(uint16_t port);
+  // From the IPv4 address `from` of 127.0.0.0/8 (ConnectLoopbackFrom).
+  RawHttpClient(uint16_t port, const char* from);
   ~RawHttpClient();
   RawHttpClient(const RawHttpClient&) = delete;
   RawHttpClient& operator=(const RawHttpClient&) = delete;
@@ -45,7 +47,9 @@ class RawHttpClient {
   std::string buffer_;
 };
 
-// "POST /path HTTP/1.1" with Host, Content-Length and `headers` ("Name: value\r\n" lines).
+// "POST /path HTTP/1.1" with Host: localhost (a name admin pages answer), Content-Length and
+// `headers` ("Name: value\r\n" lines). A POST says Content-Type: application/json, what the
+// JSON gateway takes, unless `headers` give a Content-Type of their own.
 std::string Request(std::string_view method, std::string_view target, std::string_view body = "",
                     std::string_view headers = "");
 

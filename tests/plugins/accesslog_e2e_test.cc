@@ -3,11 +3,17 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
+#include "ferry/framework/filter.h"
 #include "ferry/framework/plugin.h"
+#include "ferry/rpc_meta.pb.h"
 #include "filter_fixture.h"
+#include "frame_client.h"
 #include "scratch_dir.h"
 
 namespace ferry::plugins_test {
@@ -58,16 +64,16 @@ class AccessLogTest : public FilterFixture {
 TEST_F(AccessLogTest, ServerLogsTheTraceIdTheCallerSet) {
   StartServer("[" + LogYaml("server.log") + "]");
   CallOptions options;
-  options.trace_id = "caller-trace-0042";
+  options.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
   ASSERT_TRUE(NewProxy("[" + LogYaml("client.log") + "]").Echo(EchoOf("x"), options).ok());
 
   EXPECT_NE(WaitForLine(dir_.File("server.log"),
-                        "server trace=caller-trace-0042 span=[0-9a-f]{16} parent=- "
+                        "server trace=4bf92f3577b34da6a3ce929d0e0e4736 span=[0-9a-f]{16} parent=- "
                         "call=ferry.demo.EchoService/Echo peer=127\\.0\\.0\\.1:[0-9]+ status=OK "
                         "latency_us=[0-9]+$"),
             "");
   EXPECT_NE(WaitForLine(dir_.File("client.log"),
-                        "client trace=caller-trace-0042 span=- parent=- "
+                        "client trace=4bf92f3577b34da6a3ce929d0e0e4736 span=- parent=- "
                         "call=ferry.demo.EchoService/Echo peer=- status=OK latency_us=[0-9]+$"),
             "");
 }
@@ -80,6 +86,88 @@ TEST_F(AccessLogTest, GeneratedTraceIdIsTheSameOnBothSides) {
   const std::string server_trace = TraceIdOf(WaitForLine(dir_.File("server.log"), "server trace="));
   EXPECT_THAT(client_trace, MatchesRegex("[0-9a-f]{32}"));
   EXPECT_EQ(client_trace, server_trace);
+}
+
+// Every line of `file`: one per call, each beginning with its time.
+std::vector<std::string> LinesOf(const std::string& file) {
+  std::vector<std::string> lines;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void ExpectEveryLineIsACall(const std::string& file) {
+  for (const std::string& line : LinesOf(file)) {
+    EXPECT_THAT(line, ContainsRegex("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+ (server|client) trace="))
+        << line;
+  }
+}
+
+TEST_F(AccessLogTest, ACallerTraceIdThatIsNoTraceIdIsReplacedOnBothSides) {
+  StartServer("[" + LogYaml("server.log") + "]");
+  CallOptions options;
+  options.trace_id = "x\n2026-01-01T00:00:00 server trace=forged status=OK";
+  ASSERT_TRUE(NewProxy("[" + LogYaml("client.log") + "]").Echo(EchoOf("x"), options).ok());
+  const std::string client_trace = TraceIdOf(WaitForLine(dir_.File("client.log"), "client trace="));
+  EXPECT_THAT(client_trace, MatchesRegex("[0-9a-f]{32}"));
+  EXPECT_EQ(TraceIdOf(WaitForLine(dir_.File("server.log"), "server trace=")), client_trace);
+  ExpectEveryLineIsACall(dir_.File("client.log"));
+  ExpectEveryLineIsACall(dir_.File("server.log"));
+}
+
+// A binary caller that sets the meta's trace id itself: log forging ("a\n<a line of its own>")
+// and amplification (64 KiB on every line) alike come to a fresh id.
+TEST_F(AccessLogTest, ABinaryTraceIdThatIsNoTraceIdIsLoggedAsAFreshOne) {
+  StartServer("[" + LogYaml("server.log") + "]");
+  test::FrameClient client(server_->port());
+  wire::RpcMeta meta;
+  meta.set_service("ferry.demo.EchoService");
+  meta.set_method("Echo");
+  meta.set_trace_id("a\nb");
+  codec::FrameHeader header;
+  header.request_id = 1;
+  ASSERT_TRUE(
+      client.SendFrame(header, meta.SerializeAsString(), EchoOf("forged").SerializeAsString()));
+  const std::optional<codec::Frame> reply = client.ReadFrame();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->header.status, 0u) << "served all the same";
+
+  const std::string line = WaitForLine(dir_.File("server.log"), "call=ferry.demo.EchoService/Echo");
+  EXPECT_THAT(line, ContainsRegex(" server trace=[0-9a-f]{32} span=- parent=- "
+                                  "call=ferry.demo.EchoService/Echo peer=127\\.0\\.0\\.1:[0-9]+ "
+                                  "status=OK latency_us=[0-9]+$"));
+  const std::vector<std::string> lines = LinesOf(dir_.File("server.log"));
+  ASSERT_EQ(lines.size(), 1u) << "one call, one line";
+  ExpectEveryLineIsACall(dir_.File("server.log"));
+}
+
+// Refuses every call quoting what its caller attached as "note", as an error may quote what a
+// peer sent (a JSON key, a code it asked for).
+class QuotingFilter final : public ServerFilter {
+ public:
+  void Configure(config::ConfigReader&) override {}
+  Status OnCall(ServerCall& call) override {
+    const auto note = call.context.attachments().find("note");
+    return Status(StatusCode::PERMISSION_DENIED,
+                  "refused: " + (note == call.context.attachments().end() ? "" : note->second));
+  }
+  void OnDone(const ServerCall&, const Status&, std::chrono::nanoseconds) override {}
+};
+
+// The line is still one, and its error field still ends where it seems to.
+TEST_F(AccessLogTest, WhatAPeerPutInAnErrorIsEscaped) {
+  StartServer("[" + LogYaml("server.log") + "]", {std::make_shared<QuotingFilter>()});
+  CallOptions options;
+  options.attachments["note"] =
+      "\" x\n2026-01-01T00:00:00.000000 server trace=0 call=a/b peer=- status=OK "
+      "latency_us=1\r\x1b[2J";
+  EXPECT_EQ(NewProxy().Echo(EchoOf("x"), options).status().code(), StatusCode::PERMISSION_DENIED);
+  const std::string line = WaitForLine(dir_.File("server.log"), "status=PERMISSION_DENIED");
+  EXPECT_THAT(line, HasSubstr("error=\"refused: \\\" x\\n2026-01-01T00:00:00.000000 server "
+                              "trace=0 call=a/b peer=- status=OK latency_us=1\\r\\x1b[2J\""))
+      << line;
+  EXPECT_EQ(LinesOf(dir_.File("server.log")).size(), 1u);
+  ExpectEveryLineIsACall(dir_.File("server.log"));
 }
 
 TEST_F(AccessLogTest, RejectedCallsAreLoggedWithTheirStatus) {

@@ -1,5 +1,6 @@
 // The client auth filter on its own: a token of its own for every call, bound to its body.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -73,6 +74,25 @@ TEST_F(AuthClientFilterTest, SignsEachCallForItsMethodBodyAndCaller) {
   EXPECT_FALSE(Verify(token, kEcho, "other body").ok()) << "a token binds its body";
 }
 
+// The channel's framing of the call is signed with it: the budget travels in the token.
+TEST_F(AuthClientFilterTest, SignsHowTheCallTravels) {
+  const std::shared_ptr<void> state = filter_->NewMethodState(kEcho);
+  demo::EchoRequest message;
+  CallOptions options;
+  const RequestFraming framing{
+      .timeout_us = 700'000, .serializer = 1, .compression = 1, .max_response_bytes = 4096};
+  ClientCall call{kEcho, message, options, {state.get(), nullptr}, "body", framing};
+  ASSERT_TRUE(filter_->OnCall(call).ok());
+  EXPECT_THAT(options.auth_token, ::testing::HasSubstr(":billing:700000:"));
+  AuthRequest request{
+      .service = kEcho.service, .method = kEcho.method, .body = "body", .framing = framing};
+  EXPECT_TRUE(VerifyAuthToken("default", "s3cr3t", options.auth_token, request, NowMs(), 5s).ok());
+  request.framing.timeout_us = 100'000;  // a retry, with less of the budget left
+  EXPECT_TRUE(VerifyAuthToken("default", "s3cr3t", options.auth_token, request, NowMs(), 5s).ok());
+  request.framing.serializer = 0;
+  EXPECT_FALSE(VerifyAuthToken("default", "s3cr3t", options.auth_token, request, NowMs(), 5s).ok());
+}
+
 TEST_F(AuthClientFilterTest, EveryCallGetsATokenOfItsOwn) {
   std::set<std::string> tokens;
   for (int i = 0; i < 100; ++i) tokens.insert(TokenFor(*filter_, kEcho, "same body"));
@@ -83,7 +103,7 @@ TEST_F(AuthClientFilterTest, SignsWithTheNamedKey) {
   const std::shared_ptr<ClientFilter> rotated = ConfiguredFilter(
       "{keys: [{id: old, secret: s3cr3t}, {id: new, secret: n3w}], signing_key: new}");
   const std::string token = TokenFor(*rotated, kEcho, "body");
-  EXPECT_TRUE(token.starts_with("v3:new:")) << token;
+  EXPECT_TRUE(token.starts_with("v4:new:")) << token;
   const AuthRequest request{.service = kEcho.service, .method = kEcho.method, .body = "body"};
   EXPECT_TRUE(VerifyAuthToken("new", "n3w", token, request, NowMs(), 5s).ok());
   EXPECT_FALSE(Verify(token, kEcho, "body").ok());

@@ -2,12 +2,18 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "auth_token_fields.h"
+#include "base64url.h"
 #include "ferry/plugins/auth_token.h"
 #include "filter_fixture.h"
+#include "hmac_sha256_key.h"
 #include "legacy_auth_token.h"
+#include "metric_value.h"
 
 namespace ferry::plugins_test {
 namespace {
@@ -20,16 +26,19 @@ int64_t NowMs() {
       .count();
 }
 
-// A token for Echo of `request` as a client would send it (its body as the channel encodes it),
-// made by hand so that a test can send it as often and with whatever body it likes.
+// A token for Echo of `request` as a client would send it (its body as the channel encodes it,
+// with no budget, so that any timeout goes), made by hand so that a test can send it as often
+// and with whatever body it likes.
 CallOptions SignedEcho(const demo::EchoRequest& request, int64_t unix_ms = NowMs(),
-                       std::string_view key_id = "default", std::string_view secret = "s3cr3t") {
+                       std::string_view key_id = "default", std::string_view secret = "s3cr3t",
+                       RequestFraming framing = {}) {
   const std::string body = request.SerializeAsString();
   CallOptions options;
   options.auth_token = plugins::MakeAuthToken(
       key_id, secret,
-      plugins::AuthRequest{.service = "ferry.demo.EchoService", .method = "Echo", .body = body}, "",
-      unix_ms, plugins::NewAuthNonce());
+      plugins::AuthRequest{
+          .service = "ferry.demo.EchoService", .method = "Echo", .body = body, .framing = framing},
+      "", unix_ms, plugins::NewAuthNonce());
   return options;
 }
 
@@ -129,7 +138,98 @@ TEST_F(AuthTest, ATokenOutsideTheDefaultSkewOfFiveSecondsIsRefused) {
                         "expired token");
   ExpectUnauthenticated(NewProxy().Echo(EchoOf("x"), SignedEcho(EchoOf("x"), NowMs() + 6000)),
                         "token from the future");
-  EXPECT_TRUE(NewProxy().Echo(EchoOf("x"), SignedEcho(EchoOf("x"), NowMs() - 3000)).ok());
+  EXPECT_TRUE(NewProxy().Echo(EchoOf("x"), SignedEcho(EchoOf("x"), NowMs() + 3000)).ok());
+}
+
+// The replay cache starts empty: a token from before the start, within the skew, may have been
+// accepted by the server's previous run, and is refused rather than accepted a second time.
+TEST_F(AuthTest, ATokenAcceptedBeforeARestartIsRefusedAfterIt) {
+  const int64_t issued_ms = NowMs();
+  const CallOptions captured = SignedEcho(EchoOf("pay 10 to ann"), issued_ms);
+  ASSERT_TRUE(NewProxy().Echo(EchoOf("pay 10 to ann"), captured).ok());
+  server_->Stop();
+  // The next start is in a later millisecond than the token, as any restart of a process is.
+  while (NowMs() <= issued_ms) std::this_thread::yield();
+  const double before = MetricValue("ferry_auth_replay_refusals_total{reason=\"before_start\"}");
+  StartServer("[{name: auth, secret: s3cr3t}]");
+  ExpectUnauthenticated(NewProxy().Echo(EchoOf("pay 10 to ann"), captured),
+                        "auth: token issued before this server started");
+  EXPECT_EQ(MetricValue("ferry_auth_replay_refusals_total{reason=\"before_start\"}"), before + 1);
+  // Within the skew, but before the start, is before the start too.
+  ExpectUnauthenticated(NewProxy().Echo(EchoOf("x"), SignedEcho(EchoOf("x"), NowMs() - 3000)),
+                        "token issued before this server started");
+  EXPECT_EQ(service_.handled(), 1);
+  EXPECT_TRUE(NewProxy("[{name: auth, secret: s3cr3t}]").Echo(EchoOf("x")).ok());
+}
+
+// The server takes the frame's timeout, serializer, compression, one-way flag and response
+// limit as they came and checks them against the token.
+TEST_F(AuthTest, TheTokenBindsTheCallsBudgetAndHowItsBodyIsRead) {
+  demo::EchoServiceProxy proxy = NewProxy();
+  CallOptions budget =
+      SignedEcho(EchoOf("x"), NowMs(), "default", "s3cr3t", {.timeout_us = 200'000});
+  budget.timeout = std::chrono::milliseconds(5000);
+  ExpectUnauthenticated(proxy.Echo(EchoOf("x"), budget),
+                        "timeout beyond the token's budget (the request allows 5000000 us, the "
+                        "token signed 200000 us)");
+  CallOptions within =
+      SignedEcho(EchoOf("x"), NowMs(), "default", "s3cr3t", {.timeout_us = 200'000});
+  within.timeout = std::chrono::milliseconds(150);
+  EXPECT_TRUE(proxy.Echo(EchoOf("x"), within).ok());
+  // Signed for the JSON serializer, sent as protobuf: the same bytes, read another way.
+  ExpectUnauthenticated(proxy.Echo(EchoOf("x"), SignedEcho(EchoOf("x"), NowMs(), "default",
+                                                           "s3cr3t", {.serializer = 1})),
+                        "invalid token signature");
+  // Signed for a caller who reads answers of up to 1 KiB, sent by one who reads 16 MiB.
+  ExpectUnauthenticated(proxy.Echo(EchoOf("x"), SignedEcho(EchoOf("x"), NowMs(), "default",
+                                                           "s3cr3t", {.max_response_bytes = 1024})),
+                        "invalid token signature");
+  EXPECT_EQ(service_.handled(), 1);
+}
+
+// What the client filter signs is what its channel sends: a JSON body, a timeout of its own, a
+// smaller response limit.
+TEST_F(AuthTest, AClientSignsTheFramingItsChannelSends) {
+  ClientOptions options;
+  options.target = "127.0.0.1:" + std::to_string(server_->port());
+  options.filters = Filters("client", "[{name: auth, secret: s3cr3t}]");
+  options.serializer = "json";
+  options.max_frame_bytes = 1 << 20;
+  options.default_timeout = std::chrono::milliseconds(3000);
+  std::shared_ptr<Channel> channel;
+  ASSERT_TRUE(NewChannel(options, &channel).ok());
+  demo::EchoServiceProxy proxy(std::move(channel));
+  const auto echoed = proxy.Echo(EchoOf("json"));
+  ASSERT_TRUE(echoed.ok()) << echoed.status();
+  CallOptions shorter;
+  shorter.timeout = std::chrono::milliseconds(700);
+  EXPECT_TRUE(proxy.Echo(EchoOf("json"), shorter).ok());
+}
+
+// A v3 token of the same call, as clients before v4 made them.
+CallOptions V3Echo(const demo::EchoRequest& request) {
+  const std::string body = request.SerializeAsString();
+  const std::string time = std::to_string(NowMs());
+  const std::string nonce = plugins::NewAuthNonce();
+  const plugins::AuthRequest signed_request{
+      .service = "ferry.demo.EchoService", .method = "Echo", .body = body};
+  const plugins::AuthTokenFields fields{
+      .version = 3, .key_id = "default", .time = time, .unix_ms = NowMs(), .nonce = nonce};
+  const plugins::HmacSha256Key key("s3cr3t");
+  const std::optional<plugins::Sha256Digest> mac =
+      plugins::AuthTokenMac(key, fields, signed_request);
+  std::string signature(22, '\0');
+  plugins::Base64UrlEncode(mac->data(), 16, signature.data());
+  CallOptions options;
+  options.auth_token = "v3:default:" + time + ":" + nonce + "::" + signature;
+  return options;
+}
+
+TEST_F(AuthTest, V3TokensAreRefusedByDefault) {
+  ExpectUnauthenticated(NewProxy().Echo(EchoOf("x"), V3Echo(EchoOf("x"))),
+                        "auth: v3 token refused (it binds neither the call's timeout nor how its "
+                        "body is encoded, its one-way flag or its response limit)");
+  EXPECT_EQ(service_.handled(), 0);
 }
 
 TEST_F(AuthTest, TokenOfAnotherMethodIsUnauthenticated) {
@@ -217,9 +317,33 @@ TEST_F(AuthConfiguredTest, ATokenOfAnOldKeyWorksWhileBothAreHeldAndFailsOnceItIs
   StartServer("[{name: auth, keys: [{id: k2, secret: n3w}]}]");
   old_client = NewProxy("[{name: auth, keys: [{id: k1, secret: old}]}]");
   new_client = NewProxy("[{name: auth, keys: [{id: k2, secret: n3w}]}]");
-  ExpectUnauthenticated(old_client.Echo(EchoOf("x")),
-                        "auth: unknown key id 'k1' (this server holds 'k2')");
+  // The refusal names the key the token says, never those the server holds.
+  const Status unknown = old_client.Echo(EchoOf("x")).status();
+  EXPECT_EQ(unknown.code(), StatusCode::UNAUTHENTICATED) << unknown;
+  EXPECT_THAT(unknown.message(), HasSubstr("auth: unknown key id 'k1' for"));
+  EXPECT_THAT(unknown.message(), ::testing::Not(HasSubstr("k2")));
   EXPECT_TRUE(new_client.Echo(EchoOf("x")).ok());
+}
+
+TEST_F(AuthConfiguredTest, V3TokensAreAcceptedWhileMigratingWhenAskedFor) {
+  StartServer("[{name: auth, secret: s3cr3t, v3_tokens: accept}]");
+  const CallOptions v3 = V3Echo(EchoOf("x"));
+  EXPECT_TRUE(NewProxy().Echo(EchoOf("x"), v3).ok());
+  ExpectUnauthenticated(NewProxy().Echo(EchoOf("x"), v3), "replayed token");
+  EXPECT_TRUE(NewProxy("[{name: auth, secret: s3cr3t}]").Echo(EchoOf("x")).ok());
+}
+
+// An optional token: a call without one passes with no verified caller; one that comes is
+// checked like any other.
+TEST_F(AuthConfiguredTest, AnOptionalMethodTakesCallsWithoutATokenButChecksOneThatComes) {
+  StartServer("[{name: auth, secret: s3cr3t, optional: [\"ferry.demo.EchoService/Echo\"]}]");
+  ASSERT_TRUE(NewProxy().Echo(EchoOf("x")).ok());
+  EXPECT_EQ(service_.last_verified_caller(), "");
+  ExpectUnauthenticated(NewProxy("[{name: auth, secret: guess}]").Echo(EchoOf("x")),
+                        "invalid token signature");
+  ASSERT_TRUE(NewProxy("[{name: auth, secret: s3cr3t, caller: ops}]").Echo(EchoOf("x")).ok());
+  EXPECT_EQ(service_.last_verified_caller(), "ops");
+  ExpectUnauthenticated(NewProxy().Delay(demo::DelayRequest()), "auth: missing token");
 }
 
 TEST_F(AuthConfiguredTest, AFullReplayCacheFailsClosed) {

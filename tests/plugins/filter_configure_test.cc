@@ -42,6 +42,8 @@ TEST(FilterConfigureTest, BundledFiltersAreRegisteredOnTheSidesTheyServe) {
   EXPECT_NE(registry.Create<ServerFilter>("auth"), nullptr);
   EXPECT_NE(registry.Create<ServerFilter>("ratelimit"), nullptr);
   EXPECT_EQ(registry.Create<ClientFilter>("ratelimit"), nullptr);
+  EXPECT_NE(registry.Create<ServerFilter>("authz"), nullptr);
+  EXPECT_EQ(registry.Create<ClientFilter>("authz"), nullptr);
 }
 
 TEST(FilterConfigureTest, AuthNeedsASecret) {
@@ -73,6 +75,29 @@ TEST(FilterConfigureTest, AuthAcceptsEveryDocumentedKey) {
                                       "{name: auth, keys: [{id: k1, secret: a}, {id: k2, secret: "
                                       "b}], signing_key: k2, caller: billing@eu-1}")
                   .ok());
+}
+
+TEST(FilterConfigureTest, AuthServerTakesV3TokensOptionalMethodsAndCallersOfKeys) {
+  EXPECT_TRUE(Configure<ServerFilter>("auth",
+                                      "{name: auth, keys: [{id: k1, secret: a, callers: [ops-*, "
+                                      "billing]}], v3_tokens: accept, optional: [\"s.S/Get\"]}")
+                  .ok());
+  ExpectInvalid(Configure<ServerFilter>("auth", "{name: auth, secret: s, v3_tokens: maybe}"),
+                "filters[0].v3_tokens: expected accept or refuse, got 'maybe'");
+  ExpectInvalid(
+      Configure<ServerFilter>("auth", "{name: auth, keys: [{id: k1, secret: a, callers: []}]}"),
+      "filters[0].keys[0].callers: must list at least one caller");
+  ExpectInvalid(Configure<ServerFilter>(
+                    "auth", "{name: auth, keys: [{id: k1, secret: a, callers: ['ops team']}]}"),
+                "filters[0].keys[0].callers: expected patterns of 1-64 characters");
+  // Which callers a key may sign is the server's to say.
+  ExpectInvalid(
+      Configure<ClientFilter>("auth", "{name: auth, keys: [{id: k1, secret: a, callers: [x]}]}"),
+      "filters[0].keys[0].callers: unknown key");
+  ExpectInvalid(Configure<ServerFilter>("user_token",
+                                        "{name: user_token, secret: s, optional: "
+                                        "[Get]}"),
+                "filters[0].optional: expected <full service name>/<method>, got 'Get'");
 }
 
 TEST(FilterConfigureTest, AuthServerExemptsOnlyFullMethodNames) {

@@ -8,6 +8,7 @@ void CountingEchoService::Count(const ServerContext& context) {
   std::lock_guard lock(mu_);
   last_verified_caller_ = context.verified_caller();
   last_verified_user_ = context.verified_user();
+  last_verified_roles_ = context.verified_roles();
   ++handled_;
 }
 
@@ -19,6 +20,11 @@ std::string CountingEchoService::last_verified_caller() const {
 std::string CountingEchoService::last_verified_user() const {
   std::lock_guard lock(mu_);
   return last_verified_user_;
+}
+
+std::vector<std::string> CountingEchoService::last_verified_roles() const {
+  std::lock_guard lock(mu_);
+  return last_verified_roles_;
 }
 
 Status CountingEchoService::Echo(ServerContext& context, const demo::EchoRequest& request,
@@ -46,17 +52,28 @@ std::vector<FilterSpec> Filters(const std::string& side, const std::string& yaml
 
 void FilterFixture::StartServer(const std::string& server_filters_yaml,
                                 std::vector<std::shared_ptr<ServerFilter>> added) {
+  const Status status = TryStartServer(server_filters_yaml, std::move(added));
+  ASSERT_TRUE(status.ok()) << status;
+}
+
+Status FilterFixture::TryStartServer(const std::string& server_filters_yaml,
+                                     std::vector<std::shared_ptr<ServerFilter>> added) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.filters = Filters("server", server_filters_yaml);
   options.http.trusted_proxies = trusted_proxies_;
   server_ = std::make_unique<Server>(std::move(options));
-  ASSERT_TRUE(server_->AddService(&service_).ok());
-  for (size_t i = 0; i < added.size(); ++i) {
-    ASSERT_TRUE(server_->AddFilter("added" + std::to_string(i), added[i]).ok());
+  if (Status s = server_->AddService(&service_); !s.ok()) return s;
+  for (HttpRoute& route : routes_) {
+    if (Status s = server_->AddHttpRoute(std::move(route)); !s.ok()) return s;
   }
-  const Status status = server_->Start();
-  ASSERT_TRUE(status.ok()) << status;
+  routes_.clear();
+  for (size_t i = 0; i < added.size(); ++i) {
+    if (Status s = server_->AddFilter("added" + std::to_string(i), added[i]); !s.ok()) return s;
+  }
+  Status status = server_->Start();
+  if (!status.ok()) server_.reset();
+  return status;
 }
 
 demo::EchoServiceProxy FilterFixture::NewProxy(const std::string& client_filters_yaml) {

@@ -27,6 +27,8 @@ class CountingEchoService final : public demo::EchoServiceBase {
   std::string last_verified_caller() const;
   // ServerContext::verified_user() of the last call handled.
   std::string last_verified_user() const;
+  // ServerContext::verified_roles() of the last call handled.
+  std::vector<std::string> last_verified_roles() const;
 
  private:
   void Count(const ServerContext& context);
@@ -36,6 +38,7 @@ class CountingEchoService final : public demo::EchoServiceBase {
   mutable std::mutex mu_;
   std::string last_verified_caller_;
   std::string last_verified_user_;
+  std::vector<std::string> last_verified_roles_;
 };
 
 // The filter specs of a YAML `filters:` list, read by the real config loader, e.g.
@@ -49,6 +52,9 @@ class FilterFixture : public ::testing::Test {
   // `added`: filters made in code (Server::AddFilter), after the configured ones.
   void StartServer(const std::string& server_filters_yaml,
                    std::vector<std::shared_ptr<ServerFilter>> added = {});
+  // The same, for a test of what Start() says: the server is left unstarted when it fails.
+  Status TryStartServer(const std::string& server_filters_yaml,
+                        std::vector<std::shared_ptr<ServerFilter>> added = {});
   demo::EchoServiceProxy NewProxy(const std::string& client_filters_yaml = "[]");
   void TearDown() override;
 
@@ -56,6 +62,8 @@ class FilterFixture : public ::testing::Test {
   std::unique_ptr<Server> server_;
   // server.http.trusted_proxies of the next StartServer.
   std::vector<std::string> trusted_proxies_;
+  // HTTP routes the next StartServer adds beside the service.
+  std::vector<HttpRoute> routes_;
 };
 
 demo::EchoRequest EchoOf(std::string payload);

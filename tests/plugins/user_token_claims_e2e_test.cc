@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "ferry/plugins/user_token.h"
 #include "filter_fixture.h"
@@ -164,6 +165,64 @@ TEST(UserTokenClaims, MakeUserTokenRefusesWhatATokenCannotCarry) {
   EXPECT_EQ(make("echo", ""), "");
   EXPECT_EQ(make("echo", std::string(65, 't')), "");
   EXPECT_THAT(make("echo", "t1"), HasSubstr("u2:k1:alice:echo:t1:1:2:"));
+}
+
+// Roles are signed into the token (u3), in byte order and once each, so that a set of roles has
+// one token only.
+TEST(UserTokenClaims, RolesMakeAU3TokenThatSignsThem) {
+  const auto make = [](std::vector<std::string_view> roles) {
+    return plugins::MakeUserToken("k1", "s",
+                                  {.user = "alice",
+                                   .audience = "echo",
+                                   .token_id = "t1",
+                                   .issued_unix_s = 1,
+                                   .expires_unix_s = 2,
+                                   .roles = std::move(roles)});
+  };
+  // printf 'u3\nk1\nalice\necho\nt1\nauditor,operator\n1\n2' |
+  //   openssl dgst -sha256 -hmac s -binary | base64 | tr '+/' '-_' | tr -d =
+  EXPECT_EQ(make({"operator", "auditor", "operator"}),
+            "u3:k1:alice:echo:t1:auditor,operator:1:2:v_AJqPg6rwBXAn79BqVUiAf40Z2BSpZlcKnqaShG6YI");
+  EXPECT_EQ(make({"ops team"}), "");
+  EXPECT_EQ(make({""}), "");
+  EXPECT_EQ(make({"a,b"}), "");
+  EXPECT_EQ(make(std::vector<std::string_view>(17, "r")).find("u3:"), 0u) << "one role, once";
+  std::vector<std::string> many;
+  for (int i = 0; i < 17; ++i) many.push_back("r" + std::to_string(i));
+  EXPECT_EQ(make({many.begin(), many.end()}), "");
+  EXPECT_THAT(make({}), HasSubstr("u2:k1:alice:echo:t1:1:2:"));
+}
+
+TEST_F(UserTokenClaimsTest, TheRolesOfAVerifiedTokenReachTheContextAndAreSigned) {
+  StartServer("[{name: user_token, secret: u5er-s3cr3t, audience: echo, max_ttl_s: 600}]");
+  demo::EchoServiceProxy proxy = NewProxy();
+  const auto with_roles = [](std::vector<std::string_view> roles, int64_t lifetime_s = 600) {
+    return plugins::MakeUserToken("default", kSecret,
+                                  {.user = "ann",
+                                   .audience = "echo",
+                                   .token_id = "t1",
+                                   .issued_unix_s = NowS(),
+                                   .expires_unix_s = NowS() + lifetime_s,
+                                   .roles = std::move(roles)});
+  };
+  ASSERT_TRUE(EchoWith(proxy, with_roles({"operator"})).ok());
+  EXPECT_EQ(service_.last_verified_user(), "ann");
+  EXPECT_THAT(service_.last_verified_roles(), ::testing::ElementsAre("operator"));
+  ASSERT_TRUE(EchoWith(proxy, with_roles({})).ok());
+  EXPECT_THAT(service_.last_verified_roles(), ::testing::IsEmpty());
+  std::string raised = with_roles({"auditor"});
+  raised.replace(raised.find(":auditor:"), 9, ":operator:");
+  ExpectRefused(EchoWith(proxy, raised), "invalid user token signature");
+  // A token with roles is held to the same lifetime and audience as any.
+  ExpectRefused(EchoWith(proxy, with_roles({"operator"}, 601)), "user token lives too long");
+  ExpectRefused(EchoWith(proxy, plugins::MakeUserToken("default", kSecret,
+                                                       {.user = "ann",
+                                                        .audience = "like",
+                                                        .token_id = "t1",
+                                                        .issued_unix_s = NowS(),
+                                                        .expires_unix_s = NowS() + 60,
+                                                        .roles = {"operator"}})),
+                "user token for another service");
 }
 
 TEST(UserTokenClaims, NewTokenIdsAreRandomWordsOfSixteenCharacters) {

@@ -124,7 +124,12 @@ TEST_F(UserTokenTest, AnUnknownKeyIdIsNamed) {
   demo::EchoServiceProxy proxy = NewProxy();
   ExpectUnauthenticated(
       proxy.Echo(EchoOf("x"), Carrying(TokenFor("alice", NowS(), NowS() + 60, "k9"))).status(),
-      "unknown user token key id 'k9' (this server holds 'default')");
+      "unknown user token key id 'k9' for");
+  // Which keys the server holds is not the caller's business.
+  EXPECT_THAT(proxy.Echo(EchoOf("x"), Carrying(TokenFor("alice", NowS(), NowS() + 60, "k9")))
+                  .status()
+                  .message(),
+              ::testing::Not(::testing::HasSubstr("default")));
 }
 
 TEST(UserTokenMakeTest, InvalidArgumentsMakeNoToken) {

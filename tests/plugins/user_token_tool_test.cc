@@ -58,6 +58,18 @@ TEST_F(UserTokenToolTest, TheTokenIdMayBeGivenAndTheTtlIsKept) {
             StatusCode::UNAUTHENTICATED);
 }
 
+TEST_F(UserTokenToolTest, EachRoleIsSignedIntoTheToken) {
+  StartServer("[{name: user_token, secret: u5er-s3cr3t, audience: echo}]");
+  const std::string output = Run("--user ops-ann --audience echo --role operator --role auditor");
+  EXPECT_THAT(output, StartsWith("u3:default:ops-ann:echo:"));
+  EXPECT_THAT(TokenOf(output), HasSubstr(":auditor,operator:"));
+  ASSERT_TRUE(EchoWith(TokenOf(output)).ok());
+  EXPECT_THAT(service_.last_verified_roles(), ::testing::ElementsAre("auditor", "operator"));
+  EXPECT_THAT(Run("--user alice --role operator"), HasSubstr("--role needs --audience"));
+  EXPECT_THAT(Run("--user alice --audience echo --role 'ops team'"),
+              HasSubstr("cannot make a token"));
+}
+
 TEST_F(UserTokenToolTest, WithoutAnAudienceTheOldFormIsPrinted) {
   EXPECT_THAT(Run("--user alice"), StartsWith("u1:default:alice:"));
   EXPECT_THAT(Run("--user alice --token-id t-1"), HasSubstr("--token-id needs --audience"));

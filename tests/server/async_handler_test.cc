@@ -82,6 +82,36 @@ TEST(AsyncHandlerTest, AHandlerThatThrowsAfterAnsweringKeepsItsAnswer) {
   EXPECT_FALSE(client.ReadReply(200ms)) << "no second answer to call 1";
 }
 
+// A completion destroyed while an exception the handler caught itself was in flight is
+// answered INTERNAL when the handler returns, on the pool and inline, rather than left pending
+// for ever.
+TEST(AsyncHandlerTest, ACompletionDroppedInsideACaughtExceptionIsAnsweredInternal) {
+  TestServer server;
+  FrameClient client(server.port());
+  ASSERT_TRUE(client.SendRequest(1, kService, "DropWhileCatching", "x"));
+  ASSERT_TRUE(client.SendRequest(2, kService, "InlineDropWhileCatching", "y"));
+  auto [pool, inline_call] = client.ReadTwoReplies(1, 2);
+  ASSERT_TRUE(pool);
+  ASSERT_TRUE(inline_call);
+  EXPECT_EQ(pool->code, StatusCode::INTERNAL) << pool->error;
+  EXPECT_EQ(inline_call->code, StatusCode::INTERNAL) << inline_call->error;
+  EXPECT_NE(pool->error.find("DropWhileCatching"), std::string::npos) << pool->error;
+}
+
+// OVERLOADED and DRAINING tell a client that the call never started, so it is sent elsewhere
+// whatever the method; a handler that ran cannot say that: it answers UNAVAILABLE, which only
+// an idempotent method retries.
+TEST(AsyncHandlerTest, AHandlerCannotClaimItsCallNeverStarted) {
+  TestServer server;
+  FrameClient client(server.port());
+  ASSERT_TRUE(client.SendRequest(1, kService, "OverloadedAfterRunning", "x"));
+  auto reply = client.ReadReply();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, StatusCode::UNAVAILABLE) << reply->error;
+  EXPECT_NE(reply->error.find("too busy, says the handler"), std::string::npos) << reply->error;
+  EXPECT_EQ(server.service().ran_then_overloaded.value(), 1);
+}
+
 // A stopping server waits for an asynchronous call still pending, and its answer gets out.
 TEST(AsyncHandlerTest, StopWaitsForAPendingAsynchronousCall) {
   TestServer server(ServerOptions{.grace_period = 10s});

@@ -119,6 +119,42 @@ TEST(BusinessPoolTest, StopDropsQueuedTasksUnrun) {
   EXPECT_EQ(destroyed.load(), 3);  // the one that ran and the two still queued
 }
 
+// The tasks waiting hold at most max_queued_bytes of requests together, whatever the count
+// allows; one alone is queued whatever its size, and bytes leave the count as their task leaves
+// the queue.
+TEST(BusinessPoolTest, TheTasksWaitingAreBoundedByTheirBytes) {
+  Counter runs;
+  std::atomic<int> destroyed{0};
+  BusinessPool pool(/*threads=*/0, /*queue_capacity=*/8, "test-worker", /*max_queued_bytes=*/1000);
+  BusinessPoolPeer worker(pool);
+  auto submit = [&](size_t bytes, BusinessPool::Refusal* refusal = nullptr) {
+    std::unique_ptr<BusinessPool::Task> task = std::make_unique<CountingTask>(&runs, &destroyed);
+    return pool.TrySubmit(&task, bytes, refusal);
+  };
+  EXPECT_TRUE(submit(600));
+  BusinessPool::Refusal refusal = BusinessPool::Refusal::kFull;
+  EXPECT_FALSE(submit(600, &refusal));
+  EXPECT_EQ(refusal, BusinessPool::Refusal::kBytes);
+  EXPECT_EQ(pool.RefusalMessage(refusal),
+            "server overloaded: business queue full (600 bytes of requests waiting; "
+            "server.limits.max_queued_bytes: 1000)");
+  EXPECT_TRUE(submit(400));
+  EXPECT_TRUE(submit(0)) << "a task without a body is bounded by the count alone";
+  EXPECT_EQ(pool.queued_bytes(), 1000u);
+  ASSERT_TRUE(worker.RunNext());  // the 600 leave with their task
+  EXPECT_EQ(pool.queued_bytes(), 400u);
+  EXPECT_TRUE(submit(600));
+  while (worker.RunNext()) {
+  }
+  EXPECT_EQ(pool.queued_bytes(), 0u);
+  EXPECT_TRUE(submit(5000)) << "alone, a task larger than the bound is queued";
+  EXPECT_FALSE(submit(1, &refusal));
+  EXPECT_EQ(refusal, BusinessPool::Refusal::kBytes);
+  while (worker.RunNext()) {
+  }
+  EXPECT_EQ(runs.value(), 5);
+}
+
 // Tasks finish out of order: the pool may count a free slot while the cell the queue hands out
 // next is still held by a worker that took its task and has not yet given the cell back. The
 // task that got the slot cannot be queued; it must come back to the caller, which answers it

@@ -249,5 +249,22 @@ TEST(ServerFailureTest, AFloodOfUnexpectedFramesLogsABoundedNumberOfLines) {
   EXPECT_LE(log.Messages("ferry server: ignoring").size(), LogRateLimiter::kDefaultBurst);
 }
 
+// Anyone who can reach the port can open connection after connection and send garbage: the
+// warning each closed connection gets is rate-limited like the other lines a peer can cause.
+TEST(ServerFailureTest, ConnectionsClosedForMalformedInputLogABoundedNumberOfWarnings) {
+  testsupport::LogCapture log;
+  TestServer server;
+  codec::FrameHeader header;
+  header.version_major = codec::kVersionMajor + 1;
+  constexpr int kConnections = 3 * LogRateLimiter::kDefaultBurst;
+  for (int i = 0; i < kConnections; ++i) {
+    FrameClient bad(server.port());
+    ASSERT_TRUE(bad.SendBytes(HeaderBytes(header)));
+    ASSERT_TRUE(bad.WaitForClose());
+  }
+  EXPECT_LE(log.Count(spdlog::level::warn, "malformed input"), LogRateLimiter::kDefaultBurst);
+  ExpectStillServing(server.port());
+}
+
 }  // namespace
 }  // namespace ferry::test

@@ -61,7 +61,7 @@ TEST(ServerTest, FillsTheServerContextFromTheRequest) {
   wire::RpcMeta meta;
   meta.set_service(std::string(kService));
   meta.set_method("Context");
-  meta.set_trace_id("t-123");
+  meta.set_trace_id("4bf92f3577b34da6a3ce929d0e0e4736");
   meta.set_call_id(77);
   meta.set_timeout_us(5'000'000);
   (*meta.mutable_attachments())["tenant"] = "blue";
@@ -73,11 +73,46 @@ TEST(ServerTest, FillsTheServerContextFromTheRequest) {
   ASSERT_TRUE(reply);
   ASSERT_EQ(reply->code, StatusCode::OK) << reply->error;
   EXPECT_EQ(reply->value.rfind(
-                "ferry.test.TestService/Context trace=t-123 call=77 deadline=yes tenant=blue "
-                "peer=127.0.0.1:",
+                "ferry.test.TestService/Context trace=4bf92f3577b34da6a3ce929d0e0e4736 call=77 "
+                "deadline=yes tenant=blue peer=127.0.0.1:",
                 0),
             0u)
       << reply->value;
+}
+
+// The trace id of a binary call reaches every log line, the status page and downstream calls: one
+// that is no W3C trace id is replaced by a fresh one, and the call is served all the same.
+TEST(ServerTest, ATraceIdThatIsNoW3CTraceIdIsReplacedByAFreshOne) {
+  TestServer server;
+  FrameClient client(server.port());
+  const std::string prefix = "ferry.test.TestService/Context trace=";
+  uint64_t id = 0;
+  for (const std::string& sent :
+       {std::string("a\nb"), std::string("x\n2026-01-01T00:00:00 server status=OK"), std::string(),
+        std::string("t-123"), std::string("4BF92F3577B34DA6A3CE929D0E0E4736"), std::string(32, '0'),
+        std::string("4bf92f3577b34da6a3ce929d0e0e47360"),
+        std::string("4bf92f3577b34da6a3ce929d0e0e473"), std::string(60000, 'a'),
+        std::string("4bf92f3577b34da6a3ce929d0e0e47\xff\xfe")}) {
+    wire::RpcMeta meta;
+    meta.set_service(std::string(kService));
+    meta.set_method("Context");
+    meta.set_trace_id(sent);
+    meta.set_parent_span_id(0x00f067aa0ba902b7ull);
+    google::protobuf::StringValue body;
+    codec::FrameHeader header;
+    header.request_id = ++id;
+    ASSERT_TRUE(client.SendFrame(header, meta.SerializeAsString(), body.SerializeAsString()));
+    auto reply = client.ReadReply();
+    ASSERT_TRUE(reply) << sent.substr(0, 40);
+    ASSERT_EQ(reply->code, StatusCode::OK) << reply->error;
+    ASSERT_EQ(reply->value.rfind(prefix, 0), 0u) << reply->value.substr(0, 200);
+    const std::string trace =
+        reply->value.substr(prefix.size(), reply->value.find(' ', prefix.size()) - prefix.size());
+    EXPECT_EQ(trace.size(), 32u) << trace.substr(0, 40);
+    EXPECT_EQ(trace.find_first_not_of("0123456789abcdef"), std::string::npos) << trace;
+    EXPECT_NE(trace, std::string(32, '0'));
+    EXPECT_EQ(reply->value.find('\n'), std::string::npos);
+  }
 }
 
 TEST(ServerTest, InlineMethodsRunOnTheIoThreadAndOthersOnThePool) {

@@ -99,6 +99,24 @@ void AnswerThenThrow(Service&, ServerContext&, const Message& request, Message* 
   throw std::runtime_error("after the answer");
 }
 
+// Moves its completion into a scope that an exception it catches itself leaves: the completion
+// is destroyed while that exception is in flight, and the handler returns normally.
+void DropWhileCatching(Service&, ServerContext&, const Message&, Message*, ServerDone done) {
+  try {
+    ServerDone held = std::move(done);
+    throw std::runtime_error("caught by the handler");
+  } catch (const std::runtime_error&) {
+  }
+}
+
+// Answers "overloaded" after it ran (counted): a status only the server may give, for a call it
+// did not start.
+void OverloadedAfterRunning(Service& service, ServerContext&, const Message&, Message*,
+                            ServerDone done) {
+  Self(service).ran_then_overloaded.Increment();
+  done(Status(StatusCode::OVERLOADED, "too busy, says the handler"));
+}
+
 // A synchronous handler as the server invokes it, as generated code adapts one.
 template <Status (*Handler)(Service&, ServerContext&, const Message&, Message*)>
 void Sync(Service& service, ServerContext& context, const Message& request, Message* response,
@@ -122,6 +140,10 @@ constexpr MethodSpec kLater{TestService::kName, "Later"};
 constexpr MethodSpec kInlineLater{TestService::kName, "InlineLater", true, true};
 constexpr MethodSpec kForget{TestService::kName, "Forget"};
 constexpr MethodSpec kAnswerThenThrow{TestService::kName, "AnswerThenThrow"};
+constexpr MethodSpec kDropWhileCatching{TestService::kName, "DropWhileCatching"};
+constexpr MethodSpec kInlineDropWhileCatching{TestService::kName, "InlineDropWhileCatching", true,
+                                              true};
+constexpr MethodSpec kOverloadedAfterRunning{TestService::kName, "OverloadedAfterRunning"};
 
 }  // namespace
 
@@ -172,16 +194,20 @@ std::span<const Service::Method> TestService::methods() const {
       {&kInlineLater, &Prototype(), &Prototype(), &Later},
       {&kForget, &Prototype(), &Prototype(), &Forget},
       {&kAnswerThenThrow, &Prototype(), &Prototype(), &AnswerThenThrow},
+      {&kDropWhileCatching, &Prototype(), &Prototype(), &DropWhileCatching},
+      {&kInlineDropWhileCatching, &Prototype(), &Prototype(), &DropWhileCatching},
+      {&kOverloadedAfterRunning, &Prototype(), &Prototype(), &OverloadedAfterRunning},
   };
   return kMethods;
 }
 
-TestServer::TestServer(ServerOptions options)
+TestServer::TestServer(ServerOptions options, std::vector<HttpRoute> routes)
     : server_([&] {
         options.listen = "127.0.0.1:0";
         return options;
       }()) {
   EXPECT_TRUE(server_.AddService(&service_).ok());
+  for (HttpRoute& route : routes) EXPECT_TRUE(server_.AddHttpRoute(std::move(route)).ok());
   const Status started = server_.Start();
   EXPECT_TRUE(started.ok()) << started;
 }

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ferry/framework/server.h"
 #include "ferry/framework/service.h"
@@ -66,16 +67,17 @@ class TestService : public Service {
   std::span<const Method> methods() const override;
 
   Gate gate;
-  Counter blocked;         // Block calls started
-  Counter counted;         // Count calls run
-  Counter later_started;   // Later and InlineLater calls started
-  Counter later_answered;  // Later and InlineLater calls about to answer OK
+  Counter blocked;              // Block calls started
+  Counter counted;              // Count calls run
+  Counter later_started;        // Later and InlineLater calls started
+  Counter later_answered;       // Later and InlineLater calls about to answer OK
+  Counter ran_then_overloaded;  // OverloadedAfterRunning calls run
 };
 
-// A server with one TestService on an ephemeral loopback port.
+// A server with one TestService, and `routes` when given, on an ephemeral loopback port.
 class TestServer {
  public:
-  explicit TestServer(ServerOptions options = {});
+  explicit TestServer(ServerOptions options = {}, std::vector<HttpRoute> routes = {});
   ~TestServer();
 
   Server& server() { return server_; }

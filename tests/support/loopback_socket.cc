@@ -28,9 +28,22 @@ bool FinishInterruptedConnect(int fd) {
 
 }  // namespace
 
-int ConnectLoopback(uint16_t port) {
+int ConnectLoopback(uint16_t port) { return ConnectLoopbackFrom(port, nullptr); }
+
+int ConnectLoopbackFrom(uint16_t port, const char* from) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
+  if (from != nullptr) {
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, from, &source.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof(source)) != 0) {
+      const int error = errno;
+      ::close(fd);
+      errno = error;
+      return -1;
+    }
+  }
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);

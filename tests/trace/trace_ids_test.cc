@@ -17,6 +17,22 @@ TEST(TraceIdsTest, IdsAreLowercaseHexOfW3CLengthsAndRandom) {
   EXPECT_NE(trace, other);
 }
 
+TEST(TraceIdsTest, ATraceIdIs32LowercaseHexDigitsNotAllZero) {
+  std::string fresh;
+  FillRandomTraceId(&fresh);
+  EXPECT_TRUE(IsTraceId(fresh));
+  EXPECT_TRUE(IsTraceId("4bf92f3577b34da6a3ce929d0e0e4736"));
+  for (const std::string& id :
+       {std::string(), std::string("a\nb"), std::string("4bf92f3577b34da6"),
+        std::string("4bf92f3577b34da6a3ce929d0e0e473"),
+        std::string("4bf92f3577b34da6a3ce929d0e0e47360"),
+        std::string("4BF92F3577B34DA6A3CE929D0E0E4736"),
+        std::string("4bf92f3577b34da6a3ce929d0e0e473g"), std::string(32, '0'),
+        std::string("4bf92f3577b34da6a3ce929d0e0e47\n6")}) {
+    EXPECT_FALSE(IsTraceId(id)) << id;
+  }
+}
+
 TEST(TraceIdsTest, SpanIdsAreNonZeroAndReadBackFromTheirHexDigits) {
   const uint64_t span = RandomSpanId();
   EXPECT_NE(span, 0u);

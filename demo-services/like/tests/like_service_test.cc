@@ -5,9 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "ferry/plugins/user_token.h"
 #include "ferry/storage/mariadb_connection.h"
 #include "ferry/storage/sqlite_connection.h"
 #include "like_test_support.h"
@@ -459,9 +462,26 @@ TEST(LikeProtoTest, SetLikeIsIdempotentForTheFrameworkOnlyWithARequestId) {
   EXPECT_TRUE(LikeServiceMethods::SetLike.IsIdempotent(request));
 }
 
-// The shipped configurations: operator methods need an operator's signed call, the public reads
-// need nothing and are limited per client address.
+// The shipped configurations: operator methods need an operator (a signed call, or a user token
+// with the role operator), the public reads need nothing and are limited per client address.
 class LikeShippedConfigTest : public ::testing::TestWithParam<std::string> {};
+
+// A user token of the shipped config's key for `user`, with `roles`.
+CallOptions ShippedUserToken(std::string_view user, std::vector<std::string_view> roles) {
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  CallOptions options;
+  options.attachments[std::string(plugins::kUserTokenAttachment)] =
+      plugins::MakeUserToken("users-demo", "change-me-like-demo",
+                             {.user = user,
+                              .audience = "like",
+                              .token_id = plugins::NewUserTokenId(),
+                              .issued_unix_s = now_s,
+                              .expires_unix_s = now_s + 600,
+                              .roles = std::move(roles)});
+  return options;
+}
 
 TEST_P(LikeShippedConfigTest, OperatorMethodsNeedAnOperatorAndPublicReadsAreLimitedPerPeer) {
   TempDir dir;
@@ -472,12 +492,29 @@ TEST_P(LikeShippedConfigTest, OperatorMethodsNeedAnOperatorAndPublicReadsAreLimi
   ReconcileRequest reconcile;
   reconcile.set_content_id(1);
   reconcile.set_repair(true);
-  EXPECT_EQ(anonymous.Reconcile(reconcile).status().code(), StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(anonymous.RedriveDeadLetters({}).status().code(), StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(anonymous.ListChanges({}).status().code(), StatusCode::UNAUTHENTICATED);
+  // Refused by authz, whose rules ask for an operator.
+  const Status reconciled = anonymous.Reconcile(reconcile).status();
+  EXPECT_EQ(reconciled.code(), StatusCode::PERMISSION_DENIED) << reconciled;
+  EXPECT_NE(
+      reconciled.message().find(
+          "authz: permission denied for ferry.like.LikeService/Reconcile (an anonymous call)"),
+      std::string::npos)
+      << reconciled;
+  EXPECT_EQ(anonymous.RedriveDeadLetters({}).status().code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(anonymous.ListChanges({}).status().code(), StatusCode::PERMISSION_DENIED);
   DeleteUserRequest deletion;
   deletion.set_user_id("someone");
-  EXPECT_EQ(anonymous.DeleteUser(deletion).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.DeleteUser(deletion).status().code(), StatusCode::PERMISSION_DENIED);
+  // A liker is not an operator; an operator's token of the role operator is.
+  EXPECT_EQ(anonymous.DeleteUser(deletion, ShippedUserToken("eve", {})).status().code(),
+            StatusCode::PERMISSION_DENIED);
+  const auto by_role = anonymous.Reconcile(reconcile, ShippedUserToken("ops-ann", {"operator"}));
+  EXPECT_TRUE(by_role.ok()) << by_role.status();
+  // A liker's own likes need a user token: refused by user_token, saying what is missing.
+  SetLikeRequest like;
+  like.set_content_id(1);
+  like.set_liked(true);
+  EXPECT_EQ(anonymous.SetLike(like).status().code(), StatusCode::UNAUTHENTICATED);
 
   ClientOptions signed_options = testsupport::LoopbackClientOptions(std::chrono::seconds(15));
   signed_options.filters = {

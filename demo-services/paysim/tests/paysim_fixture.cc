@@ -28,7 +28,7 @@ void PaysimTest::SetUp() {
   Status s = PaysimApp::Create(config_, nullptr, &app);
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_NO_FATAL_FAILURE(
-      paysim_.Serve(std::move(app), {}, testsupport::LoopbackClientOptions(5s)));
+      paysim_.Serve(std::move(app), {.filters = filters_}, testsupport::LoopbackClientOptions(5s)));
 }
 
 void PaysimTest::TearDown() {

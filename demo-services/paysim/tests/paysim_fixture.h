@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app_provider.h"
 #include "eventually.h"
@@ -50,6 +51,7 @@ class PaysimTest : public ::testing::Test {
       int64_t order_no, const std::function<bool(const ListNotificationsResponse&)>& done);
 
   PaysimConfig config_;
+  std::vector<FilterSpec> filters_;  // the provider's server filters, set before SetUp()
   RecordingMerchant merchant_;
   testsupport::LoopbackProvider merchant_server_;
   testsupport::AppProvider<PaysimApp, PaysimServiceProxy> paysim_;

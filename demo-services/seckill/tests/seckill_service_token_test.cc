@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ferry/plugins/user_token.h"
 #include "loopback_provider.h"
@@ -142,9 +144,22 @@ TEST_P(SeckillServiceTest, AnotherUsersOrderIsNotFoundToCancelPayOrLookUp) {
 
 // --- the shipped configurations -------------------------------------------------------------
 
-// Their operator methods need an operator's signed call; the buyers' need a user token, and a
-// channel's notification neither (its own signature is checked instead).
+// Their operator methods need an operator: a signed call, or a user token with the role
+// operator; the buyers' need a user token, and a channel's notification neither (its own
+// signature is checked instead).
 class SeckillShippedConfigTest : public ::testing::TestWithParam<std::string> {};
+
+// A user token of the shipped config's key for `user`, with `roles`.
+CallOptions ShippedUserToken(std::string_view user, std::vector<std::string_view> roles) {
+  const int64_t now_s = WallMs() / 1000;
+  return WithUserToken(plugins::MakeUserToken("demo-1", "change-me-seckill-user-tokens",
+                                              {.user = user,
+                                               .audience = "seckill",
+                                               .token_id = plugins::NewUserTokenId(),
+                                               .issued_unix_s = now_s,
+                                               .expires_unix_s = now_s + 600,
+                                               .roles = std::move(roles)}));
+}
 
 TEST_P(SeckillShippedConfigTest, OperatorMethodsNeedAnOperatorAndBuyersATokenOfTheirOwn) {
   TempDir dir;
@@ -158,20 +173,31 @@ TEST_P(SeckillShippedConfigTest, OperatorMethodsNeedAnOperatorAndBuyersATokenOfT
       testsupport::LoopbackChannel(provider.port(), testsupport::LoopbackClientOptions(15s));
   ASSERT_NE(anonymous_channel, nullptr);
   SeckillServiceProxy anonymous(anonymous_channel);
+  // Anonymous operators' calls: refused by authz, whose rules ask for an operator.
   const CreateActivityRequest create = ActivityRequest({.stock = 2});
-  EXPECT_EQ(anonymous.CreateActivity(create).status().code(), StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(anonymous.Preheat(PreheatOf(1)).status().code(), StatusCode::UNAUTHENTICATED);
+  const auto created_anonymously = anonymous.CreateActivity(create);
+  EXPECT_EQ(created_anonymously.status().code(), StatusCode::PERMISSION_DENIED)
+      << created_anonymously.status();
+  EXPECT_NE(created_anonymously.status().message().find("authz: permission denied for "
+                                                        "ferry.seckill.SeckillService/"
+                                                        "CreateActivity (an anonymous call)"),
+            std::string::npos)
+      << created_anonymously.status();
+  EXPECT_EQ(anonymous.Preheat(PreheatOf(1)).status().code(), StatusCode::PERMISSION_DENIED);
   ActivityRef ref;
   ref.set_activity_id(1);
-  EXPECT_EQ(anonymous.Reconcile(ref).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.Reconcile(ref).status().code(), StatusCode::PERMISSION_DENIED);
   RefundRequest refund;
   refund.set_channel("sim");
   refund.set_channel_txn_id("t-1");
   refund.set_refund_id("r-1");
-  EXPECT_EQ(anonymous.Refund(refund).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.Refund(refund).status().code(), StatusCode::PERMISSION_DENIED);
   BlacklistRequest blacklist;
   blacklist.add_add_users("mallory");
-  EXPECT_EQ(anonymous.Blacklist(blacklist).status().code(), StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(anonymous.Blacklist(blacklist).status().code(), StatusCode::PERMISSION_DENIED);
+  // A buyer is not an operator.
+  EXPECT_EQ(anonymous.CreateActivity(create, ShippedUserToken("eve", {})).status().code(),
+            StatusCode::PERMISSION_DENIED);
   // A buyer's method with no user token: refused by user_token, not by auth.
   auto purchase = anonymous.Purchase(Purchase(1, 77, "eve", "eve-1"));
   EXPECT_EQ(purchase.status().code(), StatusCode::UNAUTHENTICATED) << purchase.status();
@@ -202,6 +228,13 @@ TEST_P(SeckillShippedConfigTest, OperatorMethodsNeedAnOperatorAndBuyersATokenOfT
   auto report = operator_proxy.Reconcile(ref);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->invariants_hold()) << report->ShortDebugString();
+
+  // An operator's user token, of the role operator, over the same anonymous channel.
+  const CallOptions as_operator = ShippedUserToken("ops-ann", {"operator"});
+  auto by_role = anonymous.Reconcile(ref, as_operator);
+  ASSERT_TRUE(by_role.ok()) << by_role.status();
+  EXPECT_TRUE(by_role->invariants_hold()) << by_role->ShortDebugString();
+  EXPECT_TRUE(anonymous.CreateActivity(ActivityRequest({.stock = 1}), as_operator).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, SeckillShippedConfigTest,

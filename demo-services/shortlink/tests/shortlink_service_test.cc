@@ -414,6 +414,28 @@ TEST_P(ShortLinkServiceTest, TheShippedRateLimitCoversTheRedirectRoute) {
   }
 }
 
+// The shipped configurations leave the admin methods to the API-key filter, which the provider
+// adds after the configured filters: an anonymous admin call is refused, one with the admin
+// token served.
+TEST_P(ShortLinkServiceTest, TheShippedConfigsRefuseAnonymousAdminCalls) {
+  const std::string name =
+      GetParam() == Backend::kEmbedded ? "shortlink-server.yaml" : "shortlink-server-redis.yaml";
+  InProcessProvider shipped;
+  shipped.Start(config_,
+                testsupport::ServerFiltersOf(std::string(SHORTLINK_CONFIG_DIR) + "/" + name));
+  CreateTenantRequest tenant;
+  tenant.set_name("shipped-admin");
+  const Status anonymous = shipped.proxy().CreateTenant(tenant).status();
+  EXPECT_EQ(anonymous.code(), StatusCode::PERMISSION_DENIED) << anonymous;
+  IssueApiKeyRequest issue;
+  issue.set_tenant_id(1);
+  EXPECT_EQ(shipped.proxy().IssueApiKey(issue).status().code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(shipped.proxy().RevokeApiKey(RevokeApiKeyRequest()).status().code(),
+            StatusCode::PERMISSION_DENIED);
+  const auto created = shipped.proxy().CreateTenant(tenant, WithToken(kAdminToken));
+  EXPECT_TRUE(created.ok()) << created.status();
+}
+
 // 10,000 requests for 1,000 codes that do not exist cost the database at most a query each
 // the first time (the filter rules nearly all out; the rest get null entries), none after.
 TEST_P(ShortLinkServiceTest, UnknownCodeFloodBarelyReachesTheDatabase) {

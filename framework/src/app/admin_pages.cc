@@ -204,6 +204,10 @@ std::vector<HttpRoute> AdminRoutes(AdminSources sources) {
   routes.push_back(page("GET", "/ready", [s](const HttpRequest&, HttpReply reply) {
     reply(s->ready() ? Text(200, "ready\n") : Text(503, "not ready\n"));
   }));
+  // Load balancers and orchestrators probe from their own networks, and these say no more than
+  // up or ready.
+  routes[0].probe = true;
+  routes[1].probe = true;
   routes.push_back(page("GET", "/metrics", [s](const HttpRequest&, HttpReply reply) {
     reply(Page(200, std::string(metrics::kTextContentType), s->metrics_text()));
   }));

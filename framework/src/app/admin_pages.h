@@ -52,7 +52,7 @@ struct AdminSources {
 };
 
 // GET /health, /ready, /metrics, /status (HTML), /status.json, /loglevel and POST /loglevel,
-// all admin routes (HttpRoute::admin).
+// all admin routes (HttpRoute::admin); /health and /ready are probes (HttpRoute::probe).
 std::vector<HttpRoute> AdminRoutes(AdminSources sources);
 
 }  // namespace ferry::app

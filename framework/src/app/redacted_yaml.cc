@@ -12,23 +12,119 @@ namespace {
 
 constexpr std::string_view kRedacted = "<redacted>";
 
-// The words of a key: snake_case, kebab-case, dotted and camelCase alike ("adminTokenSha256",
-// "admin_token_sha256" and "Admin-Token.SHA256" are admin, token, sha256), lower case.
+bool IsLower(char c) { return std::islower(static_cast<unsigned char>(c)) != 0; }
+bool IsUpper(char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; }
+bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// The words of a key, lower case (IsSecretKey says how it is split).
 std::vector<std::string> KeyWords(std::string_view key) {
   std::vector<std::string> words(1);
   for (size_t i = 0; i < key.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(key[i]);
-    if (!std::isalnum(c)) {
+    const char c = key[i];
+    if (!IsAlnum(c)) {
       if (!words.back().empty()) words.emplace_back();
       continue;
     }
-    const bool upper_after_lower =
-        std::isupper(c) && i > 0 && std::islower(static_cast<unsigned char>(key[i - 1]));
-    if (upper_after_lower && !words.back().empty()) words.emplace_back();
-    words.back().push_back(static_cast<char>(std::tolower(c)));
+    const bool starts_word = i > 0 && IsUpper(c) &&
+                             (IsLower(key[i - 1]) || IsDigit(key[i - 1]) ||
+                              (IsUpper(key[i - 1]) && i + 1 < key.size() && IsLower(key[i + 1])));
+    if (starts_word && !words.back().empty()) words.emplace_back();
+    words.back().push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   if (words.back().empty()) words.pop_back();
   return words;
+}
+
+// How a word may be read: as written, without trailing digits ("key2"), and singular.
+std::vector<std::string_view> Readings(std::string_view word) {
+  std::vector<std::string_view> out = {word};
+  std::string_view letters = word;
+  while (!letters.empty() && IsDigit(letters.back())) letters.remove_suffix(1);
+  if (!letters.empty() && letters.size() != word.size()) out.push_back(letters);
+  for (const std::string_view form : {word, letters}) {
+    if (form.size() >= 3 && form.ends_with('s')) out.push_back(form.substr(0, form.size() - 1));
+    if (form.size() >= 4 && form.ends_with("es")) out.push_back(form.substr(0, form.size() - 2));
+  }
+  return out;
+}
+
+template <size_t N>
+bool OneOf(std::string_view word, const std::array<std::string_view, N>& words) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+bool NamesSecret(std::string_view word) {
+  static constexpr std::array<std::string_view, 28> kSecretWords = {
+      "password", "passwd", "pwd",        "pass",   "passphrase",    "secret", "token",
+      "key",      "apikey", "credential", "cred",   "authorization", "bearer", "jwt",
+      "cookie",   "salt",   "signature",  "sig",    "hash",          "digest", "hmac",
+      "sha",      "sha1",   "sha224",     "sha256", "sha384",        "sha512", "md5"};
+  static constexpr std::array<std::string_view, 6> kSecretStems = {
+      "password", "passwd", "passphrase", "secret", "credential", "apikey"};
+  static constexpr std::array<std::string_view, 9> kWordsEndingInKey = {
+      "monkey", "donkey", "turkey", "hockey", "jockey", "whiskey", "lackey", "hotkey", "turnkey"};
+  for (const std::string_view form : Readings(word)) {
+    if (OneOf(form, kSecretWords)) return true;
+    for (const std::string_view stem : kSecretStems) {
+      if (form.find(stem) != std::string_view::npos) return true;
+    }
+    if (form.ends_with("token") || form.ends_with("pwd")) return true;
+    if (form.ends_with("key") && !OneOf(form, kWordsEndingInKey)) return true;
+  }
+  return false;
+}
+
+// A last word that says the key holds something about a secret: its id, where it is, how long
+// it lasts, how it is made.
+bool DescribesSecret(std::string_view word) {
+  static constexpr std::array<std::string_view, 36> kDescriptions = {
+      "id",   "kid",      "name",    "file",    "path",     "dir",       "env",    "url",
+      "uri",  "endpoint", "header",  "param",   "field",    "prefix",    "ttl",    "ms",
+      "s",    "sec",      "seconds", "timeout", "interval", "lifetime",  "expiry", "length",
+      "len",  "size",     "bytes",   "bits",    "count",    "algorithm", "alg",    "type",
+      "kind", "format",   "enabled", "version"};
+  for (const std::string_view form : Readings(word)) {
+    if (OneOf(form, kDescriptions)) return true;
+  }
+  return false;
+}
+
+// The end of a `name=value` pair's value that starts at `at`: a quoted one's closing quote, else
+// the next space, ';', '&' or ','.
+size_t ValueEnd(std::string_view text, size_t at) {
+  if (at < text.size() && (text[at] == '\'' || text[at] == '"')) {
+    const size_t close = text.find(text[at], at + 1);
+    return close == std::string_view::npos ? text.size() : close + 1;
+  }
+  const size_t end = text.find_first_of(" \t;&,", at);
+  return end == std::string_view::npos ? text.size() : end;
+}
+
+bool IsPairNameChar(char c) { return IsAlnum(c) || c == '_' || c == '-' || c == '.'; }
+
+// `text` with the value of every `name=value` pair whose name names a secret replaced: a libpq
+// or ODBC connection string, a URL's query.
+std::string RedactedPairs(std::string_view text) {
+  std::string out;
+  size_t copied = 0;
+  for (size_t eq = text.find('='); eq != std::string_view::npos; eq = text.find('=', eq + 1)) {
+    size_t name = eq;
+    while (name > copied && IsPairNameChar(text[name - 1])) --name;
+    if (name == eq) continue;
+    if (name > 0 && std::string_view(" \t;&?,").find(text[name - 1]) == std::string_view::npos) {
+      continue;
+    }
+    if (!IsSecretKey(text.substr(name, eq - name))) continue;
+    const size_t end = ValueEnd(text, eq + 1);
+    if (end == eq + 1) continue;
+    out.append(text.substr(copied, eq + 1 - copied)).append(kRedacted);
+    copied = end;
+    eq = end - 1;
+  }
+  if (copied == 0) return std::string(text);
+  out.append(text.substr(copied));
+  return out;
 }
 
 // A value that looks like a key, token or digest whatever its key is called: 20 or more
@@ -71,7 +167,7 @@ YAML::Node Redacted(const YAML::Node& node) {
     }
     case YAML::NodeType::Scalar:
       if (LooksLikeSecret(node.Scalar())) return YAML::Node(std::string(kRedacted));
-      return YAML::Node(RedactedUrl(node.Scalar()));
+      return YAML::Node(RedactedPairs(RedactedUrl(node.Scalar())));
     default:
       return YAML::Node(node.Type());
   }
@@ -80,17 +176,21 @@ YAML::Node Redacted(const YAML::Node& node) {
 }  // namespace
 
 bool IsSecretKey(std::string_view key) {
-  // What a key holds is its last word: `admin_token_sha256` holds a digest, `apiKey` a key,
-  // `token_ttl_ms` a duration, `hash_key_field` a field's name.
-  static constexpr std::array<std::string_view, 18> kWords = {
-      "password", "passwd", "passphrase", "secret", "token",     "credential",
-      "key",      "apikey", "sha1",       "sha256", "sha512",    "md5",
-      "hash",     "digest", "hmac",       "salt",   "signature", "cookie"};
-  std::vector<std::string> words = KeyWords(key);
+  const std::vector<std::string> words = KeyWords(key);
   if (words.empty()) return false;
-  std::string last = std::move(words.back());
-  if (last.size() > 3 && last.back() == 's') last.pop_back();  // "secrets", "keys"
-  return std::find(kWords.begin(), kWords.end(), last) != kWords.end();
+  bool names_secret = false;
+  for (size_t i = 0; i < words.size() && !names_secret; ++i) {
+    if (words[i] == "hash" && i > 0 && words[i - 1] == "consistent") continue;
+    names_secret = NamesSecret(words[i]);
+  }
+  if (!names_secret) return false;
+  const std::string& last = words.back();
+  if (words.size() >= 2 && last == "id" && words[words.size() - 2] == "secret") return true;
+  if (words.size() >= 2 &&
+      (words.front() == "max" || words.front() == "min" || words.front() == "num")) {
+    return false;
+  }
+  return words.size() < 2 || !DescribesSecret(last);
 }
 
 std::string RedactedYaml(const YAML::Node& document) {

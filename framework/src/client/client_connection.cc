@@ -84,10 +84,9 @@ uint64_t ClientConnection::Call(const codec::EncodedRequest& request, uint64_t t
 
 template <class Encode>
 uint64_t ClientConnection::Send(const Encode& encode, PendingCall call, Refused* refused) {
-  // Read before Admit(): if it differs once the request is queued, the link this call was
-  // admitted to ended meanwhile, and may have missed the call when failing its pending ones.
-  const uint64_t epoch = epoch_.load(std::memory_order_acquire);
-  if (Status admitted = Admit(); !admitted.ok()) {
+  // The link this call is admitted to, queued on and failed with if it ends (EndLink).
+  uint64_t link = 0;
+  if (Status admitted = Admit(&link); !admitted.ok()) {
     call.Complete(admitted);
     return 0;
   }
@@ -109,12 +108,13 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call, Refused*
     return 0;
   }
   const Clock::time_point deadline = call.deadline;
+  call.link = link;
   pending_.Insert(id, std::move(call));
   ScheduleSweepBy(deadline);
   bool must_flush = false;
   using Appended = transport::OutboundQueue::Appended;
   const Appended appended =
-      outbox_.AppendToLink(frame, epoch, options_.max_outbound_bytes, &must_flush);
+      outbox_.AppendToLink(frame, link, options_.max_outbound_bytes, &must_flush);
   if (must_flush) boost::asio::post(io_, [self = shared_from_this()] { self->Flush(); });
   if (appended == Appended::kClosed) {
     std::optional<PendingCall> taken = pending_.Take(id);
@@ -140,20 +140,26 @@ uint64_t ClientConnection::Send(const Encode& encode, PendingCall call, Refused*
     }
     return 0;
   }
-  // Stale: the link ended first. Queued but the epoch moved: the link ended after, and its
-  // clearing drops the bytes. Either way they never leave, and the link's FailAll may have run
-  // before the call was in the table.
-  if (appended == Appended::kStaleLink || epoch_.load(std::memory_order_acquire) != epoch) {
+  // Stale: the link ended first, and nothing was queued. The link's FailAll may have run before
+  // the call was in the table. 0, like every call that failed before it was queued: it was
+  // certainly not sent, and may go elsewhere.
+  if (appended == Appended::kStaleLink) {
     Abandon(id);
+    return 0;
   }
+  // Queued, but the link moved: it ended after, and its clearing drops the bytes. A link that
+  // EndLink ended has its FailAll take the call (the append came before its ClearForLink, the
+  // Insert before the append); Shutdown's may have scanned the table before the Insert.
+  if (LinkOf(state_.load(std::memory_order_acquire)) != link) Abandon(id);
   return id;
 }
 
-void ClientConnection::Cancel(uint64_t id) {
+bool ClientConnection::Cancel(uint64_t id) {
   std::optional<PendingCall> call = pending_.Take(id);
-  if (!call) return;
+  if (!call) return false;
   SendControl(codec::MessageType::kCancel, id, 0);
   call->Complete(Status(StatusCode::CANCELLED, "cancelled by the caller"));
+  return true;
 }
 
 void ClientConnection::CancelOn(Cancellation& cancellation, uint64_t id) {
@@ -163,18 +169,31 @@ void ClientConnection::CancelOn(Cancellation& cancellation, uint64_t id) {
                     weak_from_this(), id);
 }
 
-Status ClientConnection::Admit() {
-  State state = state_.load(std::memory_order_acquire);
+void ClientConnection::RunHook(Hooks::Hook Hooks::*point) {
+  if (!hooked_.load(std::memory_order_relaxed)) [[likely]]
+    return;
+  std::shared_ptr<const Hooks> hooks;
+  {
+    std::lock_guard lock(hooks_mu_);
+    hooks = hooks_;
+  }
+  if (hooks != nullptr && hooks.get()->*point) (hooks.get()->*point)(*this);
+}
+
+Status ClientConnection::Admit(uint64_t* link) {
+  uint64_t word = state_.load(std::memory_order_acquire);
   for (;;) {
-    switch (state) {
+    *link = LinkOf(word);
+    switch (StateOf(word)) {
       case State::kConnecting:
       case State::kConnected:
         return Status::Ok();
       case State::kShutdown:
         return DownStatus();
       case State::kIdle:
-        if (state_.compare_exchange_weak(state, State::kConnecting)) {
-          boost::asio::post(io_, [self = shared_from_this()] { self->StartConnect(); });
+        if (state_.compare_exchange_weak(word, Pack(*link, State::kConnecting))) {
+          boost::asio::post(
+              io_, [self = shared_from_this(), link = *link] { self->StartConnect(link); });
           return Status::Ok();
         }
         break;
@@ -188,8 +207,12 @@ Status ClientConnection::Admit() {
           return Status(StatusCode::UNAVAILABLE,
                         DownStatus().message() + " (next attempt in " + Ms(wait) + ")");
         }
-        if (state_.compare_exchange_weak(state, State::kConnecting)) {
-          boost::asio::post(io_, [self = shared_from_this()] { self->StartConnect(); });
+        RunHook(&Hooks::backoff_over);
+        // The word names the link whose backoff is over: if that link connected and ended
+        // meanwhile, the CAS fails against the next one's backoff, which is then waited out.
+        if (state_.compare_exchange_weak(word, Pack(*link, State::kConnecting))) {
+          boost::asio::post(
+              io_, [self = shared_from_this(), link = *link] { self->StartConnect(link); });
           return Status::Ok();
         }
         break;
@@ -199,7 +222,7 @@ Status ClientConnection::Admit() {
 }
 
 Status ClientConnection::DownStatus() const {
-  if (state_.load(std::memory_order_acquire) == State::kShutdown) {
+  if (StateOf(state_.load(std::memory_order_acquire)) == State::kShutdown) {
     return Status(StatusCode::CANCELLED, "channel to " + peer_ + " was shut down");
   }
   std::lock_guard lock(last_error_mu_);
@@ -240,21 +263,32 @@ void ClientConnection::ScheduleSweepBy(Clock::time_point deadline) {
   }
 }
 
-void ClientConnection::FailAll(const Status& status) {
+void ClientConnection::FailAll(const Status& status, uint64_t through_link) {
   std::vector<PendingCallTable::Entry> calls;
-  pending_.TakeAll(&calls);
+  if (through_link == kEveryLink) {
+    pending_.TakeAll(&calls);
+  } else {
+    pending_.TakeAdmittedBy(through_link, &calls);
+  }
   for (auto& [id, call] : calls) call.Complete(status);
 }
 
 void ClientConnection::Shutdown() {
-  if (state_.exchange(State::kShutdown) == State::kShutdown) return;
-  epoch_.fetch_add(1, std::memory_order_acq_rel);
-  FailAll(DownStatus());
+  uint64_t word = state_.load(std::memory_order_acquire);
+  do {
+    if (StateOf(word) == State::kShutdown) return;
+  } while (!state_.compare_exchange_weak(word, Pack(LinkOf(word) + 1, State::kShutdown)));
+  // CANCELLED, which no channel retries. Were it ever UNAVAILABLE, a call failed here would
+  // still never pass for certainly unsent while its bytes may leave: a Flush racing this only
+  // writes on a link whose CAS to kConnected came before the CAS above, and OnEstablished
+  // publishes connected_link_ before that CAS, so ConnectedSince() sees it once the calls are
+  // failed here.
+  FailAll(DownStatus(), kEveryLink);
   boost::asio::post(io_, [self = shared_from_this()] {
     self->CloseSocket();
     self->backoff_timer_.cancel();
     self->sweep_timer_.cancel();
-    self->outbox_.ClearForLink(self->epoch_.load(std::memory_order_acquire));
+    self->outbox_.ClearForLink(LinkOf(self->state_.load(std::memory_order_acquire)));
   });
 }
 
@@ -268,16 +302,15 @@ ClientStats ClientConnection::stats() const {
   return stats;
 }
 
-void ClientConnection::StartConnect() {
-  if (state_.load(std::memory_order_acquire) != State::kConnecting) return;
-  const uint64_t link = epoch_.load(std::memory_order_acquire);
+void ClientConnection::StartConnect(uint64_t link) {
+  if (state_.load(std::memory_order_acquire) != Pack(link, State::kConnecting)) return;
   backoff_timer_.cancel();
   if (!tls_error_.empty()) return EndLink(tls_error_);
   decoder_ = codec::FrameDecoder(codec::DecoderLimits{.max_frame_bytes = options_.max_frame_bytes});
   connect_timer_.expires_after(options_.connect_timeout);
   connect_timer_.async_wait([self = shared_from_this(), link](const boost::system::error_code& ec) {
     // The state check covers a timer that expired just as the connect completed.
-    if (!ec && self->IsCurrent(link) && self->state_.load() == State::kConnecting) {
+    if (!ec && self->state_.load(std::memory_order_acquire) == Pack(link, State::kConnecting)) {
       self->EndLink("connect timed out after " + Ms(self->options_.connect_timeout));
     }
   });
@@ -335,9 +368,13 @@ void ClientConnection::StartHandshake(uint64_t link) {
 }
 
 void ClientConnection::OnEstablished(uint64_t link) {
-  State expected = State::kConnecting;
-  if (!state_.compare_exchange_strong(expected, State::kConnected)) return;  // shut down
+  // Before the CAS that lets Flush write: whoever fails a call after a later CAS (Shutdown's)
+  // then sees that it may have been sent. If the CAS fails, nothing is written on this link,
+  // and the link only passes for connected, which is the cautious side.
   connected_link_.store(link + 1, std::memory_order_release);
+  uint64_t expected = Pack(link, State::kConnecting);
+  if (!state_.compare_exchange_strong(expected, Pack(link, State::kConnected)))
+    return;  // shut down
   draining_.store(false, std::memory_order_release);
   connect_timer_.cancel();
   if (ever_connected_) reconnects_.fetch_add(1, std::memory_order_relaxed);
@@ -449,14 +486,16 @@ void ClientConnection::CompleteCall(const codec::Frame& frame) {
 }
 
 void ClientConnection::Flush() {
-  if (writing_ || state_.load(std::memory_order_acquire) != State::kConnected) return;
+  if (writing_) return;
+  const uint64_t word = state_.load(std::memory_order_acquire);
+  if (StateOf(word) != State::kConnected) return;
   if (!outbox_.TakeAll(&write_buffer_)) return;
   writing_ = true;
   flushes_.fetch_add(1, std::memory_order_relaxed);
   boost::asio::async_write(
       socket_, boost::asio::buffer(write_buffer_),
-      [self = shared_from_this(), link = epoch_.load(std::memory_order_acquire)](
-          const boost::system::error_code& ec, size_t) { self->OnWritten(link, ec); });
+      [self = shared_from_this(), link = LinkOf(word)](const boost::system::error_code& ec,
+                                                       size_t) { self->OnWritten(link, ec); });
 }
 
 void ClientConnection::OnWritten(uint64_t link, const boost::system::error_code& ec) {
@@ -502,27 +541,39 @@ void ClientConnection::OnHeartbeatDue(uint64_t link) {
   ArmHeartbeat(link);
 }
 
+// Runs on a link that is connecting or connected: nothing but Shutdown moves state_ off those.
 void ClientConnection::EndLink(std::string_view reason) {
   CloseSocket();
-  State state = state_.load(std::memory_order_acquire);
-  const std::string message = (state == State::kConnected ? "connection to " + peer_ + " lost: "
-                                                          : "cannot connect to " + peer_ + ": ") +
-                              std::string(reason);
+  uint64_t word = state_.load(std::memory_order_acquire);
+  if (StateOf(word) == State::kShutdown) return;
+  const uint64_t ended = LinkOf(word);
+  const uint64_t link = ended + 1;
+  const std::string message =
+      (StateOf(word) == State::kConnected ? "connection to " + peer_ + " lost: "
+                                          : "cannot connect to " + peer_ + ": ") +
+      std::string(reason);
   const milliseconds delay = backoff_.Next();
   {
     std::lock_guard lock(last_error_mu_);
     last_error_ = message;
   }
+  // Before the link moves: a caller that sees the next link's backoff sees when it is over.
   retry_at_.store(Clock::now() + delay, std::memory_order_release);
-  // Racing callers read epoch_ before state_ (see Call), so state_ moves first: a caller that
-  // sees the new epoch also sees the backoff and fails fast instead of queueing a request.
-  do {
-    if (state == State::kShutdown) return;
-  } while (!state_.compare_exchange_weak(state, State::kBackoff));
-  const uint64_t link = epoch_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  Logger().warn("{}; reconnecting in {}", message, Ms(delay));
+  // Also before: a caller that sees the next link queues after this clearing, which would
+  // otherwise drop its request and leave it pending. A caller still on the ended link whose
+  // request comes after is refused (kStaleLink): certainly not sent.
   outbox_.ClearForLink(link);
-  FailAll(Status(StatusCode::UNAVAILABLE, message));
+  RunHook(&Hooks::queue_cleared);
+  do {
+    if (StateOf(word) == State::kShutdown) return;
+  } while (!state_.compare_exchange_weak(word, Pack(link, State::kBackoff)));
+  RunHook(&Hooks::link_ended);
+  Logger().warn("{}; reconnecting in {}", message, Ms(delay));
+  // Only the calls admitted to the ended link or an earlier one (a caller still holding an
+  // earlier link abandons its call itself, unless this takes it first). Calls queued on the
+  // next link meanwhile (its backoff may be over already, when this thread was slow getting
+  // here) leave once that link connects, and must not be failed as certainly unsent.
+  FailAll(Status(StatusCode::UNAVAILABLE, message), ended);
   backoff_timer_.expires_after(delay);
   backoff_timer_.async_wait([self = shared_from_this(), link](const boost::system::error_code& ec) {
     if (!ec) self->OnBackoffElapsed(link);
@@ -539,10 +590,9 @@ void ClientConnection::CloseSocket() {
 }
 
 void ClientConnection::OnBackoffElapsed(uint64_t link) {
-  if (!IsCurrent(link)) return;
-  State expected = State::kBackoff;
+  uint64_t expected = Pack(link, State::kBackoff);
   // A call may have started the attempt already.
-  if (state_.compare_exchange_strong(expected, State::kConnecting)) StartConnect();
+  if (state_.compare_exchange_strong(expected, Pack(link, State::kConnecting))) StartConnect(link);
 }
 
 void ClientConnection::ArmSweepTimer() {

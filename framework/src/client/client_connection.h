@@ -6,6 +6,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -52,8 +54,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Sends a request; `done` runs exactly once. It runs on the calling thread when the call
   // fails before anything is queued, e.g. while the connection is down in backoff. Returns the
   // call's id on this connection, for Cancel(); 0 when it failed before being queued, so was
-  // certainly not sent: down, draining, or the write queue full (UNAVAILABLE, the peer reading
-  // too slowly).
+  // certainly not sent: down, draining, its link ended before the request was queued, or the
+  // write queue full (UNAVAILABLE, the peer reading too slowly).
   // `meter` counts the outcome, and `observer`, if any, is told it, just before `done` runs.
   // With `refused`, a connection whose server is draining (GOAWAY) returns 0 with `done`,
   // `meter` and `observer` moved there, not run; without, such a call fails with DRAINING.
@@ -68,10 +70,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
                 google::protobuf::Message* response, Clock::time_point deadline,
                 std::chrono::milliseconds timeout, CallDone done);
 
-  // If call `id` is still pending: completes it with CANCELLED on the calling thread and tells
-  // the server to drop it. For a caller that no longer wants the answer (a backup request's
-  // loser). Safe from any thread.
-  void Cancel(uint64_t id);
+  // If call `id` is still pending: completes it with CANCELLED on the calling thread, tells the
+  // server to drop it and returns true. False when something else took the call first (its
+  // response, its timeout, the end of its link): that completion runs on its own thread, maybe
+  // still writing the response, and `done` has run or is about to. For a caller that no longer
+  // wants the answer (a backup request's loser, a cancelled call). Safe from any thread.
+  bool Cancel(uint64_t id);
   // Makes `cancellation` cancel call `id` (0: nothing to do). The hook holds the connection
   // weakly, so a handle kept after the channel is gone cancels nothing.
   void CancelOn(Cancellation& cancellation, uint64_t id);
@@ -89,31 +93,66 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // The link a call made now would be queued on. A call that failed was certainly never
   // written to a socket when the link did not change while it was being queued and neither
   // that link nor a later one ever connected: requests are only written on a connected link,
-  // and a link that ends drops what it has not written. Lets a cluster channel retry such a
-  // call elsewhere even when its method is not idempotent.
-  uint64_t link() const { return epoch_.load(std::memory_order_acquire); }
+  // a link that ends drops what it has not written, and it fails only the calls admitted to it
+  // or an earlier link (a call already queued on the next link stays, and leaves when that one
+  // connects). Lets a cluster channel retry such a call elsewhere even when its method is not
+  // idempotent.
+  uint64_t link() const { return LinkOf(state_.load(std::memory_order_acquire)); }
   bool ConnectedSince(uint64_t link) const {
     return connected_link_.load(std::memory_order_acquire) > link;
   }
 
  private:
+  friend class ClientConnectionPeer;  // tests/client/client_connection_peer.h
+
   enum class State : uint8_t { kIdle, kConnecting, kConnected, kBackoff, kShutdown };
+  // state_ holds a link and that link's State in one word, so that every transition is tied to
+  // the link it is about: a compare-and-swap made for one link's backoff cannot succeed against
+  // a later link's.
+  static constexpr unsigned kStateBits = 3;
+  static constexpr uint64_t Pack(uint64_t link, State state) {
+    return link << kStateBits | static_cast<uint64_t>(state);
+  }
+  static constexpr uint64_t LinkOf(uint64_t word) { return word >> kStateBits; }
+  static constexpr State StateOf(uint64_t word) {
+    return static_cast<State>(word & ((uint64_t{1} << kStateBits) - 1));
+  }
+
+  // Test seams: points where a test stops a thread to play one interleaving exactly. Installed
+  // only by tests (ClientConnectionPeer), for every connection of the process; looked at on
+  // rare paths only (a link ending, a backoff found over), never per call. A hook that runs
+  // holds its Hooks, so that whoever removes them can wait for it to be over.
+  struct Hooks {
+    using Hook = std::function<void(ClientConnection&)>;
+    Hook queue_cleared;  // EndLink: the queue refuses the ended link; callers still see it
+    Hook link_ended;     // EndLink: the next link is published; the ended link's calls not failed
+    Hook backoff_over;   // Admit: a backoff read and found over, before the CAS ending it
+  };
+  static inline std::atomic<bool> hooked_{false};
+  static inline std::mutex hooks_mu_;
+  static inline std::shared_ptr<const Hooks> hooks_;  // under hooks_mu_
+  void RunHook(Hooks::Hook Hooks::*point);
 
   // Calling-thread side.
   // Call() once `encode(id, &frame)` has appended the request's frame.
   template <class Encode>
   uint64_t Send(const Encode& encode, PendingCall call, Refused* refused);
-  Status Admit();
+  // Ok when a call may be queued now, on link `*link`.
+  Status Admit(uint64_t* link);
   Status DownStatus() const;
   void Abandon(uint64_t id);
   void Enqueue(std::string_view frame);
   void SendControl(codec::MessageType type, uint64_t id, uint8_t flags);
   void ScheduleSweepBy(Clock::time_point deadline);
-  void FailAll(const Status& status);
+  // Completes the calls admitted to `through_link` or an earlier link.
+  static constexpr uint64_t kEveryLink = std::numeric_limits<uint64_t>::max();
+  void FailAll(const Status& status, uint64_t through_link);
 
   // IO-thread side.
-  bool IsCurrent(uint64_t link) const { return epoch_.load(std::memory_order_acquire) == link; }
-  void StartConnect();
+  bool IsCurrent(uint64_t link) const {
+    return LinkOf(state_.load(std::memory_order_acquire)) == link;
+  }
+  void StartConnect(uint64_t link);
   void OnConnected(uint64_t link, const boost::system::error_code& ec);
   // With clients.<name>.tls: the handshake, on a TLS session new to this link.
   void StartHandshake(uint64_t link);
@@ -140,13 +179,13 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   const ClientOptions options_;
   const codec::BodyOptions body_options_;
 
-  // Read by every calling thread on every call; written only when a link starts or ends.
-  std::atomic<State> state_{State::kIdle};
-  // Bumped whenever a link ends (and on shutdown). IO handlers carry the epoch of the link they
-  // belong to and ignore themselves once it moved on; callers use it to notice a link ending
-  // while they were queueing a request.
-  std::atomic<uint64_t> epoch_{0};
-  // 1 + the last link that connected; 0 while none has.
+  // Pack(link, state): read by every calling thread on every call; written only when a link
+  // starts or ends. The link is bumped whenever one ends (and on shutdown). IO handlers carry
+  // the link they belong to and ignore themselves once it moved on; callers use it to notice a
+  // link ending while they were queueing a request.
+  std::atomic<uint64_t> state_{Pack(0, State::kIdle)};
+  // 1 + the last link that connected; 0 while none has. Published before the link is
+  // kConnected, so before anything is written on it.
   std::atomic<uint64_t> connected_link_{0};
   std::atomic<bool> draining_{false};
   std::atomic<Clock::time_point> retry_at_{Clock::time_point::min()};

@@ -38,7 +38,7 @@ Status NewChannel(const ClientOptions& options, std::shared_ptr<Channel>* out) {
   }
   filter::ClientFilterChain filters;
   if (Status created = filter::ClientFilterChain::Create(options.filters, options.default_timeout,
-                                                         body, &filters);
+                                                         body, options.max_frame_bytes, &filters);
       !created.ok()) {
     return created;
   }

@@ -45,6 +45,21 @@ void PendingCallTable::TakeAll(std::vector<Entry>* out) {
   }
 }
 
+void PendingCallTable::TakeAdmittedBy(uint64_t through_link, std::vector<Entry>* out) {
+  for (Shard& shard : shards_) {
+    std::lock_guard lock(shard.mu);
+    for (auto it = shard.calls.begin(); it != shard.calls.end();) {
+      if (it->second.link <= through_link) {
+        out->push_back(Extract(shard, it++));
+      } else {
+        ++it;
+      }
+    }
+    // earliest_deadline stays a lower bound of what is left.
+    if (shard.calls.empty()) shard.earliest_deadline = Clock::time_point::max();
+  }
+}
+
 Clock::time_point PendingCallTable::TakeExpired(Clock::time_point now, std::vector<Entry>* out) {
   Clock::time_point next = Clock::time_point::max();
   for (Shard& shard : shards_) {

@@ -31,6 +31,7 @@ struct PendingCall {
   std::chrono::milliseconds timeout{0};    // the call's whole budget, quoted when it expires
   std::shared_ptr<CallObserver> observer;  // may be null
   stats::CallMeter meter;                  // empty unless the channel counts the call itself
+  uint64_t link = 0;                       // the connection's link the call was admitted to
 
   // Counts the call, tells the observer and lets go of it, then runs `done`: once `done` ran,
   // whatever owns the observer may be gone.
@@ -58,6 +59,9 @@ class PendingCallTable {
   std::optional<PendingCall> Take(uint64_t id);
   // Moves every entry to `out`, leaving the table empty.
   void TakeAll(std::vector<Entry>* out);
+  // Moves the entries admitted to link `through_link` or an earlier one (PendingCall::link) to
+  // `out`: what a link that ended fails, leaving the calls already queued on the next link.
+  void TakeAdmittedBy(uint64_t through_link, std::vector<Entry>* out);
   // Moves the entries whose deadline is at or before `now` to `out`. Returns a lower bound of
   // the remaining deadlines (time_point::max() when none remains): the next sweep is due then.
   Clock::time_point TakeExpired(Clock::time_point now, std::vector<Entry>* out);

@@ -33,7 +33,7 @@ void FillFixedFields(const MethodSpec& method, const CallOptions& options, Reque
 void FillRequestMeta(const MethodSpec& method, const CallOptions& options, RequestLimits limits,
                      wire::RpcMeta* meta) {
   FillFixedFields(method, options, limits, meta);
-  if (options.trace_id.empty()) {
+  if (!trace::IsTraceId(options.trace_id)) {
     trace::FillRandomTraceId(meta->mutable_trace_id());
   } else {
     meta->set_trace_id(options.trace_id);
@@ -44,7 +44,7 @@ void FillRequestMeta(const MethodSpec& method, const CallOptions& options, Reque
 void FillRequestMeta(const MethodSpec& method, CallOptions&& options, RequestLimits limits,
                      wire::RpcMeta* meta) {
   FillFixedFields(method, options, limits, meta);
-  if (options.trace_id.empty()) {
+  if (!trace::IsTraceId(options.trace_id)) {
     trace::FillRandomTraceId(meta->mutable_trace_id());
   } else {
     meta->mutable_trace_id()->swap(options.trace_id);

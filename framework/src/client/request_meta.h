@@ -21,8 +21,9 @@ struct RequestLimits {
 };
 
 // Replaces `*meta` with the request meta of a call: the method, what the caller set in
-// `options` (a random trace id when it set none), a new span id and `limits`. Reuses meta's
-// strings, so a meta kept per thread is rebuilt without allocating.
+// `options` (a random trace id when it set none or one that is not a W3C trace id), a new span
+// id and `limits`. Reuses meta's strings, so a meta kept per thread is rebuilt without
+// allocating.
 void FillRequestMeta(const MethodSpec& method, const CallOptions& options, RequestLimits limits,
                      wire::RpcMeta* meta);
 // The same from options the caller is done with: their trace id and auth token are swapped

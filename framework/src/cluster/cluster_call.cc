@@ -70,13 +70,33 @@ void ClusterCall::CancelOn(Cancellation& cancellation) {
                     hold, 0);
 }
 
+// Not finished here: an attempt's response may be being parsed into the caller's message at
+// this very moment, on its connection's IO thread, which a caller answered now could free under
+// it. So each attempt still out is cancelled on its connection, and the last attempt's own
+// completion, the cancelled ones' right here and one that lost the race on its IO thread once
+// its response is read, finishes the call with CANCELLED. (Parsing every attempt into a
+// message of its own and swapping it in would cost every call an allocation.)
 void ClusterCall::CancelByCaller() {
+  std::vector<std::pair<std::shared_ptr<Provider>, uint64_t>> out;
   {
     std::lock_guard lock(mu_);
-    if (finished_) return;
-    FinishLocked(Status(StatusCode::CANCELLED, "cancelled by the caller"), nullptr);
+    if (finished_ || cancelled_) return;
+    cancelled_ = true;
+    if (backup_timer_) backup_timer_->cancel();
+    auto note_out = [&out](const Attempt& attempt) {
+      if (!attempt.over && attempt.request_id != 0) {
+        out.emplace_back(attempt.pick.provider, attempt.request_id);
+      }
+    };
+    note_out(first_);
+    for (const auto& attempt : more_) note_out(*attempt);
   }
-  Deliver();
+  // Whether each Cancel() took its attempt does not matter here: one that did completed it
+  // inside, and one that did not lost to a completion under way on another thread. An attempt
+  // not cancelled at all completed already, or was refused at once (request id 0), and is being
+  // processed, or is about to be by the thread that sent it. (Some attempt is out until the call
+  // is finished, so one of them finishes it.)
+  for (auto& [provider, request_id] : out) provider->connection().Cancel(request_id);
 }
 
 ClusterCall::ClusterCall(Cluster& cluster, bool idempotent, const FaultTolerancePolicy& policy,
@@ -153,7 +173,7 @@ void ClusterCall::OnBackupDue() {
   {
     std::lock_guard lock(mu_);
     // One backup per call, and only while the first attempt is still the only one out.
-    if (!finished_ && sent_ == 1 && in_flight_ == 1 && TryRetryLocked(&completed)) {
+    if (!finished_ && !cancelled_ && sent_ == 1 && in_flight_ == 1 && TryRetryLocked(&completed)) {
       cluster_.metrics().backup_requests->Increment();
     }
   }
@@ -193,7 +213,13 @@ ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
     done_with = std::move(attempt->pick);
     --in_flight_;
     if (!finished_) {
-      if (attempt->status.ok()) {
+      if (cancelled_) {
+        // Once no attempt can write into the caller's response any more (CancelByCaller).
+        if (in_flight_ == 0) {
+          FinishLocked(Status(StatusCode::CANCELLED, "cancelled by the caller"), nullptr);
+          finished_now = true;
+        }
+      } else if (attempt->status.ok()) {
         FinishLocked(Status::Ok(), attempt);
         finished_now = true;
       } else if (verdict.retryable && TryRetryLocked(&completed)) {

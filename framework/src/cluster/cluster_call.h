@@ -78,6 +78,7 @@ class ClusterCall {
 
   // Makes `cancellation` finish the call with CANCELLED and cancel its attempts.
   void CancelOn(Cancellation& cancellation);
+  // Cancels the attempts still out; the last attempt's completion finishes the call.
   void CancelByCaller();
 
   // The outcome of `attempt`, then of any attempt that completed while being sent meanwhile.
@@ -119,6 +120,9 @@ class ClusterCall {
   uint32_t sent_ = 0;
   uint32_t in_flight_ = 0;
   bool finished_ = false;
+  // The caller gave the call up: no attempt is sent any more, and the call finishes with
+  // CANCELLED once none is out.
+  bool cancelled_ = false;
   Status result_;
   Attempt* winner_ = nullptr;
   // Attempts still out when the call finished, to cancel.

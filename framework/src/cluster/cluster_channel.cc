@@ -21,9 +21,9 @@ Status NewClusterChannel(const ClusterOptions& options, std::shared_ptr<Registry
   std::unique_ptr<cluster::Cluster> cluster;
   if (Status status = cluster::Cluster::Create(options, &cluster); !status.ok()) return status;
   filter::ClientFilterChain filters;
-  if (Status status =
-          filter::ClientFilterChain::Create(options.client.filters, options.client.default_timeout,
-                                            cluster->body_options(), &filters);
+  if (Status status = filter::ClientFilterChain::Create(
+          options.client.filters, options.client.default_timeout, cluster->body_options(),
+          cluster->max_response_bytes(), &filters);
       !status.ok()) {
     return status;
   }

@@ -75,12 +75,27 @@ void ReadHttp(ConfigReader section, HttpOptions* out) {
       section.Invalid("admin_listen", parsed.message());
     }
   }
-  section.StringList("trusted_proxies", &out->trusted_proxies);
-  http::TrustedProxies trusted;
-  for (size_t i = 0; i < out->trusted_proxies.size(); ++i) {
-    if (Status added = trusted.Add(out->trusted_proxies[i]); !added.ok()) {
-      section.errors()->Add(section.PathOf("trusted_proxies") + "[" + std::to_string(i) + "]",
-                            added.message(), section.Raw("trusted_proxies")[i].Mark());
+  // A list of networks, each checked here so that a typo names its line.
+  const auto networks = [&section](std::string_view key, std::vector<std::string>* list) {
+    section.StringList(key, list);
+    if (!section.Raw(key).IsSequence()) return;
+    http::TrustedProxies parsed;
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (Status added = parsed.Add((*list)[i]); !added.ok()) {
+        section.errors()->Add(section.PathOf(key) + "[" + std::to_string(i) + "]", added.message(),
+                              section.Raw(key)[i].Mark());
+      }
+    }
+  };
+  networks("trusted_proxies", &out->trusted_proxies);
+  networks("admin_networks", &out->admin_networks);
+  section.StringList("admin_hosts", &out->admin_hosts);
+  for (size_t i = 0; i < out->admin_hosts.size(); ++i) {
+    const std::string& host = out->admin_hosts[i];
+    if (host.empty() || host.find_first_of(" \t:/[]") != std::string::npos) {
+      section.errors()->Add(section.PathOf("admin_hosts") + "[" + std::to_string(i) + "]",
+                            "'" + host + "' is not a host name (a name alone: no port, no scheme)",
+                            section.Raw("admin_hosts")[i].Mark());
     }
   }
   section.RejectUnknownKeys();
@@ -101,6 +116,7 @@ void ReadLimits(ConfigReader section, ConnectionLimits* out) {
   section.Integer("max_connections_per_peer", 1, kMaxConnections, &out->max_connections_per_peer);
   section.Integer("max_buffered_bytes", kMinFrameBytes, kMaxBufferedBytes,
                   &out->max_buffered_bytes);
+  section.Integer("max_queued_bytes", kMinFrameBytes, kMaxBufferedBytes, &out->max_queued_bytes);
   section.RejectUnknownKeys();
 }
 

@@ -21,7 +21,7 @@ FilterSite SiteOf(const std::string& filter, const MethodSpec& method) {
 // when the served call has no time left, so nothing is sent that nobody waits for.
 Status ApplyScope(const CallScope& scope, std::chrono::milliseconds default_timeout,
                   Clock::time_point now, CallOptions* options) {
-  if (options->trace_id.empty()) {
+  if (!trace::IsTraceId(options->trace_id)) {  // what is not a trace id is none
     options->trace_id = scope.trace_id;
     options->parent_span_id = scope.span_id;
     options->sampled = scope.sampled;
@@ -38,6 +38,24 @@ Status ApplyScope(const CallScope& scope, std::chrono::milliseconds default_time
   return Status::Ok();
 }
 
+// How a call of `options` with `body` travels, for ClientCall::framing: its timeout as the
+// channel's send takes it, the call's own, else the channel's default.
+RequestFraming FramingOf(const CallOptions& options, const codec::EncodedBody& body,
+                         std::chrono::milliseconds default_timeout, size_t max_response_bytes) {
+  const std::chrono::milliseconds timeout =
+      options.timeout > std::chrono::milliseconds::zero() ? options.timeout : default_timeout;
+  return RequestFraming{
+      .timeout_us =
+          timeout > std::chrono::milliseconds::zero()
+              ? static_cast<uint64_t>(
+                    std::chrono::duration_cast<std::chrono::microseconds>(timeout).count())
+              : 0,
+      .serializer = body.serializer,
+      .compression = body.compression,
+      .one_way = false,
+      .max_response_bytes = max_response_bytes};
+}
+
 // One call between its first OnCall and its last OnDone, or between a scope's folding in and
 // its restoring around `done`.
 class ObservedCall {
@@ -46,7 +64,8 @@ class ObservedCall {
                const std::vector<std::string>* names, const FilterMethodStates* states,
                const MethodSpec& method, const google::protobuf::Message& request,
                const CallOptions& options, CallDone done, const CallScope* scope,
-               const codec::BodyOptions& body_options)
+               const codec::BodyOptions& body_options, std::chrono::milliseconds default_timeout,
+               size_t max_response_bytes)
       : keep_(std::move(keep)),
         filters_(filters),
         names_(names),
@@ -56,7 +75,9 @@ class ObservedCall {
         start_(Clock::now()),
         options_(options),
         done_(std::move(done)),
-        body_options_(body_options) {
+        body_options_(body_options),
+        default_timeout_(default_timeout),
+        max_response_bytes_(max_response_bytes) {
     if (scope != nullptr) scope_ = *scope;
     if (filters_ != nullptr) call_states_.resize(filters_->size());
   }
@@ -74,15 +95,19 @@ class ObservedCall {
         return false;
       }
     }
-    // Chosen here rather than by the transport so that client filters log the id the server sees.
-    if (options_.trace_id.empty()) trace::FillRandomTraceId(&options_.trace_id);
+    // Chosen here rather than by the transport so that client filters log the id the server sees;
+    // one that is not a W3C trace id is replaced, as the server would replace it.
+    if (!trace::IsTraceId(options_.trace_id)) trace::FillRandomTraceId(&options_.trace_id);
     if (filters_ == nullptr) return true;
     if (Status encoded = codec::EncodeBody(request_, body_options_, &body_); !encoded.ok()) {
       Finish(encoded);
       return false;
     }
     for (size_t i = 0; i < filters_->size(); ++i) {
-      ClientCall call{method_, request_, options_, {(*states_)[i].get(), nullptr}, body_.bytes};
+      const RequestFraming framing =
+          FramingOf(options_, body_, default_timeout_, max_response_bytes_);
+      ClientCall call{method_,     request_, options_, {(*states_)[i].get(), nullptr},
+                      body_.bytes, framing};
       bool threw = false;
       const Status status = GuardedOnCall(*(*filters_)[i], call, Site(i), &threw);
       if (!threw) {
@@ -103,8 +128,11 @@ class ObservedCall {
     if (entered_ > 0) {
       const auto latency = Clock::now() - start_;
       for (size_t i = entered_; i-- > 0;) {
-        const ClientCall call{
-            method_, request_, options_, {(*states_)[i].get(), call_states_[i]}, body_.bytes};
+        const RequestFraming framing =
+            FramingOf(options_, body_, default_timeout_, max_response_bytes_);
+        const ClientCall call{method_,     request_,
+                              options_,    {(*states_)[i].get(), call_states_[i]},
+                              body_.bytes, framing};
         GuardedOnDone(*(*filters_)[i], call, status, latency, Site(i));
       }
     }
@@ -128,6 +156,8 @@ class ObservedCall {
   CallOptions options_;
   CallDone done_;
   const codec::BodyOptions body_options_;
+  const std::chrono::milliseconds default_timeout_;
+  const size_t max_response_bytes_;
   codec::EncodedBody body_;
   CallScope scope_;
   std::vector<void*> call_states_;
@@ -150,11 +180,13 @@ ClientFilterChain::Shared::Shared(Filters filters_in, std::vector<std::string> n
 
 Status ClientFilterChain::Create(const std::vector<FilterSpec>& specs,
                                  std::chrono::milliseconds default_timeout,
-                                 const codec::BodyOptions& body_options, ClientFilterChain* out) {
+                                 const codec::BodyOptions& body_options, size_t max_response_bytes,
+                                 ClientFilterChain* out) {
   Filters filters;
   if (Status status = NewClientFilters(specs, &filters); !status.ok()) return status;
   out->default_timeout_ = default_timeout;
   out->body_options_ = body_options;
+  out->max_response_bytes_ = max_response_bytes;
   out->filters_ = nullptr;
   if (filters.empty()) return Status::Ok();
   std::vector<std::string> names;
@@ -181,14 +213,16 @@ void ClientFilterChain::CopyOptions(const CallOptions& from, CallOptions* to) {
 Status ClientFilterChain::RunBlindFilters(const MethodSpec& method,
                                           const google::protobuf::Message& request,
                                           CallOptions& options, codec::EncodedBody* body) const {
-  // Chosen here rather than by the transport so that client filters log the id the server sees.
-  if (options.trace_id.empty()) trace::FillRandomTraceId(&options.trace_id);
+  // Chosen here rather than by the transport so that client filters log the id the server sees;
+  // one that is not a W3C trace id is replaced, as the server would replace it.
+  if (!trace::IsTraceId(options.trace_id)) trace::FillRandomTraceId(&options.trace_id);
   if (Status encoded = codec::EncodeBody(request, body_options_, body); !encoded.ok()) {
     return encoded;
   }
   const FilterMethodStates& states = filters_->states.For(method);
   for (size_t i = 0; i < filters_->filters.size(); ++i) {
-    ClientCall call{method, request, options, {states[i].get(), nullptr}, body->bytes};
+    const RequestFraming framing = FramingOf(options, *body, default_timeout_, max_response_bytes_);
+    ClientCall call{method, request, options, {states[i].get(), nullptr}, body->bytes, framing};
     bool threw = false;
     if (Status status =
             GuardedOnCall(*filters_->filters[i], call, SiteOf(filters_->names[i], method), &threw);
@@ -206,8 +240,9 @@ void ClientFilterChain::RunObserved(const MethodSpec& method,
   const Filters* filters = filters_ != nullptr ? &filters_->filters : nullptr;
   const std::vector<std::string>* names = filters_ != nullptr ? &filters_->names : nullptr;
   const FilterMethodStates* states = filters_ != nullptr ? &filters_->states.For(method) : nullptr;
-  auto* call = new ObservedCall(filters_, filters, names, states, method, request, options,
-                                std::move(done), scope, body_options_);
+  auto* call =
+      new ObservedCall(filters_, filters, names, states, method, request, options, std::move(done),
+                       scope, body_options_, default_timeout_, max_response_bytes_);
   if (!call->Begin(default_timeout_, scope != nullptr)) return;
   send(
       call->options(), call->start(), [call](const Status& status) { call->Finish(status); },

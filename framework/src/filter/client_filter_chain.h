@@ -31,10 +31,12 @@ class ClientFilterChain {
 
   // The filters `specs` name, made and configured (errors as NewClientFilters()).
   // `default_timeout`: the channel's, which a served call's shorter deadline overrides;
-  // `body_options`: how the channel encodes request bodies, for ClientCall::body.
+  // `body_options`: how the channel encodes request bodies, for ClientCall::body;
+  // `max_response_bytes`: the channel's max_frame_bytes, for ClientCall::framing.
   static Status Create(const std::vector<FilterSpec>& specs,
                        std::chrono::milliseconds default_timeout,
-                       const codec::BodyOptions& body_options, ClientFilterChain* out);
+                       const codec::BodyOptions& body_options, size_t max_response_bytes,
+                       ClientFilterChain* out);
 
   // Runs the filters, then `send(options, started, done, body)`: the options to send the call
   // with, a const CallOptions& or a CallOptions&& whose strings the send may take; when the
@@ -114,6 +116,7 @@ class ClientFilterChain {
 
   std::chrono::milliseconds default_timeout_{0};
   codec::BodyOptions body_options_;
+  size_t max_response_bytes_ = codec::kDefaultMaxFrameBytes;
   std::shared_ptr<const Shared> filters_;  // null without filters
 };
 

@@ -1,6 +1,7 @@
 #include "filter/server_filter_chain.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "filter/filter_guard.h"
 #include "filter/new_filters.h"
@@ -38,11 +39,26 @@ FilterMethodStates ServerFilterChain::NewMethodStates(const MethodSpec& method) 
   return states;
 }
 
+Status ServerFilterChain::OnServerStart() const {
+  for (size_t i = 0; i < filters_.size(); ++i) {
+    Status status;
+    try {
+      status = filters_[i]->OnServerStart();
+    } catch (const std::exception& e) {
+      status = Status(StatusCode::INTERNAL,
+                      "server filter " + names_[i] + " threw in OnServerStart: " + e.what());
+    }
+    if (!status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
 Status ServerFilterChain::AdmitFilters(ServerContext& context, std::string_view body,
+                                       const RequestFraming& framing,
                                        const FilterMethodStates& states,
                                        ServerFilterPass* pass) const {
   for (size_t i = 0; i < filters_.size(); ++i) {
-    const ServerAdmission request{context, body, states[i].get()};
+    const ServerAdmission request{context, body, states[i].get(), framing};
     if (Status status = GuardedOnAdmit(*filters_[i], request, SiteOf(names_[i], context));
         !status.ok()) {
       if (observes_done_) {

@@ -36,14 +36,17 @@ class ServerFilterChain {
 
   // Each filter's state for `method` (Filter::NewMethodState), made once per method at start.
   FilterMethodStates NewMethodStates(const MethodSpec& method) const;
+  // OnServerStart of each filter in order, once every method's states are made; the first
+  // refusal (or a throw, as INTERNAL) is returned.
+  Status OnServerStart() const;
 
   // OnAdmit of each filter in order, until one refuses the request: its status is returned,
   // and the filters before it count as entered, so that Leave() gives them OnDone (with the
   // undecoded, empty request): an access log still logs what was refused.
-  Status Admit(ServerContext& context, std::string_view body, const FilterMethodStates& states,
-               ServerFilterPass* pass) const {
+  Status Admit(ServerContext& context, std::string_view body, const RequestFraming& framing,
+               const FilterMethodStates& states, ServerFilterPass* pass) const {
     if (filters_.empty()) return Status::Ok();
-    return AdmitFilters(context, body, states, pass);
+    return AdmitFilters(context, body, framing, states, pass);
   }
   // OnCall of each filter in order, until one rejects the call (or throws: INTERNAL, see
   // filter_guard.h): its status is returned, and the handler must not run. Either way the call
@@ -61,7 +64,7 @@ class ServerFilterChain {
   }
 
  private:
-  Status AdmitFilters(ServerContext& context, std::string_view body,
+  Status AdmitFilters(ServerContext& context, std::string_view body, const RequestFraming& framing,
                       const FilterMethodStates& states, ServerFilterPass* pass) const;
   Status EnterFilters(ServerContext& context, const google::protobuf::Message& request,
                       const FilterMethodStates& states, ServerFilterPass* pass) const;

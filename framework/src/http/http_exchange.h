@@ -37,6 +37,8 @@ class HttpExchange {
   bool keep_alive() const { return parsed_.keep_alive; }
   unsigned version() const { return parsed_.version; }
   bool head() const { return parsed_.method == "HEAD"; }
+  // The memory its body holds, against server.limits.max_buffered_bytes.
+  size_t body_capacity() const { return parsed_.body.capacity(); }
   void SetParams(std::vector<std::pair<std::string_view, std::string_view>> params) {
     request_.params_ = std::move(params);
   }

@@ -40,8 +40,10 @@ class HttpRouter {
   Status Add(HttpRoute route);
 
   // Which routes a listener serves: the public port serves every route unless admin pages have
-  // a listener of their own, which serves only them.
-  enum class Port { kEvery, kPublic, kAdmin };
+  // a listener of their own, which serves only them. kOutside is the public port serving every
+  // route, as a client outside server.http.admin_networks sees it: without the admin pages that
+  // are not probes (AdminGuard).
+  enum class Port { kEvery, kPublic, kAdmin, kOutside };
 
   // The route for `method` and `path` (without its query) among those `port` serves. With no
   // route for the method but one for another, `*allowed` lists those methods ("GET, POST"), for
@@ -73,6 +75,7 @@ class HttpRouter {
   static bool MoreSpecific(const Entry& a, const Entry& b);
   static bool Matches(const Entry& entry, const std::vector<std::string_view>& path, Match* out);
   static bool Serves(Port port, const HttpRoute& route) {
+    if (port == Port::kOutside) return !route.admin || route.probe;
     return port == Port::kEvery || route.admin == (port == Port::kAdmin);
   }
 

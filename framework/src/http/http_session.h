@@ -26,8 +26,9 @@ namespace ferry::http {
 // The HTTP/1.1 side of one server connection whose first bytes were HTTP (the port speaks both
 // protocols): parses requests with Boost.Beast from what the connection reads, answers them one
 // at a time in order (keep-alive and pipelining; a pipelined request waits in the buffer while
-// the one before it is served), and enforces the limits of `server.http`. IO thread only, but
-// for the answers, which any thread hands to the connection.
+// the one before it is served, and, as nginx does, until the answers before it have been
+// written but for less than a read's worth), and enforces the limits of `server.http`. IO
+// thread only, but for the answers, which any thread hands to the connection.
 class HttpSession {
  public:
   HttpSession(server::ServerConnection& connection, const HttpOptions& options,
@@ -39,12 +40,16 @@ class HttpSession {
   // Where the connection reads into, and how much it read.
   std::span<uint8_t> PrepareRead(size_t min_size);
   void CommitRead(size_t n);
-  // The memory the session holds for bytes read.
-  size_t input_capacity() const { return input_.capacity(); }
+  // The memory the session holds for what it read: its buffer, the body of the request being
+  // received and that of the request being served.
+  size_t held_bytes() const;
   // Parses and answers what is buffered, as far as it can.
   void Process();
-  // Whether the connection should read on: not while a request is being served.
+  // Whether the connection should read on: not while a request is being served, nor while the
+  // next waits for the answers before it to be written.
   bool WantsRead() const;
+  // Answers were written: Process() again if the next request waited for that.
+  void Written();
   // Nothing half-received and nothing being served: the connection may close now.
   bool Idle() const;
 
@@ -54,7 +59,10 @@ class HttpSession {
   // Any thread: serializes here, then hands the bytes to the IO thread.
   static HttpResponse CallAnswer(const Status& status, const google::protobuf::Message* response);
 
-  // Runs `expire` at `deadline` unless request `exchange` was answered by then.
+  // Runs `expire` at `deadline` unless request `exchange` was answered by then. `expire` answers
+  // the request while its call goes on (told to stop): the next request is not served before
+  // the call's own answer, which is dropped, says it ended, so that a connection has one call
+  // at a time whatever deadlines its requests give.
   void ExpireAt(uint64_t exchange, std::chrono::steady_clock::time_point deadline,
                 std::function<void()> expire);
 
@@ -66,8 +74,11 @@ class HttpSession {
   struct Parser;
 
   void StartRequest();
+  // Once the request's header is parsed: false, having failed it, when its Transfer-Encoding
+  // leaves its length unknown or names a coding the server cannot decode.
+  bool CheckFraming();
   void Dispatch();
-  void Fail(int status, std::string_view message);
+  void Fail(int status, std::string_view message, StatusCode code = StatusCode::INVALID_ARGUMENT);
   void Write(HttpResponse response, bool close);
   using Clock = std::chrono::steady_clock;
   void ArmRequestTimer();
@@ -86,6 +97,11 @@ class HttpSession {
   std::unique_ptr<Exchange> exchange_;  // the request being served
   uint64_t exchanges_ = 0;              // requests started on this connection
   bool request_started_ = false;        // bytes of the next request arrived
+  // The next request waits for the answers before it to be written (ServerConnection::
+  // MayServeNextHttp).
+  bool stalled_ = false;
+  // A request answered at its call's deadline whose call has not ended yet; 0: none.
+  uint64_t late_exchange_ = 0;
   bool draining_ = false;
   bool closing_ = false;
   boost::asio::steady_timer request_timer_;

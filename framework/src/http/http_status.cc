@@ -1,6 +1,9 @@
 #include "http/http_status.h"
 
+#include <cstdint>
 #include <cstdio>
+
+#include "utf8.h"
 
 namespace ferry::http {
 
@@ -70,7 +73,27 @@ StatusCode StatusCodeOfHttp(int status) {
 
 std::string JsonQuoted(std::string_view text) {
   std::string out = "\"";
-  for (const char c : text) {
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      // JSON is UTF-8 (RFC 8259): a byte that is not is shown as U+FFFD, as a decoder would show
+      // it, so that a peer's bytes never make the whole document unreadable.
+      uint32_t code_point = 0;
+      const size_t length = Utf8SequenceLength(text, i, &code_point);
+      if (length == 0) {
+        out += "\\ufffd";
+        ++i;
+      } else if (code_point == 0x2028 || code_point == 0x2029) {
+        // Valid JSON, but line ends to JavaScript before ES2019.
+        out += code_point == 0x2028 ? "\\u2028" : "\\u2029";
+        i += length;
+      } else {
+        out.append(text.substr(i, length));
+        i += length;
+      }
+      continue;
+    }
+    ++i;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -88,7 +111,7 @@ std::string JsonQuoted(std::string_view text) {
         out += "\\t";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
           char escaped[8];
           std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned char>(c));
           out += escaped;

@@ -22,7 +22,8 @@ StatusCode StatusCodeOfHttp(int status);
 // {"code":"NOT_FOUND","message":"..."}: the JSON error body of every failed call or request.
 std::string ErrorJson(StatusCode code, std::string_view message);
 
-// `text` as a JSON string literal, quotes included.
+// `text` as a JSON string literal, quotes included, and valid UTF-8 whatever `text` holds: each
+// byte that is not part of a well-formed UTF-8 sequence is written as \ufffd.
 std::string JsonQuoted(std::string_view text);
 
 }  // namespace ferry::http

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,16 +29,28 @@ class BusinessPool {
   // Admits at most `threads + queue_capacity` tasks at once: one running per thread, the rest
   // waiting. A task that goes on asynchronously stops counting once its Run() returns. Counting
   // running tasks too makes the bound independent of how quickly a worker picks up what was just
-  // queued.
-  BusinessPool(size_t threads, size_t queue_capacity, const std::string& thread_name);
+  // queued. The tasks waiting also hold at most `max_queued_bytes` of requests between them
+  // (server.limits.max_queued_bytes), but for one alone, whatever its size: a request larger
+  // than the bound must still be servable.
+  BusinessPool(size_t threads, size_t queue_capacity, const std::string& thread_name,
+               size_t max_queued_bytes = SIZE_MAX);
   ~BusinessPool();  // Stop() + Join()
   BusinessPool(const BusinessPool&) = delete;
   BusinessPool& operator=(const BusinessPool&) = delete;
 
+  // Why TrySubmit() left a task with its caller.
+  enum class Refusal : uint8_t {
+    kFull,   // threads + queue_capacity tasks admitted already, or the pool is stopping
+    kBytes,  // the tasks waiting hold max_queued_bytes of requests already
+  };
   // Takes `*task` and returns true, or leaves it with the caller and returns false when full
-  // or stopped; the caller then answers it. The pool deletes a task it took and never runs.
-  // Any thread.
-  bool TrySubmit(std::unique_ptr<Task>* task);
+  // or stopped, saying why in `*refusal` when given; the caller then answers it. `bytes`: what
+  // the task holds of its request while it waits (its body), against max_queued_bytes. The
+  // pool deletes a task it took and never runs. Any thread.
+  bool TrySubmit(std::unique_ptr<Task>* task, size_t bytes = 0, Refusal* refusal = nullptr);
+  // What a call refused for `refusal` is answered (OVERLOADED), e.g. "server overloaded:
+  // business queue full (capacity 1024)".
+  std::string RefusalMessage(Refusal refusal) const;
 
   // Workers finish the task they are running, then exit; queued tasks are deleted unrun by
   // Join(). Does not wait.
@@ -46,6 +59,8 @@ class BusinessPool {
   void Join();
 
   size_t queue_capacity() const { return queue_capacity_; }
+  // The request bytes of the tasks queued, as of a moment ago.
+  size_t queued_bytes() const { return queued_bytes_.load(std::memory_order_relaxed); }
   // Tasks queued and not yet taken by a worker, as of a moment ago: for /metrics.
   size_t queued() const {
     const size_t in = enqueue_pos_.load(std::memory_order_relaxed);
@@ -58,9 +73,10 @@ class BusinessPool {
   struct Cell {
     std::atomic<size_t> sequence;
     Task* task = nullptr;
+    size_t bytes = 0;  // counted in queued_bytes_ until the task leaves the cell
   };
 
-  bool TryPush(Task* task);
+  bool TryPush(Task* task, size_t bytes);
   Task* TryPop();
   // TryPop() in its two steps: taking the oldest task's cell, then giving the cell back to
   // producers. A worker may lose its core in between, which the tests reproduce.
@@ -71,11 +87,13 @@ class BusinessPool {
 
   const size_t queue_capacity_;
   const size_t admit_limit_;
+  const size_t max_queued_bytes_;
   std::unique_ptr<Cell[]> cells_;
   const size_t cell_count_;
   alignas(64) std::atomic<size_t> enqueue_pos_{0};
   alignas(64) std::atomic<size_t> dequeue_pos_{0};
   alignas(64) std::atomic<size_t> admitted_{0};
+  std::atomic<size_t> queued_bytes_{0};
   // Workers with nothing to do sleep on cv_; producers look at sleepers_ so that a busy pool
   // is fed without ever touching mu_.
   alignas(64) std::atomic<size_t> sleepers_{0};

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "ferry/codec/serializer.h"
 #include "server/server_connection.h"
 #include "trace/trace_ids.h"
 
@@ -24,7 +25,9 @@ void AddHeaderAttachment(std::string_view header, std::string_view value, Server
 }  // namespace
 
 Status HttpCallContext::Fill(const HttpRequest& request, const ServerConnection& connection,
-                             ServerContext::Clock::time_point received, ServerContext* context) {
+                             ServerContext::Clock::time_point received, ServerContext* context,
+                             RequestFraming* framing) {
+  *framing = RequestFraming{.serializer = codec::serializer_id::kJson};
   context->peer_.assign(connection.peer());
   context->client_address_.assign(request.client_address());
   context->peer_identity_.assign(connection.peer_identity());
@@ -40,6 +43,7 @@ Status HttpCallContext::Fill(const HttpRequest& request, const ServerConnection&
                         std::string(timeout) + "'");
     }
     context->scope_.deadline = received + std::chrono::milliseconds(ms);
+    framing->timeout_us = ms * 1000;
   }
   // The caller's traceparent, if any: this call is a span of its trace, a child of its span.
   trace::TraceParent parent;
@@ -70,6 +74,7 @@ Status HttpCallContext::Fill(const HttpRequest& request, const ServerConnection&
                                   : std::string_view());
   context->verified_caller_.clear();
   context->verified_user_.clear();
+  context->verified_roles_.clear();
   context->attachments_.clear();
   for (const auto& [name, value] : request.headers()) AddHeaderAttachment(name, value, context);
   context->cancelled_.store(false, std::memory_order_relaxed);

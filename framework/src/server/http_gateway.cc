@@ -1,7 +1,11 @@
 #include "server/http_gateway.h"
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "http/http_router.h"
 #include "http/http_session.h"
@@ -16,6 +20,31 @@ namespace {
 
 HttpResponse Error(const Status& status) { return http::HttpSession::CallAnswer(status, nullptr); }
 
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// application/json or application/<anything>+json, with any parameters (charset=utf-8). A
+// browser sends a cross-site POST without asking the server first (CORS) only with text/plain,
+// a form's types or no body type: none of them is JSON, so such a POST never reaches a method.
+bool IsJson(std::string_view content_type) {
+  std::string_view type = content_type.substr(0, content_type.find(';'));
+  const size_t begin = type.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return false;
+  type = type.substr(begin, type.find_last_not_of(" \t") - begin + 1);
+  constexpr std::string_view kApplication = "application/";
+  if (type.size() <= kApplication.size() ||
+      !EqualsIgnoringCase(type.substr(0, kApplication.size()), kApplication)) {
+    return false;
+  }
+  const std::string_view subtype = type.substr(kApplication.size());
+  return EqualsIgnoringCase(subtype, "json") ||
+         (subtype.size() > 5 && EqualsIgnoringCase(subtype.substr(subtype.size() - 5), "+json"));
+}
+
 }  // namespace
 
 bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, uint64_t exchange) {
@@ -25,6 +54,18 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, 
   const MethodTable::Entry* method = nullptr;
   if (Status found = core.methods.Find(segments[0], segments[1], &method); !found.ok()) {
     connection.AnswerHttp(exchange, Error(Status(StatusCode::NOT_FOUND, found.message())));
+    return true;
+  }
+  if (const std::string_view type = request.Header("Content-Type"); !IsJson(type)) {
+    HttpResponse refused;
+    refused.status = 415;
+    refused.Set("Content-Type", "application/json");
+    refused.body = http::ErrorJson(
+        StatusCode::INVALID_ARGUMENT,
+        type.empty() ? "the JSON gateway takes Content-Type: application/json; the request has none"
+                     : "the JSON gateway takes Content-Type: application/json, not '" +
+                           std::string(type) + "'");
+    connection.AnswerHttp(exchange, std::move(refused));
     return true;
   }
   // Over HTTP nobody else times the call out: at its deadline it is answered 504 and its
@@ -58,16 +99,23 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, 
   call->Track();
   expire_at_deadline(*call);
   std::unique_ptr<BusinessPool::Task> task = std::move(call);
-  if (!core.pool->TrySubmit(&task)) {
+  BusinessPool::Refusal refusal{};
+  if (!core.pool->TrySubmit(&task, request.body().size(), &refusal)) {
     task.reset();
     connection.AnswerHttp(
-        exchange, Error(Status(StatusCode::OVERLOADED, "server overloaded: business queue full")));
+        exchange, Error(Status(StatusCode::OVERLOADED, core.pool->RefusalMessage(refusal))));
   }
   return true;
 }
 
 void RunRoute(ServerConnection& connection, const http::HttpRouter::Match& match,
               const HttpRequest& request, uint64_t exchange) {
+  if (match.route->admin) {
+    if (std::optional<HttpResponse> refused = connection.core().admin_guard.Refusal(request)) {
+      connection.AnswerHttp(exchange, std::move(*refused));
+      return;
+    }
+  }
   const bool filtered = match.filters != nullptr && !connection.filters().empty();
   RouteCall::Start(std::make_shared<RouteCall>(connection.shared_from_this(), *match.route,
                                                filtered ? match.filters : nullptr, request,

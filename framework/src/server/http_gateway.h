@@ -18,7 +18,8 @@ bool StartGatewayCall(ServerConnection& connection, const HttpRequest& request, 
 
 // Runs the matched route's handler for `request`: on the IO thread when the route says so, else
 // on the business pool (503 when it is full). A handler that throws is answered 500. A route
-// that is not an admin page goes through the server's filters first (RouteCall).
+// that is not an admin page goes through the server's filters first (RouteCall); an admin page
+// is answered 403 instead when the request fails ServerCore::admin_guard's Host or Origin check.
 void RunRoute(ServerConnection& connection, const http::HttpRouter::Match& match,
               const HttpRequest& request, uint64_t exchange);
 

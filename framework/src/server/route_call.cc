@@ -49,11 +49,13 @@ void RouteCall::Start(std::shared_ptr<RouteCall> call) {
     context.set_service(http::HttpRouter::kFilterService);
     context.set_method(self.filters_->method);
     const auto now = ServerContext::Clock::now();
-    if (Status filled = HttpCallContext::Fill(self.request_, *self.connection_, now, &context);
+    RequestFraming framing;
+    if (Status filled =
+            HttpCallContext::Fill(self.request_, *self.connection_, now, &context, &framing);
         !filled.ok()) {
       return self.Finish(Error(filled));
     }
-    if (Status admitted = self.connection_->filters().Admit(context, self.request_.body(),
+    if (Status admitted = self.connection_->filters().Admit(context, self.request_.body(), framing,
                                                             self.filters_->states, &self.pass_);
         !admitted.ok()) {
       return self.Finish(Error(admitted));
@@ -71,9 +73,11 @@ void RouteCall::Start(std::shared_ptr<RouteCall> call) {
     if (answer) return self.Finish(std::move(*answer));
   }
   std::unique_ptr<BusinessPool::Task> task = std::make_unique<RouteCallTask>(std::move(call));
-  if (!self.connection_->core().pool->TrySubmit(&task)) {
+  BusinessPool& pool = *self.connection_->core().pool;
+  BusinessPool::Refusal refusal{};
+  if (!pool.TrySubmit(&task, self.request_.body().size(), &refusal)) {
     task.reset();
-    self.Finish(Error(Status(StatusCode::OVERLOADED, "server overloaded: business queue full")));
+    self.Finish(Error(Status(StatusCode::OVERLOADED, pool.RefusalMessage(refusal))));
   }
 }
 

@@ -206,7 +206,8 @@ class Server::Impl {
   std::unique_ptr<transport::IoThreadPool> io_;
   std::vector<std::unique_ptr<Listener>> listeners_;  // the server's port first
   std::unique_ptr<server::BusinessPool> pool_;
-  metrics::CallbackHandle queue_depth_;  // the pool's, for /metrics; unbound before it goes
+  metrics::CallbackHandle queue_depth_;     // the pool's, for /metrics; unbound before it goes
+  metrics::CallbackHandle buffered_bytes_;  // core_.buffers', for /metrics
 
   std::mutex state_mu_;
   std::condition_variable state_changed_;
@@ -224,6 +225,10 @@ Status Server::Impl::Start() {
                                             "invalid server options: http.trusted_proxies",
                                             &core_.trusted_proxies);
   }
+  if (status.ok()) {
+    status =
+        http::AdminGuard::Create(options_, "invalid server options: http.", &core_.admin_guard);
+  }
   if (status.ok()) status = NewTlsContext(options_.tls, &core_.tls_context);
   if (status.ok())
     status = filter::ServerFilterChain::Create(options_.filters, added_filters_, &core_.filters);
@@ -239,6 +244,7 @@ Status Server::Impl::Start() {
                                                entry.service_name, entry.method->spec->method);
     }
   });
+  if (status = core_.filters.OnServerStart(); !status.ok()) return status;
 
   io_ = std::make_unique<transport::IoThreadPool>(options_.io_threads, "ferry-srv-io");
   const bool admin_apart = !options_.http.admin_listen.empty();
@@ -259,13 +265,19 @@ Status Server::Impl::Start() {
   }
 
   pool_ = std::make_unique<server::BusinessPool>(options_.worker_threads, options_.queue_capacity,
-                                                 "ferry-worker");
+                                                 "ferry-worker", options_.limits.max_queued_bytes);
   core_.pool = pool_.get();
   if (auto bound = stats::Server().queue_depth->Bind(
           {std::to_string(listeners_.front()->port)},
           [pool = pool_.get()] { return static_cast<double>(pool->queued()); });
       bound.ok()) {
     queue_depth_ = std::move(bound).value();
+  }
+  if (auto bound = stats::Server().buffered_bytes->Bind(
+          {std::to_string(listeners_.front()->port)},
+          [buffers = &core_.buffers] { return static_cast<double>(buffers->used()); });
+      bound.ok()) {
+    buffered_bytes_ = std::move(bound).value();
   }
   core_.limits.max_frame_bytes = options_.max_frame_bytes;
   core_.idle_timeout = options_.idle_timeout;

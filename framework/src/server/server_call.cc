@@ -8,11 +8,11 @@
 
 #include <charconv>
 
+#include "ferry/codec/json_codec.h"
 #include "ferry/codec/message_codec.h"
 #include "ferry/framework/call_scope.h"
 #include "ferry/rpc_meta.pb.h"
 #include "http/http_session.h"
-#include "http/json_codec.h"
 #include "logger.h"
 #include "server/http_call_context.h"
 #include "server/server_connection.h"
@@ -42,7 +42,17 @@ ServerDone::~ServerDone() {
 }
 
 void ServerDone::operator()(const Status& status) {
-  if (Target* target = std::exchange(target_, nullptr)) target->Complete(status);
+  Target* const target = std::exchange(target_, nullptr);
+  if (target == nullptr) return;
+  const StatusCode code = status.code();
+  if (code == StatusCode::OVERLOADED || code == StatusCode::DRAINING) {
+    // These tell a client the call never started, so it goes elsewhere whatever the method; a
+    // handler that ran may have had effects, and says only that it could not serve it.
+    return target->Complete(Status(
+        StatusCode::UNAVAILABLE,
+        "the handler answered " + std::string(StatusCodeName(code)) + ": " + status.message()));
+  }
+  target->Complete(status);
 }
 
 namespace server {
@@ -66,6 +76,7 @@ void ServerCall::ResetHttp(std::shared_ptr<ServerConnection> connection,
 }
 
 ServerCall::~ServerCall() {
+  ReleaseBody();
   // Prepared but never answered: the pool refused it, being full or stopping.
   if (counted_) {
     method_->metrics->Finished(StatusCode::OVERLOADED, ServerContext::Clock::now() - received_);
@@ -76,6 +87,7 @@ ServerCall::~ServerCall() {
 
 void ServerCall::Reset(std::shared_ptr<ServerConnection> connection,
                        const MethodTable::Entry& method, const codec::FrameHeader& header) {
+  ReleaseBody();
   connection_ = std::move(connection);
   method_ = &method;
   request_id_ = header.request_id;
@@ -111,7 +123,7 @@ Status ServerCall::Admitted(Status filled, bool* answered) {
   *answered = false;
   if (!filled.ok()) return Counted(std::move(filled));
   Status admitted =
-      connection_->filters().Admit(context_, body_, method_->filter_states, &filters_);
+      connection_->filters().Admit(context_, body_, framing_, method_->filter_states, &filters_);
   if (admitted.ok()) return Counted(Status::Ok());
   Counted(admitted);
   // The filters that admitted it see its end with an empty request, not a stale one.
@@ -156,14 +168,28 @@ Status ServerCall::Fill(codec::Frame* frame, wire::RpcMeta* meta,
   context.peer_identity_.assign(connection_->peer_identity());
   context.scope_.trace_id.swap(*meta->mutable_trace_id());
   trace::FormatSpanId(meta->span_id(), &context.scope_.span_id);
-  trace::FormatSpanId(meta->parent_span_id(), &context.parent_span_id_);
+  if (trace::IsTraceId(context.scope_.trace_id)) {
+    trace::FormatSpanId(meta->parent_span_id(), &context.parent_span_id_);
+  } else {
+    // Whatever else the peer sent (up to max_meta_bytes of any bytes) would go into every log
+    // line, the status page and downstream calls: the call starts a trace of its own instead, as
+    // a gateway call with a malformed traceparent does.
+    trace::FillRandomTraceId(&context.scope_.trace_id);
+    context.parent_span_id_.clear();
+  }
   context.scope_.sampled = meta->sampled();
   context.request_id_ = meta->call_id();
   max_response_bytes_ =
       meta->max_response_bytes() != 0 ? meta->max_response_bytes() : codec::kDefaultMaxFrameBytes;
+  framing_ = RequestFraming{.timeout_us = meta->timeout_us(),
+                            .serializer = frame->header.serializer,
+                            .compression = frame->header.compression,
+                            .one_way = one_way_,
+                            .max_response_bytes = max_response_bytes_};
   context.auth_token_.swap(*meta->mutable_auth_token());
   context.verified_caller_.clear();
   context.verified_user_.clear();
+  context.verified_roles_.clear();
   context.attachments_.clear();
   if (!meta->attachments().empty()) {
     context.attachments_.insert(meta->attachments().begin(), meta->attachments().end());
@@ -172,6 +198,7 @@ Status ServerCall::Fill(codec::Frame* frame, wire::RpcMeta* meta,
   body_kind_ = Body::kFrame;
   body_header_ = frame->header;
   body_.swap(frame->body);
+  ChargeBody();
   max_body_bytes_ = max_body_bytes;
   return Status::Ok();
 }
@@ -180,11 +207,13 @@ Status ServerCall::FillHttp(const HttpRequest& request, ServerContext::Clock::ti
   received_ = received;
   context_.service_ = method_->service_name;
   context_.method_ = method_->method->spec->method;
-  if (Status s = HttpCallContext::Fill(request, *connection_, received, &context_); !s.ok()) {
+  if (Status s = HttpCallContext::Fill(request, *connection_, received, &context_, &framing_);
+      !s.ok()) {
     return s;
   }
   body_kind_ = Body::kJson;
   body_.assign(request.body());
+  ChargeBody();
   return Status::Ok();
 }
 
@@ -198,7 +227,7 @@ Status ServerCall::DecodeBody() {
       break;
     case Body::kJson:
       if (const Status parsed =
-              http::ParseJson(body_.empty() ? std::string_view("{}") : body_, request_.get());
+              codec::ParseJson(body_.empty() ? std::string_view("{}") : body_, request_.get());
           !parsed.ok()) {
         decoded = Status(
             StatusCode::INVALID_ARGUMENT,
@@ -208,7 +237,21 @@ Status ServerCall::DecodeBody() {
   }
   // A large body's bytes are not kept with the message they became.
   if (body_.capacity() > codec::kRetainedBufferBytes) std::string().swap(body_);
+  ReleaseBody();
   return decoded;
+}
+
+void ServerCall::ChargeBody() {
+  ReleaseBody();
+  body_budget_ = &connection_->core().buffers;
+  charged_body_ = body_.capacity();
+  body_budget_->Charge(static_cast<int64_t>(charged_body_));
+}
+
+void ServerCall::ReleaseBody() {
+  if (body_budget_ == nullptr) return;
+  body_budget_->Charge(-static_cast<int64_t>(std::exchange(charged_body_, 0)));
+  body_budget_ = nullptr;
 }
 
 void ServerCall::Track() {
@@ -281,6 +324,13 @@ void ServerCall::StartHandler() {
     threw(e.what());
   } catch (...) {
     threw("a non-standard exception");
+  }
+  if (dropped_by_throw_) {
+    // The completion was destroyed while an exception the handler caught itself was in flight,
+    // and nobody holds it any more: nobody else would ever answer.
+    dropped_by_throw_ = false;
+    Complete(Status(StatusCode::INTERNAL, "handler " + method_->full_name +
+                                              " let go of its call while handling an exception"));
   }
 }
 

@@ -13,6 +13,7 @@
 #include "ferry/framework/server_context.h"
 #include "ferry/framework/service.h"
 #include "filter/server_filter_chain.h"
+#include "server/buffer_budget.h"
 #include "server/business_pool.h"
 #include "server/method_table.h"
 
@@ -70,7 +71,10 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
                      bool* answered);
 
   // Lets go of the connection of a reusable call whose request was refused before it ran.
-  void Abandon() { connection_.reset(); }
+  void Abandon() {
+    ReleaseBody();
+    connection_.reset();
+  }
 
   // Joins the connection's in-flight list, where Stop() waits for it and a cancel frame finds
   // it. Before handing the call to the pool, which may finish it at once.
@@ -102,8 +106,11 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   Body body_kind_ = Body::kDecoded;
   codec::FrameHeader body_header_;
   std::string body_;
+  BufferBudget* body_budget_ = nullptr;  // what charged_body_ is charged to
+  size_t charged_body_ = 0;
   size_t max_body_bytes_ = 0;
   size_t max_response_bytes_ = codec::kDefaultMaxFrameBytes;  // RpcMeta.max_response_bytes
+  RequestFraming framing_;                                    // for the filters' OnAdmit
 
   enum Handoff : uint8_t { kRunning, kHandlerReturned, kCompleted };
 
@@ -122,6 +129,10 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
   void StartHandler();
   // The request message from body_, once: INVALID_ARGUMENT for a body that is not one.
   Status DecodeBody();
+  // body_ counts against server.limits.max_buffered_bytes from when the call takes it until it
+  // is decoded: a queued call holds it all that time.
+  void ChargeBody();
+  void ReleaseBody();
   void Answer(const Status& status);
   void NoteIfSlow(const Status& status, ServerContext::Clock::time_point now);
   // After the invoking thread returned from the handler: true when the call already completed.

@@ -23,6 +23,8 @@ namespace ferry::server {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// What of the answers before it may still be unwritten when a pipelined HTTP request is served.
+constexpr size_t kPipelinedAnswerWindow = kReadChunk;
 // The first byte of every TLS record that opens a handshake (a ClientHello); Ferry's frames
 // begin with 0xFE, HTTP with a method's capital letters.
 constexpr uint8_t kTlsHandshakeRecord = 0x16;
@@ -168,8 +170,13 @@ bool ServerConnection::MustPause() const {
          (unwritten > 0 && core_.buffers.Exceeded());
 }
 
+bool ServerConnection::MayServeNextHttp() const {
+  const size_t unwritten = unwritten_.load(std::memory_order_relaxed);
+  return unwritten < kPipelinedAnswerWindow && (unwritten == 0 || !core_.buffers.Exceeded());
+}
+
 bool ServerConnection::ChargeReadBuffer() {
-  const size_t capacity = http_ != nullptr ? http_->input_capacity() : decoder_.capacity();
+  const size_t capacity = http_ != nullptr ? http_->held_bytes() : decoder_.capacity();
   const int64_t growth =
       static_cast<int64_t>(capacity) - static_cast<int64_t>(charged_read_buffer_);
   charged_read_buffer_ = capacity;
@@ -276,7 +283,12 @@ void ServerConnection::OnRead(const boost::system::error_code& error, size_t byt
     if (result == codec::FrameDecoder::Result::kNeedMore) break;
     if (result == codec::FrameDecoder::Result::kError) {
       reading_ = nullptr;
-      Close("malformed input: " + decoder_.error(), spdlog::level::warn);
+      // Rate-limited: anyone who can reach the port can send garbage as often as they like.
+      static LogRateLimiter malformed("ferry server: malformed input");
+      malformed.Log(spdlog::level::warn,
+                    "ferry server: closing connection from {}: malformed input: {}", peer_,
+                    decoder_.error());
+      Close("malformed input: " + decoder_.error(), spdlog::level::debug);
       return;
     }
     completed_one = true;
@@ -342,17 +354,19 @@ bool ServerConnection::Sniff() {
 
 void ServerConnection::OnHttpRead() {
   last_receive_ = Clock::now();
+  ServeHttp();
+}
+
+void ServerConnection::ServeHttp() {
+  if (closed_) return;
+  // Within the handling of a read already (an answer given while it serves a request): that
+  // handling writes, charges and reads on once it is done.
+  if (InReadLoop()) return http_->Process();
   reading_ = this;
   http_->Process();
   reading_ = nullptr;
-  if (flush_requested_) {
-    flush_requested_ = false;
-    Flush();
-  }
-  ContinueReading();
-}
-
-void ServerConnection::ResumeReading() {
+  // The request bodies it received or let go of count against the server's buffers.
+  if (!closing_ && !ChargeReadBuffer()) return;
   if (flush_requested_) {
     flush_requested_ = false;
     Flush();
@@ -452,6 +466,7 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
     }
     return RunReusableCall();
   }
+  const size_t body_bytes = frame_.body.size();  // the call takes the body
   auto call = std::make_unique<ServerCall>(shared_from_this(), *method, header);
   bool answered = false;
   status = call->Prepare(&frame_, &meta_, received, core_.limits.max_frame_bytes, &answered);
@@ -461,10 +476,10 @@ void ServerConnection::HandleRequest(Clock::time_point received) {
   }
   call->Track();
   std::unique_ptr<BusinessPool::Task> task = std::move(call);
-  if (!core_.pool->TrySubmit(&task)) {
+  BusinessPool::Refusal refusal{};
+  if (!core_.pool->TrySubmit(&task, body_bytes, &refusal)) {
     task.reset();  // leaves the in-flight list before the answer goes out
-    reject(Status(StatusCode::OVERLOADED, "server overloaded: business queue full (capacity " +
-                                              std::to_string(core_.pool->queue_capacity()) + ")"));
+    reject(Status(StatusCode::OVERLOADED, core_.pool->RefusalMessage(refusal)));
   }
 }
 
@@ -610,6 +625,7 @@ void ServerConnection::Flush() {
           return;
         }
         self->Flush();
+        if (self->http_ != nullptr && !self->closed_) self->http_->Written();
         if (self->paused_) self->ContinueReading();
       });
 }

@@ -95,11 +95,15 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   // Stops reading, writes what is queued, then closes. Any thread.
   void CloseGracefully();
 
-  // For the HTTP session, on the IO thread: queue an answer's bytes; close once written; read
-  // again after a request was answered.
+  // For the HTTP session, on the IO thread: queue an answer's bytes; close once written; serve
+  // what is buffered (HttpSession::Process), then write its answers and read on.
   void EnqueueHttp(std::string_view bytes) { Enqueue(bytes, InReadLoop()); }
   void CloseAfterFlush(std::string reason);
-  void ResumeReading();
+  void ServeHttp();
+  // Whether the next pipelined HTTP request may be served: the answers before it are written,
+  // but for less than a read's worth (which small answers leave in one write), and none is
+  // unwritten while the server's buffers are full.
+  bool MayServeNextHttp() const;
   // The answer to HTTP request `exchange` of this connection. Any thread.
   void AnswerHttp(uint64_t exchange, HttpResponse response);
   // At `deadline`, unless answered by then, HTTP call `exchange` is cancelled and answered 504.

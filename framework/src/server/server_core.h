@@ -9,8 +9,10 @@
 #include "ferry/codec/message_codec.h"
 #include "ferry/framework/server_options.h"
 #include "filter/server_filter_chain.h"
+#include "http/admin_guard.h"
 #include "http/http_router.h"
 #include "http/trusted_proxies.h"
+#include "log_rate_limiter.h"
 #include "server/buffer_budget.h"
 #include "server/connection_admission.h"
 #include "server/connection_registry.h"
@@ -36,12 +38,16 @@ struct ServerCore {
   filter::ServerFilterChain filters;     // ServerOptions::filters, built by Start()
   HttpOptions http;                      // ServerOptions::http
   http::TrustedProxies trusted_proxies;  // ServerOptions::http.trusted_proxies, by Start()
+  http::AdminGuard admin_guard;          // who may have the admin pages, by Start()
   ServerTlsOptions tls;                  // ServerOptions::tls
   // What the server port's TLS connections share, built by Start(); null without TLS.
   std::shared_ptr<boost::asio::ssl::context> tls_context;
   http::HttpRouter routes;                // the services' and the application's, by Start()
   std::chrono::nanoseconds slow_call{0};  // ServerOptions::slow_call; zero: none
   SlowCallLog slow_calls;
+  // Logs the routes' answers replaced by a 500 for not being valid HTTP, rate-limited: a route
+  // that puts its input into a header can be made to fail at will.
+  LogRateLimiter invalid_http_answers{"ferry server: invalid HTTP answers"};
   // Set once by Stop(): from then on requests are answered UNAVAILABLE instead of run.
   std::atomic<bool> shutting_down{false};
   ConnectionRegistry connections;

@@ -63,6 +63,13 @@ const ServerMetrics& Server() {
             .AddGaugeCallback("ferry_server_business_pool_queue_depth",
                               "Calls waiting for a worker, by the server's port.", {"port"})
             .value();
+    m.buffered_bytes =
+        Registry()
+            .AddGaugeCallback("ferry_server_buffered_bytes",
+                              "Bytes the server's connections hold against "
+                              "server.limits.max_buffered_bytes, by the server's port.",
+                              {"port"})
+            .value();
     return m;
   }();
   return metrics;

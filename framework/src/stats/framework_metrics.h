@@ -39,6 +39,8 @@ struct ServerMetrics {
   metrics::Counter* tls_failures[kTlsFailures];
   // Bound by each server for its own pool, labelled with its port.
   metrics::CallbackFamily* queue_depth;
+  // Bound by each server: what its connections hold against server.limits.max_buffered_bytes.
+  metrics::CallbackFamily* buffered_bytes;
 };
 const ServerMetrics& Server();
 

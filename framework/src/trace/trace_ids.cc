@@ -60,6 +60,10 @@ bool AllZero(std::string_view text) {
 
 }  // namespace
 
+bool IsTraceId(std::string_view id) {
+  return id.size() == kTraceIdLength && IsLowerHex(id) && !AllZero(id);
+}
+
 void FillRandomTraceId(std::string* out) {
   out->resize(kTraceIdLength);
   uint64_t high = 0;

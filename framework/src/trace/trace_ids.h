@@ -11,6 +11,11 @@ namespace ferry::trace {
 inline constexpr size_t kTraceIdLength = 32;
 inline constexpr size_t kSpanIdLength = 16;
 
+// Whether `id` is a W3C trace id: 32 lowercase hex digits, not all zero. Anything else a peer
+// or the application sends as one is replaced by a fresh id before it is used, logged, shown or
+// sent on.
+bool IsTraceId(std::string_view id);
+
 // Replaces `*out` with a random trace id, reusing out's capacity, so that filling a recycled
 // string allocates nothing.
 void FillRandomTraceId(std::string* out);

@@ -15,6 +15,7 @@ namespace ferry::codec {
 // (as for compressors); ExtensionRegistry refuses an extension outside its range.
 namespace serializer_id {
 inline constexpr uint8_t kProtobuf = 0;
+// protobuf's JSON mapping, read and written by ferry/codec/json_codec.h within its limits.
 inline constexpr uint8_t kJson = 1;
 }  // namespace serializer_id
 

@@ -21,9 +21,9 @@ struct CallOptions {
   // Caller's id of the logical call, carried to ServerContext::request_id() and kept across
   // retries; zero means none. It is not the wire request id, which the connection assigns.
   uint64_t request_id = 0;
-  // W3C trace context (docs/http.md, "Tracing"). Empty: a new trace id is generated for the
-  // call. A call made while another is being served inherits that call's trace, its span as the
-  // parent and its sampled flag (CallScope).
+  // W3C trace context (docs/http.md, "Tracing"). Empty, or anything but 32 lowercase hex digits
+  // not all zero: a new trace id is generated for the call. A call made while another is being
+  // served inherits that call's trace, its span as the parent and its sampled flag (CallScope).
   std::string trace_id;
   std::string parent_span_id;
   bool sampled = true;

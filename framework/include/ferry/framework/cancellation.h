@@ -8,8 +8,9 @@ namespace ferry {
 
 // Lets whoever started a call give it up: set CallOptions::cancellation, and Cancel() completes
 // the call at once with CANCELLED and tells the server to drop it (a cancel frame), whichever
-// channel or retry the call is in. The async forms of generated proxies make one per call and
-// hand it out in their CallHandle. Thread-safe.
+// channel or retry the call is in. A response being read at that moment is read to its end
+// first: the call completes then, on the thread reading it (docs/fault-tolerance.md). The async
+// forms of generated proxies make one per call and hand it out in their CallHandle. Thread-safe.
 class Cancellation {
  public:
   // What a channel runs to give the call up: `fn(target, arg)`, with `target` locked from the

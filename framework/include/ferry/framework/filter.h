@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/status.h"
 #include "ferry/framework/call_options.h"
 #include "ferry/framework/config_reader.h"
@@ -46,6 +47,21 @@ struct FilterState {
   void* call_state = nullptr;
 };
 
+// How a request travels besides its names, attachments and body: what the frame's header and
+// meta say of it (over HTTP: serializer JSON, no compression, not one-way, the default response
+// limit and X-Ferry-Timeout-Ms). For a filter that signs them, so that none can be changed in
+// flight (`auth`).
+struct RequestFraming {
+  // The call's budget: on the client its whole timeout when the filters run, on the server what
+  // this attempt says is left of it (at most that whole); 0: no deadline.
+  uint64_t timeout_us = 0;
+  uint8_t serializer = 0;   // the body's serializer_id
+  uint8_t compression = 0;  // the body's compression_id
+  bool one_way = false;     // no answer wanted
+  // The largest answer the caller reads (its max_frame_bytes).
+  uint64_t max_response_bytes = codec::kDefaultMaxFrameBytes;
+};
+
 // A call as client filters see it; filters may change `options` (attachments, auth token,
 // trace id) before it is sent.
 struct ClientCall {
@@ -58,6 +74,8 @@ struct ClientCall {
   // filter ran; every attempt of the call sends these bytes, so a signature over them holds
   // for all of them. Valid until the call's OnDone returned.
   std::string_view body;
+  // How it travels, as of this filter: its timeout is the options' (or the channel's default).
+  RequestFraming framing;
 };
 
 // A request as server filters see it before its body is decoded (ServerFilter::OnAdmit):
@@ -68,6 +86,7 @@ struct ServerAdmission {
   ServerContext& context;
   std::string_view body;         // as sent: maybe compressed, in the request's serializer
   void* method_state = nullptr;  // as FilterState::method_state
+  RequestFraming framing;        // as sent
 };
 
 // A call as server filters see it.
@@ -123,6 +142,10 @@ class ServerFilter : public Filter<ServerCall> {
   // costs neither a decoder nor a worker. A non-OK status is the call's answer, and neither
   // OnCall nor OnDone of any filter sees the call. Admits every request unless overridden.
   virtual Status OnAdmit(const ServerAdmission& /*request*/) { return Status::Ok(); }
+  // Once the server has made this filter's state for each of its methods and routes
+  // (NewMethodState), before it listens: a filter whose configuration names methods refuses
+  // there those the server does not serve. A non-OK status fails Server::Start() with it.
+  virtual Status OnServerStart() { return Status::Ok(); }
 };
 
 }  // namespace ferry

@@ -99,8 +99,14 @@ struct HttpRoute {
   // A hit then costs no thread switch and no pool slot.
   std::function<std::optional<HttpResponse>(const HttpRequest& request)> answer_on_io_thread;
   // An operator's page (metrics, health, status): served on server.http.admin_listen when one
-  // is set, and then not on the public port.
+  // is set, and then not on the public port. On the public port, it is there only for clients in
+  // server.http.admin_networks; on either, only for requests whose Host names this server and,
+  // but for GET and HEAD, whose Origin is the server's own (docs/http.md, "Admin pages").
   bool admin = false;
+  // For an admin page that tells no more than whether the process is up or ready (a health
+  // probe): on the public port it is there for every client, wherever load balancers and
+  // orchestrators probe from, whatever server.http.admin_networks says.
+  bool probe = false;
 };
 
 }  // namespace ferry

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ferry/framework/call_options.h"
 #include "ferry/framework/call_scope.h"
@@ -59,6 +60,15 @@ class ServerContext {
   // gateway or front end (the verified caller) calls for many users. Handlers act for this
   // user, never for a user id the request merely names.
   const std::string& verified_user() const { return verified_user_; }
+  // What the verified user may act as, as the same filter verified it (the roles a user token
+  // signs, e.g. "operator"); empty when none did.
+  const std::vector<std::string>& verified_roles() const { return verified_roles_; }
+  bool has_verified_role(std::string_view role) const {
+    for (const std::string& held : verified_roles_) {
+      if (held == role) return true;
+    }
+    return false;
+  }
   // True once the caller cancelled (it timed out or gave up); long handlers may stop early.
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
@@ -76,6 +86,8 @@ class ServerContext {
   void set_verified_caller(std::string_view caller) { verified_caller_.assign(caller); }
   // For a filter's OnAdmit that verified the user's identity, and only then.
   void set_verified_user(std::string_view user) { verified_user_.assign(user); }
+  // Beside set_verified_user(), for the roles the same credential proved.
+  void add_verified_role(std::string_view role) { verified_roles_.emplace_back(role); }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
  private:
@@ -96,6 +108,7 @@ class ServerContext {
   std::string auth_token_;
   std::string verified_caller_;
   std::string verified_user_;
+  std::vector<std::string> verified_roles_;
   std::atomic<bool> cancelled_{false};
 };
 

@@ -22,6 +22,13 @@ struct HttpOptions {
   // trusted_proxies: networks ("10.0.0.0/8", "::1/128", or one address) of reverse proxies whose
   // X-Forwarded-For names the client (ServerContext::client_address()); empty: nobody's does.
   std::vector<std::string> trusted_proxies;
+  // admin_networks: networks, as trusted_proxies, of the clients (HttpRequest::client_address())
+  // that may read the admin pages on the server's port when they have no admin_listen of their
+  // own; to others they are not there (404), health probes excepted. Empty: nobody.
+  std::vector<std::string> admin_networks = {"127.0.0.0/8", "::1/128"};
+  // admin_hosts: names an admin page's request may give as its Host besides an IP address,
+  // localhost and the hosts of listen and admin_listen (DNS rebinding, docs/http.md).
+  std::vector<std::string> admin_hosts;
 };
 
 // YAML `server.limits`: what one peer, and all peers together, can make the server hold, so
@@ -39,10 +46,15 @@ struct ConnectionLimits {
   size_t max_outbound_bytes = 64u << 20;
   size_t max_connections = 10000;          // max_connections: open at once; more are refused
   size_t max_connections_per_peer = 1000;  // max_connections_per_peer: from one IP address
-  // max_buffered_bytes: every connection's read buffers and unwritten answers together. Past
-  // it, a connection whose read buffer must grow is closed, and one with answers unwritten is
-  // not read from until they are written.
+  // max_buffered_bytes: what every connection holds together: read buffers, HTTP request
+  // bodies, the bodies of calls not yet decoded (queued ones included) and unwritten answers.
+  // Past it, new connections are refused, a connection whose read buffer must grow is closed,
+  // and one with answers unwritten is not read from until they are written.
   size_t max_buffered_bytes = 1u << 30;
+  // max_queued_bytes: the request bodies of the calls waiting for a business pool worker,
+  // together; a call that would take them past it is answered OVERLOADED, as one past
+  // business_pool.queue_capacity is (one call alone is queued whatever its size).
+  size_t max_queued_bytes = 64u << 20;
 };
 
 // Every field maps to a YAML key under `server:` (docs/configuration.md).

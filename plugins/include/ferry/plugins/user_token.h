@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ferry::plugins {
 
@@ -25,6 +26,17 @@ namespace ferry::plugins {
 //      issued_unix_s "\n" expires_unix_s>
 //
 // A server with an `audience` refuses it unless told otherwise (`v1_tokens: accept`).
+//
+// A token that names roles (what its user may act as, e.g. an operator) is a u3 one, u2 with them
+// signed after the id:
+//
+//   u3:<key_id>:<user>:<audience>:<token_id>:<roles>:<issued_unix_s>:<expires_unix_s>:<mac of
+//      "u3\n" key_id "\n" user "\n" audience "\n" token_id "\n" roles "\n" issued_unix_s "\n"
+//      expires_unix_s>
+//
+// where <roles> is 1-16 roles of 1-64 characters of [A-Za-z0-9._@-], separated by commas (made in
+// byte order, each once); the `user_token` filter hands them on as
+// ServerContext::verified_roles().
 inline constexpr size_t kMaxUserIdChars = 128;
 
 // The attachment a user token travels in (over the HTTP gateway: the header
@@ -37,16 +49,18 @@ inline constexpr std::string_view kUserTokenAttachment = "user-token";
 std::string MakeUserToken(std::string_view key_id, std::string_view secret, std::string_view user,
                           int64_t issued_unix_s, int64_t expires_unix_s);
 
-// What a u2 token says.
+// What a u2 or u3 token says.
 struct UserTokenClaims {
   std::string_view user;
   std::string_view audience;
   std::string_view token_id;
   int64_t issued_unix_s = 0;
   int64_t expires_unix_s = 0;
+  // Empty: a u2 token; else a u3 one naming these (sorted, duplicates dropped).
+  std::vector<std::string_view> roles;
 };
 
-// A u2 token of `claims`; empty when one is not valid (see above) or OpenSSL fails.
+// A u2 token of `claims`, u3 with roles; empty when one is not valid (see above) or OpenSSL fails.
 std::string MakeUserToken(std::string_view key_id, std::string_view secret,
                           const UserTokenClaims& claims);
 

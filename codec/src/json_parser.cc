@@ -1,55 +1,47 @@
-#include "http/json_parser.h"
-
-#include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
-#include <rapidjson/reader.h>
+#include "json_parser.h"
 
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
-#include "http/json_text.h"
-#include "http/json_value.h"
+#include "json_reader.h"
+#include "json_shown_text.h"
+#include "json_value.h"
 
-namespace ferry::http {
+namespace ferry::codec::json {
 namespace {
 
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-// protobuf refuses objects nested deeper than this, messages and maps alike (lists are free).
-constexpr int kMaxObjects = 100;
-
-// Numbers arrive as their text: the conversions need it exact (an integer is not a double), and
-// errors quote it as written. from_chars then reads them to the last bit.
-constexpr unsigned kReaderFlags = rapidjson::kParseValidateEncodingFlag |
-                                  rapidjson::kParseNumbersAsStringsFlag |
-                                  rapidjson::kParseIterativeFlag;
+// How much of a key an error quotes.
+constexpr size_t kShownKey = 64;
 
 struct Frame {
-  enum class Kind { kMessage, kList, kMap };
+  // kSkip: a value of an unknown field, read and dropped.
+  enum class Kind { kMessage, kList, kMap, kSkip };
   Kind kind;
   Message* message;
   const Reflection* reflection;
-  // kMessage: the field whose value comes next. kList, kMap: the list's or map's field.
+  // kMessage: the field whose value comes next (null while an unknown one's is skipped).
+  // kList, kMap: the list's or map's field.
   const FieldPlan* field = nullptr;
   const MessagePlan* plan = nullptr;
-  // kMessage: the oneofs given a value in this object (protobuf refuses a second one), the first
-  // 64 of them; the object's number in the text, for the others.
+  // kMessage: the fields and the oneofs given a value in this object (protobuf refuses a second
+  // one of a oneof), the first 64 of each; the object's number in the text, for the others.
+  uint64_t fields = 0;
   uint64_t oneofs = 0;
   uint32_t serial = 0;
   // kList: the element being read.
   int index = 0;
 };
 
-// What a map's frame needs besides: the key whose value comes next, as written, the keys this
-// object gave, and the entries the field had before it (the field may be given twice).
+// What a map's frame needs besides: the key whose value comes next, as written, and the keys
+// this object gave, by value ("1" and "01" are one int32 key).
 struct MapState {
   std::string key;
   std::unordered_set<std::string> keys;
-  int entries_before = 0;
 };
 
 // The reader refuses surrogates written as UTF-8, and a \u escape of a high surrogate without
@@ -62,16 +54,18 @@ bool HasLoneSurrogate(const char* text, size_t size) {
   return false;
 }
 
-// Builds the message from the reader's events, one frame per open object or array.
+// Builds the message from the reader's events, one frame per open object or array, so at most
+// kMaxJsonDepth of them. An event costs what its own bytes do: nothing read is walked again (no
+// work per open level, no map rebuilt at its end), so any text costs time linear in its size.
 class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> {
  public:
   // `frames` is the thread's, kept between parses to save allocating it: it is left empty.
-  Builder(const MessagePlan& plan, Message* root, std::vector<Frame>* frames)
-      : plan_(plan), root_(root), frames_(*frames) {}
-  ~Builder() {
-    frames_.clear();
-    if (frames_.capacity() > 64) std::vector<Frame>().swap(frames_);
+  Builder(const MessagePlan& plan, const JsonParseOptions& options, Message* root,
+          std::vector<Frame>* frames)
+      : plan_(plan), skip_unknown_(options.ignore_unknown_fields), root_(root), frames_(*frames) {
+    frames_.reserve(kMaxJsonDepth);
   }
+  ~Builder() { frames_.clear(); }
 
   const std::string& error() const { return error_; }
 
@@ -88,6 +82,7 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
   bool StartObject() {
     if (frames_.empty()) return PushMessage(root_, plan_);
     Frame& top = frames_.back();
+    if (Skipping(top)) return PushSkip();
     const FieldPlan& field = *top.field;
     switch (top.kind) {
       case Frame::Kind::kMessage: {
@@ -107,11 +102,14 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
         return PushMessage(top.reflection->AddMessage(top.message, field.field), *field.message);
       case Frame::Kind::kMap: {
         if (field.message == nullptr) return Mismatch(Expected(field.map_value), "an object");
+        if (!CanPush()) return false;
         Message* entry = AddEntry(top);
         if (entry == nullptr) return false;
         return PushMessage(entry->GetReflection()->MutableMessage(entry, field.map_value),
                            *field.message);
       }
+      case Frame::Kind::kSkip:
+        break;
     }
     return false;
   }
@@ -119,29 +117,30 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
   bool Key(const char* text, rapidjson::SizeType size, bool) {
     Frame& top = frames_.back();
     const std::string_view name(text, size);
-    if (top.kind == Frame::Kind::kMap) {
-      MapState& map = maps_.back();
-      map.key.assign(name);
-      if (HasLoneSurrogate(text, size)) return LoneSurrogate();
-      if (!map.keys.insert(map.key).second) return Fail("the key is given twice");
-      return true;
+    switch (top.kind) {
+      case Frame::Kind::kSkip:
+        return true;
+      case Frame::Kind::kMap:
+        maps_.back().key.assign(name);
+        if (HasLoneSurrogate(text, size)) return LoneSurrogate();
+        return true;
+      case Frame::Kind::kMessage:
+      case Frame::Kind::kList:
+        break;
     }
     top.field = nullptr;
     if (HasLoneSurrogate(text, size)) return LoneSurrogate();
     top.field = top.plan->Find(name);
-    if (top.field != nullptr) return true;
+    if (top.field != nullptr) return MarkGiven(top);
+    if (skip_unknown_) return true;
     std::string path = Path();
-    error_ = (path.empty() ? "" : path + ".") + std::string(name) + ": no such field in " +
+    error_ = (path.empty() ? "" : path + ".") + ShownText(name, kShownKey) + ": no such field in " +
              top.plan->descriptor->full_name();
     return false;
   }
 
   bool EndObject(rapidjson::SizeType) {
-    if (frames_.back().kind == Frame::Kind::kMap) {
-      DropRepeatedKeys(frames_.back(), maps_.back());
-      maps_.pop_back();
-    }
-    --objects_;
+    if (frames_.back().kind == Frame::Kind::kMap) maps_.pop_back();
     return Pop();
   }
 
@@ -151,6 +150,7 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
       return false;
     }
     Frame& top = frames_.back();
+    if (Skipping(top)) return PushSkip();
     const FieldPlan& field = *top.field;
     switch (top.kind) {
       case Frame::Kind::kMessage:
@@ -162,7 +162,10 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
         break;
       case Frame::Kind::kMap:
         return Mismatch(Expected(field.map_value), "an array");
+      case Frame::Kind::kSkip:
+        return false;
     }
+    if (!CanPush()) return false;
     frames_.push_back({Frame::Kind::kList, top.message, top.reflection, &field});
     return true;
   }
@@ -176,6 +179,7 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
       return false;
     }
     Frame& top = frames_.back();
+    if (Skipping(top)) return true;
     const FieldPlan& field = *top.field;
     switch (top.kind) {
       case Frame::Kind::kMessage:
@@ -183,11 +187,12 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
         if (value.kind == JsonScalar::Kind::kNull) return true;
         if (field.field->is_map()) return Mismatch("an object", Describe(value));
         if (!MarkOneof(top)) return false;
-        return Stored(StoreScalar(top.message, field.field, field.field->is_repeated(), value));
+        return Stored(StoreScalar(top.message, field.field, field.field->is_repeated(), value,
+                                  skip_unknown_));
       case Frame::Kind::kList:
         // protobuf skips nulls in a list.
         if (value.kind != JsonScalar::Kind::kNull &&
-            !Stored(StoreScalar(top.message, field.field, true, value))) {
+            !Stored(StoreScalar(top.message, field.field, true, value, skip_unknown_))) {
           return false;
         }
         ++top.index;
@@ -197,15 +202,25 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
         if (entry == nullptr) return false;
         // A null value is the value type's default, as protobuf has it.
         if (value.kind == JsonScalar::Kind::kNull) return true;
-        return Stored(StoreScalar(entry, field.map_value, false, value));
+        return Stored(StoreScalar(entry, field.map_value, false, value, skip_unknown_));
       }
+      case Frame::Kind::kSkip:
+        break;
     }
-    return false;
+    return true;
   }
 
+  // Inside an unknown field's value, or at its start.
+  static bool Skipping(const Frame& top) {
+    return top.kind == Frame::Kind::kSkip ||
+           (top.kind == Frame::Kind::kMessage && top.field == nullptr);
+  }
+
+  // Refuses the level past the limit before anything is added for it.
+  bool CanPush() { return static_cast<int>(frames_.size()) < kMaxJsonDepth || Fail(TooDeep()); }
+
   bool PushMessage(Message* message, const MessagePlan& plan) {
-    if (objects_ == kMaxObjects) return Fail("nested deeper than 100 objects");
-    ++objects_;
+    if (!CanPush()) return false;
     Frame frame{Frame::Kind::kMessage, message, message->GetReflection()};
     frame.plan = &plan;
     frame.serial = ++messages_;
@@ -213,12 +228,16 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
     return true;
   }
 
-  bool PushMap(Frame& owner) {
-    if (objects_ == kMaxObjects) return Fail("nested deeper than 100 objects");
-    ++objects_;
-    maps_.emplace_back().entries_before =
-        owner.reflection->FieldSize(*owner.message, owner.field->field);
+  bool PushMap(const Frame& owner) {
+    if (!CanPush()) return false;
+    maps_.emplace_back();
     frames_.push_back({Frame::Kind::kMap, owner.message, owner.reflection, owner.field});
+    return true;
+  }
+
+  bool PushSkip() {
+    if (!CanPush()) return false;
+    frames_.push_back({Frame::Kind::kSkip, nullptr, nullptr});
     return true;
   }
 
@@ -228,60 +247,49 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
     return true;
   }
 
-  bool MarkOneof(Frame& frame) {
-    const int oneof = frame.field->oneof;
-    if (oneof < 0) return true;
-    bool seen;
-    if (oneof < 64) {
-      seen = (frame.oneofs >> oneof) & 1;
-      frame.oneofs |= uint64_t{1} << oneof;
-    } else {
-      seen = !late_oneofs_.insert((uint64_t{frame.serial} << 32) | static_cast<uint32_t>(oneof))
-                  .second;
+  // Whether `bits` (the first 64) or late_ (the others, by the frame's serial) had `index`
+  // already; it has it afterwards.
+  bool Seen(const Frame& frame, uint64_t* bits, int index, uint64_t kind) {
+    if (index < 64) {
+      const bool seen = (*bits >> index) & 1;
+      *bits |= uint64_t{1} << index;
+      return seen;
     }
-    if (!seen) return true;
-    const auto* declared = frame.field->field->containing_oneof();
-    // A proto3 `optional` field is a oneof of its own.
-    return Fail(declared->is_synthetic() ? "the field is given twice"
-                                         : "oneof " + declared->name() + " already has a value");
+    return !late_
+                .insert((uint64_t{frame.serial} << 32) | (kind << 31) |
+                        static_cast<uint32_t>(index))
+                .second;
   }
 
-  // A new entry of the map in `map`, its key set from the one just read.
+  // A field given twice would be merged (a message), replaced (a scalar) or appended to (a list)
+  // by protobuf; it is refused instead, so that what an object says is what it holds.
+  bool MarkGiven(Frame& frame) {
+    const int index = static_cast<int>(frame.field - frame.plan->fields.data());
+    return !Seen(frame, &frame.fields, index, 0) || Fail("the field is given twice");
+  }
+
+  bool MarkOneof(Frame& frame) {
+    const int oneof = frame.field->oneof;
+    if (oneof < 0 || !Seen(frame, &frame.oneofs, oneof, 1)) return true;
+    return Fail("oneof " + frame.field->field->containing_oneof()->name() + " already has a value");
+  }
+
+  // A new entry of the map in `map`, its key set from the one just read; null when the key is
+  // not one of the map's key type, or the object gave it already.
   Message* AddEntry(Frame& map) {
+    MapState& state = maps_.back();
+    const FieldDescriptor* key = map.field->map_key;
     Message* entry = map.reflection->AddMessage(map.message, map.field->field);
-    if (const std::string error = StoreMapKey(entry, map.field->map_key, maps_.back().key);
-        !error.empty()) {
+    if (const std::string error = StoreMapKey(entry, key, state.key); !error.empty()) {
       Fail(error);
       return nullptr;
     }
+    const bool as_written = key->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
+    if (!state.keys.insert(as_written ? state.key : MapKeyText(*entry, key)).second) {
+      Fail("the key is given twice");
+      return nullptr;
+    }
     return entry;
-  }
-
-  // Entries are added as a list; when keys repeat (across two objects for the field, or as
-  // "1" and "01") the last one stays, as protobuf's parse of its own output keeps it, and the
-  // message then holds each key once for whatever reads it through reflection.
-  void DropRepeatedKeys(const Frame& map, const MapState& state) {
-    const FieldDescriptor* field = map.field->field;
-    const int size = map.reflection->FieldSize(*map.message, field);
-    const bool as_written = map.field->map_key->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
-    if (size < 2 || (as_written && state.entries_before == 0)) return;
-    std::vector<std::string> keys(size);
-    std::unordered_map<std::string_view, int> last;
-    for (int i = 0; i < size; ++i) {
-      const Message& entry = map.reflection->GetRepeatedMessage(*map.message, field, i);
-      keys[i] = MapKeyText(entry, map.field->map_key);
-    }
-    for (int i = 0; i < size; ++i) last[keys[i]] = i;
-    if (static_cast<int>(last.size()) == size) return;
-    int kept = 0;
-    for (int i = 0; i < size; ++i) {
-      if (last[keys[i]] != i) continue;
-      if (kept != i) map.reflection->SwapElements(map.message, field, kept, i);
-      ++kept;
-    }
-    while (map.reflection->FieldSize(*map.message, field) > kept) {
-      map.reflection->RemoveLast(map.message, field);
-    }
   }
 
   bool LoneSurrogate() { return Fail("invalid JSON, a \\u escape is a lone low surrogate"); }
@@ -313,9 +321,9 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
           path += '[' + std::to_string(frame.index) + ']';
           break;
         case Frame::Kind::kMap:
-          path += "[\"";
-          AppendEscaped(maps_[map++].key, &path);
-          path += "\"]";
+          path += "[\"" + ShownText(maps_[map++].key, kShownKey) + "\"]";
+          break;
+        case Frame::Kind::kSkip:
           break;
       }
     }
@@ -323,36 +331,23 @@ class Builder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> 
   }
 
   const MessagePlan& plan_;
+  const bool skip_unknown_;
   Message* const root_;
   std::vector<Frame>& frames_;
   std::vector<MapState> maps_;
-  std::unordered_set<uint64_t> late_oneofs_;
+  std::unordered_set<uint64_t> late_;
   uint32_t messages_ = 0;
-  int objects_ = 0;
   std::string error_;
 };
 
 }  // namespace
 
-JsonParseOutcome ParseFast(std::string_view json, const MessagePlan& plan, Message* message) {
+Status ParseFast(std::string_view json, const MessagePlan& plan, const JsonParseOptions& options,
+                 Message* message) {
   message->Clear();
   thread_local std::vector<Frame> frames;
-  Builder builder(plan, message, &frames);
-  rapidjson::MemoryStream stream(json.data(), json.size());
-  rapidjson::Reader reader;
-  const rapidjson::ParseResult result = reader.Parse<kReaderFlags>(stream, builder);
-  if (!builder.error().empty()) return {Status(StatusCode::INVALID_ARGUMENT, builder.error())};
-  size_t offset = result.Offset();
-  std::string what = result.IsError() ? rapidjson::GetParseError_En(result.Code()) : "";
-  // The stream reads a NUL as the end of the text.
-  if (!result.IsError() && stream.Tell() != json.size()) {
-    offset = stream.Tell();
-    what = "The document root must not be followed by other values.";
-  }
-  if (what.empty()) return {};
-  return {Status(StatusCode::INVALID_ARGUMENT,
-                 "invalid JSON at offset " + std::to_string(offset) + ": " + what),
-          true};
+  Builder builder(plan, options, message, &frames);
+  return ReadJson(json, builder);
 }
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

@@ -11,7 +11,7 @@
 #include <numeric>
 #include <vector>
 
-namespace ferry::http_test {
+namespace ferry::codec_test {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -292,4 +292,4 @@ void RandomMessage::Fill(Message* message, int depth) {
   message->ParseFromString(draft->SerializeAsString());
 }
 
-}  // namespace ferry::http_test
+}  // namespace ferry::codec_test

@@ -1,8 +1,8 @@
-// The gateway's JSON codec against protobuf's own converter, which it must equal: random
+// The JSON codec against protobuf's own converter, which it must equal within its limits: random
 // messages both ways round, each parser on the other's output, the printed bytes, hand-written
 // inputs both read alike, inputs both refuse (ours naming the field), and the types it leaves
-// to protobuf.
-#include "http/json_codec.h"
+// to protobuf. What the limits refuse and protobuf takes is json_limits_test's.
+#include "ferry/codec/json_codec.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "http/json_plan.h"
 #include "json_codec_test.pb.h"
+#include "json_plan.h"
 #include "random_message.h"
 
-namespace ferry::http_test {
+namespace ferry::codec_test {
 namespace {
 
 using google::protobuf::Message;
@@ -42,7 +42,7 @@ bool ProtobufPrint(const Message& message, std::string* json) {
 
 std::string Print(const Message& message) {
   std::string json;
-  const Status printed = http::ToJson(message, &json);
+  const Status printed = codec::ToJson(message, &json);
   EXPECT_TRUE(printed.ok()) << printed;
   return json;
 }
@@ -164,7 +164,7 @@ bool ExpectReadAlike(const std::string& json) {
   SCOPED_TRACE(json);
   Everything ours;
   Everything theirs;
-  const Status parsed = http::ParseJson(json, &ours);
+  const Status parsed = codec::ParseJson(json, &ours);
   std::string error;
   const bool accepted = ProtobufParse(json, &theirs, &error);
   EXPECT_EQ(parsed.ok(), accepted) << "ours: " << parsed << "\nprotobuf: " << error;
@@ -198,14 +198,14 @@ TEST(JsonCodecTest, RandomMessagesMatchProtobufBothWays) {
     Everything expected = message;
     UnsignZeros(&expected);
     Everything ours_of_ours;
-    ASSERT_TRUE(http::ParseJson(ours, &ours_of_ours).ok());
+    ASSERT_TRUE(codec::ParseJson(ours, &ours_of_ours).ok());
     EXPECT_TRUE(Equivalent(expected, ours_of_ours));
     Everything theirs_of_ours;
     ASSERT_TRUE(ProtobufParse(ours, &theirs_of_ours));
     EXPECT_TRUE(Equivalent(expected, theirs_of_ours));
     EXPECT_TRUE(Same(theirs_of_ours, ours_of_ours));
     Everything ours_of_theirs;
-    ASSERT_TRUE(http::ParseJson(theirs, &ours_of_theirs).ok());
+    ASSERT_TRUE(codec::ParseJson(theirs, &ours_of_theirs).ok());
     EXPECT_TRUE(Equivalent(expected, ours_of_theirs));
     Everything theirs_of_theirs;
     ASSERT_TRUE(ProtobufParse(theirs, &theirs_of_theirs));
@@ -270,7 +270,7 @@ TEST(JsonCodecTest, AppendsToWhatTheStringHolds) {
   Everything message;
   message.set_last_number(1);
   std::string json = "prefix:";
-  ASSERT_TRUE(http::ToJson(message, &json).ok());
+  ASSERT_TRUE(codec::ToJson(message, &json).ok());
   std::string theirs = "prefix:";
   ASSERT_TRUE(ProtobufPrint(message, &theirs));
   EXPECT_EQ(json, theirs);
@@ -319,20 +319,17 @@ TEST(JsonCodecTest, HandWrittenInputsAreReadAsProtobufReadsThem) {
       R"({"scalars":{"fInt32":null,"fString":null,"fItem":null,"fEnum":null,"fBytes":null}})",
       R"({"repeated":{"rInt32":[1,null,"2",3.0],"rString":["a",null],"items":[{},null,{}]}})",
       R"({"repeated":{"rInt32":null,"items":null},"maps":{"byString":null}})",
-      // A lone value for a list, lists in lists, the field twice.
+      // A lone value for a list, lists in lists.
       R"({"repeated":{"rInt32":7,"items":{"count":1}}})",
       R"({"repeated":{"rInt32":[[1,[2]],3],"items":[[{"count":1}],{"count":2}]}})",
-      R"({"repeated":{"rInt32":[1],"r_int32":[2]}})",
       R"({"repeated":{"rEnum":["RED",2,"1",9],"rBytes":["AQ==","_w"],"rBool":[true,"false"]}})",
       R"({"repeated":{"rFloat":["NaN",1,"1.5"],"rDouble":[-0.0,"Infinity"],"rUint64":["1",2]}})",
       R"({"maps":{"byString":{"a":1,"b":"2","":null}}})",
       R"({"maps":{"byInt32":{"1":"x","-2":"y","+3":"z","04":"w"}}})",
-      R"({"maps":{"byInt32":{"1":"a","01":"b"}}})",
-      R"({"maps":{"byString":{"a":1}},"maps":{"byString":{"a":2,"b":3}}})",
       R"({"maps":{"byInt64":{"-9223372036854775808":{"name":"a"},"1":null,"2":{}}}})",
       R"({"maps":{"byUint64":{"18446744073709551615":"NaN"},"bySint32":{"-1":"RED","2":1,"3":99}}})",
       R"({"maps":{"byBool":{"true":"x","false":"y"}}})",
-      R"({"maps":{"byBool":{"1":"x","no":"y","T":"z"}}})",
+      R"({"maps":{"byBool":{"1":"x","no":"y"}}})",
       R"({"maps":{"byFixed32":{"1":true},"byFixed64":{"1":"5"},"bySfixed32":{"-1":5}}})",
       R"({"maps":{"bySfixed64":{"-1":"x"},"byUint32":{"4294967295":"AQ=="},"bySint64":{"1":"-0"}}})",
       R"({"maps":{"byString":{"\u00e9":1,"<>":2}}})",
@@ -346,22 +343,13 @@ TEST(JsonCodecTest, HandWrittenInputsAreReadAsProtobufReadsThem) {
       R"({"choiceNumber":1,"choiceText":null})",
       R"({"maybeInt32":0,"maybeString":"","maybeColor":0,"maybeDouble":0,"maybeBool":false,)"
       R"("maybeBytes":"","maybeUint64":"0"})",
-      R"({"maybeInt32":null,"maybe_int32":5})",
       R"({"renamed":"x"})",
       R"({"custom_name":"x"})",
       R"({"a1bC":1,"xY":2})",
       R"({"a_1b_c":1,"x__y":2})",
-      R"({"declaredFirst":1,"declared_first":2})",
-      // A message given twice is merged, as protobuf merges the binary it converts to.
-      R"({"child":{"choiceText":"a"},"child":{"choiceNumber":1}})",
-      R"({"scalars":{"fItem":{"name":"a"}},"scalars":{"fItem":{"count":2}}})",
       R"({"children":[{"child":{}},{}],"named":{"k":{"renamed":"v"}}})",
       " \t\r\n {\"scalars\" : { \"fInt32\" : 1 } } \n",
       R"({"scalars":{"f\u0049nt32":5}})",
-      // protobuf's reader is laxer than RFC 8259; the codec lets it decide those.
-      R"({'scalars':{'fString':'single'}})",
-      R"({scalars:{fInt32:1}})",
-      R"({"repeated":{"rInt32":[1,2,]},})",
   };
   for (const std::string& json : inputs) {
     SCOPED_TRACE(json);
@@ -369,7 +357,7 @@ TEST(JsonCodecTest, HandWrittenInputsAreReadAsProtobufReadsThem) {
     std::string error;
     ASSERT_TRUE(ProtobufParse(json, &theirs, &error)) << error;
     Everything ours;
-    const Status parsed = http::ParseJson(json, &ours);
+    const Status parsed = codec::ParseJson(json, &ours);
     ASSERT_TRUE(parsed.ok()) << parsed;
     EXPECT_TRUE(Same(theirs, ours));
   }
@@ -519,7 +507,7 @@ TEST(JsonCodecTest, InputsProtobufRefusesAreRefusedNamingTheField) {
        R"(maps.bySint32["1"]: expected a ferry.json_test.Color name or number, got 'NOPE')"},
       {R"({"maps":{"byUint32":{"1":"***"}}})", R"(maps.byUint32["1"]: expected base64)"},
       {R"({"choiceText":"a","choiceNumber":1})", "choiceNumber: oneof choice already has a value"},
-      {R"({"choiceText":"a","choiceText":"b"})", "choiceText: oneof choice already has a value"},
+      {R"({"choiceText":"a","choiceText":"b"})", "choiceText: the field is given twice"},
       {R"({"choiceItem":{},"choiceColor":1})", "choiceColor: oneof choice already has a value"},
       {R"({"maybeInt32":1,"maybe_int32":2})", "maybeInt32: the field is given twice"},
       {R"({"child":{"maybeString":"","maybeString":null,"maybeString":"x"}})",
@@ -530,7 +518,7 @@ TEST(JsonCodecTest, InputsProtobufRefusesAreRefusedNamingTheField) {
     Everything theirs;
     EXPECT_FALSE(ProtobufParse(test.json, &theirs));
     Everything ours;
-    const Status parsed = http::ParseJson(test.json, &ours);
+    const Status parsed = codec::ParseJson(test.json, &ours);
     EXPECT_EQ(parsed.code(), StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(parsed.message().find(test.error), 0u) << parsed.message();
   }
@@ -652,11 +640,11 @@ std::string Nested(const std::string& open, const std::string& close, int depth,
   return json;
 }
 
-TEST(JsonCodecTest, NestingLimitsAreProtobufs) {
-  // Reading: 100 objects deep, maps counting as objects and lists not.
+TEST(JsonCodecTest, NestingOfObjectsIsLimitedAsProtobufLimitsIt) {
+  // Reading: 100 objects deep, maps counting as objects. Lists count too, which protobuf's do
+  // not (json_limits_test).
   for (int depth = 96; depth <= 101; ++depth) {
     ExpectReadAlike(Nested(R"({"child":)", "}", depth, "{}"));
-    ExpectReadAlike(Nested(R"({"children":[)", "]}", depth, "{}"));
     ExpectReadAlike(Nested(R"({"child":)", "}", depth, R"({"maps":{"byString":{"a":1}}})"));
     ExpectReadAlike(Nested(R"({"child":)", "}", depth, R"({"maps":{"byInt64":{"1":{}}}})"));
     ExpectReadAlike(Nested(R"({"child":)", "}", depth, R"({"maps":{"byInt64":{"1":null}}})"));
@@ -665,10 +653,10 @@ TEST(JsonCodecTest, NestingLimitsAreProtobufs) {
   for (int depth = 47; depth <= 51; ++depth) {
     ExpectReadAlike(Nested(R"({"named":{"k":)", "}}", depth, "{}"));
   }
-  ExpectReadAlike(Nested("[", "]", 1000, "1").insert(0, R"({"repeated":{"rInt32":)") + "}}");
   Everything too_deep;
-  const Status refused = http::ParseJson(Nested(R"({"child":)", "}", 100, "{}"), &too_deep);
-  EXPECT_NE(refused.message().find("nested deeper than 100 objects"), std::string::npos) << refused;
+  const Status refused = codec::ParseJson(Nested(R"({"child":)", "}", 100, "{}"), &too_deep);
+  EXPECT_NE(refused.message().find("nested deeper than 100 objects and arrays"), std::string::npos)
+      << refused;
 
   // Printing: 64 messages below the root, map entries not counted.
   for (int depth = 62; depth <= 66; ++depth) {
@@ -688,7 +676,7 @@ TEST(JsonCodecTest, NestingLimitsAreProtobufs) {
     for (const Everything* message : {&chain, &list, &map}) {
       std::string ours;
       std::string theirs;
-      const bool printed = http::ToJson(*message, &ours).ok();
+      const bool printed = codec::ToJson(*message, &ours).ok();
       ASSERT_EQ(printed, ProtobufPrint(*message, &theirs));
       EXPECT_EQ(ours, printed ? theirs : "");
     }
@@ -696,15 +684,15 @@ TEST(JsonCodecTest, NestingLimitsAreProtobufs) {
 }
 
 TEST(JsonCodecTest, WellKnownTypesAreLeftToProtobuf) {
-  EXPECT_TRUE(http::PlanFor(Everything::descriptor()).fast);
-  EXPECT_TRUE(http::PlanFor(json_test::Item::descriptor()).fast);
-  EXPECT_FALSE(http::PlanFor(json_test::WithTimestamp::descriptor()).fast);
-  EXPECT_FALSE(http::PlanFor(json_test::HoldsTimestamp::descriptor()).fast);
-  EXPECT_FALSE(http::PlanFor(google::protobuf::Timestamp::descriptor()).fast);
+  EXPECT_TRUE(codec::json::PlanFor(Everything::descriptor()).fast);
+  EXPECT_TRUE(codec::json::PlanFor(json_test::Item::descriptor()).fast);
+  EXPECT_FALSE(codec::json::PlanFor(json_test::WithTimestamp::descriptor()).fast);
+  EXPECT_FALSE(codec::json::PlanFor(json_test::HoldsTimestamp::descriptor()).fast);
+  EXPECT_FALSE(codec::json::PlanFor(google::protobuf::Timestamp::descriptor()).fast);
 
   const std::string json = R"({"label":"x","inner":{"at":"2024-05-01T12:00:00.250Z","note":"n"}})";
   json_test::HoldsTimestamp ours;
-  ASSERT_TRUE(http::ParseJson(json, &ours).ok());
+  ASSERT_TRUE(codec::ParseJson(json, &ours).ok());
   EXPECT_EQ(ours.inner().at().seconds(), 1714564800);
   EXPECT_EQ(ours.inner().at().nanos(), 250000000);
   std::string theirs;
@@ -713,7 +701,7 @@ TEST(JsonCodecTest, WellKnownTypesAreLeftToProtobuf) {
   EXPECT_EQ(theirs, json);
 
   // protobuf's words, as the gateway gave them before.
-  const Status refused = http::ParseJson(R"({"inner":{"at":"yesterday"}})", &ours);
+  const Status refused = codec::ParseJson(R"({"inner":{"at":"yesterday"}})", &ours);
   std::string error;
   EXPECT_FALSE(ProtobufParse(R"({"inner":{"at":"yesterday"}})", &ours, &error));
   EXPECT_EQ(refused, Status(StatusCode::INVALID_ARGUMENT, error));
@@ -744,13 +732,13 @@ TEST(JsonCodecTest, FirstUseFromManyThreadsAtOnce) {
         const size_t i = (t + round) % messages.size();
         json_test::Repeated repeated;
         json_test::Maps maps;
-        failures[t].parses += !http::ParseJson(R"({"rInt32":[1]})", &repeated).ok();
-        failures[t].parses += !http::ParseJson(R"({"byBool":{"true":"x"}})", &maps).ok();
+        failures[t].parses += !codec::ParseJson(R"({"rInt32":[1]})", &repeated).ok();
+        failures[t].parses += !codec::ParseJson(R"({"byBool":{"true":"x"}})", &maps).ok();
         std::string json;
-        failures[t].prints += !http::ToJson(messages[i], &json).ok() || json != printed[i];
+        failures[t].prints += !codec::ToJson(messages[i], &json).ok() || json != printed[i];
         Everything parsed;
         failures[t].readings +=
-            !http::ParseJson(printed[i], &parsed).ok() || !Equivalent(expected[i], parsed);
+            !codec::ParseJson(printed[i], &parsed).ok() || !Equivalent(expected[i], parsed);
       }
     });
   }
@@ -763,4 +751,4 @@ TEST(JsonCodecTest, FirstUseFromManyThreadsAtOnce) {
 }
 
 }  // namespace
-}  // namespace ferry::http_test
+}  // namespace ferry::codec_test

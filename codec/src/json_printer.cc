@@ -1,10 +1,10 @@
-#include "http/json_printer.h"
+#include "json_printer.h"
 
 #include <charconv>
 
-#include "http/json_text.h"
+#include "json_text.h"
 
-namespace ferry::http {
+namespace ferry::codec::json {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -195,4 +195,4 @@ bool PrintFast(const Message& message, const MessagePlan& plan, std::string* out
   return Printer(out).PrintMessage(message, plan, 0);
 }
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

@@ -1,11 +1,11 @@
-#include "http/json_scalar.h"
+#include "json_scalar.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 
-namespace ferry::http {
+namespace ferry::codec::json {
 namespace {
 
 constexpr uint64_t kInt64Magnitude = uint64_t{1} << 63;
@@ -285,4 +285,4 @@ bool DecodeBase64(std::string_view text, std::string* bytes) {
   return (seen & kNotBase64) == 0 && (seen & (kStandard | kUrlSafe)) != (kStandard | kUrlSafe);
 }
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

@@ -1,4 +1,4 @@
-#include "http/json_text.h"
+#include "json_text.h"
 
 #include <cerrno>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-namespace ferry::http {
+namespace ferry::codec::json {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
@@ -211,4 +211,4 @@ void AppendBase64(std::string_view bytes, std::string* out) {
   }
 }
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

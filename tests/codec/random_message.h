@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-namespace ferry::http_test {
+namespace ferry::codec_test {
 
 // Fills any message with random values through reflection, favouring the edges: INT64_MIN,
 // UINT64_MAX, NaN, infinities, -0.0, subnormals, empty and non-ASCII strings (code points
@@ -39,4 +39,4 @@ class RandomMessage {
   std::mt19937_64 engine_;
 };
 
-}  // namespace ferry::http_test
+}  // namespace ferry::codec_test

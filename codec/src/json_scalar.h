@@ -7,7 +7,7 @@
 // Reading a JSON number or string as a protobuf scalar, accepting exactly what protobuf 3.21's
 // JsonStringToMessage accepts (its DataPiece conversions): a client that the gateway served
 // before must be served the same.
-namespace ferry::http {
+namespace ferry::codec::json {
 
 enum class Conversion { kOk, kInvalid, kOutOfRange };
 
@@ -35,4 +35,4 @@ bool StringToBool(std::string_view text, bool* value);
 // four, with the unused bits of the last character zero.
 bool DecodeBase64(std::string_view text, std::string* bytes);
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

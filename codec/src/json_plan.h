@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace ferry::http {
+namespace ferry::codec::json {
 
 struct MessagePlan;
 
@@ -21,7 +21,8 @@ struct FieldPlan {
   // A map's key and value fields (its entry type's fields 1 and 2).
   const google::protobuf::FieldDescriptor* map_key = nullptr;
   const google::protobuf::FieldDescriptor* map_value = nullptr;
-  // The oneof the field belongs to (synthetic ones of proto3 `optional` included), or -1.
+  // The oneof the field belongs to, or -1 (also for the oneof of its own a proto3 `optional`
+  // field has: giving that one twice is giving the field twice).
   int oneof = -1;
 };
 
@@ -47,4 +48,4 @@ struct MessagePlan {
 // addresses reused).
 const MessagePlan& PlanFor(const google::protobuf::Descriptor* descriptor);
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

@@ -1,8 +1,9 @@
-#include "http/json_value.h"
+#include "json_value.h"
 
-#include "http/json_scalar.h"
+#include "json_scalar.h"
+#include "json_shown_text.h"
 
-namespace ferry::http {
+namespace ferry::codec::json {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -67,14 +68,6 @@ std::string Store(Message* message, const FieldDescriptor* field, bool to_list,
   return {};
 }
 
-std::string QuotedShort(std::string_view text) {
-  constexpr size_t kShown = 40;
-  if (text.size() <= kShown) return "'" + std::string(text) + "'";
-  size_t cut = kShown;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-  return "'" + std::string(text.substr(0, cut)) + "...'";
-}
-
 }  // namespace
 
 std::string Describe(const JsonScalar& value) {
@@ -84,9 +77,9 @@ std::string Describe(const JsonScalar& value) {
     case JsonScalar::Kind::kBool:
       return value.boolean ? "true" : "false";
     case JsonScalar::Kind::kNumber:
-      return std::string(value.text);
+      return ShownText(value.text, 40);
     case JsonScalar::Kind::kString:
-      return QuotedShort(value.text);
+      return "'" + ShownText(value.text, 40) + "'";
   }
   return {};
 }
@@ -114,7 +107,7 @@ std::string Expected(const FieldDescriptor* field) {
 }
 
 std::string StoreScalar(Message* message, const FieldDescriptor* field, bool add,
-                        const JsonScalar& value) {
+                        const JsonScalar& value, bool skip_unknown_names) {
   using R = Reflection;
   switch (field->cpp_type()) {
     case FieldDescriptor::CPPTYPE_INT32:
@@ -134,8 +127,16 @@ std::string StoreScalar(Message* message, const FieldDescriptor* field, bool add
                            &R::AddDouble);
     case FieldDescriptor::CPPTYPE_FLOAT:
       return Store<float>(message, field, add, value, ReadReal<float>, &R::SetFloat, &R::AddFloat);
-    case FieldDescriptor::CPPTYPE_ENUM:
-      return Store<int>(message, field, add, value, ReadEnum, &R::SetEnumValue, &R::AddEnumValue);
+    case FieldDescriptor::CPPTYPE_ENUM: {
+      std::string error =
+          Store<int>(message, field, add, value, ReadEnum, &R::SetEnumValue, &R::AddEnumValue);
+      // As protobuf's ignore_unknown_fields has it: a string that is no name (nor number) of the
+      // enum leaves the field alone, a number that is no integer is still wrong.
+      if (!error.empty() && skip_unknown_names && value.kind == JsonScalar::Kind::kString) {
+        return {};
+      }
+      return error;
+    }
     case FieldDescriptor::CPPTYPE_BOOL: {
       const auto read = [](const JsonScalar& scalar, const FieldDescriptor* bool_field,
                            bool* flag) -> std::string {
@@ -217,4 +218,4 @@ std::string MapKeyText(const Message& entry, const FieldDescriptor* key) {
   }
 }
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

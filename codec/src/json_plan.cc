@@ -1,4 +1,4 @@
-#include "http/json_plan.h"
+#include "json_plan.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,9 +6,9 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "http/json_text.h"
+#include "json_text.h"
 
-namespace ferry::http {
+namespace ferry::codec::json {
 namespace {
 
 using google::protobuf::Descriptor;
@@ -108,7 +108,9 @@ class PlanCache {
       out.key.push_back('"');
       AppendEscaped(field->json_name(), &out.key);
       out.key.append("\":");
-      if (field->containing_oneof() != nullptr) out.oneof = field->containing_oneof()->index();
+      if (const auto* oneof = field->real_containing_oneof(); oneof != nullptr) {
+        out.oneof = oneof->index();
+      }
       const Descriptor* message = field->message_type();
       if (field->is_map()) {
         out.map_key = message->map_key();
@@ -151,4 +153,4 @@ const MessagePlan& PlanFor(const Descriptor* descriptor) {
   return *slot.plan;
 }
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json

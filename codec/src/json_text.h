@@ -5,7 +5,7 @@
 
 // The text forms protobuf 3.21's JSON printer gives values, to the byte: clients and tests
 // compare the gateway's answers with what protobuf's own converter printed before.
-namespace ferry::http {
+namespace ferry::codec::json {
 
 // `text` inside a JSON string, without the quotes. Besides what JSON requires, protobuf escapes
 // <, >, DEL, the C1 controls and a few invisible code points, and drops invalid UTF-8.
@@ -19,4 +19,4 @@ void AppendFloat(float value, std::string* out);
 // Standard base64, padded.
 void AppendBase64(std::string_view bytes, std::string* out);
 
-}  // namespace ferry::http
+}  // namespace ferry::codec::json
