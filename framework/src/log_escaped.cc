@@ -2,8 +2,8 @@
 #include <string>
 #include <string_view>
 
+#include "ferry/codec/utf8.h"
 #include "ferry/framework/logging.h"
-#include "utf8.h"
 
 namespace ferry {
 namespace {
@@ -62,7 +62,7 @@ void AppendLogEscaped(std::string_view text, std::string* out, bool word) {
       continue;
     }
     uint32_t code_point = 0;
-    const size_t length = Utf8SequenceLength(text, i, &code_point);
+    const size_t length = codec::Utf8SequenceLength(text, i, &code_point);
     // C1 controls (NEL among them) and the Unicode line and paragraph separators end lines in
     // some viewers.
     const bool breaks =

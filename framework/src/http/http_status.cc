@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "utf8.h"
+#include "ferry/codec/utf8.h"
 
 namespace ferry::http {
 
@@ -79,7 +79,7 @@ std::string JsonQuoted(std::string_view text) {
       // JSON is UTF-8 (RFC 8259): a byte that is not is shown as U+FFFD, as a decoder would show
       // it, so that a peer's bytes never make the whole document unreadable.
       uint32_t code_point = 0;
-      const size_t length = Utf8SequenceLength(text, i, &code_point);
+      const size_t length = codec::Utf8SequenceLength(text, i, &code_point);
       if (length == 0) {
         out += "\\ufffd";
         ++i;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace ferry {
+namespace ferry::codec {
 
 // The length of the well-formed UTF-8 sequence at `text[at]` (1 to 4 bytes), or 0 when the bytes
 // there are not one: a stray continuation byte, a truncated sequence, an overlong encoding, a
@@ -45,4 +45,4 @@ inline size_t Utf8SequenceLength(std::string_view text, size_t at, uint32_t* cod
   return length;
 }
 
-}  // namespace ferry
+}  // namespace ferry::codec
