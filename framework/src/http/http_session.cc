@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/serializer.hpp>
@@ -113,13 +114,6 @@ std::string InvalidAnswer(const HttpResponse& response) {
     }
   }
   return "";
-}
-
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
 }
 
 std::string_view TrimmedOws(std::string_view text) {
@@ -286,7 +280,7 @@ bool HttpSession::CheckFraming() {
                   "' does not end in chunked: the request's length is unknown");
     return false;
   }
-  if (!EqualsIgnoringCase(TrimmedOws(codings), "chunked")) {
+  if (!boost::beast::iequals(TrimmedOws(codings), "chunked")) {
     Fail(501, "Transfer-Encoding '" + quoted + "': no coding but chunked is supported",
          StatusCode::UNIMPLEMENTED);
     return false;

@@ -1,5 +1,7 @@
 #include "server/http_gateway.h"
 
+#include <boost/beast/core/string.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -20,13 +22,6 @@ namespace {
 
 HttpResponse Error(const Status& status) { return http::HttpSession::CallAnswer(status, nullptr); }
 
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
 // application/json or application/<anything>+json, with any parameters (charset=utf-8). A
 // browser sends a cross-site POST without asking the server first (CORS) only with text/plain,
 // a form's types or no body type: none of them is JSON, so such a POST never reaches a method.
@@ -37,12 +32,12 @@ bool IsJson(std::string_view content_type) {
   type = type.substr(begin, type.find_last_not_of(" \t") - begin + 1);
   constexpr std::string_view kApplication = "application/";
   if (type.size() <= kApplication.size() ||
-      !EqualsIgnoringCase(type.substr(0, kApplication.size()), kApplication)) {
+      !boost::beast::iequals(type.substr(0, kApplication.size()), kApplication)) {
     return false;
   }
   const std::string_view subtype = type.substr(kApplication.size());
-  return EqualsIgnoringCase(subtype, "json") ||
-         (subtype.size() > 5 && EqualsIgnoringCase(subtype.substr(subtype.size() - 5), "+json"));
+  return boost::beast::iequals(subtype, "json") ||
+         (subtype.size() > 5 && boost::beast::iequals(subtype.substr(subtype.size() - 5), "+json"));
 }
 
 }  // namespace
