@@ -55,7 +55,7 @@ if [ "${FERRY_SKIP_SANITIZERS:-0}" != "1" ]; then
     "halt_on_error=1 second_deadlock_stack=1 suppressions=$FERRY_ROOT/scripts/tsan.supp" \
     client_test server_test e2e_test app_test loadbalance_test idgen_test seckill_store_test \
     storage_sql_test storage_redis_test http_test metrics_test admin_pages_test like_service_test \
-    like_recovery_test storage_sharded_lru_test shortlink_visit_recorder_test
+    like_recovery_test storage_sharded_lru_test shortlink_visit_recorder_test tls_test
   run_sanitized address build-asan ASAN_OPTIONS "detect_leaks=1" \
     codec_test client_test server_test http_test json_codec_test config_test admin_pages_test \
     tls_test

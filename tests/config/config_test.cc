@@ -147,6 +147,31 @@ TEST(ConfigTest, ReadsTheServerLimitsAndRefusesAnOutboundLimitBelowItsHighWaterM
   EXPECT_EQ(s.message().rfind("echo.yaml:2: server.max_frame_bytes: must not exceed", 0), 0u) << s;
 }
 
+TEST(ConfigTest, ReadsTheConnectionSlotLimitsAndNamesTheKeyOutOfRange) {
+  Config c;
+  Status s = Parse(
+      "server:\n  limits:\n    first_byte_timeout_ms: 0\n    max_handshakes: 8\n"
+      "    peer_prefix_v4: 24\n    peer_prefix_v6: 48\n",
+      &c);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(c.server.limits.first_byte_timeout, 0ms);
+  EXPECT_EQ(c.server.limits.max_handshakes, 8u);
+  EXPECT_EQ(c.server.limits.peer_prefix_v4, 24u);
+  EXPECT_EQ(c.server.limits.peer_prefix_v6, 48u);
+  const ConnectionLimits defaults;
+  EXPECT_EQ(defaults.first_byte_timeout, 10000ms);
+  EXPECT_EQ(defaults.peer_prefix_v4, 32u);
+  EXPECT_EQ(defaults.peer_prefix_v6, 64u);
+  s = Parse("server:\n  limits:\n    peer_prefix_v4: 33\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:3: server.limits.peer_prefix_v4:", 0), 0u) << s;
+  s = Parse("server:\n  limits:\n    peer_prefix_v6: 0\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:3: server.limits.peer_prefix_v6:", 0), 0u) << s;
+  s = Parse("server:\n  limits:\n    max_handshakes: 0\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:3: server.limits.max_handshakes:", 0), 0u) << s;
+  s = Parse("server:\n  tls:\n    handshake_threads: 0\n");
+  EXPECT_EQ(s.message().rfind("echo.yaml:3: server.tls.handshake_threads:", 0), 0u) << s;
+}
+
 TEST(ConfigTest, TheSingleClientSectionIsRefusedSayingWhatToWriteInstead) {
   const Status s = Parse("client:\n  target: 127.0.0.1:7001\n");
   EXPECT_EQ(s.code(), StatusCode::INVALID_ARGUMENT);

@@ -17,8 +17,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int ConnectTo(uint16_t port) {
-  const int fd = ConnectLoopback(port);
+int ConnectTo(uint16_t port, const char* from) {
+  const int fd = ConnectLoopbackFrom(port, from);
   if (fd < 0) return -1;
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -27,7 +27,7 @@ int ConnectTo(uint16_t port) {
 
 }  // namespace
 
-FrameClient::FrameClient(uint16_t port) : fd_(ConnectTo(port)) {}
+FrameClient::FrameClient(uint16_t port, const char* from) : fd_(ConnectTo(port, from)) {}
 
 FrameClient::~FrameClient() {
   if (fd_ >= 0) ::close(fd_);
@@ -164,7 +164,7 @@ void FrameClient::ResetOnClose() {
 }
 
 bool ConnectionRefused(uint16_t port) {
-  const int fd = ConnectTo(port);
+  const int fd = ConnectTo(port, nullptr);
   if (fd < 0) return errno == ECONNREFUSED;
   ::close(fd);
   return false;

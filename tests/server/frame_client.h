@@ -33,7 +33,8 @@ class FrameClient {
  public:
   static constexpr std::chrono::milliseconds kWait{10000};
 
-  explicit FrameClient(uint16_t port);
+  // From the IPv4 address `from` of 127.0.0.0/8 when given, else from 127.0.0.1.
+  explicit FrameClient(uint16_t port, const char* from = nullptr);
   ~FrameClient();
   FrameClient(const FrameClient&) = delete;
   FrameClient& operator=(const FrameClient&) = delete;

@@ -95,6 +95,14 @@ double TlsFailures(const std::string& reason) {
   return at == std::string::npos ? 0 : std::stod(text.substr(at + sample.size()));
 }
 
+double HandshakesInProgress(uint16_t port) {
+  const std::string text = metrics::RenderText(metrics::Metrics());
+  const std::string sample =
+      "ferry_server_tls_handshakes_in_progress{port=\"" + std::to_string(port) + "\"} ";
+  const size_t at = text.find(sample);
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + sample.size()));
+}
+
 double TlsFailuresOnceAtLeast(const std::string& reason, double count) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   double seen = TlsFailures(reason);

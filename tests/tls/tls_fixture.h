@@ -57,5 +57,7 @@ double TlsFailures(const std::string& reason);
 // TlsFailures(reason) once it reached `count`, or after 5 s: a client may see its handshake
 // fail before the server has counted it (TLS 1.3 clients finish first, then hear the alert).
 double TlsFailuresOnceAtLeast(const std::string& reason, double count);
+// ferry_server_tls_handshakes_in_progress of the server on `port`; -1 when it has none.
+double HandshakesInProgress(uint16_t port);
 
 }  // namespace ferry::tls_test

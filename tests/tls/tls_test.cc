@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "eventually.h"
 #include "ferry/framework/app.h"
 #include "ferry/framework/config.h"
 #include "loopback_socket.h"
@@ -160,6 +161,50 @@ TEST_F(TlsFixture, AStalledHandshakeIsClosedAfterTheHandshakeTimeout) {
   EXPECT_GE(waited, 150ms);
   EXPECT_LT(waited, 5s);
   EXPECT_EQ(TlsFailuresOnceAtLeast("timeout", timeouts + 1), timeouts + 1);
+}
+
+// A connection that sent the first bytes of a ClientHello and nothing more, so that its
+// handshake is in progress until the server gives up on it.
+int StartHandshakeAndStall(uint16_t port) {
+  const int fd = test::ConnectLoopback(port);
+  if (fd < 0) return -1;
+  const timeval bound{.tv_sec = 10, .tv_usec = 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+  const char record_start[] = {0x16, 0x03, 0x01};
+  if (::write(fd, record_start, sizeof(record_start)) != sizeof(record_start)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+TEST_F(TlsFixture, HandshakesPastMaxHandshakesAreRefusedAndEstablishedConnectionsGoOn) {
+  StartServer({.handshake_threads = 1}, ServerOptions{.limits = {.max_handshakes = 1}});
+  const uint16_t port = server_->port();
+  auto established = Proxy(ClientTls(), Patient());
+  ASSERT_TRUE(established.Echo(EchoOf("warm")).ok());
+  EXPECT_EQ(HandshakesInProgress(port), 0);
+
+  const int stalled = StartHandshakeAndStall(port);
+  ASSERT_GE(stalled, 0);
+  ASSERT_TRUE(testsupport::Eventually([&] { return HandshakesInProgress(port) == 1; }));
+  const double busy = TlsFailures("busy");
+  const int refused = StartHandshakeAndStall(port);
+  ASSERT_GE(refused, 0);
+  char byte = 0;
+  EXPECT_EQ(::read(refused, &byte, 1), 0) << "the server closes the connection";
+  ::close(refused);
+  EXPECT_EQ(TlsFailuresOnceAtLeast("busy", busy + 1), busy + 1);
+  // The slot is the only thing a stalled handshake holds: what is established is served.
+  const Result<demo::EchoResponse> during = established.Echo(EchoOf("during"));
+  ASSERT_TRUE(during.ok()) << during.status();
+  EXPECT_EQ(during->payload(), "|during");
+
+  ::close(stalled);
+  ASSERT_TRUE(testsupport::Eventually([&] { return HandshakesInProgress(port) == 0; }));
+  const Result<demo::EchoResponse> fresh = Proxy(ClientTls(), Patient()).Echo(EchoOf("fresh"));
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(fresh->payload(), "|fresh");
 }
 
 TEST_F(TlsFixture, AGracefulStopLetsATlsCallInFlightFinish) {

@@ -103,7 +103,9 @@ void ReadHttp(ConfigReader section, HttpOptions* out) {
 
 void ReadLimits(ConfigReader section, ConnectionLimits* out) {
   section.Millis("frame_timeout_ms", 0, kMaxMillis, &out->frame_timeout);
+  section.Millis("first_byte_timeout_ms", 0, kMaxMillis, &out->first_byte_timeout);
   section.Millis("handshake_timeout_ms", 1, kMaxMillis, &out->handshake_timeout);
+  section.Integer("max_handshakes", 1, kMaxConnections, &out->max_handshakes);
   section.Integer("outbound_high_water_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
                   &out->outbound_high_water_bytes);
   section.Integer("max_outbound_bytes", kMinFrameBytes, kMaxFrameBytes * 4,
@@ -114,6 +116,8 @@ void ReadLimits(ConfigReader section, ConnectionLimits* out) {
   }
   section.Integer("max_connections", 1, kMaxConnections, &out->max_connections);
   section.Integer("max_connections_per_peer", 1, kMaxConnections, &out->max_connections_per_peer);
+  section.Integer("peer_prefix_v4", 1, 32, &out->peer_prefix_v4);
+  section.Integer("peer_prefix_v6", 1, 128, &out->peer_prefix_v6);
   section.Integer("max_buffered_bytes", kMinFrameBytes, kMaxBufferedBytes,
                   &out->max_buffered_bytes);
   section.Integer("max_queued_bytes", kMinFrameBytes, kMaxBufferedBytes, &out->max_queued_bytes);
@@ -139,9 +143,11 @@ void ReadServerTls(ConfigReader section, ServerTlsOptions* out) {
                                        "' (expected none, optional or require)");
   }
   section.Bool("accept_plaintext", &out->accept_plaintext);
+  section.Integer("handshake_threads", 1, 64, &out->handshake_threads);
   section.RejectUnknownKeys();
   if (!section.Has("cert_file") && !section.Has("key_file") && !section.Has("ca_file") &&
-      !section.Has("client_cert") && !section.Has("accept_plaintext")) {
+      !section.Has("client_cert") && !section.Has("accept_plaintext") &&
+      !section.Has("handshake_threads")) {
     return;  // no TLS
   }
   if (out->cert_file.empty()) {

@@ -208,6 +208,7 @@ class Server::Impl {
   std::unique_ptr<server::BusinessPool> pool_;
   metrics::CallbackHandle queue_depth_;     // the pool's, for /metrics; unbound before it goes
   metrics::CallbackHandle buffered_bytes_;  // core_.buffers', for /metrics
+  metrics::CallbackHandle tls_handshakes_;  // core_.handshakes', for /metrics
 
   std::mutex state_mu_;
   std::condition_variable state_changed_;
@@ -287,6 +288,17 @@ Status Server::Impl::Start() {
   core_.buffers.set_limit(options_.limits.max_buffered_bytes);
   core_.http = options_.http;
   core_.tls = options_.tls;
+  if (core_.tls_context != nullptr) {
+    core_.handshakes.Start(options_.tls.handshake_threads, options_.limits.max_handshakes);
+    if (auto bound = stats::Server().tls_handshakes->Bind(
+            {std::to_string(listeners_.front()->port)},
+            [handshakes = &core_.handshakes] {
+              return static_cast<double>(handshakes->in_flight());
+            });
+        bound.ok()) {
+      tls_handshakes_ = std::move(bound).value();
+    }
+  }
   core_.slow_call = options_.slow_call;
   const codec::Compressor* compressor = codec::FindCompressor(options_.compression);
   core_.response_body.compression =
@@ -378,7 +390,8 @@ void Server::Impl::OnAccept(Listener& listener, const boost::system::error_code&
   }
   boost::system::error_code ignored;
   std::string refusal;
-  std::string address = server::PeerAddressOf(socket);
+  std::string address = server::PeerNetworkOf(
+      server::PeerIpOf(socket), options_.limits.peer_prefix_v4, options_.limits.peer_prefix_v6);
   if (core_.buffers.Exceeded()) {
     refusal = "the server's buffers are full (server.limits.max_buffered_bytes)";
   }
@@ -450,7 +463,8 @@ void Server::Impl::Stop() {
   }
   io_->Stop();
   io_->Join();
-  // The IO threads are gone, so this thread may now close what they owned.
+  core_.handshakes.Stop();
+  // The IO and handshake threads are gone, so this thread may now close what they owned.
   for (const auto& connection : core_.connections.Snapshot()) {
     connection->Close(drained ? "server stopped" : "server stopped after its grace period",
                       spdlog::level::debug);

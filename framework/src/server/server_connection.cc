@@ -36,15 +36,16 @@ ServerConnection::ServerConnection(ServerCore& core, boost::asio::ip::tcp::socke
                                    boost::asio::ssl::context* tls)
     : core_(core),
       socket_(std::move(socket)),
+      executor_(socket_.get_executor()),
       tls_context_(tls),
       address_(std::move(address)),
       peer_(PeerOf(socket_.socket())),
       peer_ip_(PeerIpOf(socket_.socket())),
       peer_address_(peer_ip_.is_unspecified() ? "unknown peer" : peer_ip_.to_string()),
       decoder_(core.limits),
-      idle_timer_(socket_.get_executor()),
+      idle_timer_(executor_),
       http_port_(port),
-      frame_timer_(socket_.get_executor()) {}
+      frame_timer_(executor_) {}
 
 ServerConnection::~ServerConnection() {
   CountClosed();
@@ -54,18 +55,51 @@ ServerConnection::~ServerConnection() {
 void ServerConnection::Start() {
   io_thread_ = std::this_thread::get_id();
   if (closed_) return;
-  last_receive_ = Clock::now();
+  started_ = last_receive_ = Clock::now();
   if (core_.idle_timeout.count() > 0) ArmIdleTimer(last_receive_ + core_.idle_timeout);
-  if (tls_context_ != nullptr) return AwaitFirstByte();
+  const std::chrono::milliseconds first_byte = core_.connection_limits.first_byte_timeout;
+  awaiting_first_byte_ = true;
+  if (tls_context_ != nullptr) {
+    handshaking_ = true;
+    ArmStartTimer(started_ +
+                  (FirstByteDueFirst() ? first_byte : core_.connection_limits.handshake_timeout));
+    return AwaitFirstByte();
+  }
+  if (first_byte.count() > 0) ArmStartTimer(started_ + first_byte);
   Read();
 }
 
-void ServerConnection::AwaitFirstByte() {
-  handshaking_ = true;
-  frame_timer_.expires_after(core_.connection_limits.handshake_timeout);
+bool ServerConnection::FirstByteDueFirst() const {
+  const std::chrono::milliseconds first_byte = core_.connection_limits.first_byte_timeout;
+  return first_byte.count() > 0 &&
+         (tls_context_ == nullptr || first_byte < core_.connection_limits.handshake_timeout);
+}
+
+void ServerConnection::ArmStartTimer(Clock::time_point at) {
+  frame_timer_.expires_at(at);
   frame_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
-    self->OnHandshakeTimer(error);
+    self->OnStartTimer(error);
   });
+}
+
+void ServerConnection::OnStartTimer(const boost::system::error_code& error) {
+  if (error || closed_) return;
+  if (awaiting_first_byte_ && FirstByteDueFirst()) {
+    stats::Server().limit_events[stats::ServerMetrics::kFirstByteTimeout]->Increment();
+    Close("it sent nothing within " +
+              std::to_string(core_.connection_limits.first_byte_timeout.count()) +
+              " ms (server.limits.first_byte_timeout_ms)",
+          spdlog::level::debug);
+    return;
+  }
+  if (!handshaking_) return;
+  RefuseTls(stats::ServerMetrics::kTlsHandshakeTimeout,
+            "the TLS handshake did not finish within " +
+                std::to_string(core_.connection_limits.handshake_timeout.count()) +
+                " ms (server.limits.handshake_timeout_ms)");
+}
+
+void ServerConnection::AwaitFirstByte() {
   socket_.socket().async_wait(boost::asio::ip::tcp::socket::wait_read,
                               [self = shared_from_this()](const boost::system::error_code& error) {
                                 self->OnFirstByte(error);
@@ -88,13 +122,10 @@ void ServerConnection::OnFirstByte(const boost::system::error_code& error) {
           spdlog::level::debug);
     return;
   }
+  awaiting_first_byte_ = false;
   if (first == kTlsHandshakeRecord) {
-    socket_.StartTls(*tls_context_);
-    socket_.async_handshake(boost::asio::ssl::stream_base::server,
-                            [self = shared_from_this()](const boost::system::error_code& error) {
-                              self->OnHandshake(error);
-                            });
-    return;
+    if (FirstByteDueFirst()) ArmStartTimer(started_ + core_.connection_limits.handshake_timeout);
+    return StartHandshake();
   }
   if (!core_.tls.accept_plaintext) {
     return RefuseTls(stats::ServerMetrics::kTlsPlaintext,
@@ -106,8 +137,48 @@ void ServerConnection::OnFirstByte(const boost::system::error_code& error) {
   Read();
 }
 
+void ServerConnection::StartHandshake() {
+  if (!core_.handshakes.TryBegin()) {
+    return RefuseTls(stats::ServerMetrics::kTlsBusy,
+                     std::to_string(core_.handshakes.max_in_flight()) +
+                         " TLS handshakes were in progress (server.limits.max_handshakes)");
+  }
+  // Made here, so that the session's timers are the IO thread's, where it will be used.
+  socket_.StartTls(*tls_context_);
+  handshake_away_ = true;
+  handshake_io_ = &core_.handshakes.Next();
+  socket_.MoveTo(handshake_io_->get_executor());
+  boost::asio::post(*handshake_io_, [self = shared_from_this()] {
+    self->socket_.async_handshake(
+        boost::asio::ssl::stream_base::server,
+        [self](const boost::system::error_code& error) { self->OnHandshakeAway(error); });
+  });
+}
+
+void ServerConnection::OnHandshakeAway(const boost::system::error_code& error) {
+  handshake_ended_ = true;
+  socket_.MoveTo(executor_);
+  boost::asio::post(executor_, [self = shared_from_this(), error] {
+    self->handshake_away_ = false;
+    self->core_.handshakes.End();
+    if (self->closed_) {
+      boost::system::error_code ignored;
+      self->socket_.socket().close(ignored);
+      return;
+    }
+    self->OnHandshake(error);
+  });
+}
+
+void ServerConnection::CloseAway() {
+  boost::asio::post(*handshake_io_, [self = shared_from_this()] {
+    if (self->handshake_ended_) return;  // on its way back, where Close() is finished
+    boost::system::error_code ignored;
+    self->socket_.socket().close(ignored);
+  });
+}
+
 void ServerConnection::OnHandshake(const boost::system::error_code& error) {
-  if (closed_) return;
   if (error) {
     return RefuseTls(stats::ServerMetrics::kTlsHandshakeFailed,
                      "TLS handshake failed: " + error.message());
@@ -116,14 +187,6 @@ void ServerConnection::OnHandshake(const boost::system::error_code& error) {
   frame_timer_.cancel();
   peer_identity_ = transport::PeerCommonName(socket_.tls()->native_handle());
   Read();
-}
-
-void ServerConnection::OnHandshakeTimer(const boost::system::error_code& error) {
-  if (error || closed_ || !handshaking_) return;
-  RefuseTls(stats::ServerMetrics::kTlsHandshakeTimeout,
-            "the TLS handshake did not finish within " +
-                std::to_string(core_.connection_limits.handshake_timeout.count()) +
-                " ms (server.limits.handshake_timeout_ms)");
 }
 
 void ServerConnection::RefuseTls(stats::ServerMetrics::TlsFailure failure, const std::string& why) {
@@ -245,6 +308,10 @@ void ServerConnection::ReleaseLimits() {
 void ServerConnection::OnRead(const boost::system::error_code& error, size_t bytes) {
   read_pending_ = false;
   if (closed_ || closing_) return;
+  if (awaiting_first_byte_ && bytes > 0) {
+    awaiting_first_byte_ = false;
+    frame_timer_.cancel();
+  }
   if (http_ != nullptr && !error) {
     stats::Server().received_bytes[stats::ServerMetrics::kHttp]->Increment(bytes);
     http_->CommitRead(bytes);
@@ -389,11 +456,11 @@ void ServerConnection::AnswerHttp(uint64_t exchange, HttpResponse response) {
     if (http_ != nullptr) http_->Respond(exchange, std::move(response));
     return;
   }
-  boost::asio::post(socket_.get_executor(), [self = shared_from_this(), exchange,
-                                             response = std::move(response)]() mutable {
-    if (self->http_ != nullptr && !self->closed_)
-      self->http_->Respond(exchange, std::move(response));
-  });
+  boost::asio::post(
+      executor_, [self = shared_from_this(), exchange, response = std::move(response)]() mutable {
+        if (self->http_ != nullptr && !self->closed_)
+          self->http_->Respond(exchange, std::move(response));
+      });
 }
 
 void ServerConnection::ExpireHttpCallAt(uint64_t exchange, Clock::time_point deadline) {
@@ -549,7 +616,7 @@ void ServerConnection::SendControl(codec::MessageType type, uint8_t flags, uint6
 }
 
 void ServerConnection::GoAway() {
-  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] {
+  boost::asio::post(executor_, [self = shared_from_this()] {
     if (self->closed_ || self->goaway_sent_) return;
     self->goaway_sent_ = true;
     // Before the first bytes the protocol is unknown: Sniff() finishes this.
@@ -580,7 +647,7 @@ void ServerConnection::Enqueue(std::string_view frame, bool on_io_thread) {
     unwritten_.fetch_sub(frame.size(), std::memory_order_relaxed);
     if (!overflowed_.exchange(true)) {
       stats::Server().limit_events[stats::ServerMetrics::kOutboundOverflow]->Increment();
-      boost::asio::post(socket_.get_executor(), [self = shared_from_this(), limit] {
+      boost::asio::post(executor_, [self = shared_from_this(), limit] {
         self->Close("the peer does not read its answers: more than " + std::to_string(limit) +
                         " bytes unwritten (server.limits.max_outbound_bytes)",
                     spdlog::level::warn);
@@ -594,7 +661,7 @@ void ServerConnection::Enqueue(std::string_view frame, bool on_io_thread) {
     flush_requested_ = true;
     return;
   }
-  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Flush(); });
+  boost::asio::post(executor_, [self = shared_from_this()] { self->Flush(); });
 }
 
 // Loops until the queue is empty: each round writes everything appended meanwhile in one go.
@@ -683,7 +750,7 @@ bool ServerConnection::HasCallsInFlight() const {
 }
 
 void ServerConnection::CloseGracefully() {
-  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] {
+  boost::asio::post(executor_, [self = shared_from_this()] {
     if (self->closed_) return;
     self->closing_ = true;
     self->Flush();
@@ -696,9 +763,13 @@ void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum 
   CountClosed();
   gone_away_.store(true, std::memory_order_release);
   Logger().log(level, "ferry server: closing connection from {}: {}", peer_, reason);
-  boost::system::error_code ignored;
-  socket_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.socket().close(ignored);
+  if (handshake_away_ && core_.handshakes.running()) {
+    CloseAway();
+  } else {
+    boost::system::error_code ignored;
+    socket_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+    socket_.socket().close(ignored);
+  }
   idle_timer_.cancel();
   frame_timer_.cancel();
   outbound_.Clear();

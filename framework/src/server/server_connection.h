@@ -36,14 +36,15 @@ class HttpSession;
 namespace ferry::server {
 
 // One accepted socket. It lives on one io_context for its whole life, so everything but the
-// outbound queue and the in-flight list is touched by that one IO thread only.
+// outbound queue and the in-flight list is touched by that one IO thread only; its TLS
+// handshake alone runs on a thread of ServerCore::handshakes, which has the socket meanwhile.
 class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
  public:
   using Clock = std::chrono::steady_clock;
 
   // `port`: which HTTP routes a connection of this listener serves (see HttpRouter::Port); an
   // admin listener's connections speak HTTP only.
-  // `address`: the peer's IP address, as ServerCore::admission counted it in.
+  // `address`: the peer's network, as ServerCore::admission counted it in (PeerNetworkOf).
   // `tls`: the listener's TLS context (ServerCore::tls_context), null for plaintext only.
   ServerConnection(ServerCore& core, boost::asio::ip::tcp::socket socket, std::string address,
                    http::HttpRouter::Port port, boost::asio::ssl::context* tls);
@@ -51,7 +52,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
   // Starts reading and the idle timer. On the connection's IO thread (post to executor()).
   void Start();
-  boost::asio::any_io_executor executor() { return socket_.get_executor(); }
+  boost::asio::any_io_executor executor() { return executor_; }
   const std::string& peer() const { return peer_; }
   // The peer's IP address, and as text without brackets: the client's address unless a
   // trusted proxy forwards for another (ServerContext::client_address()).
@@ -119,12 +120,22 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
  private:
   void Read();
+  // Until the first byte, and with TLS until the handshake is done: first_byte_timeout_ms and
+  // handshake_timeout_ms since Start().
+  void ArmStartTimer(Clock::time_point at);
+  void OnStartTimer(const boost::system::error_code& error);
+  bool FirstByteDueFirst() const;
   // With TLS on the port: the first byte is peeked, not read, so that a ClientHello reaches the
   // TLS session whole; a TLS record starts the handshake, anything else is plaintext.
   void AwaitFirstByte();
   void OnFirstByte(const boost::system::error_code& error);
+  // Hands the socket to a handshake thread (max_handshakes permitting), which hands it back to
+  // OnHandshake() once the handshake is done.
+  void StartHandshake();
+  void OnHandshakeAway(const boost::system::error_code& error);
   void OnHandshake(const boost::system::error_code& error);
-  void OnHandshakeTimer(const boost::system::error_code& error);
+  // While the handshake thread has it, the socket is closed there (Close()).
+  void CloseAway();
   // Counts and logs (rate-limited) a connection refused before it spoke: `why` for the log.
   void RefuseTls(stats::ServerMetrics::TlsFailure failure, const std::string& why);
   // Reads again unless a read is pending, HTTP waits for an answer, or the answers waiting to be
@@ -162,6 +173,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
   ServerCore& core_;
   transport::MaybeTlsSocket socket_;
+  const boost::asio::any_io_executor executor_;  // the IO thread's, whoever has socket_
   boost::asio::ssl::context* const tls_context_;
   const std::string address_;
   const std::string peer_;
@@ -207,9 +219,16 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   std::atomic<bool> limits_released_{false};
   bool paused_ = false;  // IO thread: not reading until the answers drain
   // A binary frame begun and not yet complete, since when (frame_timeout_ms). IO thread.
-  // Before any frame, it times the TLS handshake instead (handshake_timeout_ms).
+  // Before any frame, it times the first byte and the TLS handshake instead (ArmStartTimer()).
   boost::asio::steady_timer frame_timer_;
+  Clock::time_point started_;
+  bool awaiting_first_byte_ = false;
   bool handshaking_ = false;
+  // IO thread: the socket is on a handshake thread. Handshake thread: the handshake ended and
+  // the socket is on its way back.
+  bool handshake_away_ = false;
+  bool handshake_ended_ = false;
+  boost::asio::io_context* handshake_io_ = nullptr;
   bool frame_timer_armed_ = false;
   bool partial_frame_ = false;
   Clock::time_point partial_frame_since_;

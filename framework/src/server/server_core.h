@@ -18,6 +18,7 @@
 #include "server/connection_registry.h"
 #include "server/method_table.h"
 #include "server/slow_call_log.h"
+#include "server/tls_handshakes.h"
 
 namespace ferry::server {
 
@@ -51,6 +52,9 @@ struct ServerCore {
   // Set once by Stop(): from then on requests are answered UNAVAILABLE instead of run.
   std::atomic<bool> shutting_down{false};
   ConnectionRegistry connections;
+  // Started with TLS. Last, so destroyed first: the connections its dropped handlers hold
+  // give back what they counted in the members above.
+  TlsHandshakes handshakes;
 };
 
 }  // namespace ferry::server

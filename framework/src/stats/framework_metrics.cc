@@ -46,15 +46,16 @@ const ServerMetrics& Server() {
     }
     auto* limits = Counters("ferry_server_limit_events_total",
                             "What server.limits made the server do, by event.", {"event"});
-    const char* events[ServerMetrics::kLimitEvents] = {
-        "read_paused", "frame_timeout", "outbound_overflow", "buffers_full", "connection_refused"};
+    const char* events[ServerMetrics::kLimitEvents] = {"read_paused",        "frame_timeout",
+                                                       "outbound_overflow",  "buffers_full",
+                                                       "connection_refused", "first_byte_timeout"};
     for (int i = 0; i < ServerMetrics::kLimitEvents; ++i) {
       m.limit_events[i] = limits->WithLabels({events[i]}).value();
     }
     auto* tls = Counters("ferry_server_tls_handshake_failures_total",
                          "Connections to a TLS port closed before their first request, by reason.",
                          {"reason"});
-    const char* reasons[ServerMetrics::kTlsFailures] = {"failed", "timeout", "plaintext"};
+    const char* reasons[ServerMetrics::kTlsFailures] = {"failed", "timeout", "plaintext", "busy"};
     for (int i = 0; i < ServerMetrics::kTlsFailures; ++i) {
       m.tls_failures[i] = tls->WithLabels({reasons[i]}).value();
     }
@@ -70,6 +71,12 @@ const ServerMetrics& Server() {
                               "server.limits.max_buffered_bytes, by the server's port.",
                               {"port"})
             .value();
+    m.tls_handshakes = Registry()
+                           .AddGaugeCallback("ferry_server_tls_handshakes_in_progress",
+                                             "TLS handshakes in progress, against "
+                                             "server.limits.max_handshakes, by the server's port.",
+                                             {"port"})
+                           .value();
     return m;
   }();
   return metrics;

@@ -20,6 +20,7 @@ struct ServerMetrics {
     kOutboundOverflow,   // closed one past max_outbound_bytes
     kBuffersFull,        // closed one whose read buffer had to grow past max_buffered_bytes
     kConnectionRefused,  // refused a new connection
+    kFirstByteTimeout,   // closed one that sent nothing within first_byte_timeout_ms
     kLimitEvents
   };
 
@@ -34,6 +35,7 @@ struct ServerMetrics {
     kTlsHandshakeFailed,   // the handshake failed: a certificate refused, a protocol error
     kTlsHandshakeTimeout,  // it did not finish within server.limits.handshake_timeout_ms
     kTlsPlaintext,         // the client spoke plaintext, which server.tls refuses
+    kTlsBusy,              // max_handshakes were in progress already
     kTlsFailures
   };
   metrics::Counter* tls_failures[kTlsFailures];
@@ -41,6 +43,8 @@ struct ServerMetrics {
   metrics::CallbackFamily* queue_depth;
   // Bound by each server: what its connections hold against server.limits.max_buffered_bytes.
   metrics::CallbackFamily* buffered_bytes;
+  // Bound by each TLS server: its handshakes in progress, against server.limits.max_handshakes.
+  metrics::CallbackFamily* tls_handshakes;
 };
 const ServerMetrics& Server();
 

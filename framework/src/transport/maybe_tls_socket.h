@@ -35,6 +35,21 @@ class MaybeTlsSocket {
   // Null while plaintext.
   TlsStream* tls() { return tls_.get(); }
 
+  // Moves the connection, and its TLS session if any, onto the io_context of `executor`, from
+  // whose thread it is used from then on. Nothing may be pending on the socket. The session's
+  // own timers, which order its reads and writes, stay where StartTls() made them: a session
+  // started elsewhere must come back there before it reads and writes concurrently.
+  void MoveTo(const executor_type& executor) {
+    boost::asio::ip::tcp::socket moved(executor);
+    if (socket_.is_open()) {
+      boost::system::error_code error;
+      const boost::asio::ip::tcp protocol = socket_.local_endpoint(error).protocol();
+      const auto descriptor = socket_.release(error);
+      if (!error) moved.assign(protocol, descriptor, error);
+    }
+    socket_ = std::move(moved);
+  }
+
   // Each TLS operation holds the session it runs on: one still finishing (cancelled, say)
   // when StartTls() replaces the session never outlives it.
   template <class Buffers, class Handler>

@@ -36,16 +36,28 @@ struct HttpOptions {
 struct ConnectionLimits {
   // frame_timeout_ms: a frame must arrive whole this long after its first byte; 0: no limit.
   std::chrono::milliseconds frame_timeout{30000};
+  // first_byte_timeout_ms: a connection must send its first byte this long after it was
+  // accepted, or it is closed (a slot held by a peer that never speaks); 0: no limit.
+  std::chrono::milliseconds first_byte_timeout{10000};
   // handshake_timeout_ms: with server.tls, a connection must finish its TLS handshake (first
   // byte included) this long after it was accepted.
   std::chrono::milliseconds handshake_timeout{10000};
+  // max_handshakes: TLS handshakes in progress at once, all listeners together; a connection
+  // that would start one more is closed (its peer retries). They run on server.tls's
+  // handshake_threads, not on the IO threads of established connections.
+  size_t max_handshakes = 256;
   // outbound_high_water_bytes: a connection with more answers than this unwritten (its peer
   // reads slowly or not at all) is no longer read from until they drain to half of it.
   size_t outbound_high_water_bytes = 8u << 20;
   // max_outbound_bytes: one with more than this unwritten is closed.
   size_t max_outbound_bytes = 64u << 20;
-  size_t max_connections = 10000;          // max_connections: open at once; more are refused
-  size_t max_connections_per_peer = 1000;  // max_connections_per_peer: from one IP address
+  size_t max_connections = 10000;  // max_connections: open at once; more are refused
+  // max_connections_per_peer: from one peer, a peer being the addresses that share their
+  // first peer_prefix_v4 (IPv4, and IPv4-mapped IPv6) or peer_prefix_v6 bits: one host is
+  // given a whole IPv6 /64, so counting each /128 apart would not bound it.
+  size_t max_connections_per_peer = 1000;
+  unsigned peer_prefix_v4 = 32;  // peer_prefix_v4: 1..32
+  unsigned peer_prefix_v6 = 64;  // peer_prefix_v6: 1..128
   // max_buffered_bytes: what every connection holds together: read buffers, HTTP request
   // bodies, the bodies of calls not yet decoded (queued ones included) and unwritten answers.
   // Past it, new connections are refused, a connection whose read buffer must grow is closed,

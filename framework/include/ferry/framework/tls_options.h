@@ -16,6 +16,9 @@ struct ServerTlsOptions {
   ClientCert client_cert = ClientCert::kNone;  // none | optional | require (with ca_file)
   // accept_plaintext: also serve clients that do not speak TLS on the port, while they migrate.
   bool accept_plaintext = false;
+  // handshake_threads: the threads TLS handshakes run on, apart from the IO threads, so that a
+  // flood of handshakes (each costs a signature) slows new connections, not established ones.
+  size_t handshake_threads = 1;
 
   bool enabled() const { return !cert_file.empty(); }
 };
