@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <future>
+#include <memory>
 #include <thread>
 
 #include "frame_client.h"
+#include "log_capture.h"
 #include "test_service.h"
 
 namespace ferry::test {
@@ -108,6 +110,24 @@ TEST(ServerShutdownTest, AClientThatNeverAcknowledgesIsRefusedOnceTheServerStops
   auto slow = client.ReadReply();
   ASSERT_TRUE(slow);
   EXPECT_EQ(slow->code, StatusCode::OK) << slow->error;
+  ASSERT_EQ(stopped.wait_for(FrameClient::kWait), std::future_status::ready);
+}
+
+// A client that hangs up instead of acknowledging GOAWAY, while its call runs, has gone away as
+// surely as one that acknowledged: Stop() does not wait out the acknowledgement's time for it.
+TEST(ServerShutdownTest, AClientThatHangsUpWithACallInFlightHasGoneAway) {
+  testsupport::LogCapture log;
+  TestServer server(ServerOptions{.grace_period = 10s});
+  auto client = std::make_unique<FrameClient>(server.port());
+  ASSERT_TRUE(client->SendRequest(1, kService, "Block", "slow"));
+  ASSERT_TRUE(server.service().blocked.WaitFor(1));
+  auto stopped = std::async(std::launch::async, [&] { server.server().Stop(); });
+  ASSERT_TRUE(ReadsGoAway(*client));
+  client.reset();
+  ASSERT_TRUE(log.WaitFor("ferry server: draining:", FrameClient::kWait));
+  EXPECT_EQ(log.Messages("draining: every client acknowledged GOAWAY or hung up").size(), 1u)
+      << log.Messages("draining:").front();
+  server.service().gate.Open();
   ASSERT_EQ(stopped.wait_for(FrameClient::kWait), std::future_status::ready);
 }
 

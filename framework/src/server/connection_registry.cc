@@ -75,12 +75,16 @@ bool ConnectionRegistry::WaitUntilEmpty(Clock::time_point deadline) {
 
 bool ConnectionRegistry::WaitUntilGoneAway(Clock::time_point deadline) {
   std::unique_lock lock(mu_);
-  return changed_.wait_until(lock, deadline, [&] {
+  const auto all_gone_away = [&] {
     for (const auto& [key, connection] : connections_) {
       if (!connection->GoneAway()) return false;
     }
     return true;
-  });
+  };
+  while (!all_gone_away()) {
+    if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) return false;
+  }
+  return true;
 }
 
 }  // namespace ferry::server

@@ -45,7 +45,8 @@ class ConnectionRegistry {
   // The same without a deadline, for the server's destructor.
   void WaitUntilNoCallsInFlight();
   bool WaitUntilEmpty(Clock::time_point deadline);
-  // Until every connection acknowledged GOAWAY or closed.
+  // Until every connection acknowledged GOAWAY or closed: true when that was seen before
+  // `deadline`, false when the deadline came first (whatever the connections did meanwhile).
   bool WaitUntilGoneAway(Clock::time_point deadline);
 
  private:

@@ -444,8 +444,17 @@ void Server::Impl::Stop() {
   // Requests keep being served until each client acknowledged that it will send no more, so
   // that no request is ever refused on a connection whose client knows of GOAWAY.
   for (const auto& connection : core_.connections.Snapshot()) connection->GoAway();
-  core_.connections.WaitUntilGoneAway(std::min(deadline, Clock::now() + kGoAwayAckWait));
+  const bool acknowledged =
+      core_.connections.WaitUntilGoneAway(std::min(deadline, Clock::now() + kGoAwayAckWait));
   core_.shutting_down.store(true);
+  if (acknowledged) {
+    Logger().info("ferry server: draining: every client acknowledged GOAWAY or hung up");
+  } else {
+    Logger().info(
+        "ferry server: draining: not every client acknowledged GOAWAY within {} ms; what they "
+        "send from now on is refused DRAINING",
+        std::min(options_.grace_period, kGoAwayAckWait).count());
+  }
 
   const bool drained = core_.connections.WaitUntilNoCallsInFlight(deadline);
   for (const auto& connection : core_.connections.Snapshot()) connection->CloseGracefully();

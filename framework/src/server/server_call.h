@@ -15,6 +15,7 @@
 #include "filter/server_filter_chain.h"
 #include "server/buffer_budget.h"
 #include "server/business_pool.h"
+#include "server/in_flight_calls.h"
 #include "server/method_table.h"
 
 namespace ferry::wire {
@@ -34,7 +35,9 @@ class ServerConnection;
 // A call completes exactly once, through ServerDone or because it was refused before its
 // handler ran. A completion on the thread still running the handler costs no atomic operation:
 // only one from another thread meets the invoking thread through `handoff_`.
-class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
+class ServerCall final : public BusinessPool::Task,
+                         public ServerDone::Target,
+                         public InFlightEntry {
  public:
   // A call for the pool.
   ServerCall(std::shared_ptr<ServerConnection> connection, const MethodTable::Entry& method,
@@ -89,10 +92,6 @@ class ServerCall final : public BusinessPool::Task, public ServerDone::Target {
 
   uint64_t request_id() const { return request_id_; }
   ServerContext& context() { return context_; }
-
-  // The connection's in-flight list, guarded by its mutex.
-  ServerCall* prev_in_flight = nullptr;
-  ServerCall* next_in_flight = nullptr;
 
   // ServerDone::Target: the call's one completion; leaves the filters, answers, and lets go of
   // the call if nobody else holds it.

@@ -453,7 +453,8 @@ void ServerConnection::CloseAfterFlush(std::string reason) {
 
 void ServerConnection::AnswerHttp(uint64_t exchange, HttpResponse response) {
   if (std::this_thread::get_id() == io_thread_) {
-    if (http_ != nullptr) http_->Respond(exchange, std::move(response));
+    // Responding dispatches the pipelined requests behind this one: not on a closed connection.
+    if (http_ != nullptr && !closed_) http_->Respond(exchange, std::move(response));
     return;
   }
   boost::asio::post(
@@ -562,11 +563,8 @@ void ServerConnection::RunReusableCall() {
 
 void ServerConnection::CancelCall(uint64_t request_id) {
   std::lock_guard lock(calls_mu_);
-  for (ServerCall* call = calls_in_flight_; call != nullptr; call = call->next_in_flight) {
-    if (call->request_id() == request_id) {
-      call->context().Cancel();
-      return;
-    }
+  if (InFlightEntry* call = calls_in_flight_.Find(request_id)) {
+    static_cast<ServerCall*>(call)->context().Cancel();
   }
 }
 
@@ -717,9 +715,7 @@ void ServerConnection::OnIdleTimer(const boost::system::error_code& error) {
 void ServerConnection::Track(ServerCall* call) {
   core_.connections.CallStarted();
   std::lock_guard lock(calls_mu_);
-  call->next_in_flight = calls_in_flight_;
-  if (calls_in_flight_ != nullptr) calls_in_flight_->prev_in_flight = call;
-  calls_in_flight_ = call;
+  calls_in_flight_.Insert(call, call->request_id());
 }
 
 void ServerConnection::Untrack(std::shared_ptr<ServerConnection> connection, ServerCall* call) {
@@ -727,15 +723,8 @@ void ServerConnection::Untrack(std::shared_ptr<ServerConnection> connection, Ser
   bool unregister = false;
   {
     std::lock_guard lock(connection->calls_mu_);
-    if (call->prev_in_flight != nullptr) {
-      call->prev_in_flight->next_in_flight = call->next_in_flight;
-    } else {
-      connection->calls_in_flight_ = call->next_in_flight;
-    }
-    if (call->next_in_flight != nullptr) {
-      call->next_in_flight->prev_in_flight = call->prev_in_flight;
-    }
-    unregister = connection->calls_in_flight_ == nullptr && connection->disconnected_;
+    connection->calls_in_flight_.Erase(call);
+    unregister = connection->calls_in_flight_.empty() && connection->disconnected_;
   }
   if (unregister) core.connections.Remove(connection.get());
   // Maybe the last reference: the core and the IO contexts are still there, as the server
@@ -746,7 +735,7 @@ void ServerConnection::Untrack(std::shared_ptr<ServerConnection> connection, Ser
 
 bool ServerConnection::HasCallsInFlight() const {
   std::lock_guard lock(calls_mu_);
-  return calls_in_flight_ != nullptr;
+  return !calls_in_flight_.empty();
 }
 
 void ServerConnection::CloseGracefully() {
@@ -779,12 +768,16 @@ void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum 
     std::lock_guard lock(calls_mu_);
     disconnected_ = true;
     // Nobody can receive their answers any more; handlers that watch cancelled() may stop.
-    for (ServerCall* call = calls_in_flight_; call != nullptr; call = call->next_in_flight) {
-      call->context().Cancel();
-    }
-    unregister = calls_in_flight_ == nullptr;
+    calls_in_flight_.ForEach(
+        [](InFlightEntry* call) { static_cast<ServerCall*>(call)->context().Cancel(); });
+    unregister = calls_in_flight_.empty();
   }
-  if (unregister) core_.connections.Remove(this);
+  if (unregister) {
+    core_.connections.Remove(this);
+  } else {
+    // gone_away_ is set: a Stop() waiting for every connection to have gone away may go on.
+    core_.connections.NotifyCallsFinished();
+  }
 }
 
 }  // namespace ferry::server

@@ -19,6 +19,7 @@
 #include "ferry/rpc_meta.pb.h"
 #include "http/http_router.h"
 #include "server/auth_token_table.h"
+#include "server/in_flight_calls.h"
 #include "server/server_call.h"
 #include "server/server_core.h"
 #include "stats/framework_metrics.h"
@@ -234,8 +235,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   Clock::time_point partial_frame_since_;
 
   mutable std::mutex calls_mu_;
-  ServerCall* calls_in_flight_ = nullptr;  // intrusive list: no allocation per call
-  bool disconnected_ = false;              // closed; unregisters when its last call ends
+  InFlightCalls calls_in_flight_;
+  bool disconnected_ = false;  // closed; unregisters when its last call ends
 };
 
 }  // namespace ferry::server
