@@ -5,7 +5,7 @@
 # Exits non-zero on any crash, leak, timeout or excess of memory, naming the input that
 # reproduces it (docs/testing.md). Writes nothing into the checkout but build-fuzz/.
 #   scripts/fuzz.sh [seconds]      seconds of fuzzing per target (default FERRY_FUZZ_SECONDS, 60)
-#   FERRY_FUZZ_TARGETS="meta ..."  only these targets (default: all four)
+#   FERRY_FUZZ_TARGETS="meta ..."  only these targets (default: all eight)
 #   FERRY_FUZZ_WORK=<dir>          where the corpus copies and findings go (default: a new
 #                                  directory under /tmp, removed when nothing was found)
 source "$(dirname "$0")/lib/common.sh"
@@ -16,7 +16,7 @@ if ! [[ "$FUZZ_SECONDS" =~ ^[0-9]+$ ]] || [ "$FUZZ_SECONDS" -eq 0 ]; then
   echo "usage: $0 [seconds per target, a positive integer] (got '$FUZZ_SECONDS')" >&2
   exit 2
 fi
-read -r -a TARGETS <<<"${FERRY_FUZZ_TARGETS:-frame_decoder meta json_gateway provider_record}"
+read -r -a TARGETS <<<"${FERRY_FUZZ_TARGETS:-frame_decoder meta json_gateway provider_record http_session forwarded_for user_token auth_token}"
 for target in "${TARGETS[@]}"; do
   if [ ! -d "tests/fuzz/corpus/$target" ]; then
     echo "unknown fuzz target '$target' (the targets are: $(ls tests/fuzz/corpus | xargs))" >&2

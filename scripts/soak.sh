@@ -2,7 +2,9 @@
 # Soak: seckill and echo under load through ZooKeeper discovery while providers, ZooKeeper,
 # Redis and the order consumer are killed (SIGKILL or SIGTERM) and restarted at random, then
 # checks no oversell, no lost accepted order, no crash and flat memory, and prints a one-line
-# verdict last (exit 0 PASS, 1 FAIL). Everything on loopback, in a temporary directory.
+# verdict last (exit 0 PASS, 1 FAIL). A hostile client sends the providers' ports, all along,
+# the inputs the server's limits defend against; memory must stay flat under it too.
+# Everything on loopback, in a temporary directory.
 #   scripts/soak.sh [--duration SECONDS] [--seed N] [--keep]
 #     --duration  load and chaos time (default FERRY_SOAK_SECONDS, else 600); start-up,
 #                 draining and the checks add about 30 s to 60 s, 2 minutes to a 10-minute run
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
     --seed) SEED="${2:-}"; shift 2 || { echo "--seed: needs a value" >&2; exit 2; } ;;
     --seed=*) SEED="${1#--seed=}"; shift ;;
     --keep) KEEP=1; shift ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "soak.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,6 +47,7 @@ ferry_build "$BUILD_DIR" -- echo-server seckill-server ferry-bench ferry-auth-to
 BIN="$FERRY_ROOT/$BUILD_DIR/bin"
 [ -d "$BIN" ] || BIN="$BUILD_DIR/bin"
 CHECKS="$FERRY_ROOT/scripts/lib/soak_checks.py"
+HOSTILE="$FERRY_ROOT/scripts/lib/soak_hostile.py"
 
 RUN="$(mktemp -d /tmp/ferry-soak.XXXXXX)"
 ferry_seckill_user_token "$RUN"
@@ -58,7 +61,7 @@ cleanup() {
   set +e
   touch "$RUN/stop"
   for f in "$RUN"/*-loop.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
-  for pid in "${LOAD_PIDS[@]:-}" "${SAMPLER_PID:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
+  for pid in "${LOAD_PIDS[@]:-}" "${SAMPLER_PID:-}" "${HOSTILE_PID:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
   ferry_stop_all
   wait 2>/dev/null
 }
@@ -299,6 +302,17 @@ echo_loop &
 LOAD_PIDS+=("$!")
 seckill_loop &
 LOAD_PIDS+=("$!")
+# The hostile client (scripts/lib/soak_hostile.py), for as long as the load runs: it is
+# stopped when the load rounds have ended, its deadline is a backstop past their timeouts. It
+# aims at every provider, the restarted ones too, but only echo-1's and seckill-1's memory is
+# measured all along.
+HOSTILE_TARGETS=()
+for name in echo-1 echo-2 seckill-1 seckill-2 seckill-3; do
+  HOSTILE_TARGETS+=("$name=${PORT[$name]}:${KIND[$name]}")
+done
+python3 "$HOSTILE" --deadline $((END_AT + 300)) --summary "$RUN/hostile.txt" \
+  "${HOSTILE_TARGETS[@]}" >"$RUN/hostile.log" 2>&1 &
+HOSTILE_PID=$!
 
 # --- chaos ---------------------------------------------------------------------------------
 # One target down at a time, for 1-4 s. An event waits for the next seckill round to start
@@ -351,6 +365,11 @@ LOAD_PIDS=()
 wait "$SAMPLER_PID" 2>/dev/null || true
 SAMPLER_PID=""
 RUN_END=$(date +%s)
+# Only now: its run must cover the whole of the RSS check's window.
+kill -TERM "$HOSTILE_PID" 2>/dev/null || true
+HOSTILE_RC=0
+wait "$HOSTILE_PID" || HOSTILE_RC=$?
+HOSTILE_PID=""
 check_unexpected_exits
 
 # --- checks --------------------------------------------------------------------------------
@@ -438,8 +457,35 @@ ECHO_CALLS=$( (cat "$RUN"/echo-round-*.out 2>/dev/null || true) |
   awk '{ ok += $1; errors += $2 } END { print ok + 0 " calls ok, " errors + 0 " failed" }')
 event "load: $SECKILL_ROUNDS seckill rounds ($SOLD_OUT_ROUNDS passed ferry-bench's own check), $ECHO_ROUNDS echo rounds ($ECHO_OK_ROUNDS ran: $ECHO_CALLS)"
 
-python3 "$CHECKS" rss "$RUN/rss.samples" "$RUN_START" "$RUN_END" >"$RUN/rss-check.txt" ||
-  fail "memory: $(grep -m1 -E 'GREW|too few' "$RUN/rss-check.txt" || tail -n1 "$RUN/rss-check.txt")"
+# The hostile client reached echo-1 and seckill-1 (whose memory is measured) with every input,
+# and no provider took what it must refuse or kept open what it must close (exit 1, which an
+# input failing on its own gives too: the UNEXPECTED line says which).
+HOSTILE_SUMMARY=$(tail -n1 "$RUN/hostile.txt" 2>/dev/null || true)
+cat "$RUN/hostile.txt" 2>/dev/null || true
+HOSTILE_INPUTS=$(summary_value inputs "$HOSTILE_SUMMARY")
+HOSTILE_CONNS=$(summary_value connections "$HOSTILE_SUMMARY")
+if [ "$HOSTILE_RC" -eq 1 ]; then
+  fail "hostile client: $(grep -m1 UNEXPECTED "$RUN/hostile.txt" | sed 's/^ *//')"
+elif [ "$HOSTILE_RC" -ne 0 ] || [ -z "$HOSTILE_INPUTS" ]; then
+  fail "hostile client exited $HOSTILE_RC (log: $RUN/hostile.log)"
+else
+  for name in echo-1 seckill-1; do
+    reached=$(sed -n "s/.*[ ,=]$name:\([0-9]*\).*/\1/p" <<<"$HOSTILE_SUMMARY")
+    [ "${reached:-0}" = "$HOSTILE_INPUTS" ] ||
+      fail "hostile client: ${reached:-0} of its $HOSTILE_INPUTS inputs reached $name"
+  done
+fi
+# What the providers' limits did about it, from their own counters (the figures of the run).
+for name in echo-1 seckill-1; do
+  curl -s --max-time 10 "http://127.0.0.1:${PORT[$name]}/metrics" >"$RUN/$name.metrics" || true
+  event "$name limit events: $(sed -n 's/^ferry_server_limit_events_total{event="\([a-z_]*\)"} \([0-9]*\)$/\1=\2/p' \
+    "$RUN/$name.metrics" | tr '\n' ' ')"
+done
+
+python3 "$CHECKS" rss "$RUN/rss.samples" "$RUN_START" "$RUN_END" \
+  $(summary_value hostile_start "$HOSTILE_SUMMARY") $(summary_value hostile_end "$HOSTILE_SUMMARY") \
+  >"$RUN/rss-check.txt" ||
+  fail "memory: $(grep -m1 -E 'GREW|PEAKED|too few|hostile client ran' "$RUN/rss-check.txt" || tail -n1 "$RUN/rss-check.txt")"
 cat "$RUN/rss-check.txt"
 RSS_MAX=$(summary_value rss_growth_max "$(tail -n1 "$RUN/rss-check.txt")")
 
@@ -453,7 +499,7 @@ CRASH_LINES=$(grep -l -E "AddressSanitizer|ThreadSanitizer|runtime error:|termin
 CRASHES=$(grep -c -E "exited [0-9]+ on its own|after SIGTERM" "$FAILURES" || true)
 [ -z "$CRASH_LINES" ] || CRASHES=$((CRASHES + $(echo "$CRASH_LINES" | wc -l)))
 
-VERDICT_TAIL="duration=${DURATION}s seed=$SEED kills=$KILLS orders=${ORDERS:-?} oversell=${OVERSELL:-?} lost=${LOST:-?} crashes=$CRASHES rss_growth_max=${RSS_MAX:-?}"
+VERDICT_TAIL="duration=${DURATION}s seed=$SEED kills=$KILLS orders=${ORDERS:-?} oversell=${OVERSELL:-?} lost=${LOST:-?} crashes=$CRASHES rss_growth_max=${RSS_MAX:-?} hostile_conns=${HOSTILE_CONNS:-?}"
 if [ -s "$FAILURES" ]; then
   KEEP=1
   log "events: $EVENTS; everything else in $RUN (kept)"

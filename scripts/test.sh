@@ -59,7 +59,7 @@ if [ "${FERRY_SKIP_SANITIZERS:-0}" != "1" ]; then
   run_sanitized address build-asan ASAN_OPTIONS "detect_leaks=1" \
     codec_test client_test server_test http_test json_codec_test config_test admin_pages_test \
     tls_test
-  # Fuzzing, under the same budget: its own clang tree, then 4 targets x FERRY_FUZZ_SECONDS.
+  # Fuzzing, under the same budget: its own clang tree, then 8 targets x FERRY_FUZZ_SECONDS.
   if [ "${FERRY_SKIP_FUZZ:-0}" = "1" ]; then
     log "skipping fuzzing: FERRY_SKIP_FUZZ=1"
   elif [ $SECONDS -gt "$SANITIZER_BUDGET_S" ]; then

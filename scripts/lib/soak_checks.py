@@ -2,10 +2,13 @@
 """The end-of-run checks of scripts/soak.sh, over the files it collected. Each command prints
 one line per finding and a last `key=value ...` summary line, and exits 1 when a check fails.
 
-  soak_checks.py rss SAMPLES START END
+  soak_checks.py rss SAMPLES START END [HOSTILE_START HOSTILE_END]
       SAMPLES: "epoch_s name pid rss_kib" lines. For every name that kept one pid for the whole
       run (never restarted): after the warm-up (the first 20% of [START, END]), the median RSS
-      of the last third may exceed that of the first third by at most 10% + 8 MiB.
+      of the last third may exceed that of the first third by at most 10% + 8 MiB. With the
+      hostile client's run: it must have run over all of that (from the warm-up's end to END,
+      less one sample), and no sample while it ran may exceed the same bound either, so that
+      what a hostile input holds for a while is caught too, not only what stays.
   soak_checks.py orders ACTIVITIES ORDERS ACCEPTED...
       ACTIVITIES: "activity_id initial_stock remaining" (MariaDB's seckill_activity and
       seckill_stock); ORDERS: "activity_id request_id user_id state" (seckill_order);
@@ -24,12 +27,23 @@ from collections import defaultdict
 RSS_GROWTH_RATIO = 0.10
 RSS_GROWTH_SLACK_KIB = 8 * 1024
 WARM_UP_SHARE = 0.2
+SAMPLE_GAP_S = 5  # the sampler's 2 s, and what a loaded machine adds
 
 
-def rss(samples_path, start, end):
+def rss(samples_path, start, end, hostile_start=None, hostile_end=None):
     start, end = float(start), float(end)
     warm_end = start + WARM_UP_SHARE * (end - start)
     third = (end - warm_end) / 3
+    failed = False
+    hostile = hostile_start is not None
+    if hostile:
+        hostile_start, hostile_end = float(hostile_start), float(hostile_end)
+        if hostile_start > warm_end or hostile_end < end - SAMPLE_GAP_S:
+            # A client that stopped early would leave part of the run unmeasured under it.
+            print(f"rss: the hostile client ran from +{hostile_start - start:.0f} s to "
+                  f"+{hostile_end - start:.0f} s, not over the measured +{warm_end - start:.0f} s "
+                  f"to +{end - start:.0f} s")
+            failed = True
     series = defaultdict(list)  # (name, pid) -> [(t, kib)]
     pids = defaultdict(set)
     with open(samples_path) as f:
@@ -37,7 +51,6 @@ def rss(samples_path, start, end):
             t, name, pid, kib = line.split()
             pids[name].add(pid)
             series[(name, pid)].append((float(t), int(kib)))
-    failed = False
     checked = 0
     worst = 0.0
     for (name, pid), points in sorted(series.items()):
@@ -52,12 +65,19 @@ def rss(samples_path, start, end):
         a, b = statistics.median(first), statistics.median(last)
         growth = (b - a) / a * 100
         bound = a * (1 + RSS_GROWTH_RATIO) + RSS_GROWTH_SLACK_KIB
-        ok = b <= bound
+        verdict = "ok" if b <= bound else "GREW"
+        peak_text = ""
+        if hostile:
+            peak = max((kib for t, kib in points
+                        if max(warm_end, hostile_start) <= t <= hostile_end), default=0)
+            peak_text = f", peak while hostile {peak / 1024:.1f} MiB"
+            if peak > bound and verdict == "ok":
+                verdict = "PEAKED"
         checked += 1
         worst = max(worst, growth)
         print(f"rss {name} (pid {pid}): {a / 1024:.1f} MiB -> {b / 1024:.1f} MiB "
-              f"({growth:+.1f}%, bound {bound / 1024:.1f} MiB) {'ok' if ok else 'GREW'}")
-        failed |= not ok
+              f"({growth:+.1f}%{peak_text}, bound {bound / 1024:.1f} MiB) {verdict}")
+        failed |= verdict != "ok"
     print(f"rss_checked={checked} rss_growth_max={worst:.1f}%")
     return 1 if failed or checked == 0 else 0
 
@@ -137,8 +157,8 @@ def reconcile(activity, text):
 
 
 def main(argv):
-    if len(argv) >= 4 and argv[0] == "rss":
-        return rss(*argv[1:4])
+    if len(argv) in (4, 6) and argv[0] == "rss":
+        return rss(*argv[1:])
     if len(argv) >= 3 and argv[0] == "orders":
         return orders(argv[1], argv[2], argv[3:])
     if len(argv) == 3 and argv[0] == "reconcile":

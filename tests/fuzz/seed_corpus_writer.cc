@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,6 +19,8 @@
 #include "ferry/codec/json_codec.h"
 #include "ferry/codec/message_codec.h"
 #include "ferry/codec/serializer.h"
+#include "ferry/plugins/auth_token.h"
+#include "ferry/plugins/user_token.h"
 #include "ferry/rpc_meta.pb.h"
 #include "json_codec_test.pb.h"
 #include "provider_record.h"
@@ -29,6 +32,13 @@ namespace codec = ferry::codec;
 using ferry::wire::RpcMeta;
 
 std::filesystem::path root;
+
+// A seed that could not be made would be no seed at all: the writer stops instead.
+void Must(const ferry::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "cannot make a seed: %s\n", status.ToString().c_str());
+  std::exit(1);
+}
 
 void Write(const std::string& target, const std::string& name, const std::string& bytes) {
   const std::filesystem::path dir = root / target;
@@ -48,7 +58,7 @@ RpcMeta EchoMeta(const std::string& method) {
 std::string Frame(codec::FrameHeader header, const RpcMeta* meta,
                   const google::protobuf::Message* body, codec::BodyOptions options = {}) {
   std::string frame;
-  codec::AppendFrame(header, meta, body, options, &frame);
+  Must(codec::AppendFrame(header, meta, body, options, &frame));
   return frame;
 }
 
@@ -81,7 +91,7 @@ void FrameDecoderSeeds() {
       Frame(request, &meta, &echo, {.serializer = codec::serializer_id::kJson});
 
   codec::EncodedRequest encoded;
-  encoded.Encode(EchoMeta("Delay"), echo, {});
+  Must(encoded.Encode(EchoMeta("Delay"), echo, {}));
   std::string retried;
   encoded.AppendFrame(7, 1000, &retried);
   encoded.AppendFrame(8, 0, &retried);
@@ -206,7 +216,7 @@ void MetaSeeds() {
   codec::EncodedRequest encoded;
   RpcMeta timed = EchoMeta("Echo");
   timed.set_timeout_us(5000);
-  encoded.Encode(timed, echo, {});
+  Must(encoded.Encode(timed, echo, {}));
   std::string frame;
   encoded.AppendFrame(1, 3000, &frame);
   codec::FrameHeader header;
@@ -235,7 +245,7 @@ void MetaSeeds() {
 
 void JsonSeed(uint8_t type, const std::string& name, const google::protobuf::Message& message) {
   std::string json;
-  ferry::codec::ToJson(message, &json);
+  Must(ferry::codec::ToJson(message, &json));
   Write("json_gateway", name, static_cast<char>(type) + json);
 }
 
@@ -344,7 +354,7 @@ void ProviderRecordSeeds() {
                                .methods = {"Echo", "Delay"}};
   const auto seed = [](const ferry::ProviderInfo& info) {
     std::string record;
-    ferry::registry::EncodeProviderRecord(info, &record);
+    Must(ferry::registry::EncodeProviderRecord(info, &record));
     return static_cast<char>(info.address.size()) + info.address + record;
   };
   Write("provider_record", "full", seed(provider));
@@ -363,6 +373,83 @@ void ProviderRecordSeeds() {
 
 }  // namespace
 
+// HTTP as clients send it: one request, pipelined ones, chunked bodies with extensions and
+// trailers, the gateway, admin pages, and a few that are refused.
+void HttpSessionSeeds() {
+  const std::string echo =
+      "POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: localhost\r\n"
+      "Content-Type: application/json\r\nContent-Length: 15\r\n\r\n"
+      R"({"payload":"x"})";
+  Write("http_session", "gateway-echo", echo);
+  Write("http_session", "pipelined",
+        echo + "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n" + echo +
+            "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+  Write("http_session", "chunked",
+        "POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: localhost\r\n"
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "5;ext=1\r\n{\"pay\r\na\r\nload\":\"y\"}\r\n0\r\nTrailer: t\r\n\r\n");
+  Write("http_session", "http10-keepalive",
+        "GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /ready HTTP/1.0\r\n\r\n");
+  Write("http_session", "gzip-coding",
+        "POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: localhost\r\n"
+        "Transfer-Encoding: gzip\r\n\r\nxyz");
+  Write("http_session", "bad-content-type",
+        "POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: localhost\r\n"
+        "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}");
+  Write("http_session", "unknown-and-expect",
+        "GET /nowhere?x=%zz HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        "POST /ferry.demo.EchoService/Echo HTTP/1.1\r\nHost: localhost\r\n"
+        "Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+}
+
+// The forwarded-for walk: trusted networks, peer, then header lines (forwarded_for_fuzzer.cc).
+void ForwardedForSeeds() {
+  Write("forwarded_for", "one-proxy", std::string("\x01\x00\x01", 3) + "203.0.113.5, 127.0.0.1\n");
+  Write(
+      "forwarded_for", "proxies-in-two-headers",
+      std::string("\x03\x01") + "\x01" + "198.51.100.1, 10.0.0.2\n\x02ignored\n\x03 10.9.8.7 ,\n");
+  Write("forwarded_for", "ipv6-and-mapped",
+        std::string("\x0c\x03") + "\x01" + "2001:db8::1, fd00::9\n\x01::ffff:10.1.1.1\n");
+  Write("forwarded_for", "malformed-entry",
+        std::string("\x21\x05") + "\x01" + "198.51.100.7, bogus, 192.0.2.7\n");
+}
+
+void UserTokenSeeds() {
+  Write("user_token", "u1",
+        ferry::plugins::MakeUserToken("k1", "s", "alice", 1700000000, 1800000000));
+  Write("user_token", "u2",
+        ferry::plugins::MakeUserToken("k1", "s",
+                                      {.user = "bob",
+                                       .audience = "seckill",
+                                       .token_id = "AAAAAAAAAAAAAAAA",
+                                       .issued_unix_s = 1700000000,
+                                       .expires_unix_s = 1700003600}));
+  Write("user_token", "u3",
+        ferry::plugins::MakeUserToken("k1", "s",
+                                      {.user = "ops",
+                                       .audience = "seckill",
+                                       .token_id = "BBBBBBBBBBBBBBBB",
+                                       .issued_unix_s = 1700000000,
+                                       .expires_unix_s = 1700003600,
+                                       .roles = {"auditor", "operator"}}));
+  Write("user_token", "truncated", "u3:k1:ops:seckill:BBBB:operator:17000");
+}
+
+void AuthTokenSeeds() {
+  const ferry::plugins::AuthRequest request{
+      .service = "ferry.demo.EchoService", .method = "Echo", .body = "\x0a\x02hi"};
+  Write("auth_token", "v4",
+        ferry::plugins::MakeAuthToken("bench", "secret", request, "billing", 1700000000000,
+                                      "AAAAAAAAAAAAAAAAAAAAAA"));
+  ferry::plugins::AuthRequest budgeted = request;
+  budgeted.framing.timeout_us = 250000;
+  Write("auth_token", "v4-budget",
+        ferry::plugins::MakeAuthToken("bench", "secret", budgeted, "", 1700000000000,
+                                      "BBBBBBBBBBBBBBBB"));
+  Write("auth_token", "v3", "v3:bench:1700000000000:CCCCCCCCCCCCCCCC:billing:c2lnbmF0dXJl");
+  Write("auth_token", "v4-bad-nonce", "v4:bench:1700000000000:short:billing:0:AAAA");
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s <corpus directory>\n", argv[0]);
@@ -373,5 +460,9 @@ int main(int argc, char** argv) {
   MetaSeeds();
   JsonSeeds();
   ProviderRecordSeeds();
+  HttpSessionSeeds();
+  ForwardedForSeeds();
+  UserTokenSeeds();
+  AuthTokenSeeds();
   return 0;
 }
