@@ -1,8 +1,13 @@
 # Warnings-as-errors apply to project targets only, never to generated protobuf code.
 # -Wmissing-field-initializers is off because GCC 12 fires it on designated initializers that
 # rely on member defaults, the intended way to fill Ferry's options structs.
+# Under clang (the fuzz tree), -Wthread-safety checks the locking that thread_annotations.h
+# declares.
 function(ferry_project_target target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -Wno-missing-field-initializers)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    target_compile_options(${target} PRIVATE -Wthread-safety)
+  endif()
 endfunction()
 
 set(FERRY_SANITIZE "" CACHE STRING "Sanitizers: '', 'address' (ASan+UBSan) or 'thread' (TSan)")

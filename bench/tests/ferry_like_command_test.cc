@@ -96,7 +96,7 @@ TEST(LikeCommandTest, EmbeddedWorkloadEndsWithEveryCountEqualToTheTruth) {
   EXPECT_GE(outcome.settle_ms, 0);
   // The hottest content (30% of the picks on top of Zipf) as the database of record has it.
   like::ReconcileResponse reconciled;
-  ServerContext context;
+  AdmissionContext context;
   like::ReconcileRequest request;
   request.set_content_id(5001);
   ASSERT_TRUE(static_cast<like::LikeServiceBase*>(embedded.app->services()[0])

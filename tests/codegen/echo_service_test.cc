@@ -28,7 +28,7 @@ class EchoServiceTest : public ::testing::Test {
   }
 
   EchoServiceImpl service_;
-  ServerContext context_;
+  AdmissionContext context_;
 };
 
 TEST_F(EchoServiceTest, EchoReturnsThePayload) {

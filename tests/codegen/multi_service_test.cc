@@ -45,7 +45,7 @@ TEST(MultiServiceTest, ServiceBasesUseNestedAndForeignMessageTypes) {
             &::google::protobuf::Empty::default_instance());
   EXPECT_EQ(audit.methods()[0].response_prototype, &::google::protobuf::Empty::default_instance());
 
-  ServerContext context;
+  AdmissionContext context;
   Item_Id id;
   id.set_sku("A-1");
   Item item;

@@ -19,7 +19,7 @@ TEST(ServiceBaseTest, FullNameIsTheProtoName) {
 
 TEST(ServiceBaseTest, DefaultMethodsAnswerUnimplementedNamingTheMethod) {
   BareEchoService service;
-  ServerContext context;
+  AdmissionContext context;
   EchoRequest request;
   EchoResponse response;
   Status status = service.Echo(context, request, &response);
@@ -65,7 +65,7 @@ TEST(ServiceBaseTest, InvokeReachesTheOverrideThroughTheBaseClass) {
     int calls = 0;
   } counting;
   Service& service = counting;
-  ServerContext context;
+  AdmissionContext context;
   EchoRequest request;
   request.set_payload("hi");
   EchoResponse response;
@@ -95,7 +95,7 @@ TEST(ServiceBaseTest, AnAsynchronousOverrideAnswersLaterFromAnotherThread) {
     }
     std::thread worker;
   } later;
-  ServerContext context;
+  AdmissionContext context;
   EchoRequest request;
   request.set_payload("hi");
   EchoResponse response;
@@ -112,7 +112,7 @@ TEST(ServiceBaseTest, ACompletionDroppedUnansweredAnswersInternal) {
    public:
     void EchoAsync(ServerContext&, const EchoRequest&, EchoResponse*, ServerDone) override {}
   } forgetful;
-  ServerContext context;
+  AdmissionContext context;
   EchoRequest request;
   EchoResponse response;
   const Status status =

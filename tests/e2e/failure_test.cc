@@ -60,7 +60,8 @@ TEST_F(EchoFixture, FullBusinessPoolAnswersOverloadedAtOnce) {
   auto busy = proxy.DelayAsync(MakeDelay(300));
   auto echo = proxy.Echo(MakeEcho("still here"));
   ASSERT_TRUE(echo.ok()) << echo.status();
-  busy.get();
+  const auto delayed = busy.get();
+  EXPECT_TRUE(delayed.ok()) << delayed.status();
 }
 
 TEST_F(EchoFixture, HandlerFailuresBecomeStatuses) {

@@ -359,6 +359,26 @@ TEST_F(HttpTest, RoutesPreferLiteralSegmentsAndAnswerHeadWithoutABody) {
   EXPECT_EQ(boom->status, 500);
 }
 
+// Beast keeps a header field's length in 16 bits: a field past 64 KiB under a larger
+// max_header_bytes is refused as too large, not thrown out of the parser.
+TEST_F(HttpTest, AHeaderFieldPastWhatOneFieldHoldsIs431UnderALargerHeaderLimit) {
+  Start("  http: {max_header_bytes: 262144}\n");
+  for (const char* field : {"X-Big: ", "X-"}) {
+    RawHttpClient client(port());
+    const std::string huge(70000, 'a');
+    ASSERT_TRUE(client.Send("GET /links/x HTTP/1.1\r\nHost: x\r\n" + std::string(field) + huge +
+                            (std::string_view(field) == "X-" ? ": v" : "") + "\r\n\r\n"));
+    auto reply = client.Read();
+    ASSERT_TRUE(reply) << field;
+    EXPECT_EQ(reply->status, 431) << field;
+    EXPECT_TRUE(client.WaitForClose());
+  }
+  RawHttpClient after(port());
+  ASSERT_TRUE(after.Send(Request("GET", "/links/x")));
+  auto reply = after.Read();
+  ASSERT_TRUE(reply) << "the server is still up";
+}
+
 TEST_F(HttpTest, MalformedOversizedAndSlowRequestsGetTheirStatusAndTheConnectionCloses) {
   Start("  http: {max_header_bytes: 2048, max_body_bytes: 1024, request_timeout_ms: 300}\n");
   {

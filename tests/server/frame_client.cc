@@ -64,7 +64,8 @@ void FrameClient::AppendRequest(uint64_t request_id, std::string_view service,
   body.set_value(std::string(value));
   codec::FrameHeader header;
   header.request_id = request_id;
-  codec::AppendFrame(header, &meta, &body, codec::BodyOptions{}, out);
+  // A StringValue and a plain meta always encode.
+  static_cast<void>(codec::AppendFrame(header, &meta, &body, codec::BodyOptions{}, out));
 }
 
 bool FrameClient::SendRequest(uint64_t request_id, std::string_view service,

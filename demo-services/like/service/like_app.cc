@@ -300,7 +300,8 @@ void LikeApp::StartJobs() {
         }));
   }
   jobs_.push_back(std::make_unique<PeriodicWorker>(kMaintenanceEvery, [this] {
-    RunMaintenance();
+    // Each step's failure is logged as it happens; the next round tries them all again.
+    static_cast<void>(RunMaintenance());
     return false;
   }));
   for (auto& job : jobs_) job->Start();

@@ -294,7 +294,8 @@ Status Reconcile(LikeCore& core, int64_t content_id, bool repair, ReconcileRespo
                                            " is being repaired by another provider");
   }
   const Status repaired = Repair(core, content_id, repairs);
-  lease.Release();
+  // A lease not given back expires within its minute; nothing is lost, a repair waits.
+  static_cast<void>(lease.Release());
   if (!repaired.ok()) return repaired;
   ReconcileResponse before = *out;
   Repairs unused;

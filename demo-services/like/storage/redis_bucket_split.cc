@@ -133,8 +133,12 @@ Status RedisLikeStore::SplitBucket(int64_t content_id, uint32_t k, uint32_t n) {
   // goes to another partition, and the feed keeps each pair's changes in order.
   if (Status s = AwaitRecord(source.partition, last_id); !s.ok()) {
     RedisReplyPtr ignored;
-    scripts_.Eval(kUnfreeze, {source.ready, source_partition.generation},
-                  {std::to_string(n), std::to_string(to)}, &ignored);
+    if (Status unfrozen = scripts_.Eval(kUnfreeze, {source.ready, source_partition.generation},
+                                        {std::to_string(n), std::to_string(to)}, &ignored);
+        !unfrozen.ok()) {
+      return Status(s.code(),
+                    s.message() + "; unfreezing the bucket failed too: " + unfrozen.message());
+    }
     return s;
   }
   const int64_t window = options_.request_ttl_ms > 0 ? UnixMs() / options_.request_ttl_ms : 0;

@@ -193,7 +193,8 @@ TEST_F(LikeRecoveryTest, DatabaseFirstOutboxRowsAreRelayedOnceByOneProvider) {
   }
   std::atomic<bool> stop{false};
   std::thread other([&] {
-    while (!stop) two->DrainOutbox("relay-two");
+    // Racing relay-one, it may find partitions taken: only what both relayed is checked.
+    while (!stop) static_cast<void>(two->DrainOutbox("relay-two"));
   });
   ASSERT_EQ(Drain(*one, "relay-one"), Status::Ok());
   stop = true;

@@ -180,7 +180,7 @@ TEST_F(SeckillFailureTest, ConcurrentReloadsLeaveOneGeneration) {
   for (int t = 0; t < 2; ++t) {
     reloaders.emplace_back([&] {
       for (int i = 0; i < 5; ++i) {
-        ServerContext context;
+        AdmissionContext context;
         PreheatResponse response;
         const Status s = provider.service().Preheat(context, PreheatOf(id, true), &response);
         EXPECT_TRUE(s.ok() || s.code() == StatusCode::UNAVAILABLE) << s;

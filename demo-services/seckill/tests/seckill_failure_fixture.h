@@ -139,7 +139,7 @@ class HandBuiltProvider {
   }
 
   int64_t CreateOpenActivity(int64_t stock) {
-    ServerContext context;
+    AdmissionContext context;
     CreateActivityResponse created;
     Status s = service_->CreateActivity(context, ActivityRequest({.stock = stock}), &created);
     EXPECT_TRUE(s.ok()) << s;
@@ -160,7 +160,7 @@ class HandBuiltProvider {
   }
   Status TryBuy(int64_t activity_id, const std::string& user, const std::string& request,
                 PurchaseAnswer* answer) {
-    ServerContext context;
+    AdmissionContext context;
     context.set_verified_user(user);
     PurchaseResponse response;
     Status s = service_->Purchase(context, Purchase(activity_id, kSku, user, request), &response);
@@ -183,7 +183,7 @@ class HandBuiltProvider {
   }
 
   PreheatResponse Preheat(int64_t id, bool force = false) {
-    ServerContext context;
+    AdmissionContext context;
     PreheatResponse response;
     Status s = service_->Preheat(context, PreheatOf(id, force), &response);
     EXPECT_TRUE(s.ok()) << s;
@@ -194,7 +194,7 @@ class HandBuiltProvider {
   CancelOrderResponse Cancel(int64_t order_no) {
     OrderRecord order;
     EXPECT_TRUE(store_->GetOrder(order_no, &order).ok());
-    ServerContext context;
+    AdmissionContext context;
     context.set_verified_user(order.user_id);
     CancelOrderRequest request;
     request.set_order_no(order_no);
@@ -206,7 +206,7 @@ class HandBuiltProvider {
 
   GetResultResponse Result(int64_t activity_id, const std::string& user,
                            const std::string& request) {
-    ServerContext context;
+    AdmissionContext context;
     context.set_verified_user(user);
     GetResultRequest lookup;
     lookup.set_request_id(request);

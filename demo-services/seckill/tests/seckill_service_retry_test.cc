@@ -189,7 +189,7 @@ TEST(SeckillServiceRetryTest, ARetryDuringTheFirstAttemptGetsTheSameAnswer) {
   SeckillCore core(std::move(deps));
   SeckillServiceImpl service(&core);
 
-  ServerContext context;
+  AdmissionContext context;
   CreateActivityResponse created;
   ASSERT_TRUE(service.CreateActivity(context, ActivityRequest({.stock = 1}), &created).ok());
   const int64_t id = created.activity_id();
@@ -197,7 +197,7 @@ TEST(SeckillServiceRetryTest, ARetryDuringTheFirstAttemptGetsTheSameAnswer) {
   ASSERT_TRUE(service.Preheat(context, PreheatOf(id), &preheated).ok());
 
   auto buy = [&](const std::string& user, const std::string& request) {
-    ServerContext call;
+    AdmissionContext call;
     call.set_verified_user(user);
     PurchaseResponse response;
     Status s = service.Purchase(call, Purchase(id, 77, user, request), &response);

@@ -75,7 +75,7 @@ class StatusCore {
   }
 
   int64_t CreateOpenActivity(int64_t stock) {
-    ServerContext context;
+    AdmissionContext context;
     CreateActivityResponse created;
     Status s = service_->CreateActivity(context, ActivityRequest({.stock = stock}), &created);
     EXPECT_TRUE(s.ok()) << s;
@@ -86,7 +86,7 @@ class StatusCore {
   }
 
   Status Poll(int64_t id, GetActivityResponse* out = nullptr) {
-    ServerContext context;
+    AdmissionContext context;
     ActivityRef ref;
     ref.set_activity_id(id);
     GetActivityResponse response;
@@ -96,7 +96,7 @@ class StatusCore {
   }
 
   PurchaseAnswer Buy(int64_t id, const std::string& user, const std::string& request) {
-    ServerContext context;
+    AdmissionContext context;
     context.set_verified_user(user);
     PurchaseResponse response;
     Status s = service_->Purchase(context, Purchase(id, 77, user, request), &response);
@@ -105,14 +105,14 @@ class StatusCore {
   }
 
   Status Preheat(int64_t id, bool force) {
-    ServerContext context;
+    AdmissionContext context;
     PreheatResponse preheated;
     return service_->Preheat(context, PreheatOf(id, force), &preheated);
   }
 
   Status Result(int64_t id, const std::string& user, const std::string& request,
                 GetResultResponse* out) {
-    ServerContext context;
+    AdmissionContext context;
     context.set_verified_user(user);
     GetResultRequest ask;
     ask.set_activity_id(id);

@@ -16,7 +16,7 @@ bool IsAdminMethod(std::string_view method) {
 }  // namespace
 
 Status ApiKeyFilter::OnCall(ServerCall& call) {
-  ServerContext& context = call.context;
+  AdmissionContext& context = call.context;
   if (context.service() != kService) return Status::Ok();
   // Resolve answers a link's target without a visit: for its tenant, or for the operator.
   const bool operator_too = context.method() == "Resolve" && keys_->AuthorizeAdmin(context).ok();

@@ -324,10 +324,10 @@ bool App::ok() const { return impl_->ok(); }
 const Status& App::status() const { return impl_->status(); }
 const Config& App::config() const { return impl_->config_; }
 
-Status App::ReadServiceConfig(const std::function<void(config::ConfigReader& service)>& read) {
-  Status status = ReadServiceSection(impl_->config_, read);
-  if (!status.ok()) impl_->Record(status);
-  return status;
+void App::ReadServiceConfig(const std::function<void(config::ConfigReader& service)>& read) {
+  if (Status status = ReadServiceSection(impl_->config_, read); !status.ok()) {
+    impl_->Record(status);
+  }
 }
 
 void App::AddService(Service* service) { impl_->services_.push_back(service); }

@@ -2,6 +2,10 @@
 
 #include <chrono>
 
+#include <spdlog/spdlog.h>
+
+#include "ferry/framework/logging.h"
+
 namespace ferry::app {
 
 Status ProviderRegistration::Publish(std::shared_ptr<Registry> registry,
@@ -36,7 +40,13 @@ ProviderRegistration::~ProviderRegistration() { Withdraw(); }
 
 void ProviderRegistration::Withdraw() {
   if (!registry_) return;
-  for (const std::string& service : services_) registry_->Unregister(service, address_);
+  for (const std::string& service : services_) {
+    // Not fatal: the registry drops the record when this process's session ends.
+    if (const Status s = registry_->Unregister(service, address_); !s.ok()) {
+      Logger().warn("ferry app: cannot withdraw {} at {} from the registry: {}", service, address_,
+                    s.ToString());
+    }
+  }
   registry_.reset();
 }
 

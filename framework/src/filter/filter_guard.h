@@ -56,9 +56,9 @@ void GuardedOnDone(Filter& filter, const Call& call, const Status& status,
   try {
     filter.OnDone(call, status, latency);
   } catch (const std::exception& e) {
-    FilterThrew(site, "OnDone", e.what());
+    static_cast<void>(FilterThrew(site, "OnDone", e.what()));  // logged; the answer stands
   } catch (...) {
-    FilterThrew(site, "OnDone", "a non-standard exception");
+    static_cast<void>(FilterThrew(site, "OnDone", "a non-standard exception"));
   }
 }
 

@@ -53,7 +53,7 @@ Status ServerFilterChain::OnServerStart() const {
   return Status::Ok();
 }
 
-Status ServerFilterChain::AdmitFilters(ServerContext& context, std::string_view body,
+Status ServerFilterChain::AdmitFilters(AdmissionContext& context, std::string_view body,
                                        const RequestFraming& framing,
                                        const FilterMethodStates& states,
                                        ServerFilterPass* pass) const {
@@ -72,7 +72,7 @@ Status ServerFilterChain::AdmitFilters(ServerContext& context, std::string_view 
   return Status::Ok();
 }
 
-Status ServerFilterChain::EnterFilters(ServerContext& context,
+Status ServerFilterChain::EnterFilters(AdmissionContext& context,
                                        const google::protobuf::Message& request,
                                        const FilterMethodStates& states,
                                        ServerFilterPass* pass) const {
@@ -92,7 +92,7 @@ Status ServerFilterChain::EnterFilters(ServerContext& context,
   return Status::Ok();
 }
 
-void ServerFilterChain::LeaveFilters(ServerContext& context,
+void ServerFilterChain::LeaveFilters(AdmissionContext& context,
                                      const google::protobuf::Message& request,
                                      const FilterMethodStates& states, const Status& status,
                                      ServerFilterPass* pass) const {

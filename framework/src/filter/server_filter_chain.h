@@ -43,7 +43,7 @@ class ServerFilterChain {
   // OnAdmit of each filter in order, until one refuses the request: its status is returned,
   // and the filters before it count as entered, so that Leave() gives them OnDone (with the
   // undecoded, empty request): an access log still logs what was refused.
-  Status Admit(ServerContext& context, std::string_view body, const RequestFraming& framing,
+  Status Admit(AdmissionContext& context, std::string_view body, const RequestFraming& framing,
                const FilterMethodStates& states, ServerFilterPass* pass) const {
     if (filters_.empty()) return Status::Ok();
     return AdmitFilters(context, body, framing, states, pass);
@@ -51,24 +51,25 @@ class ServerFilterChain {
   // OnCall of each filter in order, until one rejects the call (or throws: INTERNAL, see
   // filter_guard.h): its status is returned, and the handler must not run. Either way the call
   // must Leave() once it completes.
-  Status Enter(ServerContext& context, const google::protobuf::Message& request,
+  Status Enter(AdmissionContext& context, const google::protobuf::Message& request,
                const FilterMethodStates& states, ServerFilterPass* pass) const {
     if (filters_.empty()) return Status::Ok();
     return EnterFilters(context, request, states, pass);
   }
   // OnDone in reverse order for each filter that entered.
-  void Leave(ServerContext& context, const google::protobuf::Message& request,
+  void Leave(AdmissionContext& context, const google::protobuf::Message& request,
              const FilterMethodStates& states, const Status& status, ServerFilterPass* pass) const {
     if (pass->entered != 0 && observes_done_) LeaveFilters(context, request, states, status, pass);
     pass->entered = 0;
   }
 
  private:
-  Status AdmitFilters(ServerContext& context, std::string_view body, const RequestFraming& framing,
+  Status AdmitFilters(AdmissionContext& context, std::string_view body,
+                      const RequestFraming& framing, const FilterMethodStates& states,
+                      ServerFilterPass* pass) const;
+  Status EnterFilters(AdmissionContext& context, const google::protobuf::Message& request,
                       const FilterMethodStates& states, ServerFilterPass* pass) const;
-  Status EnterFilters(ServerContext& context, const google::protobuf::Message& request,
-                      const FilterMethodStates& states, ServerFilterPass* pass) const;
-  void LeaveFilters(ServerContext& context, const google::protobuf::Message& request,
+  void LeaveFilters(AdmissionContext& context, const google::protobuf::Message& request,
                     const FilterMethodStates& states, const Status& status,
                     ServerFilterPass* pass) const;
 

@@ -11,6 +11,7 @@
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <cctype>
+#include <stdexcept>
 
 #include "ferry/codec/frame_decoder.h"
 #include "ferry/codec/json_codec.h"
@@ -222,8 +223,14 @@ void HttpSession::Process() {
     }
     RequestParser& parser = parser_->parser;
     boost::system::error_code error;
-    const size_t used = parser.put(
-        boost::asio::buffer(input_.data() + input_begin_, input_.size() - input_begin_), error);
+    size_t used = 0;
+    try {
+      used = parser.put(
+          boost::asio::buffer(input_.data() + input_begin_, input_.size() - input_begin_), error);
+    } catch (const std::length_error&) {
+      // Beast keeps a field's name and value lengths in 16 bits, and throws past them.
+      return Fail(431, "a request header field longer than 65533 bytes");
+    }
     input_begin_ += used;
     if (error == beast_http::error::header_limit) {
       return Fail(431, "request header larger than server.http.max_header_bytes (" +

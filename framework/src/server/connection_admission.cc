@@ -3,7 +3,7 @@
 namespace ferry::server {
 
 bool ConnectionAdmission::TryAdmit(const std::string& address, std::string* refusal) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (open_ >= max_connections_) {
     *refusal = std::to_string(open_) + " connections open (server.limits.max_connections)";
     return false;
@@ -20,14 +20,14 @@ bool ConnectionAdmission::TryAdmit(const std::string& address, std::string* refu
 }
 
 void ConnectionAdmission::Release(const std::string& address) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   --open_;
   const auto it = by_address_.find(address);
   if (it != by_address_.end() && --it->second == 0) by_address_.erase(it);
 }
 
 size_t ConnectionAdmission::open() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return open_;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <unordered_map>
+
+#include "thread_annotations.h"
 
 namespace ferry::server {
 
@@ -26,9 +27,9 @@ class ConnectionAdmission {
  private:
   size_t max_connections_ = SIZE_MAX;
   size_t max_per_peer_ = SIZE_MAX;
-  mutable std::mutex mu_;
-  size_t open_ = 0;
-  std::unordered_map<std::string, size_t> by_address_;
+  mutable Mutex mu_;
+  size_t open_ FERRY_GUARDED_BY(mu_) = 0;
+  std::unordered_map<std::string, size_t> by_address_ FERRY_GUARDED_BY(mu_);
 };
 
 }  // namespace ferry::server

@@ -5,7 +5,7 @@
 namespace ferry::server {
 
 void ConnectionRegistry::Add(std::shared_ptr<ServerConnection> connection) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ServerConnection* key = connection.get();
   connections_.emplace(key, std::move(connection));
 }
@@ -13,7 +13,7 @@ void ConnectionRegistry::Add(std::shared_ptr<ServerConnection> connection) {
 void ConnectionRegistry::Remove(ServerConnection* connection) {
   std::shared_ptr<ServerConnection> removed;  // released outside the lock
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     const auto it = connections_.find(connection);
     if (it == connections_.end()) return;
     removed = std::move(it->second);
@@ -23,7 +23,7 @@ void ConnectionRegistry::Remove(ServerConnection* connection) {
 }
 
 void ConnectionRegistry::NotifyCallsFinished() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   NotifyLocked();
 }
 
@@ -31,7 +31,7 @@ void ConnectionRegistry::CallEnded() {
   // Sequentially consistent with draining_: either the waiter sees no call left, or this
   // thread sees the waiter and wakes it.
   if (live_calls_.fetch_sub(1) != 1 || !draining_.load()) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   NotifyLocked();
 }
 
@@ -42,7 +42,7 @@ void ConnectionRegistry::NotifyLocked() {
 }
 
 std::vector<std::shared_ptr<ServerConnection>> ConnectionRegistry::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<std::shared_ptr<ServerConnection>> out;
   out.reserve(connections_.size());
   for (const auto& [key, connection] : connections_) out.push_back(connection);
@@ -52,37 +52,50 @@ std::vector<std::shared_ptr<ServerConnection>> ConnectionRegistry::Snapshot() co
 bool ConnectionRegistry::NoCallsInFlightLocked() const { return live_calls_.load() == 0; }
 
 bool ConnectionRegistry::NoCallsInFlight() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return NoCallsInFlightLocked();
 }
 
+// The waits loop by hand rather than pass a predicate: the analysis cannot see that a
+// predicate lambda runs with the lock held.
 bool ConnectionRegistry::WaitUntilNoCallsInFlight(Clock::time_point deadline) {
   draining_.store(true);
-  std::unique_lock lock(mu_);
-  return changed_.wait_until(lock, deadline, [&] { return NoCallsInFlightLocked(); });
+  MutexLock lock(mu_);
+  while (!NoCallsInFlightLocked()) {
+    if (changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout) {
+      return NoCallsInFlightLocked();
+    }
+  }
+  return true;
 }
 
 void ConnectionRegistry::WaitUntilNoCallsInFlight() {
   draining_.store(true);
-  std::unique_lock lock(mu_);
-  changed_.wait(lock, [&] { return NoCallsInFlightLocked(); });
+  MutexLock lock(mu_);
+  while (!NoCallsInFlightLocked()) changed_.wait(lock.native());
 }
 
 bool ConnectionRegistry::WaitUntilEmpty(Clock::time_point deadline) {
-  std::unique_lock lock(mu_);
-  return changed_.wait_until(lock, deadline, [&] { return connections_.empty(); });
+  MutexLock lock(mu_);
+  while (!connections_.empty()) {
+    if (changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout) {
+      return connections_.empty();
+    }
+  }
+  return true;
+}
+
+bool ConnectionRegistry::AllGoneAwayLocked() const {
+  for (const auto& [key, connection] : connections_) {
+    if (!connection->GoneAway()) return false;
+  }
+  return true;
 }
 
 bool ConnectionRegistry::WaitUntilGoneAway(Clock::time_point deadline) {
-  std::unique_lock lock(mu_);
-  const auto all_gone_away = [&] {
-    for (const auto& [key, connection] : connections_) {
-      if (!connection->GoneAway()) return false;
-    }
-    return true;
-  };
-  while (!all_gone_away()) {
-    if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) return false;
+  MutexLock lock(mu_);
+  while (!AllGoneAwayLocked()) {
+    if (changed_.wait_until(lock.native(), deadline) == std::cv_status::timeout) return false;
   }
   return true;
 }

@@ -5,9 +5,10 @@
 #include <condition_variable>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
+
+#include "thread_annotations.h"
 
 namespace ferry::server {
 
@@ -50,12 +51,14 @@ class ConnectionRegistry {
   bool WaitUntilGoneAway(Clock::time_point deadline);
 
  private:
-  bool NoCallsInFlightLocked() const;
-  void NotifyLocked();
+  bool NoCallsInFlightLocked() const FERRY_REQUIRES(mu_);
+  bool AllGoneAwayLocked() const FERRY_REQUIRES(mu_);
+  void NotifyLocked() FERRY_REQUIRES(mu_);
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable changed_;
-  std::unordered_map<ServerConnection*, std::shared_ptr<ServerConnection>> connections_;
+  std::unordered_map<ServerConnection*, std::shared_ptr<ServerConnection>> connections_
+      FERRY_GUARDED_BY(mu_);
   std::atomic<size_t> live_calls_{0};
   // Set by the first wait for the calls: from then on the last call to end wakes the waiters.
   std::atomic<bool> draining_{false};

@@ -13,13 +13,14 @@ namespace {
 // A gateway request's `X-Ferry-Attachment-<name>: <value>` header is the call's attachment
 // <name>, lower-cased (HTTP names are case-insensitive, attachment names are not), so that
 // what travels in attachments over the binary protocol (a user token) travels over HTTP too.
-void AddHeaderAttachment(std::string_view header, std::string_view value, ServerContext* context) {
+void AddHeaderAttachment(std::string_view header, std::string_view value,
+                         Attachments* attachments) {
   constexpr std::string_view kPrefix = "x-ferry-attachment-";
   if (header.size() <= kPrefix.size()) return;
   std::string name(header);
   for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   if (!std::string_view(name).starts_with(kPrefix)) return;
-  (*context->mutable_attachments())[name.substr(kPrefix.size())].assign(value);
+  (*attachments)[name.substr(kPrefix.size())].assign(value);
 }
 
 }  // namespace
@@ -76,7 +77,8 @@ Status HttpCallContext::Fill(const HttpRequest& request, const ServerConnection&
   context->verified_user_.clear();
   context->verified_roles_.clear();
   context->attachments_.clear();
-  for (const auto& [name, value] : request.headers()) AddHeaderAttachment(name, value, context);
+  for (const auto& [name, value] : request.headers())
+    AddHeaderAttachment(name, value, &context->attachments_);
   context->cancelled_.store(false, std::memory_order_relaxed);
   return Status::Ok();
 }

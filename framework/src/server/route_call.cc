@@ -45,9 +45,9 @@ RouteCall::RouteCall(std::shared_ptr<ServerConnection> connection, const HttpRou
 void RouteCall::Start(std::shared_ptr<RouteCall> call) {
   RouteCall& self = *call;
   if (self.filters_ != nullptr) {
-    ServerContext& context = self.context_;
-    context.set_service(http::HttpRouter::kFilterService);
-    context.set_method(self.filters_->method);
+    AdmissionContext& context = self.context_;
+    context.service_ = http::HttpRouter::kFilterService;
+    context.method_ = self.filters_->method;
     const auto now = ServerContext::Clock::now();
     RequestFraming framing;
     if (Status filled =

@@ -46,7 +46,7 @@ class RouteCall : public std::enable_shared_from_this<RouteCall> {
   const http::HttpRouter::RouteFilters* const filters_;  // null: not filtered
   const HttpRequest& request_;                           // the connection's: alive while it is
   const uint64_t exchange_;
-  ServerContext context_;
+  AdmissionContext context_;
   filter::ServerFilterPass pass_;
   bool entered_ = false;  // OnCall ran: set before the pool gets the call
   std::atomic<bool> finished_{false};

@@ -125,7 +125,7 @@ Status ServerCall::Admitted(Status filled, bool* answered) {
   Status admitted =
       connection_->filters().Admit(context_, body_, framing_, method_->filter_states, &filters_);
   if (admitted.ok()) return Counted(Status::Ok());
-  Counted(admitted);
+  static_cast<void>(Counted(admitted));  // the refusing filter answered it already
   // The filters that admitted it see its end with an empty request, not a stale one.
   body_kind_ = Body::kDecoded;
   request_->Clear();

@@ -91,7 +91,7 @@ class ServerCall final : public BusinessPool::Task,
   bool RunInline();
 
   uint64_t request_id() const { return request_id_; }
-  ServerContext& context() { return context_; }
+  AdmissionContext& context() { return context_; }
 
   // ServerDone::Target: the call's one completion; leaves the filters, answers, and lets go of
   // the call if nobody else holds it.
@@ -156,7 +156,7 @@ class ServerCall final : public BusinessPool::Task,
   const MethodTable::Entry* messages_method_ = nullptr;  // what request_/response_ are for
   std::unique_ptr<google::protobuf::Message> request_;
   std::unique_ptr<google::protobuf::Message> response_;
-  ServerContext context_;
+  AdmissionContext context_;
   ServerContext::Clock::time_point received_{};  // when the request was read
   filter::ServerFilterPass filters_;
 };

@@ -562,7 +562,7 @@ void ServerConnection::RunReusableCall() {
 }
 
 void ServerConnection::CancelCall(uint64_t request_id) {
-  std::lock_guard lock(calls_mu_);
+  MutexLock lock(calls_mu_);
   if (InFlightEntry* call = calls_in_flight_.Find(request_id)) {
     static_cast<ServerCall*>(call)->context().Cancel();
   }
@@ -598,7 +598,7 @@ void ServerConnection::SendResponse(uint64_t request_id, uint8_t serializer, con
     meta.set_error_message(outcome.message());
     header.status = static_cast<uint16_t>(outcome.code());
     // Cannot fail: there is no body to serialize.
-    codec::AppendFrame(header, &meta, nullptr, options, &frame);
+    static_cast<void>(codec::AppendFrame(header, &meta, nullptr, options, &frame));
   }
   Enqueue(frame, on_io_thread);
 }
@@ -714,7 +714,7 @@ void ServerConnection::OnIdleTimer(const boost::system::error_code& error) {
 
 void ServerConnection::Track(ServerCall* call) {
   core_.connections.CallStarted();
-  std::lock_guard lock(calls_mu_);
+  MutexLock lock(calls_mu_);
   calls_in_flight_.Insert(call, call->request_id());
 }
 
@@ -722,7 +722,7 @@ void ServerConnection::Untrack(std::shared_ptr<ServerConnection> connection, Ser
   ServerCore& core = connection->core_;
   bool unregister = false;
   {
-    std::lock_guard lock(connection->calls_mu_);
+    MutexLock lock(connection->calls_mu_);
     connection->calls_in_flight_.Erase(call);
     unregister = connection->calls_in_flight_.empty() && connection->disconnected_;
   }
@@ -734,7 +734,7 @@ void ServerConnection::Untrack(std::shared_ptr<ServerConnection> connection, Ser
 }
 
 bool ServerConnection::HasCallsInFlight() const {
-  std::lock_guard lock(calls_mu_);
+  MutexLock lock(calls_mu_);
   return !calls_in_flight_.empty();
 }
 
@@ -765,7 +765,7 @@ void ServerConnection::Close(std::string_view reason, spdlog::level::level_enum 
   ReleaseLimits();
   bool unregister = false;
   {
-    std::lock_guard lock(calls_mu_);
+    MutexLock lock(calls_mu_);
     disconnected_ = true;
     // Nobody can receive their answers any more; handlers that watch cancelled() may stop.
     calls_in_flight_.ForEach(

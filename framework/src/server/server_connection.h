@@ -23,6 +23,7 @@
 #include "server/server_call.h"
 #include "server/server_core.h"
 #include "stats/framework_metrics.h"
+#include "thread_annotations.h"
 #include "transport/maybe_tls_socket.h"
 #include "transport/outbound_queue.h"
 
@@ -234,9 +235,10 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   bool partial_frame_ = false;
   Clock::time_point partial_frame_since_;
 
-  mutable std::mutex calls_mu_;
-  InFlightCalls calls_in_flight_;
-  bool disconnected_ = false;  // closed; unregisters when its last call ends
+  mutable Mutex calls_mu_;
+  InFlightCalls calls_in_flight_ FERRY_GUARDED_BY(calls_mu_);
+  // Closed; unregisters when its last call ends.
+  bool disconnected_ FERRY_GUARDED_BY(calls_mu_) = false;
 };
 
 }  // namespace ferry::server

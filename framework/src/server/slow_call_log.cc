@@ -11,13 +11,13 @@ void SlowCallLog::Record(SlowCall call) {
                 word(call.call), std::chrono::duration<double, std::milli>(call.latency).count(),
                 StatusCodeName(call.status), word(call.trace_id), word(call.span_id),
                 word(call.parent_span_id), word(call.peer));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   calls_.push_front(std::move(call));
   if (calls_.size() > kKept) calls_.pop_back();
 }
 
 std::vector<SlowCall> SlowCallLog::Recent() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return {calls_.begin(), calls_.end()};
 }
 

@@ -3,11 +3,11 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "ferry/framework/server.h"
+#include "thread_annotations.h"
 
 namespace ferry::server {
 
@@ -21,8 +21,8 @@ class SlowCallLog {
   std::vector<SlowCall> Recent() const;  // newest first
 
  private:
-  mutable std::mutex mu_;
-  std::deque<SlowCall> calls_;
+  mutable Mutex mu_;
+  std::deque<SlowCall> calls_ FERRY_GUARDED_BY(mu_);
 };
 
 }  // namespace ferry::server

@@ -1,9 +1,10 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
+
+#include "thread_annotations.h"
 
 namespace ferry::transport {
 
@@ -17,7 +18,7 @@ class OutboundQueue {
  public:
   // Returns true if the caller must start a flush.
   bool Append(std::string_view bytes) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     pending_.append(bytes);
     if (flushing_) return false;
     flushing_ = true;
@@ -41,7 +42,7 @@ class OutboundQueue {
   template <class Write>
   Appended AppendToLinkWith(size_t max_size, uint64_t link, size_t max_pending, bool* must_flush,
                             Write&& write) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     *must_flush = false;
     if (link < link_) return Appended::kStaleLink;
     if (closed_to_requests_) return Appended::kClosed;
@@ -55,7 +56,7 @@ class OutboundQueue {
   // reused next time). Returns false, and ends the flush, when nothing is pending.
   bool TakeAll(std::string* out) {
     out->clear();
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (pending_.empty()) {
       flushing_ = false;
       return false;
@@ -66,14 +67,14 @@ class OutboundQueue {
 
   // Drops everything pending (the socket is gone) and ends any flush.
   void Clear() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     pending_.clear();
     flushing_ = false;
   }
 
   // Clear(), and from now on refuse AppendToLink() for links before `next_link`.
   void ClearForLink(uint64_t next_link) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     pending_.clear();
     flushing_ = false;
     link_ = next_link;
@@ -84,7 +85,7 @@ class OutboundQueue {
   // link: every request is then either before `last` or certainly not sent. Returns true if the
   // caller must start a flush.
   bool CloseToRequests(std::string_view last) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     closed_to_requests_ = true;
     pending_.append(last);
     if (flushing_) return false;
@@ -93,16 +94,16 @@ class OutboundQueue {
   }
 
   size_t pending_bytes() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return pending_.size();
   }
 
  private:
-  mutable std::mutex mu_;
-  std::string pending_;
-  bool flushing_ = false;
-  uint64_t link_ = 0;  // the oldest link AppendToLink still accepts
-  bool closed_to_requests_ = false;
+  mutable Mutex mu_;
+  std::string pending_ FERRY_GUARDED_BY(mu_);
+  bool flushing_ FERRY_GUARDED_BY(mu_) = false;
+  uint64_t link_ FERRY_GUARDED_BY(mu_) = 0;  // the oldest link AppendToLink still accepts
+  bool closed_to_requests_ FERRY_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace ferry::transport

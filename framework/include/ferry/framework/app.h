@@ -50,8 +50,9 @@ class App {
   const Status& status() const;  // the first failure
   const Config& config() const;
 
-  // Reads the `service:` section (see ReadServiceSection); a failure becomes the app's.
-  Status ReadServiceConfig(const std::function<void(config::ConfigReader& service)>& read);
+  // Reads the `service:` section (see ReadServiceSection); a failure becomes the app's
+  // (status(), which Run() prints).
+  void ReadServiceConfig(const std::function<void(config::ConfigReader& service)>& read);
 
   // Not owned; must outlive the app. Before Start().
   void AddService(Service* service);

@@ -83,7 +83,7 @@ struct ClientCall {
 // that verified who the caller is says so with context.set_verified_caller(), for the
 // filters after it and the handler.
 struct ServerAdmission {
-  ServerContext& context;
+  AdmissionContext& context;
   std::string_view body;         // as sent: maybe compressed, in the request's serializer
   void* method_state = nullptr;  // as FilterState::method_state
   RequestFraming framing;        // as sent
@@ -91,7 +91,7 @@ struct ServerAdmission {
 
 // A call as server filters see it.
 struct ServerCall {
-  ServerContext& context;
+  AdmissionContext& context;
   const google::protobuf::Message& request;
   FilterState state;  // this filter's own (see FilterState)
 };

@@ -23,7 +23,7 @@ class ExtensionRegistry;
 // `registry` is the plugin's own for the call, adopted by the host once register returns 0: all
 // or nothing, so a plugin whose registration fails anywhere leaves nothing registered. Keep no
 // pointer to it. Serializers and compressors a plugin registers must have wire ids 128-255.
-#define FERRY_PLUGIN_ABI_VERSION 10u
+#define FERRY_PLUGIN_ABI_VERSION 11u
 
 extern "C" {
 using FerryPluginAbiVersionFn = uint32_t (*)();

@@ -14,11 +14,14 @@ namespace ferry {
 
 namespace server {
 class HttpCallContext;
+class RouteCall;
 class ServerCall;
 }  // namespace server
 
-// What a handler knows about the call it serves. Owned by the server until the call completes
-// (ServerDone): keep nothing of it afterwards, as the server reuses it for a later call.
+// What a handler knows about the call it serves: read-only, as the server and its filters
+// established it (who the caller and the user are cannot be changed by a handler). Owned by the
+// server until the call completes (ServerDone): keep nothing of it afterwards, as the server
+// reuses it for a later call.
 class ServerContext {
  public:
   using Clock = std::chrono::steady_clock;
@@ -72,29 +75,19 @@ class ServerContext {
   // True once the caller cancelled (it timed out or gave up); long handlers may stop early.
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
-  // Filled by the server before the handler runs.
-  void set_service(std::string_view s) { service_ = s; }
-  void set_method(std::string_view m) { method_ = m; }
-  void set_deadline(Clock::time_point d) { scope_.deadline = d; }
-  void set_peer(std::string p) { peer_ = std::move(p); }
-  void set_trace_id(std::string t) { scope_.trace_id = std::move(t); }
-  void set_span_id(std::string s) { scope_.span_id = std::move(s); }
-  void set_request_id(uint64_t id) { request_id_ = id; }
-  Attachments* mutable_attachments() { return &attachments_; }
-  void set_auth_token(std::string token) { auth_token_ = std::move(token); }
-  // For a filter that verified the caller (in OnAdmit; in OnCall for a check that blocks).
-  void set_verified_caller(std::string_view caller) { verified_caller_.assign(caller); }
-  // For a filter's OnAdmit that verified the user's identity, and only then.
-  void set_verified_user(std::string_view user) { verified_user_.assign(user); }
-  // Beside set_verified_user(), for the roles the same credential proved.
-  void add_verified_role(std::string_view role) { verified_roles_.emplace_back(role); }
-  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+ protected:
+  ServerContext() = default;
+  ~ServerContext() = default;
+  ServerContext(const ServerContext&) = delete;
+  ServerContext& operator=(const ServerContext&) = delete;
 
  private:
-  // Fills the context from the request it serves; a connection's inline calls reuse one
+  friend class AdmissionContext;
+  // Fill the context from the request it serves; a connection's inline calls reuse one
   // context, whose strings then keep their capacity from call to call.
   friend class server::ServerCall;
   friend class server::HttpCallContext;
+  friend class server::RouteCall;
 
   std::string_view service_;
   std::string_view method_;
@@ -110,6 +103,23 @@ class ServerContext {
   std::string verified_user_;
   std::vector<std::string> verified_roles_;
   std::atomic<bool> cancelled_{false};
+};
+
+// The context as server filters see it (ServerAdmission, ServerCall in filter.h): the one place
+// where who the caller and the user are is established. Tests of a handler make one to stand in
+// for the filters.
+class AdmissionContext final : public ServerContext {
+ public:
+  AdmissionContext() = default;
+
+  // For a filter that verified the caller (in OnAdmit; in OnCall for a check that blocks).
+  void set_verified_caller(std::string_view caller) { verified_caller_.assign(caller); }
+  // For a filter's OnAdmit that verified the user's identity, and only then.
+  void set_verified_user(std::string_view user) { verified_user_.assign(user); }
+  // Beside set_verified_user(), for the roles the same credential proved.
+  void add_verified_role(std::string_view role) { verified_roles_.emplace_back(role); }
+  // What the server does when the caller gives up (cancel frame, deadline, hang-up).
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 };
 
 }  // namespace ferry
