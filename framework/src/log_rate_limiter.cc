@@ -8,7 +8,7 @@ LogRateLimiter::LogRateLimiter(std::string kind, uint32_t burst, Clock::duration
 
 LogRateLimiter::Admission LogRateLimiter::Admit() {
   const Clock::time_point now = now_();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (!started_ || now - window_start_ >= interval_) {
     started_ = true;
     window_start_ = now;

@@ -5,11 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <utility>
 
 #include "logger.h"
+#include "thread_annotations.h"
 
 namespace ferry {
 
@@ -57,11 +57,11 @@ class LogRateLimiter {
   const uint32_t burst_;
   const Clock::duration interval_;
   const std::function<Clock::time_point()> now_;
-  std::mutex mu_;
-  Clock::time_point window_start_{};
-  uint32_t in_window_ = 0;
-  uint64_t suppressed_ = 0;
-  bool started_ = false;
+  Mutex mu_;
+  Clock::time_point window_start_ FERRY_GUARDED_BY(mu_){};
+  uint32_t in_window_ FERRY_GUARDED_BY(mu_) = 0;
+  uint64_t suppressed_ FERRY_GUARDED_BY(mu_) = 0;
+  bool started_ FERRY_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace ferry

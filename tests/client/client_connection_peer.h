@@ -43,13 +43,13 @@ class ClientConnectionPeer {
             delete hooks;
             released->set_value();
           });
-      std::lock_guard lock(ClientConnection::hooks_mu_);
+      MutexLock lock(ClientConnection::hooks_mu_);
       ClientConnection::hooks_ = std::move(owned);
       ClientConnection::hooked_.store(true);
     }
     ~ScopedHooks() {
       {
-        std::lock_guard lock(ClientConnection::hooks_mu_);
+        MutexLock lock(ClientConnection::hooks_mu_);
         ClientConnection::hooked_.store(false);
         ClientConnection::hooks_.reset();
       }

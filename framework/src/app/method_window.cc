@@ -20,7 +20,7 @@ MethodWindow::Snapshot MethodWindow::Take(Clock::time_point now) const {
 
 void MethodWindow::Sample(Clock::time_point now) {
   Snapshot snapshot = Take(now);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   snapshots_.push_back(std::move(snapshot));
   // The newest sample that is a whole window old is where the window starts: older ones go.
   while (snapshots_.size() > 1 && now - snapshots_[1].at >= window_) snapshots_.pop_front();
@@ -31,7 +31,7 @@ std::vector<MethodStatus> MethodWindow::Read(Clock::time_point now) const {
   const Snapshot last = Take(now);
   std::vector<MethodStatus> out;
   out.reserve(methods_.size());
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (size_t i = 0; i < methods_.size(); ++i) {
     MethodStatus status{.service = methods_[i]->service(), .method = methods_[i]->method()};
     if (!snapshots_.empty()) {

@@ -7,6 +7,7 @@
 
 #include "app/admin_pages.h"
 #include "stats/call_metrics.h"
+#include "thread_annotations.h"
 
 namespace ferry::app {
 
@@ -39,8 +40,8 @@ class MethodWindow {
 
   const std::vector<stats::MethodMetrics*> methods_;
   const std::chrono::seconds window_;
-  mutable std::mutex mu_;
-  std::deque<Snapshot> snapshots_;  // oldest first
+  mutable Mutex mu_;
+  std::deque<Snapshot> snapshots_ FERRY_GUARDED_BY(mu_);  // oldest first
 };
 
 // The value below which `quantile` (0..1) of the observations counted in `cumulative` lie, by

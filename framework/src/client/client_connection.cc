@@ -174,7 +174,7 @@ void ClientConnection::RunHook(Hooks::Hook Hooks::*point) {
     return;
   std::shared_ptr<const Hooks> hooks;
   {
-    std::lock_guard lock(hooks_mu_);
+    MutexLock lock(hooks_mu_);
     hooks = hooks_;
   }
   if (hooks != nullptr && hooks.get()->*point) (hooks.get()->*point)(*this);
@@ -225,7 +225,7 @@ Status ClientConnection::DownStatus() const {
   if (StateOf(state_.load(std::memory_order_acquire)) == State::kShutdown) {
     return Status(StatusCode::CANCELLED, "channel to " + peer_ + " was shut down");
   }
-  std::lock_guard lock(last_error_mu_);
+  MutexLock lock(last_error_mu_);
   return Status(StatusCode::UNAVAILABLE, last_error_);
 }
 
@@ -554,7 +554,7 @@ void ClientConnection::EndLink(std::string_view reason) {
       std::string(reason);
   const milliseconds delay = backoff_.Next();
   {
-    std::lock_guard lock(last_error_mu_);
+    MutexLock lock(last_error_mu_);
     last_error_ = message;
   }
   // Before the link moves: a caller that sees the next link's backoff sees when it is over.

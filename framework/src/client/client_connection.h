@@ -23,6 +23,7 @@
 #include "ferry/framework/channel.h"
 #include "ferry/framework/client_options.h"
 #include "ferry/framework/metrics.h"
+#include "thread_annotations.h"
 #include "transport/endpoint.h"
 #include "transport/maybe_tls_socket.h"
 #include "transport/outbound_queue.h"
@@ -129,8 +130,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
     Hook backoff_over;   // Admit: a backoff read and found over, before the CAS ending it
   };
   static inline std::atomic<bool> hooked_{false};
-  static inline std::mutex hooks_mu_;
-  static inline std::shared_ptr<const Hooks> hooks_;  // under hooks_mu_
+  static inline Mutex hooks_mu_;
+  static inline std::shared_ptr<const Hooks> hooks_ FERRY_GUARDED_BY(hooks_mu_);
   void RunHook(Hooks::Hook Hooks::*point);
 
   // Calling-thread side.
@@ -196,8 +197,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
   PendingCallTable pending_;
   transport::OutboundQueue outbox_;
-  mutable std::mutex last_error_mu_;
-  std::string last_error_;
+  mutable Mutex last_error_mu_;
+  std::string last_error_ FERRY_GUARDED_BY(last_error_mu_);
 
   // Written by the IO thread, read by stats().
   std::atomic<uint64_t> late_responses_{0};

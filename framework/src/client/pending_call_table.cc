@@ -6,7 +6,7 @@ namespace ferry::client {
 
 void PendingCallTable::Insert(uint64_t id, PendingCall call) {
   Shard& shard = ShardOf(id);
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   shard.earliest_deadline = std::min(shard.earliest_deadline, call.deadline);
   ++shard.inserted;
   if (shard.spare.empty()) {
@@ -31,7 +31,7 @@ PendingCallTable::Entry PendingCallTable::Extract(Shard& shard, Map::iterator it
 
 std::optional<PendingCall> PendingCallTable::Take(uint64_t id) {
   Shard& shard = ShardOf(id);
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   auto it = shard.calls.find(id);
   if (it == shard.calls.end()) return std::nullopt;
   return Extract(shard, it).second;
@@ -39,7 +39,7 @@ std::optional<PendingCall> PendingCallTable::Take(uint64_t id) {
 
 void PendingCallTable::TakeAll(std::vector<Entry>* out) {
   for (Shard& shard : shards_) {
-    std::lock_guard lock(shard.mu);
+    MutexLock lock(shard.mu);
     while (!shard.calls.empty()) out->push_back(Extract(shard, shard.calls.begin()));
     shard.earliest_deadline = Clock::time_point::max();
   }
@@ -47,7 +47,7 @@ void PendingCallTable::TakeAll(std::vector<Entry>* out) {
 
 void PendingCallTable::TakeAdmittedBy(uint64_t through_link, std::vector<Entry>* out) {
   for (Shard& shard : shards_) {
-    std::lock_guard lock(shard.mu);
+    MutexLock lock(shard.mu);
     for (auto it = shard.calls.begin(); it != shard.calls.end();) {
       if (it->second.link <= through_link) {
         out->push_back(Extract(shard, it++));
@@ -63,7 +63,7 @@ void PendingCallTable::TakeAdmittedBy(uint64_t through_link, std::vector<Entry>*
 Clock::time_point PendingCallTable::TakeExpired(Clock::time_point now, std::vector<Entry>* out) {
   Clock::time_point next = Clock::time_point::max();
   for (Shard& shard : shards_) {
-    std::lock_guard lock(shard.mu);
+    MutexLock lock(shard.mu);
     if (shard.earliest_deadline > now) {
       next = std::min(next, shard.earliest_deadline);
       continue;
@@ -86,7 +86,7 @@ Clock::time_point PendingCallTable::TakeExpired(Clock::time_point now, std::vect
 size_t PendingCallTable::size() const {
   size_t total = 0;
   for (const Shard& shard : shards_) {
-    std::lock_guard lock(shard.mu);
+    MutexLock lock(shard.mu);
     total += shard.calls.size();
   }
   return total;
@@ -95,7 +95,7 @@ size_t PendingCallTable::size() const {
 uint64_t PendingCallTable::inserted() const {
   uint64_t total = 0;
   for (const Shard& shard : shards_) {
-    std::lock_guard lock(shard.mu);
+    MutexLock lock(shard.mu);
     total += shard.inserted;
   }
   return total;

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -14,6 +13,7 @@
 #include "client/call_observer.h"
 #include "ferry/framework/channel.h"
 #include "stats/call_metrics.h"
+#include "thread_annotations.h"
 
 namespace google::protobuf {
 class Message;
@@ -75,19 +75,19 @@ class PendingCallTable {
   using Map = std::unordered_map<uint64_t, PendingCall>;
 
   struct alignas(64) Shard {
-    mutable std::mutex mu;
-    Map calls;
-    std::vector<Map::node_type> spare;
+    mutable Mutex mu;
+    Map calls FERRY_GUARDED_BY(mu);
+    std::vector<Map::node_type> spare FERRY_GUARDED_BY(mu);
     // A lower bound, not the exact minimum: Take() does not raise it, the next expiry scan of
     // the shard does. So shards whose calls all complete in time are scanned about once per
     // timeout period rather than on every sweep.
-    Clock::time_point earliest_deadline = Clock::time_point::max();
-    uint64_t inserted = 0;
+    Clock::time_point earliest_deadline FERRY_GUARDED_BY(mu) = Clock::time_point::max();
+    uint64_t inserted FERRY_GUARDED_BY(mu) = 0;
   };
 
   Shard& ShardOf(uint64_t id) { return shards_[id % kShards]; }
-  // Erases `it` from `shard`, keeping its node for reuse. Requires shard.mu.
-  static Entry Extract(Shard& shard, Map::iterator it);
+  // Erases `it` from `shard`, keeping its node for reuse.
+  static Entry Extract(Shard& shard, Map::iterator it) FERRY_REQUIRES(shard.mu);
 
   std::array<Shard, kShards> shards_;
 };

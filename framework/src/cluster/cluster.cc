@@ -101,7 +101,7 @@ Cluster::~Cluster() {
 
 void Cluster::OnProviders(const std::vector<ProviderInfo>& providers) {
   providers_->Apply(providers);
-  std::lock_guard lock(first_list_mu_);
+  MutexLock lock(first_list_mu_);
   if (!first_list_) {
     first_list_ = true;
     first_list_cv_.notify_all();
@@ -109,8 +109,14 @@ void Cluster::OnProviders(const std::vector<ProviderInfo>& providers) {
 }
 
 bool Cluster::WaitForFirstList(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(first_list_mu_);
-  return first_list_cv_.wait_for(lock, timeout, [this] { return first_list_; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock lock(first_list_mu_);
+  while (!first_list_) {
+    if (first_list_cv_.wait_until(lock.native(), deadline) == std::cv_status::timeout) {
+      return first_list_;
+    }
+  }
+  return true;
 }
 
 void Cluster::Close() {

@@ -19,6 +19,7 @@
 #include "ferry/framework/cluster_options.h"
 #include "stats/call_metrics.h"
 #include "stats/framework_metrics.h"
+#include "thread_annotations.h"
 #include "transport/io_thread_pool.h"
 
 namespace google::protobuf {
@@ -95,9 +96,9 @@ class Cluster {
   std::unique_ptr<ProviderSet> providers_;
   std::atomic<bool> closed_{false};
 
-  std::mutex first_list_mu_;
+  Mutex first_list_mu_;
   std::condition_variable first_list_cv_;
-  bool first_list_ = false;
+  bool first_list_ FERRY_GUARDED_BY(first_list_mu_) = false;
 };
 
 }  // namespace ferry::cluster

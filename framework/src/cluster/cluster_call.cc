@@ -43,7 +43,7 @@ void ClusterCall::Start(Cluster& cluster, const FaultTolerancePolicy& policy, bo
                       hash_key, std::move(encoded), std::move(done), std::move(meter));
   Attempt* completed = nullptr;
   {
-    std::lock_guard lock(call->mu_);
+    MutexLock lock(call->mu_);
     call->SendLocked(std::move(pick), started, &completed);
   }
   if (completed != nullptr) call->Process(completed);
@@ -61,7 +61,7 @@ void ClusterCall::CancelOn(Cancellation& cancellation) {
   };
   std::shared_ptr<Hold> hold;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (finished_) return;
     hold = std::make_shared<Hold>(this);
     cancellation_hold_ = hold;
@@ -79,7 +79,7 @@ void ClusterCall::CancelOn(Cancellation& cancellation) {
 void ClusterCall::CancelByCaller() {
   std::vector<std::pair<std::shared_ptr<Provider>, uint64_t>> out;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (finished_ || cancelled_) return;
     cancelled_ = true;
     if (backup_timer_) backup_timer_->cancel();
@@ -171,7 +171,7 @@ void ClusterCall::ArmBackupTimerLocked(Clock::time_point now) {
 void ClusterCall::OnBackupDue() {
   Attempt* completed = nullptr;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     // One backup per call, and only while the first attempt is still the only one out.
     if (!finished_ && !cancelled_ && sent_ == 1 && in_flight_ == 1 && TryRetryLocked(&completed)) {
       cluster_.metrics().backup_requests->Increment();
@@ -203,7 +203,7 @@ ClusterCall::Attempt* ClusterCall::ProcessOne(Attempt* attempt) {
   Attempt* completed = nullptr;
   bool finished_now = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     attempt->over = true;
     // Remembered only now, and only for a failure that may be retried: the common call, which
     // succeeds at once, copies no address.
@@ -266,13 +266,14 @@ void ClusterCall::FinishLocked(Status status, Attempt* winner) {
   winner_ = winner;
   if (backup_timer_) backup_timer_->cancel();
   if (in_flight_ == 0) return;
-  auto note_loser = [this](Attempt& attempt) {
-    if (!attempt.over && attempt.request_id != 0) {
-      losers_.emplace_back(attempt.pick.provider, attempt.request_id);
-    }
-  };
-  note_loser(first_);
-  for (auto& attempt : more_) note_loser(*attempt);
+  NoteLoserLocked(first_);
+  for (auto& attempt : more_) NoteLoserLocked(*attempt);
+}
+
+void ClusterCall::NoteLoserLocked(Attempt& attempt) {
+  if (!attempt.over && attempt.request_id != 0) {
+    losers_.emplace_back(attempt.pick.provider, attempt.request_id);
+  }
 }
 
 // Unlocked: only the thread that finished the call gets here, and nothing it reads changes
@@ -288,7 +289,7 @@ void ClusterCall::Deliver() {
   const Status result = std::move(result_);
   std::shared_ptr<void> hold;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     hold = std::move(cancellation_hold_);
   }
   // Let go of (maybe the last reference to) the hold before answering, unlocked: the call must

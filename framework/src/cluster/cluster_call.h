@@ -87,17 +87,21 @@ class ClusterCall {
   void OnAttemptDone(Attempt* attempt, const Status& status);
   void OnBackupDue();
 
-  // Under mu_. Each returns an attempt that completed while being sent (to process once mu_ is
-  // released), or nullptr.
-  bool TryRetryLocked(Attempt** completed);
-  void SendLocked(ProviderPick pick, Clock::time_point now, Attempt** completed);
-  Attempt* NewAttemptLocked();
-  void ArmBackupTimerLocked(Clock::time_point now);
-  // Under mu_: the call is over.
-  void FinishLocked(Status status, Attempt* winner);
+  // Each returns an attempt that completed while being sent (to process once mu_ is released),
+  // or nullptr.
+  bool TryRetryLocked(Attempt** completed) FERRY_REQUIRES(mu_);
+  void SendLocked(ProviderPick pick, Clock::time_point now, Attempt** completed)
+      FERRY_REQUIRES(mu_);
+  Attempt* NewAttemptLocked() FERRY_REQUIRES(mu_);
+  void ArmBackupTimerLocked(Clock::time_point now) FERRY_REQUIRES(mu_);
+  // The call is over.
+  void FinishLocked(Status status, Attempt* winner) FERRY_REQUIRES(mu_);
+  // An attempt still out when the call finished, to be cancelled.
+  void NoteLoserLocked(Attempt& attempt) FERRY_REQUIRES(mu_);
   // After FinishLocked, unlocked: cancels the losers' requests and runs `done_`. The losers'
-  // completions, ignored, may run inside.
-  void Deliver();
+  // completions, ignored, may run inside. Outside the analysis: only the thread that finished
+  // the call gets here, and what it reads no longer changes once the call is finished.
+  void Deliver() FERRY_NO_THREAD_SAFETY_ANALYSIS;
 
   Cluster& cluster_;
   // Of the call, not of its method: the request's idempotency key may decide it.
@@ -114,22 +118,22 @@ class ClusterCall {
   // Encoded once: the caller's request may be gone by the time a retry or backup goes out.
   const codec::EncodedRequest request_;
 
-  std::mutex mu_;
+  Mutex mu_;
   Attempt first_{*this};
-  std::vector<std::unique_ptr<Attempt>> more_;  // retries and backups
-  uint32_t sent_ = 0;
-  uint32_t in_flight_ = 0;
-  bool finished_ = false;
+  std::vector<std::unique_ptr<Attempt>> more_ FERRY_GUARDED_BY(mu_);  // retries and backups
+  uint32_t sent_ FERRY_GUARDED_BY(mu_) = 0;
+  uint32_t in_flight_ FERRY_GUARDED_BY(mu_) = 0;
+  bool finished_ FERRY_GUARDED_BY(mu_) = false;
   // The caller gave the call up: no attempt is sent any more, and the call finishes with
   // CANCELLED once none is out.
-  bool cancelled_ = false;
-  Status result_;
-  Attempt* winner_ = nullptr;
+  bool cancelled_ FERRY_GUARDED_BY(mu_) = false;
+  Status result_ FERRY_GUARDED_BY(mu_);
+  Attempt* winner_ FERRY_GUARDED_BY(mu_) = nullptr;
   // Attempts still out when the call finished, to cancel.
-  std::vector<std::pair<std::shared_ptr<Provider>, uint64_t>> losers_;
+  std::vector<std::pair<std::shared_ptr<Provider>, uint64_t>> losers_ FERRY_GUARDED_BY(mu_);
   // Addresses of attempts that failed, excluded from later picks; filled only when a later pick
   // may come.
-  std::vector<std::string> tried_;
+  std::vector<std::string> tried_ FERRY_GUARDED_BY(mu_);
   std::optional<boost::asio::steady_timer> backup_timer_;
   // What a caller's Cancellation reaches the call through, while it can be cancelled.
   std::shared_ptr<void> cancellation_hold_;

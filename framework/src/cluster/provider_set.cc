@@ -33,7 +33,7 @@ ProviderSet::ProviderSet(std::string service, transport::IoThreadPool& pool,
 ProviderSet::~ProviderSet() { Shutdown(); }
 
 void ProviderSet::Apply(const std::vector<ProviderInfo>& providers) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (shut_down_) return;
   std::map<std::string, std::shared_ptr<Provider>, std::less<>> next;
   size_t added = 0;
@@ -107,7 +107,7 @@ void ProviderSet::RecordHealth(Provider& provider, bool probe, ProviderHealth he
         return;
       }
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         if (provider.outlier().phase() == Phase::kProbing) {
           provider.outlier().Restore(Clock::now());
           Logger().info("{}: provider {} answered its probe and is back in service", service_,
@@ -127,7 +127,7 @@ void ProviderSet::RecordHealth(Provider& provider, bool probe, ProviderHealth he
 void ProviderSet::OnFailure(Provider& provider, bool probe) {
   const bool streak = provider.outlier().RecordFailure(outlier_.consecutive_failures);
   if (!streak && !probe) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const auto it = providers_.find(provider.address());
   if (shut_down_ || it == providers_.end() || it->second.get() != &provider) return;
   const Phase phase = provider.outlier().phase();
@@ -164,7 +164,7 @@ void ProviderSet::Readmit(const std::weak_ptr<Provider>& weak) {
   // Declared before the lock: if this is the last owner, the provider is destroyed unlocked.
   const std::shared_ptr<Provider> provider = weak.lock();
   if (provider == nullptr) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const auto it = providers_.find(provider->address());
   if (shut_down_ || it == providers_.end() || it->second != provider ||
       provider->outlier().phase() != Phase::kEjected) {
@@ -191,7 +191,7 @@ std::vector<ProviderSet::ProviderState> ProviderSet::Describe(
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<ProviderState> states;
   for (const auto& [address, provider] : providers_) {
     ProviderState state{
@@ -215,7 +215,7 @@ std::vector<ProviderSet::ProviderState> ProviderSet::Describe(
 }
 
 std::string ProviderSet::DescribeNoPick(size_t excluded) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (providers_.empty()) return "no provider of " + service_ + " is known to the registry";
   return "no provider of " + service_ + " is available: " + std::to_string(providers_.size()) +
          " known, " + std::to_string(ejected_) + " ejected, " + std::to_string(excluded) +
@@ -225,7 +225,7 @@ std::string ProviderSet::DescribeNoPick(size_t excluded) const {
 void ProviderSet::Shutdown() {
   std::vector<std::shared_ptr<Provider>> open;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (shut_down_) return;
     shut_down_ = true;
     for (auto& [address, provider] : providers_) open.push_back(provider);

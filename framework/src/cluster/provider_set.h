@@ -3,7 +3,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +13,7 @@
 #include "ferry/framework/cluster_options.h"
 #include "ferry/framework/load_balancer.h"
 #include "ferry/framework/registry.h"
+#include "thread_annotations.h"
 #include "transport/io_thread_pool.h"
 
 namespace ferry::cluster {
@@ -93,9 +93,8 @@ class ProviderSet {
                                std::span<const std::string> excluded,
                                const BalancerEndpoint& chosen, std::shared_ptr<Provider> provider);
   void OnFailure(Provider& provider, bool probe);
-  // Under mu_.
-  void EjectLocked(Provider& provider, Clock::time_point now);
-  void PublishLocked();
+  void EjectLocked(Provider& provider, Clock::time_point now) FERRY_REQUIRES(mu_);
+  void PublishLocked() FERRY_REQUIRES(mu_);
   void Readmit(const std::weak_ptr<Provider>& provider);
 
   const std::string service_;
@@ -106,12 +105,12 @@ class ProviderSet {
   const std::shared_ptr<LoadBalancer> balancer_;
   const bool tracks_load_;  // the balancer reads in-flight counts and latencies
 
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Provider>, std::less<>> providers_;
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<Provider>, std::less<>> providers_ FERRY_GUARDED_BY(mu_);
   // Dropped by the registry but possibly still finishing calls: closed on Shutdown().
-  std::vector<std::weak_ptr<Provider>> draining_;
-  size_t ejected_ = 0;
-  bool shut_down_ = false;
+  std::vector<std::weak_ptr<Provider>> draining_ FERRY_GUARDED_BY(mu_);
+  size_t ejected_ FERRY_GUARDED_BY(mu_) = 0;
+  bool shut_down_ FERRY_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace ferry::cluster

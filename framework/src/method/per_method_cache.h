@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ferry/framework/method_spec.h"
+#include "thread_annotations.h"
 
 namespace ferry::method {
 
@@ -61,7 +62,7 @@ class PerMethodCache {
   }
 
   const T& Slow(const MethodSpec& method) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     std::string key;
     key.reserve(method.service.size() + 1 + method.method.size());
     key.append(method.service).append("/").append(method.method);
@@ -78,9 +79,10 @@ class PerMethodCache {
 
   const Make make_;
   std::array<std::atomic<const Alias*>, kSlots> slots_{};
-  std::mutex mu_;
-  std::map<std::string, T, std::less<>> by_name_;  // "service/method"
-  std::deque<Alias> aliases_;                      // stable addresses: slots point into it
+  Mutex mu_;
+  std::map<std::string, T, std::less<>> by_name_ FERRY_GUARDED_BY(mu_);  // "service/method"
+  // Stable addresses: slots point into it.
+  std::deque<Alias> aliases_ FERRY_GUARDED_BY(mu_);
 };
 
 }  // namespace ferry::method

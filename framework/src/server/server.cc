@@ -21,6 +21,7 @@
 #include "server/server_core.h"
 #include "stats/call_metrics.h"
 #include "stats/framework_metrics.h"
+#include "thread_annotations.h"
 #include "transport/endpoint.h"
 #include "transport/io_thread_pool.h"
 #include "transport/tls_context.h"
@@ -135,7 +136,7 @@ class Server::Impl {
   }
 
   Status AddService(Service* service) {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(state_mu_);
     if (state_ != State::kNew) {
       return Status(StatusCode::FAILED_PRECONDITION, "services must be added before Start()");
     }
@@ -145,7 +146,7 @@ class Server::Impl {
   }
 
   Status AddHttpRoute(HttpRoute route) {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(state_mu_);
     if (state_ != State::kNew) {
       return Status(StatusCode::FAILED_PRECONDITION, "HTTP routes must be added before Start()");
     }
@@ -154,7 +155,7 @@ class Server::Impl {
   }
 
   Status AddFilter(std::string name, std::shared_ptr<ServerFilter> filter) {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(state_mu_);
     if (state_ != State::kNew) {
       return Status(StatusCode::FAILED_PRECONDITION, "filters must be added before Start()");
     }
@@ -172,8 +173,8 @@ class Server::Impl {
   void Stop();
 
   void Wait() {
-    std::unique_lock lock(state_mu_);
-    state_changed_.wait(lock, [&] { return state_ == State::kStopped; });
+    MutexLock lock(state_mu_);
+    while (state_ != State::kStopped) state_changed_.wait(lock.native());
   }
 
  private:
@@ -210,13 +211,13 @@ class Server::Impl {
   metrics::CallbackHandle buffered_bytes_;  // core_.buffers', for /metrics
   metrics::CallbackHandle tls_handshakes_;  // core_.handshakes', for /metrics
 
-  std::mutex state_mu_;
+  Mutex state_mu_;
   std::condition_variable state_changed_;
-  State state_ = State::kNew;
+  State state_ FERRY_GUARDED_BY(state_mu_) = State::kNew;
 };
 
 Status Server::Impl::Start() {
-  std::lock_guard lock(state_mu_);
+  MutexLock lock(state_mu_);
   if (state_ != State::kNew) {
     return Status(StatusCode::FAILED_PRECONDITION, "server already started or stopped");
   }
@@ -427,14 +428,14 @@ void Server::Impl::CloseAcceptors() {
 
 void Server::Impl::Stop() {
   {
-    std::unique_lock lock(state_mu_);
+    MutexLock lock(state_mu_);
     if (state_ == State::kNew) {
       state_ = State::kStopped;
       state_changed_.notify_all();
       return;
     }
     if (state_ != State::kRunning) {
-      state_changed_.wait(lock, [&] { return state_ == State::kStopped; });
+      while (state_ != State::kStopped) state_changed_.wait(lock.native());
       return;
     }
     state_ = State::kStopping;
@@ -481,7 +482,7 @@ void Server::Impl::Stop() {
   listeners_.clear();
   Logger().info("ferry server: stopped");
 
-  std::lock_guard lock(state_mu_);
+  MutexLock lock(state_mu_);
   state_ = State::kStopped;
   state_changed_.notify_all();
 }
