@@ -42,6 +42,10 @@ class FERRY_SCOPED_CAPABILITY MutexLock {
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
 
+  // Lets go of the mutex for a while (a call that must not hold it), then takes it again.
+  void Unlock() FERRY_RELEASE() { lock_.unlock(); }
+  void Lock() FERRY_ACQUIRE() { lock_.lock(); }
+
   // For std::condition_variable::wait*: held again whenever the wait returns.
   std::unique_lock<std::mutex>& native() { return lock_; }
 

@@ -82,26 +82,27 @@ class App::Impl {
   }
 
   void Record(const Status& status) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (status_.ok()) status_ = status;
   }
 
   int Fail(const Status& status) {
     Record(status);
-    std::cerr << name_ << ": " << status_ << "\n";
+    const Status first = this->status();
+    std::cerr << name_ << ": " << first << "\n";
     if (usage_error_) {
       std::cerr << "usage: " << name_ << " --config <file.yaml> [--port N] [--registry URL]\n";
     }
-    return status_.code() == StatusCode::INVALID_ARGUMENT || usage_error_ ? kExitBadUsage
-                                                                          : kExitStartFailed;
+    return first.code() == StatusCode::INVALID_ARGUMENT || usage_error_ ? kExitBadUsage
+                                                                        : kExitStartFailed;
   }
 
   bool ok() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return status_.ok();
   }
-  const Status& status() const {
-    std::lock_guard lock(mu_);
+  Status status() const {
+    MutexLock lock(mu_);
     return status_;
   }
   // Without mu_, which Start() holds while it registers: the readiness probe answers meanwhile.
@@ -112,9 +113,9 @@ class App::Impl {
   }
 
   std::shared_ptr<Channel> ClientChannel(std::string_view name) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     {
-      std::lock_guard channels_lock(channels_mu_);
+      MutexLock channels_lock(channels_mu_);
       if (auto it = channels_.find(name); it != channels_.end()) return it->second;
     }
     std::shared_ptr<Channel> channel;
@@ -123,7 +124,7 @@ class App::Impl {
       if (status_.ok()) status_ = status;
       channel = std::make_shared<app::FailingChannel>(status);
     }
-    std::lock_guard channels_lock(channels_mu_);
+    MutexLock channels_lock(channels_mu_);
     channels_.emplace(std::string(name), channel);
     return channel;
   }
@@ -178,7 +179,7 @@ class App::Impl {
         .slow_calls = [this] { return server_->RecentSlowCalls(); },
         .channels =
             [this] {
-              std::lock_guard lock(channels_mu_);
+              MutexLock lock(channels_mu_);
               return channels_;
             }});
     // Before Start(), which alone refuses routes (a service claiming an admin path).
@@ -186,13 +187,14 @@ class App::Impl {
       static_cast<void>(server_->AddHttpRoute(std::move(route)));
   }
 
-  mutable std::mutex mu_;
-  Status status_;
+  mutable Mutex mu_;
+  Status status_ FERRY_GUARDED_BY(mu_);
   std::shared_ptr<Registry> registry_;
   // Taken after mu_ when both are, and alone by the status page, which must not wait for a
   // Start() that is registering.
-  mutable std::mutex channels_mu_;
-  std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels_;
+  mutable Mutex channels_mu_;
+  std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels_
+      FERRY_GUARDED_BY(channels_mu_);
   // Before the server, whose routes read it: destroyed after it.
   std::unique_ptr<app::AppAdmin> admin_;
   std::unique_ptr<Server> server_;
@@ -206,7 +208,7 @@ class App::Impl {
 };
 
 Status App::Impl::Start() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   if (!status_.ok()) return status_;
   if (phase_ != Phase::kNew) {
     return Status(StatusCode::FAILED_PRECONDITION, name_ + " was started already");
@@ -231,9 +233,9 @@ Status App::Impl::Start() {
                                                   services_, &registration_);
     }
     if (!status.ok()) {
-      lock.unlock();
+      lock.Unlock();
       server_->Stop();
-      lock.lock();
+      lock.Lock();
       return status_ = status;
     }
     registered_in_ = registry_;
@@ -254,9 +256,9 @@ Status App::Impl::Start() {
 void App::Impl::Stop() {
   std::unique_ptr<app::ProviderRegistration> registration;
   {
-    std::unique_lock lock(mu_);
+    MutexLock lock(mu_);
     if (phase_ == Phase::kStopping) {
-      stopped_.wait(lock, [&] { return phase_ == Phase::kStopped; });
+      while (phase_ != Phase::kStopped) stopped_.wait(lock.native());
       return;
     }
     if (phase_ == Phase::kStopped) return;
@@ -282,14 +284,14 @@ void App::Impl::Stop() {
   std::map<std::string, std::shared_ptr<Channel>, std::less<>> channels;
   std::shared_ptr<Registry> registry;
   {
-    std::lock_guard lock(mu_);
-    std::lock_guard channels_lock(channels_mu_);
+    MutexLock lock(mu_);
+    MutexLock channels_lock(channels_mu_);
     channels.swap(channels_);
     registry = std::move(registry_);
   }
   channels.clear();  // before the registry they follow
   if (registry != nullptr) registry->Stop();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   phase_ = Phase::kStopped;
   stopped_.notify_all();
 }
@@ -321,7 +323,7 @@ App::~App() { Stop(); }
 
 const std::string& App::name() const { return impl_->name_; }
 bool App::ok() const { return impl_->ok(); }
-const Status& App::status() const { return impl_->status(); }
+Status App::status() const { return impl_->status(); }
 const Config& App::config() const { return impl_->config_; }
 
 void App::ReadServiceConfig(const std::function<void(config::ConfigReader& service)>& read) {

@@ -49,18 +49,22 @@ std::vector<HttpRoute> AppAdmin::Routes() {
 void AppAdmin::StartSampling() {
   window_.Sample(MethodWindow::Clock::now());
   sampler_ = std::thread([this] {
-    std::unique_lock lock(mu_);
-    while (!wake_.wait_for(lock, kSampleEvery, [this] { return stopping_; })) {
-      lock.unlock();
+    MutexLock lock(mu_);
+    for (;;) {
+      const auto due = std::chrono::steady_clock::now() + kSampleEvery;
+      while (!stopping_ && wake_.wait_until(lock.native(), due) != std::cv_status::timeout) {
+      }
+      if (stopping_) return;
+      lock.Unlock();
       window_.Sample(MethodWindow::Clock::now());
-      lock.lock();
+      lock.Lock();
     }
   });
 }
 
 void AppAdmin::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
   wake_.notify_all();

@@ -14,6 +14,7 @@
 #include "ferry/framework/channel.h"
 #include "ferry/framework/config.h"
 #include "ferry/framework/service.h"
+#include "thread_annotations.h"
 
 namespace ferry::app {
 
@@ -55,9 +56,9 @@ class AppAdmin {
 
   const Inputs inputs_;
   MethodWindow window_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable wake_;
-  bool stopping_ = false;
+  bool stopping_ FERRY_GUARDED_BY(mu_) = false;
   std::thread sampler_;
 };
 

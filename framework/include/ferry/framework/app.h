@@ -47,7 +47,7 @@ class App {
 
   const std::string& name() const;
   bool ok() const;
-  const Status& status() const;  // the first failure
+  Status status() const;  // the first failure
   const Config& config() const;
 
   // Reads the `service:` section (see ReadServiceSection); a failure becomes the app's
