@@ -24,15 +24,6 @@ uint64_t LimitEvents(stats::ServerMetrics::LimitEvent event) {
   return stats::Server().limit_events[event]->Value();
 }
 
-void ExpectServes(FrameClient& client, uint64_t id) {
-  ASSERT_TRUE(client.connected());
-  ASSERT_TRUE(client.SendRequest(id, TestService::kName, "Echo", "alive"));
-  const auto reply = client.ReadReply();
-  ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->code, StatusCode::OK) << reply->error;
-  EXPECT_EQ(reply->value, "alive");
-}
-
 TEST(PeerNetworkTest, NamesTheNetworkOfThePrefixOrTheAddressWhenItIsAllOfIt) {
   EXPECT_EQ(PeerNetworkOf(make_address("10.1.2.3"), 32, 64), "10.1.2.3");
   EXPECT_EQ(PeerNetworkOf(make_address("10.1.2.3"), 24, 64), "10.1.2.0/24");

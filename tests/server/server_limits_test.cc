@@ -88,14 +88,6 @@ bool Eventually(Condition condition, std::chrono::milliseconds wait = FrameClien
   return true;
 }
 
-void ExpectServes(FrameClient& client, uint64_t id) {
-  ASSERT_TRUE(client.SendRequest(id, kService, "Echo", "alive"));
-  const auto reply = client.ReadReply();
-  ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->code, StatusCode::OK) << reply->error;
-  EXPECT_EQ(reply->value, "alive");
-}
-
 TEST(ServerLimitsTest, HeadersClaimingHugeFramesCostWhatReallyArrived) {
   ServerOptions options;
   options.max_frame_bytes = 16u << 20;

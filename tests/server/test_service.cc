@@ -201,6 +201,15 @@ std::span<const Service::Method> TestService::methods() const {
   return kMethods;
 }
 
+void ExpectServes(FrameClient& client, uint64_t id) {
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(client.SendRequest(id, TestService::kName, "Echo", "alive"));
+  const auto reply = client.ReadReply();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->code, StatusCode::OK) << reply->error;
+  EXPECT_EQ(reply->value, "alive");
+}
+
 TestServer::TestServer(ServerOptions options, std::vector<HttpRoute> routes)
     : server_([&] {
         options.listen = "127.0.0.1:0";

@@ -74,6 +74,10 @@ class TestService : public Service {
   Counter ran_then_overloaded;  // OverloadedAfterRunning calls run
 };
 
+// Asserts that `client` is connected and served: an Echo of "alive" as request `id` answers OK
+// with "alive".
+void ExpectServes(FrameClient& client, uint64_t id);
+
 // A server with one TestService, and `routes` when given, on an ephemeral loopback port.
 class TestServer {
  public:
